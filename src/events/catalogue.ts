@@ -1,0 +1,120 @@
+/**
+ * The domain event catalogue: every change to local data is one of these, past tense, versioned.
+ * Events are never removed or reinterpreted; a new shape is a new version plus an upcaster (./upcasters.ts).
+ * Ids, timestamps and every other nondeterministic value travel in the payload.
+ */
+import type { ConversationRow, MessageRow } from './model';
+import type { PaymentSource } from '../protocol/stream';
+
+export interface ConversationCreatedV1 {
+  conversation: ConversationRow;
+}
+
+/** v1: the pre-branch message shape (before schema v41), no branch fields and possibly second timestamps. */
+export interface MessageAddedV1 {
+  message: Omit<MessageRow, 'parentMessageId' | 'alternativeGroup' | 'branchIndex' | 'isActiveBranch' | 'branchDepth' | 'updatedAt'>;
+}
+/** v2: full message row including branch fields. */
+export interface MessageAddedV2 {
+  message: MessageRow;
+}
+
+/** The engine began requesting a reply into a pending assistant message. */
+export interface ReplyStartedV1 {
+  messageId: number;
+  conversationSlug: string;
+  model: string;
+  requestId: string;
+  at: number;
+}
+
+/** Crash-recovery checkpoint of a streaming reply: the full text so far. */
+export interface ReplyCheckpointedV1 {
+  messageId: number;
+  conversationSlug: string;
+  text: string;
+  thinking: string;
+  at: number;
+}
+
+export interface ReplyCompletedV1 {
+  messageId: number;
+  conversationSlug: string;
+  text: string;
+  thinking: string;
+  cost: number;
+  paymentSource: PaymentSource | null;
+  outputTokens: number | null;
+  at: number;
+}
+
+/**
+ * The reply failed. The user message is marked hasError with `error`. When `keepPartial` is true the assistant
+ * message keeps `text` (isPartial); otherwise the pending assistant message is deleted (spec 000 section 4).
+ */
+export interface ReplyFailedV1 {
+  messageId: number;
+  userMessageId: number;
+  conversationSlug: string;
+  error: string;
+  keepPartial: boolean;
+  text: string;
+  thinking: string;
+  cost: number;
+  paymentSource: PaymentSource | null;
+  at: number;
+}
+
+/** The engine that ran the reply went away mid-stream (leader tab closed); the checkpointed text is kept. */
+export interface ReplyInterruptedV1 {
+  messageId: number;
+  conversationSlug: string;
+  reason: string;
+  at: number;
+}
+
+/** Current event shapes, by type. */
+export interface EventPayloads {
+  'conversation.created': ConversationCreatedV1;
+  'message.added': MessageAddedV2;
+  'reply.started': ReplyStartedV1;
+  'reply.checkpointed': ReplyCheckpointedV1;
+  'reply.completed': ReplyCompletedV1;
+  'reply.failed': ReplyFailedV1;
+  'reply.interrupted': ReplyInterruptedV1;
+}
+
+export type EventType = keyof EventPayloads;
+
+/** Current version of each event type. */
+export const CURRENT_VERSION: { [K in EventType]: number } = {
+  'conversation.created': 1,
+  'message.added': 2,
+  'reply.started': 1,
+  'reply.checkpointed': 1,
+  'reply.completed': 1,
+  'reply.failed': 1,
+  'reply.interrupted': 1,
+};
+
+/** An event as a command creates it (current version). */
+export type NewEvent = {
+  [K in EventType]: { type: K; v: number; id: string; at: number; payload: EventPayloads[K] };
+}[EventType];
+
+/** An event as stored in the log: `seq` is the log position (IndexedDB auto-increment). */
+export type StoredEvent = NewEvent & { seq: number };
+
+/** Any event read from an older log, before upcasting. */
+export interface RawEvent {
+  seq?: number;
+  type: string;
+  v: number;
+  id: string;
+  at: number;
+  payload: unknown;
+}
+
+export function makeEvent<K extends EventType>(type: K, payload: EventPayloads[K], id: string, at: number): NewEvent {
+  return { type, v: CURRENT_VERSION[type], id, at, payload } as NewEvent;
+}

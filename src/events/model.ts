@@ -1,0 +1,72 @@
+/**
+ * Read-model row shapes of the local database (spec 000 section 3, schema v42). Pure types.
+ * Fields beyond the spec's indexed ones are stored on the row object (Dexie stores whole objects).
+ */
+import type { PaymentSource } from '../protocol/stream';
+import type { ChatPart } from '../protocol/api';
+
+export type Role = 'system' | 'user' | 'assistant' | 'tool';
+export type Mode = 'chat' | 'image' | 'video' | 'audio' | 'voice';
+/** UI lifecycle of a message: pending (waiting for first token), streaming, done, error. */
+export type MessageStatus = 'pending' | 'streaming' | 'done' | 'error';
+
+export interface ConversationRow {
+  id: number;
+  uuid: string;
+  slug: string;
+  name: string;
+  createdAt: number;
+  updatedAt: number;
+  latestMessage: string;
+  isMediaOnly: boolean;
+  instructions?: string;
+}
+
+export interface MessageRow {
+  id: number;
+  conversationSlug: string;
+  /** Milliseconds. */
+  timestamp: number;
+  role: Role;
+  prompt: string | ChatPart[];
+  model: string;
+  mode?: Mode;
+  status: MessageStatus;
+  /** Reasoning text shown collapsible. */
+  thinking?: string;
+  hasError?: boolean;
+  error?: string;
+  cost?: number;
+  paymentSource?: PaymentSource;
+  outputTokens?: number;
+  isPartial?: boolean;
+  /** The reply stopped because the engine running it went away (leader tab closed). */
+  interrupted?: boolean;
+  modelContext?: string;
+  visible?: boolean;
+  // Branch fields (schema v41).
+  parentMessageId: number | null;
+  alternativeGroup: string | null;
+  branchIndex: number;
+  isActiveBranch: boolean;
+  branchDepth: number;
+  updatedAt: number;
+}
+
+export interface MessageLibraryRow { id: number; messageId: number; libraryId: number }
+export interface FileRow { id: number; file: Blob | ArrayBuffer }
+export interface LibraryRow {
+  id: number; createdAt: number; lastModified: number; fileId: number; name: string; content: string[];
+  processingTime: number; type: 'image' | 'file'; status: string; order: number;
+}
+export interface LibraryConversationRow { id: number; libraryId: number; conversationId: number }
+export interface InstructionRow { id: number; name: string; instructions: string; createdAt: number; updatedAt: number }
+export interface ScratchpadEntryRow { id: number; content: string; type: string; timestamp: number; conversationSlug: string }
+export interface FolderRow { id: number; name: string; createdAt: number; updatedAt: number; parentId: number | null }
+export interface ConversationFolderRow { id: number; conversationId: number; folderId: number }
+
+/** Spec 000 section 3: timestamps with fewer than 13 digits are seconds; multiply by 1000. */
+export function normalizeTimestamp(ts: number): number {
+  if (!Number.isFinite(ts) || ts <= 0) return ts;
+  return String(Math.trunc(ts)).length < 13 ? ts * 1000 : ts;
+}

@@ -1,0 +1,84 @@
+/**
+ * Request and response shapes of the gateway calls used so far (spec 000 section 7, spec 001 section 7).
+ * Schemas are zod so the gateway validates at the edge; the worker imports only the types.
+ */
+import { z } from 'zod';
+
+/** Error body of every non-2xx JSON answer. */
+export interface ErrorBody {
+  error: string;
+  message: string;
+  /** 402 only: the balance needed, in nano (spec 000 section 8). */
+  requiredBalance?: string;
+}
+
+export const ChatPartSchema = z.union([
+  z.object({ type: z.literal('text'), text: z.string() }),
+  z.object({ type: z.literal('image_url'), image_url: z.object({ url: z.string() }) }),
+]);
+export type ChatPart = z.infer<typeof ChatPartSchema>;
+
+export const ChatMessageSchema = z.object({
+  role: z.enum(['system', 'user', 'assistant', 'tool']),
+  content: z.union([z.string(), z.array(ChatPartSchema)]),
+});
+export type ChatMessage = z.infer<typeof ChatMessageSchema>;
+
+export const StreamGptRequestSchema = z.object({
+  model: z.string().min(1).max(200),
+  messages: z.array(ChatMessageSchema).min(1).max(1000),
+  conversationUUID: z.string().min(1).max(100),
+  /** Idempotency key of the charge; the engine sends the pending assistant message's request id. */
+  requestId: z.string().min(8).max(100).optional(),
+  recommendedTier: z.string().max(50).optional(),
+  transactionDetails: z.object({ linkupDepth: z.string().max(50).optional() }).optional(),
+  scrapedUrls: z.array(z.string().max(2000)).max(25).optional(),
+  maxTokens: z.number().int().positive().max(1_000_000).optional(),
+  temperature: z.number().min(0).max(2).optional(),
+});
+export type StreamGptRequest = z.infer<typeof StreamGptRequestSchema>;
+
+export type Modality = 'text' | 'image' | 'video' | 'audio';
+
+export interface ModelInfo {
+  id: string;
+  name: string;
+  modality: Modality;
+  /** Provider id, e.g. 'offline', 'openai', 'openrouter', 'ollama'. */
+  provider: string;
+  /** USD per million tokens, decimal strings. */
+  pricing: { input: string; output: string };
+  capabilities: string[];
+  free: boolean;
+  /** Built into Parley; runs with no key and no network. */
+  offline: boolean;
+  description?: string;
+}
+
+export interface ModelsResponse {
+  models: ModelInfo[];
+  defaultModel: string;
+}
+
+/** Session fields of spec 001 section 3. Balances and amounts are decimal strings. */
+export interface SessionData {
+  id: string;
+  sessionUUID: string;
+  nanoDepositAddress: string | null;
+  nanoReturnAddress: string | null;
+  earned: string;
+  usd_earned: string;
+  usd_balance: string;
+  nano_balance: string;
+  metadata: Record<string, string>;
+  recharge_settings: { enabled: boolean; threshold: string; amount: string };
+  numReplies: number;
+  activePolicies: string[];
+  referrer: string | null;
+  currency: 'USD' | 'XNO';
+  displayCurrency: 'USD' | 'XNO';
+}
+
+export interface LocalSessionResponse {
+  data: SessionData;
+}
