@@ -1,0 +1,50 @@
+import { useSnapshot } from 'valtio';
+import type { Notice } from '../../protocol/engine';
+import { engine, useQuery } from '../engine';
+import { navigate } from '../router';
+import { dismissLocalNotice, view } from '../state';
+
+function NoticeItem({ notice, onDismiss }: { notice: Notice; onDismiss(): void }) {
+  return (
+    <div className={`notice notice-${notice.tone}`} role={notice.tone === 'red' ? 'alert' : 'status'}>
+      <div className="notice-title">{notice.title}</div>
+      {notice.text && <div className="notice-text">{notice.text}</div>}
+      <div className="notice-actions">
+        {notice.action?.kind === 'reload' && (
+          <button type="button" onClick={() => location.reload()}>
+            {notice.action.label}
+          </button>
+        )}
+        {notice.action?.kind === 'wallet' && (
+          <button
+            type="button"
+            onClick={() => {
+              onDismiss();
+              navigate('/wallet');
+            }}
+          >
+            {notice.action.label}
+          </button>
+        )}
+        <button type="button" className="notice-dismiss" aria-label="Dismiss" onClick={onDismiss}>
+          ×
+        </button>
+      </div>
+    </div>
+  );
+}
+
+export function Notifications() {
+  const engineNotices = useQuery({ kind: 'notices' }) ?? [];
+  const snap = useSnapshot(view);
+  return (
+    <section className="notifications" aria-label="Notifications" aria-live="polite">
+      {engineNotices.map((n) => (
+        <NoticeItem key={n.id} notice={n} onDismiss={() => void engine((api) => api.dismissNotice(n.id))} />
+      ))}
+      {snap.localNotices.map((n) => (
+        <NoticeItem key={n.id} notice={n as Notice} onDismiss={() => dismissLocalNotice(n.id)} />
+      ))}
+    </section>
+  );
+}

@@ -1,0 +1,43 @@
+/** A two-route app needs no routing library: the History API and useSyncExternalStore. */
+import { useSyncExternalStore } from 'react';
+
+const listeners = new Set<() => void>();
+const notify = () => {
+  for (const l of listeners) l();
+};
+addEventListener('popstate', notify);
+
+export function navigate(path: string, options: { replace?: boolean } = {}): void {
+  if (options.replace) history.replaceState(null, '', path);
+  else history.pushState(null, '', path);
+  notify();
+}
+
+export function usePath(): string {
+  return useSyncExternalStore(
+    (l) => {
+      listeners.add(l);
+      return () => listeners.delete(l);
+    },
+    () => location.pathname + location.search,
+  );
+}
+
+export type Route = { name: 'conversation'; slug: string } | { name: 'wallet' } | { name: 'home' };
+
+export function matchRoute(path: string): Route {
+  const pathname = path.split('?')[0] ?? '/';
+  if (pathname === '/wallet') return { name: 'wallet' };
+  const m = /^\/conversation\/(.+)$/.exec(pathname);
+  if (m?.[1]) return { name: 'conversation', slug: m[1] };
+  return { name: 'home' };
+}
+
+/** The prompt carried by an unknown slug: URL-decoded (spec 000 section 2); malformed escapes are kept as typed. */
+export function decodeSlugPrompt(slug: string): string {
+  try {
+    return decodeURIComponent(slug);
+  } catch {
+    return slug;
+  }
+}

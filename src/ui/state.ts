@@ -1,0 +1,22 @@
+/** Ephemeral view state (valtio): drafts, chosen model, local notices. Nothing here must survive a reload. */
+import { proxy } from 'valtio';
+import type { Notice } from '../protocol/engine';
+
+export const view = proxy({
+  /** Draft text per conversation slug ('new' for a fresh one). */
+  drafts: {} as Record<string, string>,
+  /** Chosen text model; '' until the catalogue arrives. */
+  model: '',
+  /** Notices raised by this tab itself (input validation). */
+  localNotices: [] as Notice[],
+});
+
+export function showLocalNotice(notice: Omit<Notice, 'id'>): void {
+  const id = crypto.randomUUID();
+  view.localNotices = [...view.localNotices.filter((n) => n.title !== notice.title), { ...notice, id }];
+  if (notice.durationMs !== null) setTimeout(() => dismissLocalNotice(id), notice.durationMs);
+}
+
+export function dismissLocalNotice(id: string): void {
+  view.localNotices = view.localNotices.filter((n) => n.id !== id);
+}

@@ -1,0 +1,45 @@
+/** The engine's client of the gateway calls used so far. Runs in the engine worker (same origin, cookie session). */
+import type { ErrorBody, LocalSessionResponse, ModelsResponse, StreamGptRequest } from '../../protocol/api';
+
+export class GatewayError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: Partial<ErrorBody> | null,
+  ) {
+    super(body?.message ?? `Gateway answered ${status}`);
+    this.name = 'GatewayError';
+  }
+}
+
+async function readErrorBody(res: Response): Promise<Partial<ErrorBody> | null> {
+  try {
+    const body: unknown = await res.json();
+    return typeof body === 'object' && body !== null ? (body as Partial<ErrorBody>) : null;
+  } catch {
+    return null;
+  }
+}
+
+async function getJson<T>(path: string): Promise<T> {
+  const res = await fetch(path, { credentials: 'same-origin', headers: { accept: 'application/json' } });
+  if (!res.ok) throw new GatewayError(res.status, await readErrorBody(res));
+  return (await res.json()) as T;
+}
+
+export const gateway = {
+  localSession: () => getJson<LocalSessionResponse>('/auth/local-session'),
+  models: () => getJson<ModelsResponse>('/api/models'),
+  /** Starts a reply stream. Resolves with the response once headers arrive; a non-2xx answer throws GatewayError. */
+  async streamReply(request: StreamGptRequest, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+    const res = await fetch('/api/stream-gpt', {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(request),
+      signal,
+    });
+    if (!res.ok) throw new GatewayError(res.status, await readErrorBody(res));
+    if (!res.body) throw new GatewayError(502, null);
+    return res.body;
+  },
+};

@@ -1,0 +1,117 @@
+/**
+ * Runs one chat reply: POST /api/stream-gpt, parse the stream, publish live text, checkpoint now and then,
+ * and end with exactly one terminal event (completed, failed). Tokens are not events (DESIGN rule 4).
+ */
+import type { StreamGptRequest } from '../../protocol/api';
+import type { Notice } from '../../protocol/engine';
+import type { NewEvent } from '../../events/catalogue';
+import { makeEvent } from '../../events/catalogue';
+import { ReplyStreamParser } from './stream-parser';
+import { classifyModelError, failedChatText, streamFailureText } from './errors';
+import { GatewayError, gateway } from './gateway';
+import { NO_MESSAGE_RETURNED, NO_MESSAGE_RETURNED_TEXT } from './messages';
+
+/** How often a streaming reply's text is saved for crash recovery. */
+export const CHECKPOINT_INTERVAL_MS = 2000;
+/** Spec 000 section 9: max-tokens default. */
+export const DEFAULT_MAX_TOKENS = 8192;
+
+export interface LiveReply {
+  messageId: number;
+  userMessageId: number;
+  slug: string;
+  text: string;
+  thinking: string;
+  controller: AbortController;
+  stoppedByUser: boolean;
+}
+
+export interface ReplyHost {
+  append(events: NewEvent[]): Promise<void>;
+  publish(reply: LiveReply): void;
+  notify(notice: Omit<Notice, 'id'>): void;
+  newEventId(): string;
+  now(): number;
+}
+
+export async function runReply(host: ReplyHost, reply: LiveReply, request: StreamGptRequest): Promise<void> {
+  const parser = new ReplyStreamParser();
+  let transportError: unknown = null;
+  let lastCheckpoint = host.now();
+  try {
+    const body = await gateway.streamReply(request, reply.controller.signal);
+    const reader = body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parser.push(value);
+      reply.text = parser.text;
+      reply.thinking = parser.thinking;
+      host.publish(reply);
+      const now = host.now();
+      if (now - lastCheckpoint >= CHECKPOINT_INTERVAL_MS) {
+        lastCheckpoint = now;
+        await host.append([
+          makeEvent('reply.checkpointed', { messageId: reply.messageId, conversationSlug: reply.slug, text: reply.text, thinking: reply.thinking, at: now }, host.newEventId(), now),
+        ]);
+      }
+    }
+    parser.finish();
+  } catch (error) {
+    transportError = error;
+    parser.finish();
+  }
+  reply.text = parser.text;
+  reply.thinking = parser.thinking;
+  const at = host.now();
+  const meta = parser.metadata;
+  const base = { messageId: reply.messageId, conversationSlug: reply.slug, at };
+
+  const fail = async (error: string, keepPartial: boolean, notice: Omit<Notice, 'id'> | null) => {
+    if (notice) host.notify(notice);
+    await host.append([
+      makeEvent(
+        'reply.failed',
+        {
+          ...base,
+          userMessageId: reply.userMessageId,
+          error,
+          keepPartial,
+          text: reply.text,
+          thinking: reply.thinking,
+          cost: meta?.cost ?? 0,
+          paymentSource: meta?.paymentSource ?? null,
+        },
+        host.newEventId(),
+        at,
+      ),
+    ]);
+  };
+
+  if (reply.stoppedByUser) {
+    // The user pressed Stop: keep what arrived, like every chat app does.
+    await host.append([
+      makeEvent('reply.completed', { ...base, text: reply.text, thinking: reply.thinking, cost: meta?.cost ?? 0, paymentSource: meta?.paymentSource ?? null, outputTokens: meta?.outputTokens ?? null }, host.newEventId(), at),
+    ]);
+    return;
+  }
+  if (transportError instanceof GatewayError) {
+    const body = transportError.body;
+    const notice = classifyModelError({ status: transportError.status, code: body?.error, message: body?.message, body });
+    await fail(streamFailureText(body), false, notice);
+    return;
+  }
+  if (transportError !== null || meta === null || meta.error) {
+    const message = meta?.error ?? (transportError instanceof Error && transportError.message ? transportError.message : parser.metadataError ?? 'The reply stream ended unexpectedly.');
+    const keepPartial = reply.text.length > 0 && (meta ? meta.isPartial === true : true);
+    await fail(failedChatText(message), keepPartial, classifyModelError({ message }));
+    return;
+  }
+  if (reply.text.trim() === '') {
+    await fail(NO_MESSAGE_RETURNED, false, { title: NO_MESSAGE_RETURNED, text: NO_MESSAGE_RETURNED_TEXT, tone: 'orange', durationMs: 15_000 });
+    return;
+  }
+  await host.append([
+    makeEvent('reply.completed', { ...base, text: reply.text, thinking: reply.thinking, cost: meta.cost ?? 0, paymentSource: meta.paymentSource ?? null, outputTokens: meta.outputTokens ?? null }, host.newEventId(), at),
+  ]);
+}
