@@ -88,7 +88,8 @@ export interface SendMessageInput {
 
 export type SendMessageResult =
   | { ok: true; slug: string; userMessageId: number }
-  | { ok: false; error: string };
+  /** notified: the engine already raised a notice for this failure, so the tab shows nothing more. */
+  | { ok: false; error: string; notified?: boolean };
 
 export interface EngineApi {
   handshake(protocolVersion: number): Promise<{ ok: boolean; engineId: string; protocolVersion: number }>;

@@ -35,6 +35,7 @@ import { ParleyDB } from './db/schema';
 import { installLifecycle, type DbLifecycle, type DbMarker } from './db/lifecycle';
 import { appendEvents, ensureProjectionsCurrent, exportLogNdjson, importLogNdjson } from './log';
 import { classifyModelError } from './services/errors';
+import { ReplyStreamParser } from './services/stream-parser';
 import { gateway } from './services/gateway';
 import { IdAllocator, defaultName, makeSlug } from './services/ids';
 import { MESSAGE_REQUIRED } from './services/messages';
@@ -110,6 +111,7 @@ export class Engine {
   private readonly notices$ = new BehaviorSubject<Notice[]>([]);
   private readonly status$: BehaviorSubject<EngineStatus>;
   private sessionRefresh: Promise<void> | null = null;
+  private modelsLoad: Promise<void> | null = null;
   private sessionRefreshAgain = false;
 
   constructor(private readonly hooks: EngineHooks) {
@@ -120,8 +122,8 @@ export class Engine {
   // ---- lifecycle -------------------------------------------------------------------------------------------
 
   private async start(): Promise<void> {
-    void this.refreshSession();
-    void this.loadModels();
+    // The catalogue needs the session cookie, which the first session call sets.
+    void this.refreshSession().then(() => this.loadModels());
     try {
       this.db = new ParleyDB();
       this.lifecycle = installLifecycle(this.db, {
@@ -250,8 +252,11 @@ export class Engine {
       const live = this.live.get(m.id);
       if (live) {
         pending = true;
-        const started = live.text.length > 0 || live.thinking.length > 0;
-        return { ...m, text: live.text, thinking: live.thinking, status: started ? ('streaming' as const) : ('pending' as const) };
+        // Read the parser only here, at the throttled publish, not after every network chunk.
+        const text = live.parser.text;
+        const thinking = live.parser.thinking;
+        const started = text.length > 0 || thinking.length > 0;
+        return { ...m, text, thinking, status: started ? ('streaming' as const) : ('pending' as const) };
       }
       return { ...m, text: promptText(m.prompt) };
     });
@@ -299,20 +304,31 @@ export class Engine {
     return this.sessionRefresh;
   }
 
-  private async loadModels(): Promise<void> {
-    try {
-      const { models, defaultModel } = await gateway.models();
-      this.models$.next({ models, defaultModel, error: null });
-    } catch (error) {
-      this.models$.next({ ...this.models$.value, error: error instanceof Error ? error.message : String(error) });
-    }
+  /** Loads the catalogue, retrying with backoff (1 s doubling to 30 s) while the gateway cannot answer. */
+  private loadModels(): Promise<void> {
+    this.modelsLoad ??= (async () => {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          if (attempt > 0 && this.session$.value.session === null) await this.refreshSession();
+          const { models, defaultModel } = await gateway.models();
+          this.models$.next({ models, defaultModel, error: null });
+          return;
+        } catch (error) {
+          this.models$.next({ ...this.models$.value, error: error instanceof Error ? error.message : String(error) });
+          await new Promise((r) => setTimeout(r, Math.min(30_000, 1000 * 2 ** attempt)));
+        }
+      }
+    })().finally(() => {
+      this.modelsLoad = null;
+    });
+    return this.modelsLoad;
   }
 
   // ---- commands --------------------------------------------------------------------------------------------
 
   async sendMessage(input: SendMessageInput): Promise<SendMessageResult> {
     await this.started;
-    if (this.status$.value.storage !== 'ok') return { ok: false, error: 'Local storage unavailable' };
+    if (this.status$.value.storage !== 'ok') return { ok: false, error: 'Local storage unavailable', notified: true };
     const prompt = input.prompt.trim();
     if (prompt === '') return { ok: false, error: MESSAGE_REQUIRED };
     if (this.models$.value.models.length === 0) await this.loadModels();
@@ -323,7 +339,7 @@ export class Engine {
     if (this.session$.value.session === null) await this.refreshSession();
     if (!model.free && !this.session$.value.canUsePaidModels) {
       this.notify(classifyModelError({ status: 402, code: 'INSUFFICIENT_BALANCE', body: { requiredBalance: '0.00001' } }));
-      return { ok: false, error: 'Insufficient balance' };
+      return { ok: false, error: 'Insufficient balance', notified: true };
     }
 
     const now = Date.now();
@@ -384,13 +400,13 @@ export class Engine {
       makeEvent('reply.started', { messageId: assistant.id, conversationSlug: slug, model: model.id, requestId, at: now }, crypto.randomUUID(), now),
     );
 
-    const reply: LiveReply = { messageId: assistant.id, userMessageId: user.id, slug, text: '', thinking: '', controller: new AbortController(), stoppedByUser: false };
+    const reply: LiveReply = { messageId: assistant.id, userMessageId: user.id, slug, parser: new ReplyStreamParser(), controller: new AbortController(), stoppedByUser: false };
     this.live.set(reply.messageId, reply);
     try {
       await this.append(events);
     } catch {
       this.live.delete(reply.messageId);
-      return { ok: false, error: 'Local storage unavailable' };
+      return { ok: false, error: 'Local storage unavailable', notified: true };
     }
 
     const request: StreamGptRequest = {

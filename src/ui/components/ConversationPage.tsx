@@ -38,6 +38,7 @@ export function ConversationPage({ slug }: { slug: string }) {
     }
     const result = await engine<SendMessageResult>((api) => api.sendMessage({ slug: targetSlug, prompt, model }));
     if (!result.ok) {
+      if (result.notified) return;
       showLocalNotice({ title: result.error, text: '', tone: result.error === MESSAGE_REQUIRED ? 'orange' : 'red', durationMs: 5000 });
       return;
     }

@@ -20,8 +20,8 @@ export interface LiveReply {
   messageId: number;
   userMessageId: number;
   slug: string;
-  text: string;
-  thinking: string;
+  /** The reply's text and thinking so far; read it when publishing, not per chunk. */
+  parser: ReplyStreamParser;
   controller: AbortController;
   stoppedByUser: boolean;
 }
@@ -35,7 +35,7 @@ export interface ReplyHost {
 }
 
 export async function runReply(host: ReplyHost, reply: LiveReply, request: StreamGptRequest): Promise<void> {
-  const parser = new ReplyStreamParser();
+  const parser = reply.parser;
   let transportError: unknown = null;
   let lastCheckpoint = host.now();
   try {
@@ -45,14 +45,12 @@ export async function runReply(host: ReplyHost, reply: LiveReply, request: Strea
       const { done, value } = await reader.read();
       if (done) break;
       parser.push(value);
-      reply.text = parser.text;
-      reply.thinking = parser.thinking;
       host.publish(reply);
       const now = host.now();
       if (now - lastCheckpoint >= CHECKPOINT_INTERVAL_MS) {
         lastCheckpoint = now;
         await host.append([
-          makeEvent('reply.checkpointed', { messageId: reply.messageId, conversationSlug: reply.slug, text: reply.text, thinking: reply.thinking, at: now }, host.newEventId(), now),
+          makeEvent('reply.checkpointed', { messageId: reply.messageId, conversationSlug: reply.slug, text: parser.text, thinking: parser.thinking, at: now }, host.newEventId(), now),
         ]);
       }
     }
@@ -61,8 +59,8 @@ export async function runReply(host: ReplyHost, reply: LiveReply, request: Strea
     transportError = error;
     parser.finish();
   }
-  reply.text = parser.text;
-  reply.thinking = parser.thinking;
+  const text = parser.text;
+  const thinking = parser.thinking;
   const at = host.now();
   const meta = parser.metadata;
   const base = { messageId: reply.messageId, conversationSlug: reply.slug, at };
@@ -77,8 +75,8 @@ export async function runReply(host: ReplyHost, reply: LiveReply, request: Strea
           userMessageId: reply.userMessageId,
           error,
           keepPartial,
-          text: reply.text,
-          thinking: reply.thinking,
+          text,
+          thinking,
           cost: meta?.cost ?? 0,
           paymentSource: meta?.paymentSource ?? null,
         },
@@ -91,7 +89,7 @@ export async function runReply(host: ReplyHost, reply: LiveReply, request: Strea
   if (reply.stoppedByUser) {
     // The user pressed Stop: keep what arrived, like every chat app does.
     await host.append([
-      makeEvent('reply.completed', { ...base, text: reply.text, thinking: reply.thinking, cost: meta?.cost ?? 0, paymentSource: meta?.paymentSource ?? null, outputTokens: meta?.outputTokens ?? null }, host.newEventId(), at),
+      makeEvent('reply.completed', { ...base, text, thinking, cost: meta?.cost ?? 0, paymentSource: meta?.paymentSource ?? null, outputTokens: meta?.outputTokens ?? null }, host.newEventId(), at),
     ]);
     return;
   }
@@ -103,15 +101,15 @@ export async function runReply(host: ReplyHost, reply: LiveReply, request: Strea
   }
   if (transportError !== null || meta === null || meta.error) {
     const message = meta?.error ?? (transportError instanceof Error && transportError.message ? transportError.message : parser.metadataError ?? 'The reply stream ended unexpectedly.');
-    const keepPartial = reply.text.length > 0 && (meta ? meta.isPartial === true : true);
+    const keepPartial = text.length > 0 && (meta ? meta.isPartial === true : true);
     await fail(failedChatText(message), keepPartial, classifyModelError({ message }));
     return;
   }
-  if (reply.text.trim() === '') {
+  if (text.trim() === '') {
     await fail(NO_MESSAGE_RETURNED, false, { title: NO_MESSAGE_RETURNED, text: NO_MESSAGE_RETURNED_TEXT, tone: 'orange', durationMs: 15_000 });
     return;
   }
   await host.append([
-    makeEvent('reply.completed', { ...base, text: reply.text, thinking: reply.thinking, cost: meta.cost ?? 0, paymentSource: meta.paymentSource ?? null, outputTokens: meta.outputTokens ?? null }, host.newEventId(), at),
+    makeEvent('reply.completed', { ...base, text, thinking, cost: meta.cost ?? 0, paymentSource: meta.paymentSource ?? null, outputTokens: meta.outputTokens ?? null }, host.newEventId(), at),
   ]);
 }

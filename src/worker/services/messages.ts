@@ -1,0 +1,134 @@
+/**
+ * The spec's user-facing strings for the conversation area (spec 000 sections 4, 5 and 8), verbatim, in one place
+ * (DESIGN.md rule 8), and the notification durations of spec 000 section 9. Texts the spec does not quote (the
+ * body of a notice whose title it gives) are the project's own wording and are marked "ours"; see docs/errors.md.
+ */
+
+/** Notification durations (spec 000 section 9: 5 s, 15 s, 20 s, 300 s), in milliseconds. */
+export const DURATION = {
+  short: 5_000,
+  medium: 15_000,
+  long: 20_000,
+  sticky: 300_000,
+} as const;
+
+/** Validation (spec 000 section 5). */
+export const VALIDATION = {
+  messageRequired: 'Message is required',
+  ghiblifyPrompt: 'Ghiblify',
+  upscalePrompt: 'Upscale',
+  requiresInputImage: (modelName: string): string =>
+    `${modelName} requires an input image. Please select an image to generate a video.`,
+  noImageAttachment:
+    'No image attachment found. Please add an image by clicking the image icon in the conversation input area before generating video.',
+  couldNotRetrieveImageData: 'Could not retrieve image data. Please try uploading the image again.',
+  unsupportedAspectRatio: 'Unsupported aspect ratio',
+  unsupportedImageFormat: 'Unsupported image format',
+  supportedImageFormats: 'Supported image formats: JPG, PNG, WEBP, BMP, TIFF.',
+  unsupportedImageFormatLong:
+    'Unsupported image format. Supported formats: JPG, PNG, WEBP, BMP, TIFF. Please try again with a different image.',
+  unsupportedFile: (reasons: string): string => `Unsupported file: ${reasons}`,
+  noTextInDocument: 'No text content found in document',
+} as const;
+
+/** Model-request error catalogue (spec 000 section 8): titles verbatim; `...Text` entries are ours. */
+export const MODEL_ERROR = {
+  localStorageTitle: 'Local storage unavailable',
+  localStorageText: "Your browser's local database could not be used. Reload the page to try again.", // ours
+  reloadPage: 'Reload page',
+
+  contentFlaggedTitle: 'Content Flagged',
+  contentFlaggedText: 'The image was blocked because it was detected as NSFW.', // ours
+
+  contentNotAllowedTitle: 'Content Not Allowed',
+  contentNotAllowedText: 'Your prompt contains content that is not allowed. Please rephrase it and try again.', // ours
+
+  flaggedInappropriateTitle: 'Content Flagged as Inappropriate',
+  flaggedInappropriateText: 'The video request was flagged as inappropriate by the safety system. Please change your prompt and try again.', // ours
+
+  contextMemoryTitle: 'Context Memory is indexing your conversation',
+  contextMemoryResend: 'When it has finished, press Resend to send your message.', // ours
+
+  tooManyTokensTitle: 'Too many input tokens',
+  tooManyTokensGuidance:
+    "Each model accepts a limited number of input tokens. Shorten your message, start a new conversation, remove attachments, or choose a model with a larger context window.", // ours
+
+  regionTitle: 'Gemini is not supported in your region',
+  regionText: 'Please choose another model.', // ours
+
+  promptRejectedTitle: "The model didn't accept your prompt",
+  promptRejectedText: 'It was refused by the provider\'s content policy. You have not been charged.', // ours (spec: not charged)
+
+  errorOccurredTitle: 'An error occurred',
+  unknownError: 'An unknown error occurred.',
+
+  insufficientBalanceTitle: 'Insufficient balance',
+  insufficientBalanceText: 'Add funds to your balance and try again.', // spec 001 section 8, InsufficientBalance
+  goToWallet: 'Go to wallet',
+
+  forbiddenTitle: 'There was an issue talking with the model',
+  rateLimitedTitle: 'The model temporarily cannot accept any more requests',
+  unavailableTitle: 'Model is temporarily not responding',
+  tryAgainText: 'Please try again in a moment.', // ours
+
+  sendErrorTitle: 'Error sending message',
+} as const;
+
+/** Other errors of spec 000 section 8. */
+export const STREAM_ERROR = {
+  failedToStart: 'Failed to start stream',
+  failedToStartMulti: 'Failed to start multi-model stream',
+  failedChat: 'There was an issue generating your response. Please try again',
+  failedImage: 'There was an issue generating your image. You have not been charged.',
+  noMessage: 'No message was returned from the model',
+  noMessageContent: 'No message content was returned from the model',
+  supportLine: 'If this keeps happening, please contact support.', // ours ("a support contact line")
+  invalidImageType: '[Invalid image type]',
+} as const;
+
+export const MEDIA_ERROR = {
+  videoUnexpectedResponse: 'Failed to generate video - unexpected response structure...',
+  videoTimedOut: 'Timed out waiting for video generation',
+  imageDescriptionFailed: 'Failed to get image description',
+  imageNotDescribed: '[Image could not be described]',
+  addImageTitle: 'Error adding image',
+  addImageText: 'Failed to add image. Please try again.',
+  processImagesTitle: 'Error processing images',
+  audioPollingTimeout: 'Failed to generate audio - polling timeout',
+} as const;
+
+/** Branch, delete and duplicate notices (spec 000 section 8). */
+export const CONVERSATION_NOTICE = {
+  unableToDeleteMessage: 'Unable to delete message',
+  errorSwitchingBranch: 'Error switching conversation branch',
+  errorCreatingAlternative: 'Error creating alternative response',
+  errorDeletingBranch: 'Error deleting conversation branch',
+  errorDuplicating: 'Error duplicating conversation',
+  targetMessageNotFound: 'Target message not found',
+  actionUnavailableTitle: 'Action unavailable',
+  actionUnavailableText: 'Please wait for the current response to complete before duplicating.',
+  alternativeLimitTitle: 'Alternative limit reached',
+  alternativeLimitText: 'You can create up to 10 alternative responses per message',
+  duplicated: 'Conversation duplicated',
+  copySuffix: ' (Copy)',
+} as const;
+
+/** File upload processing (spec 000 section 8). */
+export const UPLOAD_ERROR = {
+  docxFailed: 'Unable to process .docx file. Both client-side and server-side processing failed.',
+  // The spec elides the rest ('Unable to process .doc file...'); completed in the same style.
+  docFailed: 'Unable to process .doc file. Server-side processing failed.',
+  serverUnavailable: 'Server-side processing is not available. This file type requires server processing.',
+  serverFailed: (reason: string): string => `Server processing failed: ${reason}`,
+  analysisFailed: 'Analysis failed',
+} as const;
+
+// Flat names for the strings used most across the engine (same values as above).
+export const MESSAGE_REQUIRED = VALIDATION.messageRequired;
+export const NO_MESSAGE_RETURNED = STREAM_ERROR.noMessage;
+export const NO_MESSAGE_CONTENT_RETURNED = STREAM_ERROR.noMessageContent;
+/** Body of the empty-reply notice: the support contact line. */
+export const NO_MESSAGE_RETURNED_TEXT = STREAM_ERROR.supportLine;
+export const FAILED_TO_START_STREAM = STREAM_ERROR.failedToStart;
+export const FAILED_TO_START_MULTI_STREAM = STREAM_ERROR.failedToStartMulti;
+export const FAILED_CHAT = STREAM_ERROR.failedChat;

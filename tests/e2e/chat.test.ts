@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { textReply } from '../unit/server/fake-upstream';
+import { FREE_MODEL, PAID_MODEL, assistant, chooseModel, openApp, send, slowReply, startStack, user, type Stack } from './stack';
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+describe('chat, end to end in Chromium', () => {
+  it('sends a prompt, streams the reply with thinking, and lands on the new conversation route', async () => {
+    stack.upstream.setScript(textReply('The answer is **forty-two**, and $E = mc^2$.', { delayMs: 60, reasoning: 'Let me think about it carefully.' }));
+    const context = await stack.newContext();
+    const page = await openApp(context);
+    await chooseModel(page, FREE_MODEL);
+    await send(page, 'What is the answer?');
+
+    await expect.poll(() => new URL(page.url()).pathname).toMatch(/^\/conversation\/what-is-the-answer-[a-z0-9]{7}$/);
+    await expect.poll(() => user(page).first().textContent()).toContain('What is the answer?');
+    // Pending or streaming first, done at the end.
+    await assistant(page).and(page.locator('[data-status="streaming"], [data-status="pending"]')).first().waitFor();
+    await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+    const reply = assistant(page).first();
+    await expect.poll(() => reply.locator('strong').textContent()).toBe('forty-two');
+    expect(await reply.locator('.katex').count()).toBeGreaterThan(0);
+    await reply.getByText('Thinking').click();
+    expect(await reply.locator('.thinking-text').textContent()).toBe('Let me think about it carefully.');
+    // The prompt went upstream as the last message.
+    const body = stack.upstream.requests.at(-1)?.body;
+    expect(body?.messages?.at(-1)).toEqual({ role: 'user', content: 'What is the answer?' });
+    // Sidebar lists it.
+    await expect.poll(() => page.getByRole('navigation', { name: 'Conversations' }).getByRole('link').allTextContents()).toContain('What is the answer?');
+  });
+
+  it('pushes streamed text to the tab at most every 150 ms', async () => {
+    stack.upstream.setScript(slowReply(60, 25));
+    const context = await stack.newContext();
+    const page = await openApp(context);
+    await chooseModel(page, FREE_MODEL);
+    await page.evaluate(() => {
+      const w = window as unknown as { __updates: number[] };
+      w.__updates = [];
+      new MutationObserver(() => {
+        const text = document.querySelector('article[data-role="assistant"] .message-body')?.textContent ?? '';
+        if (text.startsWith('word')) w.__updates.push(performance.now());
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
+    await send(page, 'count for me');
+    await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+    const updates = await page.evaluate(() => (window as unknown as { __updates: number[] }).__updates);
+    const span = (updates.at(-1) ?? 0) - (updates[0] ?? 0);
+    // 60 tokens arrive over ~1.5 s; unthrottled that is ~60 renders, throttled at most span/150 + slack.
+    expect(updates.length).toBeGreaterThan(3);
+    expect(updates.length).toBeLessThanOrEqual(Math.ceil(span / 150) + 4);
+    expect(await assistant(page).first().textContent()).toContain('word60');
+  });
+
+  it('keeps the conversation across a reload', async () => {
+    stack.upstream.setScript(textReply('Saved reply.'));
+    const context = await stack.newContext();
+    const page = await openApp(context);
+    await chooseModel(page, FREE_MODEL);
+    await send(page, 'Remember me');
+    await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+    const url = page.url();
+    await page.reload();
+    await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+    expect(page.url()).toBe(url);
+    expect(await user(page).first().textContent()).toContain('Remember me');
+    expect(await assistant(page).first().textContent()).toContain('Saved reply.');
+  });
+
+  it("rejects a blank prompt with 'Message is required'", async () => {
+    const context = await stack.newContext();
+    const page = await openApp(context);
+    await send(page, '   ');
+    const notices = page.getByRole('region', { name: 'Notifications' });
+    await notices.getByText('Message is required').waitFor();
+    expect(await page.locator('article').count()).toBe(0);
+  });
+
+  it('submits an unknown slug as the prompt once the session is ready', async () => {
+    stack.upstream.setScript(textReply('Paris.'));
+    const context = await stack.newContext();
+    const page = await context.newPage();
+    await page.goto(`/conversation/${encodeURIComponent('What is the capital of France?')}`);
+    await expect.poll(() => new URL(page.url()).pathname, { timeout: 15_000 }).toMatch(/^\/conversation\/what-is-the-capital-of-france-[a-z0-9]{7}$/);
+    await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+    expect(await user(page).first().textContent()).toContain('What is the capital of France?');
+    expect(await assistant(page).first().textContent()).toContain('Paris.');
+  });
+
+  it('shows the 429 notice and marks the user message when the upstream refuses', async () => {
+    stack.upstream.setScript({ error: { status: 429, body: { error: { message: 'Rate limit reached', type: 'rate_limit' } } } });
+    const context = await stack.newContext();
+    const page = await openApp(context);
+    await chooseModel(page, FREE_MODEL);
+    await send(page, 'Too fast?');
+    const notices = page.getByRole('region', { name: 'Notifications' });
+    await notices.getByText('The model temporarily cannot accept any more requests').waitFor();
+    await page.locator('article[data-role="user"][data-status="error"]').waitFor();
+    // The pending reply is removed; the user's message is kept with the error.
+    expect(await assistant(page).count()).toBe(0);
+    expect(await user(page).first().textContent()).toContain('Too fast?');
+  });
+
+  it('keeps a partial reply when the stream drops mid-way', async () => {
+    stack.upstream.setScript({ ...textReply('First part of the answer', { delayMs: 20 }), end: 'drop' });
+    const context = await stack.newContext();
+    const page = await openApp(context);
+    await chooseModel(page, FREE_MODEL);
+    await send(page, 'Tell me everything');
+    await page.locator('article[data-role="user"][data-status="error"]').waitFor();
+    const reply = assistant(page).first();
+    await expect.poll(() => reply.textContent()).toContain('First part of the answer');
+    expect(await reply.textContent()).toContain('Partial reply');
+  });
+
+  it('asks for funds before a paid model, and runs it once the session is credited', async () => {
+    stack.upstream.setScript(textReply('Paid answer.', { usage: { prompt_tokens: 1000, completion_tokens: 1000 } }));
+    const context = await stack.newContext();
+    const page = await openApp(context);
+    await chooseModel(page, PAID_MODEL);
+    await send(page, 'Expensive question');
+    const notices = page.getByRole('region', { name: 'Notifications' });
+    await notices.getByText('Insufficient balance', { exact: true }).waitFor();
+    await notices.getByRole('button', { name: 'Go to wallet' }).waitFor();
+    expect(await page.locator('article').count()).toBe(0);
+
+    const sessionId = await page.evaluate(async () => {
+      const res = await fetch('/auth/local-session');
+      return ((await res.json()) as { data: { id: string } }).data.id;
+    });
+    await stack.gateway.ledger.credit(sessionId, { key: `e2e-${sessionId}`, usdMicro: 1_000_000n });
+    await page.getByRole('button', { name: 'Go to wallet' }).click();
+    await page.getByRole('button', { name: 'Refresh balance' }).click();
+    await expect.poll(() => page.getByRole('region', { name: 'Balance' }).textContent()).toContain('$1.000000');
+    await page.goBack();
+    await send(page, 'Expensive question');
+    await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+    // 1000 input tokens at $1/M + 1000 output tokens at $2/M = $0.003 charged through the ledger.
+    await expect.poll(() => page.getByRole('region', { name: 'Balance' }).textContent()).toContain('$0.997000');
+  });
+});

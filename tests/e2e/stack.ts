@@ -1,0 +1,93 @@
+/**
+ * The whole product on loopback for browser tests: a fake OpenAI-compatible upstream, the gateway in process
+ * (in-memory PGlite) serving the built client, and Debian's Chromium. Each test takes a fresh browser context:
+ * its own IndexedDB, cookies and so session.
+ */
+import { resolve } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startGateway, type RunningGateway } from '../../src/server/start';
+import { startFakeUpstream, textReply, type FakeUpstream } from '../unit/server/fake-upstream';
+import { launchChromium } from './browser';
+
+export interface Stack {
+  url: string;
+  upstream: FakeUpstream;
+  gateway: RunningGateway;
+  browser: Browser;
+  newContext(options?: { withoutSharedWorker?: boolean }): Promise<BrowserContext>;
+  close(): Promise<void>;
+}
+
+/** Free upstream model (no pricing) and a paid one. */
+export const FREE_MODEL = 'fake-model';
+export const PAID_MODEL = 'fake-paid';
+
+export async function startStack(): Promise<Stack> {
+  const upstream = await startFakeUpstream(textReply('Hello from the fake model.'), { models: [FREE_MODEL, PAID_MODEL] });
+  const gateway = await startGateway({
+    port: 0,
+    memory: true,
+    inheritEnv: false,
+    clientDir: resolve('dist/client'),
+    log: () => undefined,
+    env: {
+      PARLEY_UPSTREAM_URL: upstream.url,
+      PARLEY_UPSTREAM_NAME: 'fake',
+      PARLEY_UPSTREAM_MODELS: `${FREE_MODEL},${PAID_MODEL}`,
+      PARLEY_UPSTREAM_PRICING: JSON.stringify({ [PAID_MODEL]: { input: '1', output: '2' } }),
+      PARLEY_OFFLINE_TOKEN_DELAY_MS: '1',
+    },
+  });
+  const browser = await launchChromium();
+  const contexts: BrowserContext[] = [];
+  return {
+    url: gateway.url,
+    upstream,
+    gateway,
+    browser,
+    async newContext(options = {}) {
+      const context = await browser.newContext({ baseURL: gateway.url });
+      if (options.withoutSharedWorker) {
+        await context.addInitScript(() => {
+          Reflect.deleteProperty(globalThis, 'SharedWorker');
+        });
+      }
+      contexts.push(context);
+      return context;
+    },
+    async close() {
+      for (const c of contexts) await c.close().catch(() => undefined);
+      await browser.close();
+      await gateway.close();
+      await upstream.close();
+    },
+  };
+}
+
+/** Open the app at a path and wait until the engine is connected and the catalogue is shown. */
+export async function openApp(context: BrowserContext, path = '/conversation/new'): Promise<Page> {
+  const page = await context.newPage();
+  page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
+  await page.goto(path);
+  await page.getByRole('combobox', { name: 'Model' }).locator('option').first().waitFor({ state: 'attached' });
+  return page;
+}
+
+export async function chooseModel(page: Page, model: string): Promise<void> {
+  await page.getByRole('combobox', { name: 'Model' }).selectOption(model);
+}
+
+export async function send(page: Page, text: string): Promise<void> {
+  const input = page.getByRole('textbox', { name: 'Message' });
+  await input.fill(text);
+  await input.press('Enter');
+}
+
+export const assistant = (page: Page) => page.locator('article[data-role="assistant"]');
+export const user = (page: Page) => page.locator('article[data-role="user"]');
+
+/** A slow scripted reply: `words` words, one every `delayMs`. */
+export function slowReply(words: number, delayMs: number, prefix = 'word'): ReturnType<typeof textReply> {
+  const text = Array.from({ length: words }, (_, i) => `${prefix}${i + 1}`).join(' ');
+  return textReply(text, { delayMs, usage: { prompt_tokens: 5, completion_tokens: words } });
+}

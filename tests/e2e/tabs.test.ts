@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { textReply } from '../unit/server/fake-upstream';
+import { FREE_MODEL, assistant, chooseModel, openApp, send, slowReply, startStack, user, type Stack } from './stack';
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+describe.each([
+  { mode: 'SharedWorker broker', withoutSharedWorker: false },
+  { mode: 'BroadcastChannel relay (SharedWorker removed)', withoutSharedWorker: true },
+])('one engine for all tabs: $mode', ({ withoutSharedWorker }) => {
+  it('two tabs see one conversation update live', async () => {
+    const context = await stack.newContext({ withoutSharedWorker });
+    const a = await openApp(context);
+    expect(await a.evaluate(() => typeof SharedWorker)).toBe(withoutSharedWorker ? 'undefined' : 'function');
+    await chooseModel(a, FREE_MODEL);
+    stack.upstream.setScript(textReply('First reply.'));
+    await send(a, 'Hello from tab A');
+    await a.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+
+    const b = await openApp(context, new URL(a.url()).pathname);
+    await b.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+    expect(await b.getByRole('navigation', { name: 'Conversations' }).getByRole('link').allTextContents()).toContain('Hello from tab A');
+
+    // A second message from A streams into B as it arrives.
+    stack.upstream.setScript(slowReply(30, 60, 'live'));
+    await send(a, 'Stream to both tabs');
+    await b.locator('article[data-role="assistant"][data-status="streaming"]').waitFor();
+    await expect.poll(() => user(b).nth(1).textContent()).toContain('Stream to both tabs');
+    await expect.poll(() => assistant(b).nth(1).getAttribute('data-status'), { timeout: 15_000 }).toBe('done');
+    expect(await assistant(b).nth(1).textContent()).toContain('live30');
+
+    // And B can send too: its command runs in the same engine.
+    stack.upstream.setScript(textReply('Reply to B.'));
+    await send(b, 'Now from tab B');
+    await expect.poll(() => assistant(a).nth(2).textContent(), { timeout: 15_000 }).toContain('Reply to B.');
+  });
+
+  it('the leader tab closes mid-stream and the other tab carries on', async () => {
+    const context = await stack.newContext({ withoutSharedWorker });
+    const leader = await openApp(context);
+    await chooseModel(leader, FREE_MODEL);
+    stack.upstream.setScript(textReply('Warm-up.'));
+    await send(leader, 'Start');
+    await leader.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+    const follower = await openApp(context, new URL(leader.url()).pathname);
+    await follower.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+
+    // A long reply: 200 words, one every 30 ms (6 s); checkpoints land every 2 s.
+    stack.upstream.setScript(slowReply(200, 30, 'tok'));
+    await send(follower, 'A long answer please');
+    await follower.locator('article[data-role="assistant"][data-status="streaming"]').waitFor();
+    await follower.waitForTimeout(2600); // at least one checkpoint
+    await leader.close();
+
+    // The follower takes over: the reply is kept up to its checkpoint and marked interrupted, the prompt is kept.
+    const interrupted = follower.locator('article[data-role="assistant"][data-status="error"]');
+    await interrupted.waitFor({ timeout: 15_000 });
+    expect(await interrupted.textContent()).toContain('Reply interrupted');
+    expect(await interrupted.textContent()).toContain('tok1 ');
+    expect(await user(follower).nth(1).textContent()).toContain('A long answer please');
+
+    // The new leader's engine serves new work.
+    stack.upstream.setScript(textReply('After the handover.'));
+    await send(follower, 'Are you still there?');
+    await expect.poll(() => assistant(follower).nth(2).textContent(), { timeout: 15_000 }).toContain('After the handover.');
+    await follower.reload();
+    await expect.poll(() => assistant(follower).count()).toBe(3);
+  });
+});
