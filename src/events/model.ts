@@ -68,5 +68,6 @@ export interface ConversationFolderRow { id: number; conversationId: number; fol
 /** Spec 000 section 3: timestamps with fewer than 13 digits are seconds; multiply by 1000. */
 export function normalizeTimestamp(ts: number): number {
   if (!Number.isFinite(ts) || ts <= 0) return ts;
-  return String(Math.trunc(ts)).length < 13 ? ts * 1000 : ts;
+  // Fewer than 13 integer digits <=> below 10^12 (numeric test: no string allocated on the replay hot path).
+  return ts < 1e12 ? ts * 1000 : ts;
 }

@@ -1,0 +1,166 @@
+/**
+ * Structural checks of event envelopes and payloads read from outside (an imported NDJSON log). Hand-written
+ * guards rather than a schema library: they run once per event on replay, so they must be cheap, and they only
+ * check what the projections rely on. Each returns an error text, or null when the value is acceptable.
+ */
+import type { EventType } from './catalogue';
+import { CURRENT_VERSION } from './catalogue';
+
+type Check = (v: unknown) => boolean;
+type Shape = Record<string, Check>;
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str: Check = (v) => typeof v === 'string';
+const num: Check = (v) => typeof v === 'number' && Number.isFinite(v);
+const int: Check = (v) => typeof v === 'number' && Number.isSafeInteger(v);
+const bool: Check = (v) => typeof v === 'boolean';
+const nullable = (c: Check): Check => (v) => v === null || c(v);
+const optional = (c: Check): Check => (v) => v === undefined || c(v);
+const oneOf = (...values: string[]): Check => {
+  const set = new Set(values);
+  return (v) => typeof v === 'string' && set.has(v);
+};
+const part: Check = (v) =>
+  isObj(v) &&
+  ((v.type === 'text' && typeof v.text === 'string') ||
+    (v.type === 'image_url' && isObj(v.image_url) && typeof v.image_url.url === 'string'));
+const prompt: Check = (v) => {
+  if (typeof v === 'string') return true;
+  if (!Array.isArray(v)) return false;
+  for (const p of v) if (!part(p)) return false;
+  return true;
+};
+const paymentSource = oneOf('USD', 'nano');
+const role = oneOf('system', 'user', 'assistant', 'tool');
+const status = oneOf('pending', 'streaming', 'done', 'error');
+
+function describe(c: Check): string {
+  const names: [Check, string][] = [[str, 'a string'], [num, 'a number'], [int, 'an integer'], [bool, 'a boolean']];
+  return names.find(([k]) => k === c)?.[1] ?? 'valid';
+}
+
+type Compiled = readonly (readonly [string, Check])[];
+const compiled = new WeakMap<Shape, Compiled>();
+function compile(shape: Shape): Compiled {
+  let c = compiled.get(shape);
+  if (c === undefined) compiled.set(shape, (c = Object.entries(shape)));
+  return c;
+}
+
+function checkShape(value: unknown, shape: Shape, path: string): string | null {
+  if (!isObj(value)) return `${path} must be an object`;
+  const fields = compile(shape);
+  for (let i = 0; i < fields.length; i++) {
+    const [key, check] = fields[i] as readonly [string, Check];
+    const v = value[key];
+    if (!check(v)) {
+      const what = v === undefined ? 'is missing' : `is not ${describe(check)} (${JSON.stringify(v)?.slice(0, 60)})`;
+      return `${path}.${key} ${what}`;
+    }
+  }
+  return null;
+}
+
+const conversationShape: Shape = {
+  id: int, uuid: str, slug: str, name: str, createdAt: num, updatedAt: num, latestMessage: str, isMediaOnly: bool,
+};
+/** message.added v1: the pre-branch row (status may be missing in very old rows; the upcaster fills it). */
+export const messageV1Shape: Shape = {
+  id: int, conversationSlug: str, timestamp: num, role, prompt, model: str, status: optional(status),
+};
+const messageV2Shape: Shape = {
+  ...messageV1Shape,
+  status,
+  parentMessageId: nullable(int),
+  alternativeGroup: nullable(str),
+  branchIndex: int,
+  isActiveBranch: bool,
+  branchDepth: int,
+  updatedAt: num,
+};
+const replyBase: Shape = { messageId: int, conversationSlug: str, at: num };
+const conversationPayload: Shape = { conversation: isObj };
+const messagePayload: Shape = { message: isObj };
+const replyStarted: Shape = { ...replyBase, model: str, requestId: str };
+const replyCheckpointed: Shape = { ...replyBase, text: str, thinking: str };
+const replyCompleted: Shape = {
+  ...replyBase, text: str, thinking: str, cost: num, paymentSource: nullable(paymentSource), outputTokens: nullable(num),
+};
+const replyFailed: Shape = {
+  ...replyBase, userMessageId: int, error: str, keepPartial: bool, text: str, thinking: str, cost: num,
+  paymentSource: nullable(paymentSource),
+};
+const replyInterrupted: Shape = { ...replyBase, reason: str };
+
+// Fast paths: one boolean expression per type with direct property reads (monomorphic, no closures), run on every
+// event of a replay. Only when one fails does the generic checkShape run, to name the offending field.
+type R = Record<string, unknown>;
+const S = (v: unknown) => typeof v === 'string';
+const N = (v: unknown) => typeof v === 'number' && Number.isFinite(v);
+const I = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v);
+const B = (v: unknown) => typeof v === 'boolean';
+const O = (v: unknown): v is R => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isStatus = (v: unknown) => v === 'done' || v === 'pending' || v === 'streaming' || v === 'error';
+const isRole = (v: unknown) => v === 'user' || v === 'assistant' || v === 'system' || v === 'tool';
+const isSource = (v: unknown) => v === null || v === 'USD' || v === 'nano';
+const replyOk = (p: R) => I(p.messageId) && S(p.conversationSlug) && N(p.at);
+
+const fastPayload: { [K in EventType]: (p: unknown) => boolean } = {
+  'conversation.created': (p) => {
+    if (!O(p) || !O(p.conversation)) return false;
+    const c = p.conversation;
+    return I(c.id) && S(c.uuid) && S(c.slug) && S(c.name) && N(c.createdAt) && N(c.updatedAt) && S(c.latestMessage) && B(c.isMediaOnly);
+  },
+  'message.added': (p) => {
+    if (!O(p) || !O(p.message)) return false;
+    const m = p.message;
+    return (
+      I(m.id) && S(m.conversationSlug) && N(m.timestamp) && isRole(m.role) && (S(m.prompt) || prompt(m.prompt)) && S(m.model) &&
+      isStatus(m.status) && (m.parentMessageId === null || I(m.parentMessageId)) && (m.alternativeGroup === null || S(m.alternativeGroup)) &&
+      I(m.branchIndex) && B(m.isActiveBranch) && I(m.branchDepth) && N(m.updatedAt)
+    );
+  },
+  'reply.started': (p) => O(p) && replyOk(p) && S(p.model) && S(p.requestId),
+  'reply.checkpointed': (p) => O(p) && replyOk(p) && S(p.text) && S(p.thinking),
+  'reply.completed': (p) =>
+    O(p) && replyOk(p) && S(p.text) && S(p.thinking) && N(p.cost) && isSource(p.paymentSource) && (p.outputTokens === null || N(p.outputTokens)),
+  'reply.failed': (p) =>
+    O(p) && replyOk(p) && I(p.userMessageId) && S(p.error) && B(p.keepPartial) && S(p.text) && S(p.thinking) && N(p.cost) && isSource(p.paymentSource),
+  'reply.interrupted': (p) => O(p) && replyOk(p) && S(p.reason),
+};
+
+const payloadShapes: { [K in EventType]: (p: unknown) => string | null } = {
+  'conversation.created': (p) =>
+    checkShape(p, conversationPayload, 'payload') ?? checkShape((p as Record<string, unknown>).conversation, conversationShape, 'payload.conversation'),
+  'message.added': (p) =>
+    checkShape(p, messagePayload, 'payload') ?? checkShape((p as Record<string, unknown>).message, messageV2Shape, 'payload.message'),
+  'reply.started': (p) => checkShape(p, replyStarted, 'payload'),
+  'reply.checkpointed': (p) => checkShape(p, replyCheckpointed, 'payload'),
+  'reply.completed': (p) => checkShape(p, replyCompleted, 'payload'),
+  'reply.failed': (p) => checkShape(p, replyFailed, 'payload'),
+  'reply.interrupted': (p) => checkShape(p, replyInterrupted, 'payload'),
+};
+
+export function isEventType(type: string): type is EventType {
+  return Object.prototype.hasOwnProperty.call(CURRENT_VERSION, type);
+}
+
+/** Checks the envelope of any event (before upcasting). */
+export function checkEnvelope(value: unknown): string | null {
+  if (!isObj(value)) return 'event must be a JSON object';
+  if (typeof value.type !== 'string' || value.type === '') return 'event.type must be a non-empty string';
+  if (!int(value.v) || (value.v as number) < 1) return `event.v must be a positive integer (got ${JSON.stringify(value.v)})`;
+  if (typeof value.id !== 'string' || value.id === '') return 'event.id must be a non-empty string';
+  if (!num(value.at)) return 'event.at must be a number (milliseconds)';
+  if (value.seq !== undefined && !(int(value.seq) && (value.seq as number) > 0)) return 'event.seq must be a positive integer when present';
+  if (!('payload' in value)) return 'event.payload is missing';
+  return null;
+}
+
+/** Checks the payload of a current-version event. */
+export function checkPayload(type: EventType, payload: unknown): string | null {
+  if (fastPayload[type](payload)) return null;
+  return payloadShapes[type](payload) ?? `payload is not a valid '${type}'`;
+}
+
+export { checkShape, isObj };

@@ -1,0 +1,42 @@
+/**
+ * Read model: the `conversations` table. Owns conversation rows and their derived preview fields
+ * (updatedAt, latestMessage), which follow the messages added and the replies completed.
+ */
+import { normalizeTimestamp } from '../events/model';
+import type { ConversationRow } from '../events/model';
+import { firstChars, LATEST_MESSAGE_CHARS, promptText } from './projection';
+import type { ProjectedEvent, Projection } from './projection';
+import { put, updateWhere } from './writes';
+import type { Write } from './writes';
+
+const NONE: Write[] = [];
+
+/** Preview changes for a conversation: updatedAt always, latestMessage only when there is text to show. */
+function touch(updatedAt: number, text: string): Partial<ConversationRow> {
+  return text === '' ? { updatedAt } : { updatedAt, latestMessage: firstChars(text, LATEST_MESSAGE_CHARS) };
+}
+
+export const conversationsProjection: Projection = {
+  name: 'conversations',
+  version: 1,
+  tables: ['conversations'],
+  apply(event: ProjectedEvent): Write[] {
+    switch (event.type) {
+      case 'conversation.created':
+        return [put('conversations', event.payload.conversation)];
+      case 'message.added': {
+        const m = event.payload.message;
+        return [updateWhere('conversations', 'slug', m.conversationSlug, touch(normalizeTimestamp(m.timestamp), promptText(m.prompt)))];
+      }
+      case 'reply.completed': {
+        const p = event.payload;
+        return [updateWhere('conversations', 'slug', p.conversationSlug, touch(event.at, p.text))];
+      }
+      case 'reply.started':
+      case 'reply.checkpointed':
+      case 'reply.failed':
+      case 'reply.interrupted':
+        return NONE;
+    }
+  },
+};

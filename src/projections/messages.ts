@@ -1,0 +1,76 @@
+/**
+ * Read model: the `messages` table. A message is put when added; a reply's lifecycle (started, checkpointed,
+ * completed, failed, interrupted) updates the assistant message in place (spec 000 section 4, submit flow).
+ */
+import { normalizeTimestamp } from '../events/model';
+import type { MessageRow } from '../events/model';
+import type { ProjectedEvent, Projection } from './projection';
+import { put, remove, update } from './writes';
+import type { Write } from './writes';
+
+export const messagesProjection: Projection = {
+  name: 'messages',
+  version: 1,
+  tables: ['messages'],
+  apply(event: ProjectedEvent): Write[] {
+    switch (event.type) {
+      case 'conversation.created':
+        return [];
+      case 'message.added': {
+        const m = event.payload.message;
+        const ts = normalizeTimestamp(m.timestamp);
+        return [put('messages', ts === m.timestamp ? m : { ...m, timestamp: ts })];
+      }
+      case 'reply.started':
+        return [update('messages', event.payload.messageId, { status: 'streaming', updatedAt: event.at })];
+      case 'reply.checkpointed': {
+        const p = event.payload;
+        return [update('messages', p.messageId, { prompt: p.text, thinking: p.thinking, updatedAt: event.at })];
+      }
+      case 'reply.completed': {
+        const p = event.payload;
+        const changes: Partial<MessageRow> = {
+          prompt: p.text,
+          thinking: p.thinking,
+          status: 'done',
+          cost: p.cost,
+          updatedAt: event.at,
+        };
+        if (p.paymentSource !== null) changes.paymentSource = p.paymentSource;
+        if (p.outputTokens !== null) changes.outputTokens = p.outputTokens;
+        return [update('messages', p.messageId, changes)];
+      }
+      case 'reply.failed': {
+        const p = event.payload;
+        const user = update('messages', p.userMessageId, {
+          hasError: true,
+          error: p.error,
+          status: 'error',
+          updatedAt: event.at,
+        });
+        if (!p.keepPartial) return [user, remove('messages', p.messageId)];
+        const changes: Partial<MessageRow> = {
+          prompt: p.text,
+          thinking: p.thinking,
+          isPartial: true,
+          status: 'done',
+          cost: p.cost,
+          updatedAt: event.at,
+        };
+        if (p.paymentSource !== null) changes.paymentSource = p.paymentSource;
+        return [user, update('messages', p.messageId, changes)];
+      }
+      case 'reply.interrupted': {
+        const p = event.payload;
+        return [
+          update('messages', p.messageId, {
+            status: 'error',
+            interrupted: true,
+            error: p.reason,
+            updatedAt: event.at,
+          }),
+        ];
+      }
+    }
+  },
+};
