@@ -1,0 +1,57 @@
+import { execFile } from 'node:child_process';
+import { readFile, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { textReply } from '../unit/server/fake-upstream';
+import { FREE_MODEL, assistant, chooseModel, openApp, send, startStack, user, type Stack } from './stack';
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+describe('event log export and import', () => {
+  it('exports NDJSON with a header, imports it into a fresh browser, and replays it in Node', async () => {
+    stack.upstream.setScript(textReply('Exported reply.'));
+    const source = await openApp(await stack.newContext());
+    await chooseModel(source, FREE_MODEL);
+    await send(source, 'Carry me over');
+    await source.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+    const slug = new URL(source.url()).pathname.split('/').pop() ?? '';
+
+    const [download] = await Promise.all([source.waitForEvent('download'), source.getByRole('button', { name: 'Export log' }).click()]);
+    const ndjson = await readFile(await download.path(), 'utf8');
+    const lines = ndjson.trim().split('\n');
+    const header = JSON.parse(lines[0] ?? '{}') as { format?: string; schema?: number; count?: number };
+    expect(header).toMatchObject({ format: 'parley-event-log', schema: 42, count: lines.length - 1 });
+    const types = lines.slice(1).map((l) => (JSON.parse(l) as { type: string }).type);
+    expect(types).toEqual(expect.arrayContaining(['conversation.created', 'message.added', 'reply.started', 'reply.completed']));
+
+    // A fresh profile (its own IndexedDB) imports the file and shows the same conversation.
+    const target = await openApp(await stack.newContext());
+    await target.getByLabel('Import log file').setInputFiles({ name: 'log.ndjson', mimeType: 'application/x-ndjson', buffer: Buffer.from(ndjson) });
+    await target.getByRole('region', { name: 'Notifications' }).getByText('Log imported', { exact: true }).waitFor();
+    await target.getByRole('navigation', { name: 'Conversations' }).getByRole('link', { name: 'Carry me over' }).click();
+    await target.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+    expect(new URL(target.url()).pathname).toBe(`/conversation/${slug}`);
+    expect(await user(target).first().textContent()).toContain('Carry me over');
+    expect(await assistant(target).first().textContent()).toContain('Exported reply.');
+
+    // Importing the same file again adds nothing.
+    await target.getByLabel('Import log file').setInputFiles({ name: 'log.ndjson', mimeType: 'application/x-ndjson', buffer: Buffer.from(ndjson) });
+    await target.getByText(`0 events added, ${lines.length - 1} already present.`).waitFor();
+
+    // The same file replays in Node with the same projection code.
+    const dir = await mkdtemp(join(tmpdir(), 'parley-log-'));
+    const file = join(dir, 'log.ndjson');
+    await writeFile(file, ndjson);
+    const { stdout } = await promisify(execFile)('npx', ['tsx', 'src/events/replay-cli.ts', file, '--conversation', slug, '--json']);
+    expect(stdout).toContain('Carry me over');
+    expect(stdout).toContain('Exported reply.');
+  });
+});
