@@ -58,6 +58,25 @@ describe('chat, end to end in Chromium', () => {
     expect(await assistant(page).first().textContent()).toContain('word60');
   });
 
+  it('Stop ends the reply and keeps what arrived', async () => {
+    stack.upstream.setScript(slowReply(200, 40, 'part'));
+    const context = await stack.newContext();
+    const page = await openApp(context);
+    await chooseModel(page, FREE_MODEL);
+    await send(page, 'A very long story');
+    await page.locator('article[data-role="assistant"][data-status="streaming"]').waitFor();
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+    await page.getByRole('button', { name: 'Send' }).waitFor();
+    const text = (await assistant(page).first().textContent()) ?? '';
+    expect(text).toContain('part1');
+    expect(text).not.toContain('part200');
+    // The upstream request was cancelled, not left running.
+    await stack.upstream.settled();
+    expect(stack.upstream.requests.at(-1)?.aborted).toBe(true);
+    expect(await user(page).first().getAttribute('data-status')).toBe('done');
+  });
+
   it('keeps the conversation across a reload', async () => {
     stack.upstream.setScript(textReply('Saved reply.'));
     const context = await stack.newContext();

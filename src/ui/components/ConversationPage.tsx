@@ -65,12 +65,21 @@ export function ConversationPage({ slug }: { slug: string }) {
 
   const messageCount = conversation?.messages.length ?? 0;
   const lastText = conversation?.messages.at(-1)?.text.length ?? 0;
+  // Follow the reply as it streams, unless the reader scrolled up to read something else.
+  const stickToBottom = useRef(true);
   useEffect(() => {
-    listEnd.current?.scrollIntoView({ block: 'end' });
+    if (stickToBottom.current) listEnd.current?.scrollIntoView({ block: 'end' });
   }, [messageCount, lastText]);
+  useEffect(() => {
+    stickToBottom.current = true;
+  }, [messageCount]);
+
+  const title = isNew || !conversation ? 'New conversation' : conversation.conversation.name;
+  useEffect(() => {
+    document.title = `${title} · Parley`;
+  }, [title]);
 
   const pending = conversation?.pending ?? false;
-  const title = isNew || !conversation ? 'New conversation' : conversation.conversation.name;
 
   return (
     <div className="conversation">
@@ -89,7 +98,14 @@ export function ConversationPage({ slug }: { slug: string }) {
           </select>
         </label>
       </header>
-      <section className="messages" aria-label="Messages">
+      <section
+        className="messages"
+        aria-label="Messages"
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          stickToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+        }}
+      >
         {isNew && messageCount === 0 && (
           <div className="empty">
             <h2>What shall we talk about?</h2>
