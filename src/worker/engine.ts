@@ -95,6 +95,8 @@ export interface EngineHooks {
   requestReload(reason: string, delayMs: number): void;
   /** Ask the tabs to keep a database marker where the next page load sees it (the worker has no localStorage). */
   storeMarker(marker: DbMarker): void;
+  /** Database name; tests give each engine its own. Default 'parley'. */
+  dbName?: string;
 }
 
 export class Engine {
@@ -125,7 +127,7 @@ export class Engine {
     // The catalogue needs the session cookie, which the first session call sets.
     void this.refreshSession().then(() => this.loadModels());
     try {
-      this.db = new ParleyDB();
+      this.db = new ParleyDB(this.hooks.dbName);
       this.lifecycle = installLifecycle(this.db, {
         storeMarker: (marker) => this.hooks.storeMarker(marker),
         onReloadRequested: (marker) => this.hooks.requestReload(`database ${marker.kind}`, 0),
@@ -157,6 +159,19 @@ export class Engine {
     console.error('Local database failure', error);
     this.status$.next({ ...this.status$.value, ready: true, storage: 'unavailable' });
     this.notify(classifyModelError({ message: `IndexedDB error: ${detail}` }));
+  }
+
+  /** Resolves once the database is open and orphaned replies are settled. */
+  whenStarted(): Promise<void> {
+    return this.started;
+  }
+
+  /** Stops replies and closes the database (tests; a real engine ends with its tab). */
+  async dispose(): Promise<void> {
+    await this.started;
+    for (const reply of this.live.values()) reply.controller.abort();
+    this.lifecycle?.dispose();
+    this.db?.close();
   }
 
   async handshake(protocolVersion: number): Promise<{ ok: boolean; engineId: string; protocolVersion: number }> {
