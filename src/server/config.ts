@@ -1,0 +1,191 @@
+/**
+ * Gateway configuration from environment variables (docs/gateway.md lists them all). Every value is validated
+ * here; a bad value stops the gateway at startup with a message naming the variable.
+ */
+import { z } from 'zod';
+import { AmountError, parseDecimal, type PriceUnits } from './money';
+
+export type Env = Record<string, string | undefined>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export interface UpstreamConfig {
+  /** Provider label and id (ModelInfo.provider). */
+  name: string;
+  /** OpenAI-compatible base URL, without a trailing slash, e.g. https://api.openai.com/v1. */
+  url: string;
+  key: string | null;
+  /** Model ids; null = discover with GET {url}/models at startup. */
+  models: string[] | null;
+  /** USD per 1M tokens by model id; models missing here are free. */
+  pricing: Map<string, PriceUnits>;
+}
+
+export interface GatewayConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | null;
+  clientDir: string;
+  /** Micro-dollars per XNO. */
+  nanoPriceUsdMicro: bigint;
+  offlineTokenDelayMs: number;
+  stallMs: number;
+  discoveryTimeoutMs: number;
+  cookieSecure: boolean;
+  maxBodyBytes: number;
+  upstreams: UpstreamConfig[];
+}
+
+const PriceValue = z.union([z.string(), z.number().nonnegative().finite()]);
+const PricingSchema = z.record(z.string(), z.object({ input: PriceValue, output: PriceValue }));
+const ModelsValue = z.union([z.string(), z.array(z.string())]);
+const ProviderSchema = z.object({
+  name: z.string().min(1).max(60).optional(),
+  url: z.string().min(1),
+  key: z.string().optional().nullable(),
+  models: ModelsValue.optional().nullable(),
+  pricing: PricingSchema.optional().nullable(),
+});
+const ProvidersSchema = z.array(ProviderSchema).max(50);
+
+function intVar(env: Env, name: string, def: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return def;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
+  }
+  return n;
+}
+
+function boolVar(env: Env, name: string, def: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return def;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got '${env[name]}'`);
+}
+
+function priceUnits(v: string | number, where: string): bigint {
+  const text = typeof v === 'number' ? String(v) : v;
+  try {
+    return parseDecimal(text, 6, `price in ${where}`);
+  } catch (e) {
+    throw new ConfigError(e instanceof AmountError ? e.message : String(e));
+  }
+}
+
+function parsePricing(value: unknown, where: string): Map<string, PriceUnits> {
+  const parsed = PricingSchema.safeParse(value);
+  if (!parsed.success) {
+    throw new ConfigError(`${where} must be a JSON object like {"model-id":{"input":"0.15","output":"0.60"}}: ${parsed.error.issues[0]?.message ?? ''}`);
+  }
+  const out = new Map<string, PriceUnits>();
+  for (const [model, p] of Object.entries(parsed.data)) {
+    out.set(model, {
+      inputMicroPerM: priceUnits(p.input, `${where} (${model}.input)`),
+      outputMicroPerM: priceUnits(p.output, `${where} (${model}.output)`),
+    });
+  }
+  return out;
+}
+
+function parseJsonVar(env: Env, name: string): unknown {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch (e) {
+    throw new ConfigError(`${name} is not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+function modelList(v: string | string[] | null | undefined): string[] | null {
+  if (v === undefined || v === null) return null;
+  const list = (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter((s) => s.length > 0);
+  return list.length > 0 ? [...new Set(list)] : null;
+}
+
+function baseUrl(raw: string, where: string): string {
+  let u: URL;
+  try {
+    u = new URL(raw.trim());
+  } catch {
+    throw new ConfigError(`${where} must be an absolute http(s) URL, got '${raw}'`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`${where} must use http or https, got '${raw}'`);
+  return u.toString().replace(/\/+$/, '');
+}
+
+function providerName(raw: string | undefined | null, fallback: string, where: string): string {
+  const name = (raw ?? '').trim() || fallback;
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,59}$/.test(name)) {
+    throw new ConfigError(`${where} must be letters, digits, '.', '_' or '-' (at most 60), got '${name}'`);
+  }
+  return name;
+}
+
+export function loadConfig(env: Env): GatewayConfig {
+  const upstreams: UpstreamConfig[] = [];
+  const single = env.PARLEY_UPSTREAM_URL?.trim();
+  if (single) {
+    upstreams.push({
+      name: providerName(env.PARLEY_UPSTREAM_NAME, 'upstream', 'PARLEY_UPSTREAM_NAME'),
+      url: baseUrl(single, 'PARLEY_UPSTREAM_URL'),
+      key: env.PARLEY_UPSTREAM_KEY?.trim() || null,
+      models: modelList(env.PARLEY_UPSTREAM_MODELS),
+      pricing: parsePricing(parseJsonVar(env, 'PARLEY_UPSTREAM_PRICING') ?? {}, 'PARLEY_UPSTREAM_PRICING'),
+    });
+  }
+  const many = parseJsonVar(env, 'PARLEY_PROVIDERS');
+  if (many !== undefined) {
+    const parsed = ProvidersSchema.safeParse(many);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new ConfigError(
+        `PARLEY_PROVIDERS must be a JSON array of {name, url, key, models, pricing}: ${issue ? `${issue.path.join('.')} ${issue.message}` : ''}`,
+      );
+    }
+    parsed.data.forEach((p, i) => {
+      const where = `PARLEY_PROVIDERS[${i}]`;
+      upstreams.push({
+        name: providerName(p.name, `upstream-${upstreams.length + 1}`, `${where}.name`),
+        url: baseUrl(p.url, `${where}.url`),
+        key: p.key?.trim() || null,
+        models: modelList(p.models),
+        pricing: parsePricing(p.pricing ?? {}, `${where}.pricing`),
+      });
+    });
+  }
+  const names = new Set<string>();
+  for (const u of upstreams) {
+    if (names.has(u.name) || u.name === 'offline') throw new ConfigError(`Provider name '${u.name}' is used twice (or is reserved)`);
+    names.add(u.name);
+  }
+
+  let nanoPriceUsdMicro: bigint;
+  try {
+    nanoPriceUsdMicro = parseDecimal(env.PARLEY_NANO_USD_PRICE?.trim() || '1', 6, 'PARLEY_NANO_USD_PRICE');
+  } catch (e) {
+    throw new ConfigError(e instanceof Error ? e.message : String(e));
+  }
+  if (nanoPriceUsdMicro <= 0n) throw new ConfigError('PARLEY_NANO_USD_PRICE must be above 0');
+
+  return {
+    port: intVar(env, 'PORT', 8787, 0, 65535),
+    host: env.HOST?.trim() || '127.0.0.1',
+    dataDir: env.PARLEY_DATA_DIR?.trim() || './data',
+    databaseUrl: env.DATABASE_URL?.trim() || null,
+    clientDir: env.PARLEY_CLIENT_DIR?.trim() || 'dist/client',
+    nanoPriceUsdMicro,
+    offlineTokenDelayMs: intVar(env, 'PARLEY_OFFLINE_TOKEN_DELAY_MS', 15, 0, 10_000),
+    stallMs: intVar(env, 'PARLEY_STALL_MS', 30_000, 10, 3_600_000),
+    discoveryTimeoutMs: intVar(env, 'PARLEY_DISCOVERY_TIMEOUT_MS', 5_000, 100, 120_000),
+    cookieSecure: boolVar(env, 'PARLEY_COOKIE_SECURE', false),
+    maxBodyBytes: intVar(env, 'PARLEY_MAX_BODY_BYTES', 25 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    upstreams,
+  };
+}

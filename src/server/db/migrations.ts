@@ -1,0 +1,93 @@
+/**
+ * Numbered SQL migrations, shared by PGlite and Postgres. Ids start at 1 and go up by exactly 1; an applied
+ * migration is never edited, a change is a new migration. Applied versions are tracked in `schema_migrations`.
+ * The whole run holds a transaction-scoped advisory lock so that two gateways starting at once on one Postgres
+ * do not race.
+ */
+import type { Db } from './types';
+
+export interface Migration {
+  id: number;
+  name: string;
+  /** Statements run in order, one query each (no multi-statement strings, for the adapters' sake). */
+  statements: readonly string[];
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    id: 1,
+    name: 'sessions_and_ledger',
+    statements: [
+      `CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        session_uuid UUID NOT NULL UNIQUE,
+        token_hash TEXT NOT NULL UNIQUE,
+        usd_micro BIGINT NOT NULL DEFAULT 0 CHECK (usd_micro >= 0),
+        nano_raw NUMERIC(40,0) NOT NULL DEFAULT 0 CHECK (nano_raw >= 0),
+        usd_earned_micro BIGINT NOT NULL DEFAULT 0 CHECK (usd_earned_micro >= 0),
+        earned_raw NUMERIC(40,0) NOT NULL DEFAULT 0 CHECK (earned_raw >= 0),
+        num_replies INTEGER NOT NULL DEFAULT 0,
+        metadata JSONB NOT NULL DEFAULT '{}'::jsonb,
+        active_policies JSONB NOT NULL DEFAULT '[]'::jsonb,
+        nano_deposit_address TEXT,
+        nano_return_address TEXT,
+        referrer TEXT,
+        recharge_enabled BOOLEAN NOT NULL DEFAULT false,
+        recharge_threshold_micro BIGINT NOT NULL DEFAULT 0,
+        recharge_amount_micro BIGINT NOT NULL DEFAULT 0,
+        display_currency TEXT NOT NULL DEFAULT 'USD' CHECK (display_currency IN ('USD', 'XNO')),
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        last_seen_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      )`,
+      `CREATE TABLE ledger_entries (
+        id BIGSERIAL PRIMARY KEY,
+        idempotency_key TEXT NOT NULL UNIQUE,
+        session_id TEXT NOT NULL REFERENCES sessions(id),
+        kind TEXT NOT NULL CHECK (kind IN ('charge', 'credit')),
+        requested_usd_micro BIGINT NOT NULL DEFAULT 0 CHECK (requested_usd_micro >= 0),
+        requested_nano_raw NUMERIC(40,0) NOT NULL DEFAULT 0 CHECK (requested_nano_raw >= 0),
+        status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'applied', 'partial', 'insufficient')),
+        source TEXT CHECK (source IN ('USD', 'nano', 'mixed', 'none')),
+        applied_usd_micro BIGINT NOT NULL DEFAULT 0,
+        applied_nano_raw NUMERIC(40,0) NOT NULL DEFAULT 0,
+        usd_after_micro BIGINT,
+        nano_after_raw NUMERIC(40,0),
+        counts_reply BOOLEAN NOT NULL DEFAULT false,
+        note TEXT,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      )`,
+      `CREATE INDEX ledger_entries_session_idx ON ledger_entries (session_id, id)`,
+    ],
+  },
+];
+
+const LOCK_ID = 727_001;
+
+/** Applies every pending migration; returns the ids applied now. */
+export async function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+  migrations.forEach((m, i) => {
+    if (m.id !== i + 1) throw new Error(`Migration ids must start at 1 and go up by 1; found ${m.id} at position ${i + 1}`);
+  });
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [LOCK_ID]);
+    await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version INTEGER PRIMARY KEY,
+      name TEXT NOT NULL,
+      applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+    )`);
+    const rows = await tx.query<{ version: number }>('SELECT version FROM schema_migrations');
+    const done = new Set(rows.map((r) => Number(r.version)));
+    const applied: number[] = [];
+    for (const m of migrations) {
+      if (done.has(m.id)) continue;
+      for (const s of m.statements) await tx.query(s);
+      await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.id, m.name]);
+      applied.push(m.id);
+    }
+    const unknown = [...done].filter((v) => !migrations.some((m) => m.id === v));
+    if (unknown.length > 0) {
+      throw new Error(`Database has migrations this gateway does not know (${unknown.join(', ')}); it is newer than this code.`);
+    }
+    return applied;
+  });
+}

@@ -1,0 +1,34 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { migrate } from './migrations';
+import { openPglite } from './pglite';
+import { openPostgres } from './postgres';
+import type { Db } from './types';
+
+export type DbTarget =
+  | { kind: 'postgres'; url: string }
+  | { kind: 'pglite'; dataDir: string }
+  | { kind: 'memory' };
+
+/** The folder PGlite keeps its files in, inside the gateway data folder. */
+export function pgliteDir(dataDir: string): string {
+  return join(resolve(dataDir), 'pglite');
+}
+
+/** Opens the database and applies pending migrations. */
+export async function openDatabase(target: DbTarget): Promise<Db> {
+  let db: Db;
+  if (target.kind === 'postgres') db = await openPostgres(target.url);
+  else if (target.kind === 'pglite') {
+    const dir = pgliteDir(target.dataDir);
+    mkdirSync(dir, { recursive: true });
+    db = await openPglite(dir);
+  } else db = await openPglite();
+  try {
+    await migrate(db);
+  } catch (e) {
+    await db.close().catch(() => {});
+    throw e;
+  }
+  return db;
+}

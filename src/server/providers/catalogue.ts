@@ -1,0 +1,164 @@
+/**
+ * The model catalogue: the built-in offline model plus every model of every configured OpenAI-compatible
+ * upstream. A model id is the upstream's own id; when two providers offer the same id, the later one is listed as
+ * `{provider}/{id}`. Providers whose model list comes from GET {base}/models are discovered at startup; a failed
+ * discovery is logged and retried in the background at most once a minute when the catalogue is read.
+ */
+import type { ModelInfo, ModelsResponse } from '../../protocol/api';
+import type { UpstreamConfig } from '../config';
+import { formatPrice, type PriceUnits } from '../money';
+import { OFFLINE_MODEL, OFFLINE_MODEL_ID, OfflineProvider } from './offline';
+import { OpenAiProvider } from './openai';
+import type { TextProvider } from './types';
+
+export interface CatalogueEntry {
+  info: ModelInfo;
+  provider: TextProvider;
+  /** The id sent to the provider. */
+  upstreamModel: string;
+  /** null = free. */
+  price: PriceUnits | null;
+}
+
+const FREE: PriceUnits = { inputMicroPerM: 0n, outputMicroPerM: 0n };
+
+/** Web-search suffixes the client may append to a model id (spec 000 section 7); the gateway ignores them. */
+export function stripModelSuffix(id: string): string {
+  return id.replace(/:online(\/linkup-deep)?$/, '');
+}
+
+interface UpstreamState {
+  config: UpstreamConfig;
+  provider: OpenAiProvider;
+  models: string[];
+  /** Discovery failed and should be retried (models came from GET /models). */
+  needsDiscovery: boolean;
+  lastAttempt: number;
+}
+
+export interface CatalogueOptions {
+  offlineTokenDelayMs: number;
+  discoveryTimeoutMs?: number;
+  log?: (line: string) => void;
+  /** Extra providers (tests): entries are added as given. */
+  extra?: CatalogueEntry[];
+}
+
+export class Catalogue {
+  private entries = new Map<string, CatalogueEntry>();
+  private order: string[] = [];
+  private readonly offline: OfflineProvider;
+  private retrying = false;
+
+  private constructor(
+    private readonly upstreams: UpstreamState[],
+    private readonly options: CatalogueOptions,
+  ) {
+    this.offline = new OfflineProvider({ tokenDelayMs: options.offlineTokenDelayMs });
+    this.rebuild();
+  }
+
+  /** Builds the catalogue, discovering models of upstreams that list none (failures are tolerated). */
+  static async create(upstreams: readonly UpstreamConfig[], options: CatalogueOptions): Promise<Catalogue> {
+    const states: UpstreamState[] = upstreams.map((config) => ({
+      config,
+      provider: new OpenAiProvider({ id: config.name, baseUrl: config.url, apiKey: config.key }),
+      models: config.models ?? [],
+      needsDiscovery: config.models === null,
+      lastAttempt: 0,
+    }));
+    const cat = new Catalogue(states, options);
+    await cat.discover();
+    return cat;
+  }
+
+  private async discover(): Promise<void> {
+    const pending = this.upstreams.filter((u) => u.needsDiscovery);
+    if (pending.length === 0) return;
+    await Promise.all(
+      pending.map(async (u) => {
+        u.lastAttempt = Date.now();
+        try {
+          u.models = await u.provider.listModels(this.options.discoveryTimeoutMs ?? 5_000);
+          u.needsDiscovery = false;
+          this.options.log?.(`provider ${u.config.name}: ${u.models.length} models from ${u.config.url}/models`);
+        } catch (e) {
+          this.options.log?.(`provider ${u.config.name}: model discovery failed (${e instanceof Error ? e.message : String(e)}); will retry`);
+        }
+      }),
+    );
+    this.rebuild();
+  }
+
+  private maybeRetry(): void {
+    if (this.retrying) return;
+    const now = Date.now();
+    if (!this.upstreams.some((u) => u.needsDiscovery && now - u.lastAttempt > 60_000)) return;
+    this.retrying = true;
+    void this.discover().finally(() => {
+      this.retrying = false;
+    });
+  }
+
+  private rebuild(): void {
+    const entries = new Map<string, CatalogueEntry>();
+    const order: string[] = [];
+    const add = (e: CatalogueEntry): void => {
+      if (entries.has(e.info.id)) return;
+      entries.set(e.info.id, e);
+      order.push(e.info.id);
+    };
+    for (const u of this.upstreams) {
+      for (const model of u.models) {
+        const price = u.config.pricing.get(model) ?? null;
+        const free = price === null || (price.inputMicroPerM === 0n && price.outputMicroPerM === 0n);
+        const id = entries.has(model) || model === OFFLINE_MODEL_ID ? `${u.config.name}/${model}` : model;
+        const p = price ?? FREE;
+        add({
+          info: {
+            id,
+            name: model,
+            modality: 'text',
+            provider: u.config.name,
+            pricing: { input: formatPrice(p.inputMicroPerM), output: formatPrice(p.outputMicroPerM) },
+            capabilities: ['chat', 'streaming'],
+            free,
+            offline: false,
+            description: `${model} via ${u.config.name}`,
+          },
+          provider: u.provider,
+          upstreamModel: model,
+          price: free ? null : price,
+        });
+      }
+    }
+    for (const e of this.options.extra ?? []) add(e);
+    add({ info: OFFLINE_MODEL, provider: this.offline, upstreamModel: OFFLINE_MODEL_ID, price: null });
+    this.entries = entries;
+    this.order = order;
+  }
+
+  /** Default model: the first configured upstream model, else the offline model. */
+  get defaultModel(): string {
+    return this.order[0] ?? OFFLINE_MODEL_ID;
+  }
+
+  list(): ModelInfo[] {
+    this.maybeRetry();
+    return this.order.map((id) => (this.entries.get(id) as CatalogueEntry).info);
+  }
+
+  response(): ModelsResponse {
+    const models = this.list();
+    return { models, defaultModel: this.defaultModel };
+  }
+
+  /** Releases pooled upstream connections. */
+  close(): void {
+    for (const u of this.upstreams) u.provider.close();
+  }
+
+  resolve(id: string): CatalogueEntry | undefined {
+    return this.entries.get(id) ?? this.entries.get(stripModelSuffix(id));
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * A minimal streaming HTTP client on node:http/https with a keep-alive agent, for the relay's hot path.
+ * Hand-written instead of fetch: Node's fetch (undici) wraps every request and response in WHATWG objects and
+ * streams, which costs a few tenths of a millisecond per request; node:http hands us the socket's chunks as they
+ * arrive. Abort with the signal: the request (and its socket) is destroyed at once.
+ */
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+
+export interface StreamingResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** The body as it arrives; iterate it or read it with readText. */
+  body: IncomingMessage;
+}
+
+export class HttpClient {
+  private readonly agent: HttpAgent;
+  private readonly secure: boolean;
+
+  constructor(base: URL) {
+    this.secure = base.protocol === 'https:';
+    const opts = { keepAlive: true, keepAliveMsecs: 10_000, maxSockets: 256, maxFreeSockets: 64, scheduling: 'lifo' as const };
+    this.agent = this.secure ? new HttpsAgent(opts) : new HttpAgent(opts);
+  }
+
+  /** POST `body`; resolves once the response headers are in. Rejects on network errors or abort. */
+  post(url: URL, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<StreamingResponse> {
+    return new Promise((resolve, reject) => {
+      if (signal.aborted) {
+        reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+        return;
+      }
+      const payload = Buffer.from(body, 'utf8');
+      const req = (this.secure ? httpsRequest : httpRequest)(
+        url,
+        {
+          method: 'POST',
+          agent: this.agent,
+          headers: { ...headers, 'content-length': String(payload.length) },
+        },
+        (res) => {
+          signal.removeEventListener('abort', onAbort);
+          // From here the body stream carries any abort as an error.
+          const onBodyAbort = (): void => {
+            res.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+          };
+          if (signal.aborted) onBodyAbort();
+          else {
+            signal.addEventListener('abort', onBodyAbort, { once: true });
+            res.once('close', () => signal.removeEventListener('abort', onBodyAbort));
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: res });
+        },
+      );
+      const onAbort = (): void => {
+        req.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      req.once('error', (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      });
+      req.setNoDelay(true);
+      req.end(payload);
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+/** Reads a (small) body as text, at most `limit` characters; the rest is discarded. */
+export async function readText(body: IncomingMessage, limit: number): Promise<string> {
+  body.setEncoding('utf8');
+  let text = '';
+  try {
+    for await (const chunk of body) {
+      text += chunk as string;
+      if (text.length >= limit) {
+        body.destroy();
+        break;
+      }
+    }
+  } catch {
+    // a truncated error body is still worth showing
+  }
+  return text.slice(0, limit);
+}

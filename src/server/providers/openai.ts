@@ -1,0 +1,307 @@
+/**
+ * OpenAI-compatible chat-completions provider (OpenAI, OpenRouter, Ollama, vLLM, LM Studio, ...).
+ * POST {base}/chat/completions with stream: true and stream_options.include_usage; the SSE reply is parsed as it
+ * arrives and turned into provider events with no buffering beyond the current network chunk.
+ */
+import type { IncomingMessage } from 'node:http';
+import { StringDecoder } from 'node:string_decoder';
+import { HttpClient, readText, type StreamingResponse } from './http-client';
+import { SseParser, type SseEvent } from './sse';
+import { UpstreamStreamError, type OpenStreamResult, type ProviderChatRequest, type ProviderEvent, type TextProvider } from './types';
+
+export interface OpenAiProviderOptions {
+  id: string;
+  baseUrl: string;
+  apiKey: string | null;
+}
+
+const ERROR_BODY_LIMIT = 64 * 1024;
+
+/** Normalises an upstream error body ({error:{message,code,type}}, {error:"..."}, {message}, text) to {error, message}. */
+export function upstreamError(status: number, bodyText: string): { error: string; message: string } {
+  let code: string | null = null;
+  let message: string | null = null;
+  try {
+    const body = JSON.parse(bodyText) as unknown;
+    if (body && typeof body === 'object') {
+      const b = body as Record<string, unknown>;
+      const e = b.error;
+      if (e && typeof e === 'object') {
+        const eo = e as Record<string, unknown>;
+        if (typeof eo.message === 'string') message = eo.message;
+        if (typeof eo.code === 'string' && eo.code) code = eo.code;
+        else if (typeof eo.type === 'string' && eo.type) code = eo.type;
+      } else if (typeof e === 'string') {
+        if (typeof b.message === 'string') {
+          code = e;
+          message = b.message;
+        } else message = e;
+      }
+      if (message === null && typeof b.message === 'string') message = b.message;
+      if (message === null && typeof b.detail === 'string') message = b.detail;
+      if (code === null && typeof b.code === 'string' && b.code) code = b.code;
+    }
+  } catch {
+    const text = bodyText.trim();
+    if (text) message = text.slice(0, 500);
+  }
+  return {
+    error: code ?? `UPSTREAM_${status}`,
+    message: message ?? `The model provider answered with HTTP ${status}`,
+  };
+}
+
+async function readLimited(res: Response): Promise<string> {
+  const text = await res.text().catch(() => '');
+  return text.slice(0, ERROR_BODY_LIMIT);
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function tokenCount(v: unknown): number | null {
+  return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : null;
+}
+
+/** Turns one parsed chunk into events (pushed onto `out`). Returns true when it carried a finish_reason. */
+export function chunkEvents(chunk: unknown, out: ProviderEvent[]): boolean {
+  if (!isRecord(chunk)) return false;
+  if (chunk.error !== undefined && chunk.error !== null) {
+    const e = chunk.error;
+    const msg = isRecord(e) && typeof e.message === 'string' ? e.message : typeof e === 'string' ? e : 'The model reported an error';
+    throw new UpstreamStreamError(msg);
+  }
+  let finished = false;
+  const choices = chunk.choices;
+  if (Array.isArray(choices) && choices.length > 0) {
+    const choice: unknown = choices[0];
+    if (isRecord(choice)) {
+      const delta = choice.delta;
+      if (isRecord(delta)) {
+        const r = typeof delta.reasoning === 'string' ? delta.reasoning : typeof delta.reasoning_content === 'string' ? delta.reasoning_content : '';
+        if (r.length > 0) out.push({ type: 'reasoning', text: r });
+        if (typeof delta.content === 'string' && delta.content.length > 0) out.push({ type: 'content', text: delta.content });
+      }
+      if (typeof choice.finish_reason === 'string') finished = true;
+    }
+  }
+  const usage = chunk.usage;
+  if (isRecord(usage)) {
+    const input = tokenCount(usage.prompt_tokens);
+    const output = tokenCount(usage.completion_tokens);
+    if (input !== null && output !== null) out.push({ type: 'usage', inputTokens: input, outputTokens: output });
+  }
+  return finished;
+}
+
+export class OpenAiProvider implements TextProvider {
+  readonly id: string;
+  private readonly baseUrl: string;
+  private readonly apiKey: string | null;
+  private readonly completionsUrl: URL;
+  private readonly streamHeaders: Record<string, string>;
+  private readonly http: HttpClient;
+
+  constructor(options: OpenAiProviderOptions) {
+    this.id = options.id;
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.apiKey = options.apiKey;
+    this.completionsUrl = new URL(`${this.baseUrl}/chat/completions`);
+    this.streamHeaders = this.headers(false);
+    this.http = new HttpClient(this.completionsUrl);
+  }
+
+  /** Drops pooled upstream connections. */
+  close(): void {
+    this.http.close();
+  }
+
+  private headers(json: boolean): Record<string, string> {
+    const h: Record<string, string> = { accept: json ? 'application/json' : 'text/event-stream' };
+    if (!json) h['content-type'] = 'application/json';
+    if (this.apiKey) h.authorization = `Bearer ${this.apiKey}`;
+    return h;
+  }
+
+  /** GET {base}/models: the ids the upstream offers. Throws on any failure. */
+  async listModels(timeoutMs: number): Promise<string[]> {
+    const res = await fetch(`${this.baseUrl}/models`, { headers: this.headers(true), signal: AbortSignal.timeout(timeoutMs) });
+    if (!res.ok) {
+      const e = upstreamError(res.status, await readLimited(res));
+      throw new Error(`GET ${this.baseUrl}/models: HTTP ${res.status} ${e.message}`);
+    }
+    const body = (await res.json()) as unknown;
+    const list = isRecord(body) && Array.isArray(body.data) ? body.data : Array.isArray(body) ? body : null;
+    if (!list) throw new Error(`GET ${this.baseUrl}/models: unexpected body`);
+    const ids = list.map((m: unknown) => (isRecord(m) && typeof m.id === 'string' ? m.id : null)).filter((x): x is string => x !== null && x.length > 0);
+    return [...new Set(ids)];
+  }
+
+  async open(req: ProviderChatRequest, signal: AbortSignal): Promise<OpenStreamResult> {
+    const body: Record<string, unknown> = {
+      model: req.model,
+      messages: req.messages,
+      stream: true,
+      stream_options: { include_usage: true },
+    };
+    if (req.maxTokens !== undefined) body.max_tokens = req.maxTokens;
+    if (req.temperature !== undefined) body.temperature = req.temperature;
+    let res: StreamingResponse;
+    try {
+      res = await this.http.post(this.completionsUrl, this.streamHeaders, JSON.stringify(body), signal);
+    } catch (e) {
+      if (signal.aborted) throw e;
+      const why = e instanceof Error ? `: ${e.message}` : '';
+      return { ok: false, status: 503, error: 'UPSTREAM_UNREACHABLE', message: `Could not reach the model provider '${this.id}'${why}` };
+    }
+    if (res.status < 200 || res.status > 299) {
+      const text = await readText(res.body, ERROR_BODY_LIMIT);
+      return { ok: false, status: res.status, ...upstreamError(res.status, text) };
+    }
+    return { ok: true, events: this.events(res.body, signal) };
+  }
+
+  private events(body: IncomingMessage, signal: AbortSignal): AsyncIterable<ProviderEvent> {
+    return new SseEventQueue(body, signal);
+  }
+}
+
+/**
+ * Turns an upstream SSE body into provider events as its chunks arrive: parsing happens in the socket's 'data'
+ * callback and a waiting reader is handed the next event at once (a hand-rolled queue rather than the stream's
+ * async iterator, which adds event-loop turns per chunk). The body is paused while too many events wait.
+ */
+class SseEventQueue implements AsyncIterableIterator<ProviderEvent> {
+  private readonly queue: ProviderEvent[] = [];
+  private head = 0;
+  private waiter: { resolve: (r: IteratorResult<ProviderEvent>) => void; reject: (e: unknown) => void } | null = null;
+  private failure: unknown = null;
+  private finished = false; // a finish_reason was seen
+  private ended = false; // no more events will come
+  private modelSent = false;
+  private pushed = 0;
+  private readonly decoder = new StringDecoder('utf8');
+  private readonly parser = new SseParser();
+
+  constructor(
+    private readonly body: IncomingMessage,
+    private readonly signal: AbortSignal,
+  ) {
+    body.on('data', (chunk: Buffer) => {
+      if (this.ended) return;
+      const before = this.pushed;
+      this.take(this.parser.push(this.decoder.write(chunk)));
+      // Bytes that carried no event (keep-alive comment, role-only chunk) still show the upstream is alive.
+      if (!this.ended && this.pushed === before) this.push({ type: 'ping' });
+      if (this.queue.length - this.head > 1024) body.pause();
+    });
+    body.once('end', () => {
+      if (this.ended) return;
+      this.take(this.parser.push(this.decoder.end()).concat(this.parser.flush()));
+      if (!this.ended) {
+        if (this.finished) this.finish();
+        else this.fail(new UpstreamStreamError('The model stream ended unexpectedly'));
+      }
+    });
+    body.once('error', (e) => this.fail(this.signal.aborted ? e : new UpstreamStreamError('Connection to the model was lost')));
+    body.once('close', () => {
+      if (!this.ended) this.fail(this.signal.aborted ? (this.signal.reason ?? new Error('aborted')) : new UpstreamStreamError('Connection to the model was lost'));
+    });
+  }
+
+  private take(events: SseEvent[]): void {
+    const batch: ProviderEvent[] = [];
+    for (const ev of events) {
+      if (this.ended) return;
+      if (ev.data === '[DONE]') {
+        this.finish();
+        // Read (and drop) whatever follows, so the keep-alive socket goes back to the pool.
+        this.body.resume();
+        return;
+      }
+      if (ev.event === 'error') {
+        this.fail(new UpstreamStreamError(ev.data || 'The model reported an error'));
+        return;
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(ev.data) as unknown;
+      } catch {
+        continue; // not JSON: ignore, as OpenAI clients do
+      }
+      if (!this.modelSent && isRecord(parsed) && typeof parsed.model === 'string' && parsed.model) {
+        this.modelSent = true;
+        this.push({ type: 'model', model: parsed.model });
+      }
+      try {
+        if (chunkEvents(parsed, batch)) this.finished = true;
+      } catch (e) {
+        for (const b of batch) this.push(b);
+        this.fail(e);
+        return;
+      }
+      for (const b of batch) this.push(b);
+      batch.length = 0;
+    }
+  }
+
+  private push(ev: ProviderEvent): void {
+    this.pushed++;
+    const w = this.waiter;
+    if (w && this.head === this.queue.length) {
+      this.waiter = null;
+      w.resolve({ value: ev, done: false });
+    } else this.queue.push(ev);
+  }
+
+  private finish(): void {
+    this.ended = true;
+    this.settleWaiter();
+  }
+
+  private fail(e: unknown): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.failure = e;
+    this.body.destroy();
+    this.settleWaiter();
+  }
+
+  private settleWaiter(): void {
+    const w = this.waiter;
+    if (!w || this.head < this.queue.length) return;
+    this.waiter = null;
+    if (this.failure !== null) w.reject(this.failure);
+    else w.resolve({ value: undefined, done: true });
+  }
+
+  next(): Promise<IteratorResult<ProviderEvent>> {
+    if (this.head < this.queue.length) {
+      const value = this.queue[this.head++] as ProviderEvent;
+      if (this.head === this.queue.length) {
+        this.queue.length = 0;
+        this.head = 0;
+        if (this.body.isPaused() && !this.ended) this.body.resume();
+      }
+      return Promise.resolve({ value, done: false });
+    }
+    if (this.ended) return this.failure !== null ? Promise.reject(this.failure) : Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve, reject) => {
+      this.waiter = { resolve, reject };
+    });
+  }
+
+  return(): Promise<IteratorResult<ProviderEvent>> {
+    // The consumer stopped early (abort, error): drop the upstream response.
+    if (!this.ended) {
+      this.ended = true;
+      this.body.destroy();
+    }
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<ProviderEvent> {
+    return this;
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * The text-provider interface of the gateway. A provider turns a chat request into a stream of events; the
+ * stream-gpt route (src/server/routes/stream-gpt.ts) frames them for the wire (src/protocol/stream.ts).
+ */
+import type { ChatMessage } from '../../protocol/api';
+
+export interface ProviderChatRequest {
+  /** The provider's own model id. */
+  model: string;
+  messages: ChatMessage[];
+  maxTokens?: number;
+  temperature?: number;
+}
+
+export type ProviderEvent =
+  | { type: 'content'; text: string }
+  | { type: 'reasoning'; text: string }
+  | { type: 'usage'; inputTokens: number; outputTokens: number }
+  /** The model id the upstream reports it answered with. */
+  | { type: 'model'; model: string }
+  /** Bytes arrived that carried nothing to show (role chunk, keep-alive comment): the upstream is alive. */
+  | { type: 'ping' };
+
+export type OpenStreamResult =
+  | { ok: true; events: AsyncIterable<ProviderEvent> }
+  /** The upstream refused before streaming: HTTP status and its error, already normalised. */
+  | { ok: false; status: number; error: string; message: string };
+
+export interface TextProvider {
+  /** Provider id, the ModelInfo.provider label. */
+  readonly id: string;
+  /**
+   * Starts a streamed completion. Resolves once the upstream has answered with headers (or refused). Aborting
+   * `signal` must cancel the upstream request promptly; the iterator then throws.
+   */
+  open(req: ProviderChatRequest, signal: AbortSignal): Promise<OpenStreamResult>;
+}
+
+/** The upstream failed after streaming began (connection lost, error event in the stream). */
+export class UpstreamStreamError extends Error {
+  override name = 'UpstreamStreamError';
+}

@@ -1,0 +1,178 @@
+/**
+ * startGateway: open the database, build the catalogue and listen, all in process. Used by main.ts
+ * (`npm run serve`), by e2e tests and by the relay benchmark.
+ *
+ *   const gw = await startGateway({ port: 0, memory: true, env: { PARLEY_UPSTREAM_URL: fake.url } });
+ *   await fetch(`${gw.url}/auth/local-session`); ...; await gw.close();
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { serve } from '@hono/node-server';
+import type { Hono } from 'hono';
+import { createApp } from './app';
+import { loadConfig, type Env, type GatewayConfig } from './config';
+import type { AppEnv } from './context';
+import { openDatabase, type DbTarget } from './db/open';
+import type { Db } from './db/types';
+import { Ledger } from './ledger/ledger';
+import { Catalogue } from './providers/catalogue';
+
+export interface StartGatewayOptions {
+  /** Port to listen on; 0 = any free port. Default: PORT, else 8787. */
+  port?: number;
+  /** Default: HOST, else 127.0.0.1. */
+  host?: string;
+  /** Embedded PGlite in this folder (files in {dataDir}/pglite). */
+  dataDir?: string;
+  /** Embedded PGlite in memory: nothing is written to disk. Wins over dataDir and DATABASE_URL. */
+  memory?: boolean;
+  /** A Postgres server; wins over dataDir. */
+  databaseUrl?: string;
+  /** Environment overrides (PARLEY_UPSTREAM_URL, PARLEY_STALL_MS, ...), applied over process.env. */
+  env?: Env;
+  /** Read process.env at all (default true). Tests pass false for a reproducible setup. */
+  inheritEnv?: boolean;
+  /** Built client to serve; default PARLEY_CLIENT_DIR or dist/client; null = API only. */
+  clientDir?: string | null;
+  /** Log sink; default stderr. */
+  log?: (line: string) => void;
+}
+
+export interface RunningGateway {
+  /** Base URL, e.g. http://127.0.0.1:54321 (no trailing slash). */
+  url: string;
+  port: number;
+  host: string;
+  app: Hono<AppEnv>;
+  db: Db;
+  ledger: Ledger;
+  catalogue: Catalogue;
+  config: GatewayConfig;
+  /** Stops listening, drops open connections, closes the database. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** Written to {dataDir}/gateway.json while a gateway owns an embedded database folder. */
+export interface GatewayLockFile {
+  pid: number;
+  url: string;
+  adminToken: string;
+}
+
+export function lockFilePath(dataDir: string): string {
+  return join(resolve(dataDir), 'gateway.json');
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The lock of a live gateway on this data folder, or null. A stale lock (dead pid) is ignored. */
+export function readLiveLock(dataDir: string): GatewayLockFile | null {
+  const path = lockFilePath(dataDir);
+  if (!existsSync(path)) return null;
+  try {
+    const lock = JSON.parse(readFileSync(path, 'utf8')) as Partial<GatewayLockFile>;
+    if (typeof lock.pid !== 'number' || typeof lock.url !== 'string' || typeof lock.adminToken !== 'string') return null;
+    return pidAlive(lock.pid) ? (lock as GatewayLockFile) : null;
+  } catch {
+    return null;
+  }
+}
+
+function listen(app: Hono<AppEnv>, port: number, host: string): Promise<Server> {
+  return new Promise((resolvePromise, reject) => {
+    const server = serve({ fetch: app.fetch, port, hostname: host }) as Server;
+    const onError = (e: Error): void => reject(e);
+    server.once('error', onError);
+    server.once('listening', () => {
+      server.off('error', onError);
+      resolvePromise(server);
+    });
+  });
+}
+
+export async function startGateway(options: StartGatewayOptions = {}): Promise<RunningGateway> {
+  const env: Env = { ...(options.inheritEnv === false ? {} : process.env), ...options.env };
+  const config = loadConfig(env);
+  const log = options.log ?? ((line: string) => console.error(`[gateway] ${line}`));
+  const host = options.host ?? config.host;
+  const port = options.port ?? config.port;
+
+  let target: DbTarget;
+  if (options.memory) target = { kind: 'memory' };
+  else if (options.databaseUrl) target = { kind: 'postgres', url: options.databaseUrl };
+  else if (options.dataDir !== undefined) target = { kind: 'pglite', dataDir: options.dataDir };
+  else if (config.databaseUrl) target = { kind: 'postgres', url: config.databaseUrl };
+  else target = { kind: 'pglite', dataDir: config.dataDir };
+
+  if (target.kind === 'pglite') {
+    const live = readLiveLock(target.dataDir);
+    if (live) {
+      throw new Error(`Another gateway (pid ${live.pid}, ${live.url}) is using ${resolve(target.dataDir)}; stop it first`);
+    }
+  }
+
+  const db = await openDatabase(target);
+  let server: Server | null = null;
+  let lockPath: string | null = null;
+  try {
+    const catalogue = await Catalogue.create(config.upstreams, {
+      offlineTokenDelayMs: config.offlineTokenDelayMs,
+      discoveryTimeoutMs: config.discoveryTimeoutMs,
+      log,
+    });
+    const ledger = new Ledger(db, { nanoPriceUsdMicro: config.nanoPriceUsdMicro });
+    const adminToken = target.kind === 'pglite' ? randomBytes(32).toString('base64url') : null;
+    const clientDir = options.clientDir === undefined ? config.clientDir : options.clientDir;
+    const app = createApp({
+      db,
+      catalogue,
+      ledger,
+      settings: { stallMs: config.stallMs, cookieSecure: config.cookieSecure, maxBodyBytes: config.maxBodyBytes },
+      clientDir,
+      adminToken,
+      log,
+    });
+    server = await listen(app, port, host);
+    const addr = server.address() as AddressInfo;
+    const urlHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+    const url = `http://${urlHost === '0.0.0.0' ? '127.0.0.1' : urlHost === '[::]' ? '[::1]' : urlHost}:${addr.port}`;
+
+    if (target.kind === 'pglite' && adminToken) {
+      mkdirSync(resolve(target.dataDir), { recursive: true });
+      lockPath = lockFilePath(target.dataDir);
+      const lock: GatewayLockFile = { pid: process.pid, url, adminToken };
+      writeFileSync(lockPath, JSON.stringify(lock), { mode: 0o600 });
+    }
+
+    let closed: Promise<void> | null = null;
+    const running = server;
+    const close = (): Promise<void> => {
+      closed ??= (async () => {
+        await new Promise<void>((r) => {
+          running.close(() => r());
+          running.closeAllConnections();
+        });
+        catalogue.close();
+        if (lockPath) rmSync(lockPath, { force: true });
+        await db.close();
+      })();
+      return closed;
+    };
+    return { url, port: addr.port, host, app, db, ledger, catalogue, config, close };
+  } catch (e) {
+    server?.close();
+    if (lockPath) rmSync(lockPath, { force: true });
+    await db.close().catch(() => {});
+    throw e;
+  }
+}
