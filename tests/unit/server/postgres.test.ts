@@ -1,7 +1,7 @@
 /**
  * The same ledger rules against a real Postgres server, where concurrent charges really run in parallel
- * (PGlite serialises them). Runs only when PARLEY_TEST_DATABASE_URL points at a server the test may create and
- * drop a database on, e.g. PARLEY_TEST_DATABASE_URL=postgres://parley@127.0.0.1:55432/postgres.
+ * (PGlite serialises them). The test starts a throwaway server (./pg-server.ts), or uses
+ * PARLEY_TEST_DATABASE_URL when set (a server it may create and drop a database on).
  */
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
@@ -11,11 +11,12 @@ import type { Db } from '../../../src/server/db/types';
 import { Ledger } from '../../../src/server/ledger/ledger';
 import { createSession } from '../../../src/server/sessions/store';
 import { startFakeUpstream, textReply, type FakeUpstream } from './fake-upstream';
+import { startTempPostgres, type TempPostgres } from './pg-server';
 import { buildApp, chatBody, getSession, newSession, postStream, readStream } from './helpers';
 
-const adminUrl = process.env.PARLEY_TEST_DATABASE_URL;
-
-describe.skipIf(!adminUrl)('Postgres (DATABASE_URL)', () => {
+describe('Postgres (DATABASE_URL)', () => {
+  let server: TempPostgres | null = null;
+  let adminUrl: string;
   let db: Db;
   let ledger: Ledger;
   let dbName: string;
@@ -23,24 +24,30 @@ describe.skipIf(!adminUrl)('Postgres (DATABASE_URL)', () => {
   let up: FakeUpstream;
 
   beforeAll(async () => {
+    if (process.env.PARLEY_TEST_DATABASE_URL) adminUrl = process.env.PARLEY_TEST_DATABASE_URL;
+    else {
+      server = await startTempPostgres();
+      adminUrl = server.url;
+    }
     dbName = `parley_test_${randomBytes(6).toString('hex')}`;
-    const admin = postgres(adminUrl as string, { max: 1, onnotice: () => {} });
+    const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
     await admin.unsafe(`CREATE DATABASE ${dbName}`);
     await admin.end();
-    const u = new URL(adminUrl as string);
+    const u = new URL(adminUrl);
     u.pathname = `/${dbName}`;
     url = u.toString();
     db = await openDatabase({ kind: 'postgres', url });
     ledger = new Ledger(db, { nanoPriceUsdMicro: 1_000_000n });
     up = await startFakeUpstream(textReply('pg reply', { usage: { prompt_tokens: 1000, completion_tokens: 2000 } }));
-  });
+  }, 60_000);
   afterAll(async () => {
     await up?.close();
     await db?.close();
-    const admin = postgres(adminUrl as string, { max: 1, onnotice: () => {} });
+    const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
     await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName}`);
     await admin.end();
-  });
+    await server?.stop();
+  }, 60_000);
 
   it('migrations are tracked and a second open applies nothing', async () => {
     const again = await openDatabase({ kind: 'postgres', url });
