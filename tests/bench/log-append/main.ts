@@ -1,6 +1,6 @@
 /**
- * Bench page: appends message.added events with the app's append path, or bulkPuts the same message rows with raw
- * Dexie, into a fresh ParleyDB (same schema), in batches, and times it.
+ * Bench page: appends message.added events with the app's append path, or writes the same rows with raw Dexie
+ * bulkPut (see AppendRunConfig.mode), into a fresh ParleyDB (same schema), in batches, and times it.
  */
 import Dexie from 'dexie';
 import { makeEvent } from '../../../src/events/catalogue';
@@ -94,6 +94,17 @@ async function run(config: AppendRunConfig): Promise<AppendRunResult> {
     await runProbe(db, config.probe, batches, rowBatches, conversation(slug));
   } else if (config.mode === 'app') {
     for (const batch of batches) await appendEvents(db, batch);
+  } else if (config.mode === 'raw-log') {
+    const conv = conversation(slug);
+    for (const [i, batch] of batches.entries()) {
+      const rows = rowBatches[i] ?? [];
+      const last = rows.at(-1);
+      await db.transaction('rw', db.events, db.messages, db.conversations, async () => {
+        await db.events.bulkPut(batch);
+        await db.messages.bulkPut(rows);
+        if (last) await db.conversations.put({ ...conv, updatedAt: last.timestamp, latestMessage: typeof last.prompt === 'string' ? last.prompt.slice(0, 100) : '' });
+      });
+    }
   } else {
     for (const rows of rowBatches) await db.messages.bulkPut(rows);
   }

@@ -1,7 +1,12 @@
 /** The contract between the bench page (main.ts, runs in Chromium) and the Node driver (log-append.bench.ts). */
 export interface AppendRunConfig {
-  /** 'app': appendEvents(message.added batch); 'raw': messages.bulkPut(rows) of the same rows. */
-  mode: 'app' | 'raw';
+  /**
+   * 'app': appendEvents(message.added batch).
+   * 'raw-log': raw Dexie bulkPut of the same rows the append stores (the event rows, the message rows, the
+   *   conversation row), one Dexie transaction per batch: the baseline of the target.
+   * 'raw': messages.bulkPut of the message rows only (what a store without a log would write).
+   */
+  mode: 'app' | 'raw-log' | 'raw';
   messages: number;
   batchSize: number;
   /** Distinguishes databases between runs. */
@@ -16,7 +21,7 @@ export interface AppendRunConfig {
 }
 
 export interface AppendRunResult {
-  mode: 'app' | 'raw';
+  mode: AppendRunConfig['mode'];
   ms: number;
   messages: number;
   batches: number;
