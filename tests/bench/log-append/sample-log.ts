@@ -20,16 +20,9 @@ export interface SampleLogOptions {
   secondsTimestamps?: number;
 }
 
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../fixtures/random';
+
+export { mulberry32 };
 
 const WORDS = (
   'the a model reply message conversation token stream branch context memory image video audio voice prompt ' +
