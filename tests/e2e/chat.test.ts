@@ -77,6 +77,35 @@ describe('chat, end to end in Chromium', () => {
     expect(await user(page).first().getAttribute('data-status')).toBe('done');
   });
 
+  it('renders hostile model output as inert text under a strict CSP', async () => {
+    const hostile = [
+      'Look: <script>window.__pwned = "script"</script>',
+      '<img src="x" onerror="window.__pwned = \'onerror\'">',
+      '[click me](javascript:window.__pwned="link")',
+      '![tracker](http://198.51.100.7/pixel.png)',
+      'done',
+    ].join('\n\n');
+    stack.upstream.setScript(textReply(hostile, { chunkSize: 7 }));
+    const context = await stack.newContext();
+    const page = await context.newPage();
+    const response = await page.goto('/conversation/new');
+    expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
+    await page.getByRole('combobox', { name: 'Model' }).locator(`option[value="${FREE_MODEL}"]`).waitFor({ state: 'attached' });
+    await chooseModel(page, FREE_MODEL);
+    await send(page, 'Say something nasty');
+    await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+    const reply = assistant(page).first();
+    await page.waitForTimeout(300);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
+    expect(await reply.locator('script, img').count()).toBe(0);
+    expect(await reply.getByRole('link', { name: 'Image: tracker' }).getAttribute('href')).toBe('http://198.51.100.7/pixel.png');
+    const link = reply.getByRole('link', { name: 'click me' });
+    expect((await link.getAttribute('href')) ?? '').not.toContain('javascript:');
+    await link.click({ modifiers: [] }).catch(() => undefined);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
+    expect(await reply.textContent()).toContain('<script>');
+  });
+
   it('keeps the conversation across a reload', async () => {
     stack.upstream.setScript(textReply('Saved reply.'));
     const context = await stack.newContext();

@@ -46,6 +46,17 @@ const components: Components = {
     if (!block) return <code className="inline-code">{children}</code>;
     return <CodeBlock language={match?.[1] ?? ''} code={text.replace(/\n$/, '')} />;
   },
+  // Images in model text would be fetched from any host the model names (a tracking pixel at best, and the CSP
+  // blocks them anyway): show them as links instead, except data: images, which are inline.
+  img({ src, alt }) {
+    const url = typeof src === 'string' ? src : '';
+    if (url.startsWith('data:image/')) return <img src={url} alt={alt ?? ''} className="inline-image" />;
+    return (
+      <a href={url} target="_blank" rel="noopener noreferrer nofollow">
+        {alt ? `Image: ${alt}` : 'Image link'}
+      </a>
+    );
+  },
   a({ href, children }) {
     return (
       <a href={href} target="_blank" rel="noopener noreferrer nofollow">
