@@ -13,7 +13,7 @@ export function App() {
   }, [route.name]);
   return (
     <div className="app">
-      <Sidebar activeSlug={route.name === 'conversation' ? route.slug : null} />
+      <Sidebar route={route} />
       <main className="main">
         {route.name === 'conversation' && <ConversationPage key={route.slug === 'new' ? 'new' : 'conversation'} slug={route.slug} />}
         {route.name === 'wallet' && <WalletPage />}

@@ -1,6 +1,6 @@
 import { useRef, useState } from 'react';
 import { engine, useQuery } from '../engine';
-import { navigate } from '../router';
+import { navigate, type Route } from '../router';
 import { Balance } from './Balance';
 import { showLocalNotice } from '../state';
 
@@ -21,7 +21,8 @@ function LinkTo({ href, className, children, current }: { href: string; classNam
   );
 }
 
-export function Sidebar({ activeSlug }: { activeSlug: string | null }) {
+export function Sidebar({ route }: { route: Route }) {
+  const activeSlug = route.name === 'conversation' ? route.slug : null;
   const conversations = useQuery({ kind: 'conversations' });
   const fileInput = useRef<HTMLInputElement>(null);
   const [busy, setBusy] = useState(false);
@@ -89,7 +90,7 @@ export function Sidebar({ activeSlug }: { activeSlug: string | null }) {
             }}
           />
         </div>
-        <LinkTo href="/wallet" className="wallet-link">
+        <LinkTo href="/wallet" className="wallet-link" current={route.name === 'wallet'}>
           Wallet
         </LinkTo>
       </div>
