@@ -97,6 +97,8 @@ export interface EngineHooks {
   storeMarker(marker: DbMarker): void;
   /** Database name; tests give each engine its own. Default 'parley'. */
   dbName?: string;
+  /** Reply stream inactivity limit (tests shorten it). */
+  replyStallMs?: number;
 }
 
 export class Engine {
@@ -431,7 +433,7 @@ export class Engine {
       requestId,
       maxTokens: DEFAULT_MAX_TOKENS,
     };
-    void runReply(this.replyHost, reply, request)
+    void runReply(this.replyHost(), reply, request)
       .catch((error: unknown) => console.error('Reply failed to record', error))
       .finally(() => {
         this.live.delete(reply.messageId);
@@ -449,13 +451,16 @@ export class Engine {
     }
   }
 
-  private readonly replyHost: ReplyHost = {
-    append: (events) => this.append(events),
-    publish: (reply) => this.live$.next(reply.slug),
-    notify: (notice) => this.notify(notice),
-    newEventId: () => crypto.randomUUID(),
-    now: () => Date.now(),
-  };
+  private replyHost(): ReplyHost {
+    return {
+      append: (events) => this.append(events),
+      publish: (reply) => this.live$.next(reply.slug),
+      notify: (notice) => this.notify(notice),
+      newEventId: () => crypto.randomUUID(),
+      now: () => Date.now(),
+      ...(this.hooks.replyStallMs === undefined ? {} : { stallMs: this.hooks.replyStallMs }),
+    };
+  }
 }
 
 function toChatMessage(m: MessageRow): ChatMessage {

@@ -13,6 +13,13 @@ import { NO_MESSAGE_RETURNED, NO_MESSAGE_RETURNED_TEXT } from './messages';
 
 /** How often a streaming reply's text is saved for crash recovery. */
 export const CHECKPOINT_INTERVAL_MS = 2000;
+/**
+ * The engine gives up on a reply stream that sends nothing for this long. Above the gateway's own stall limit
+ * (30 s), so normally the gateway ends a stalled reply first with its metadata; this guards against a gateway
+ * that went silent itself.
+ */
+export const CLIENT_STALL_MS = 45_000;
+export const CLIENT_STALL_ERROR = 'The reply stopped arriving: no data for too long.';
 /** Spec 000 section 9: max-tokens default. */
 export const DEFAULT_MAX_TOKENS = 8192;
 
@@ -32,18 +39,26 @@ export interface ReplyHost {
   notify(notice: Omit<Notice, 'id'>): void;
   newEventId(): string;
   now(): number;
+  /** Inactivity limit of a reply stream; CLIENT_STALL_MS unless a test sets a shorter one. */
+  stallMs?: number;
 }
 
 export async function runReply(host: ReplyHost, reply: LiveReply, request: StreamGptRequest): Promise<void> {
   const parser = reply.parser;
   let transportError: unknown = null;
+  let stalled = false;
   let lastCheckpoint = host.now();
+  const stallTimer = setTimeout(() => {
+    stalled = true;
+    reply.controller.abort();
+  }, host.stallMs ?? CLIENT_STALL_MS);
   try {
     const body = await gateway.streamReply(request, reply.controller.signal);
     const reader = body.getReader();
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
+      stallTimer.refresh();
       parser.push(value);
       host.publish(reply);
       const now = host.now();
@@ -56,8 +71,10 @@ export async function runReply(host: ReplyHost, reply: LiveReply, request: Strea
     }
     parser.finish();
   } catch (error) {
-    transportError = error;
+    transportError = stalled ? new Error(CLIENT_STALL_ERROR) : error;
     parser.finish();
+  } finally {
+    clearTimeout(stallTimer);
   }
   const text = parser.text;
   const thinking = parser.thinking;

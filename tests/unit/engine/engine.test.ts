@@ -46,8 +46,8 @@ afterAll(async () => {
 
 const engines: Engine[] = [];
 let dbCounter = 0;
-function newEngine(dbName = `engine-test-${++dbCounter}`): Engine {
-  const engine = new Engine({ requestReload: () => undefined, storeMarker: () => undefined, dbName });
+function newEngine(dbName = `engine-test-${++dbCounter}`, replyStallMs?: number): Engine {
+  const engine = new Engine({ requestReload: () => undefined, storeMarker: () => undefined, dbName, ...(replyStallMs ? { replyStallMs } : {}) });
   engines.push(engine);
   return engine;
 }
@@ -107,6 +107,17 @@ describe('engine', () => {
     expect(view.messages[0]).toMatchObject({ role: 'user', hasError: true, status: 'error' });
     expect(notices.flat().map((n) => n.title)).toContain('Model is temporarily not responding');
     expect(await eventTypes('refused')).toContain('reply.failed');
+  });
+
+  it('gives up on a stream that goes silent, keeping the partial text and marking the prompt', async () => {
+    // The gateway's own stall limit is 30 s; the engine's guard (shortened here) ends the wait first.
+    upstream.setScript({ ...textReply('Started but', { delayMs: 5 }), end: 'stall' });
+    const engine = newEngine('silent', 400);
+    const result = await engine.sendMessage({ slug: null, prompt: 'Hello?', model: 'fake-model' });
+    if (!result.ok) throw new Error(result.error);
+    const view = await conversation(engine, result.slug, (v) => !v.pending && v.messages.some((m) => m.hasError));
+    expect(view.messages[0]).toMatchObject({ role: 'user', hasError: true, error: 'The reply stopped arriving: no data for too long.' });
+    expect(view.messages[1]).toMatchObject({ role: 'assistant', text: 'Started but', isPartial: true, status: 'done' });
   });
 
   it('interrupts a reply left streaming by an engine that went away, keeping its checkpoint and the prompt', async () => {
