@@ -41,6 +41,21 @@ describe.each([
     await expect.poll(() => assistant(a).nth(2).textContent(), { timeout: 15_000 }).toContain('Reply to B.');
   });
 
+  it('three tabs opened at the same moment all reach the one engine', async () => {
+    const context = await stack.newContext({ withoutSharedWorker });
+    const pages = await Promise.all([openApp(context), openApp(context), openApp(context)]);
+    // Exactly one engine: every tab's conversation list updates from a send in any tab.
+    stack.upstream.setScript(textReply('Seen by all.'));
+    const [first, second, third] = pages as [(typeof pages)[0], (typeof pages)[0], (typeof pages)[0]];
+    await chooseModel(third, FREE_MODEL);
+    await send(third, 'Hello, three tabs');
+    for (const page of [first, second, third]) {
+      await page.getByRole('navigation', { name: 'Conversations' }).getByRole('link', { name: 'Hello, three tabs' }).waitFor();
+    }
+    const held = await first.evaluate(async () => (await navigator.locks.query()).held?.filter((l) => l.name === 'parley-engine-leader').length ?? 0);
+    expect(held).toBe(1);
+  });
+
   it('the leader tab closes mid-stream and the other tab carries on', async () => {
     const context = await stack.newContext({ withoutSharedWorker });
     const leader = await openApp(context);

@@ -48,17 +48,23 @@ export async function runReply(host: ReplyHost, reply: LiveReply, request: Strea
   let transportError: unknown = null;
   let stalled = false;
   let lastCheckpoint = host.now();
-  const stallTimer = setTimeout(() => {
-    stalled = true;
-    reply.controller.abort();
-  }, host.stallMs ?? CLIENT_STALL_MS);
+  // Re-armed on every chunk (clear + set: timer handles are plain numbers in browsers, with no refresh()).
+  let stallTimer: ReturnType<typeof setTimeout> | undefined;
+  const armStallTimer = () => {
+    clearTimeout(stallTimer);
+    stallTimer = setTimeout(() => {
+      stalled = true;
+      reply.controller.abort();
+    }, host.stallMs ?? CLIENT_STALL_MS);
+  };
+  armStallTimer();
   try {
     const body = await gateway.streamReply(request, reply.controller.signal);
     const reader = body.getReader();
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      stallTimer.refresh();
+      armStallTimer();
       parser.push(value);
       host.publish(reply);
       const now = host.now();
