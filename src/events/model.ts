@@ -40,8 +40,10 @@ export interface MessageRow {
   paymentSource?: PaymentSource;
   outputTokens?: number;
   isPartial?: boolean;
-  /** The reply stopped because the engine running it went away (leader tab closed). */
+  /** The reply stopped because the engine running it went away (leader tab closed) and could not be resumed. */
   interrupted?: boolean;
+  /** Gateway request id of the reply (set when it starts): the idempotency key of its charge, and how to resume it. */
+  requestId?: string;
   modelContext?: string;
   visible?: boolean;
   // Branch fields (schema v41).

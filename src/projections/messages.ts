@@ -10,7 +10,8 @@ import type { Write } from './writes';
 
 export const messagesProjection: Projection = {
   name: 'messages',
-  version: 1,
+  // v2: reply.started records the reply's requestId on the message (an engine that takes over resumes by it).
+  version: 2,
   tables: ['messages'],
   apply(event: ProjectedEvent): Write[] {
     switch (event.type) {
@@ -22,7 +23,7 @@ export const messagesProjection: Projection = {
         return [put('messages', ts === m.timestamp ? m : { ...m, timestamp: ts })];
       }
       case 'reply.started':
-        return [update('messages', event.payload.messageId, { status: 'streaming', updatedAt: event.at })];
+        return [update('messages', event.payload.messageId, { status: 'streaming', requestId: event.payload.requestId, updatedAt: event.at })];
       case 'reply.checkpointed': {
         const p = event.payload;
         return [update('messages', p.messageId, { prompt: p.text, thinking: p.thinking, updatedAt: event.at })];

@@ -2,6 +2,7 @@
  * The gateway app: a Hono app with every route, testable in process with `app.request(...)`.
  * Start a real server with startGateway (src/server/start.ts) or `npm run serve`.
  */
+import { RESUME_GRACE_MS } from './routes/reply-registry';
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { jsonError, type AppEnv, type AppSettings, type RouteContext } from './context';
@@ -30,7 +31,7 @@ export interface AppDeps {
   log?: (line: string) => void;
 }
 
-export const DEFAULT_SETTINGS: AppSettings = { stallMs: 30_000, cookieSecure: false, maxBodyBytes: 25 * 1024 * 1024 };
+export const DEFAULT_SETTINGS: AppSettings = { stallMs: 30_000, cookieSecure: false, maxBodyBytes: 25 * 1024 * 1024, resumeGraceMs: RESUME_GRACE_MS };
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const settings: AppSettings = { ...DEFAULT_SETTINGS, ...deps.settings };

@@ -33,6 +33,7 @@ export interface GatewayConfig {
   nanoPriceUsdMicro: bigint;
   offlineTokenDelayMs: number;
   stallMs: number;
+  resumeGraceMs: number;
   discoveryTimeoutMs: number;
   cookieSecure: boolean;
   maxBodyBytes: number;
@@ -183,6 +184,7 @@ export function loadConfig(env: Env): GatewayConfig {
     nanoPriceUsdMicro,
     offlineTokenDelayMs: intVar(env, 'PARLEY_OFFLINE_TOKEN_DELAY_MS', 15, 0, 10_000),
     stallMs: intVar(env, 'PARLEY_STALL_MS', 30_000, 10, 3_600_000),
+    resumeGraceMs: intVar(env, 'PARLEY_RESUME_GRACE_MS', 20_000, 0, 600_000),
     discoveryTimeoutMs: intVar(env, 'PARLEY_DISCOVERY_TIMEOUT_MS', 5_000, 100, 120_000),
     cookieSecure: boolVar(env, 'PARLEY_COOKIE_SECURE', false),
     maxBodyBytes: intVar(env, 'PARLEY_MAX_BODY_BYTES', 25 * 1024 * 1024, 1024, 1024 * 1024 * 1024),

@@ -22,6 +22,8 @@ export interface AppSettings {
   cookieSecure: boolean;
   /** Largest accepted request body, bytes. */
   maxBodyBytes: number;
+  /** How long a reply whose client went away keeps relaying, waiting for a resume, ms (PARLEY_RESUME_GRACE_MS). */
+  resumeGraceMs: number;
 }
 
 /** What every route module gets. */

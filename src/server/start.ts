@@ -137,7 +137,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
       db,
       catalogue,
       ledger,
-      settings: { stallMs: config.stallMs, cookieSecure: config.cookieSecure, maxBodyBytes: config.maxBodyBytes },
+      settings: { stallMs: config.stallMs, cookieSecure: config.cookieSecure, maxBodyBytes: config.maxBodyBytes, resumeGraceMs: config.resumeGraceMs },
       clientDir,
       adminToken,
       log,

@@ -139,21 +139,61 @@ export class Engine {
       const lastConversation = await this.db.conversations.orderBy(':id').last();
       const lastMessage = await this.db.messages.orderBy(':id').last();
       this.ids = new IdAllocator(Math.max(lastConversation?.id ?? 0, lastMessage?.id ?? 0));
-      await this.interruptOrphanedReplies();
+      await this.resumeOrphanedReplies();
       this.status$.next({ ...this.status$.value, ready: true });
     } catch (error) {
       this.storageFailed(error);
     }
   }
 
-  /** Replies left pending or streaming by an engine that went away (its tab closed) are marked interrupted. */
-  private async interruptOrphanedReplies(): Promise<void> {
+  /**
+   * Replies left pending or streaming by an engine that went away (its tab closed) are picked up again: the
+   * gateway kept relaying them, and a resume replays each from its first byte and follows it to the end. One the
+   * gateway no longer has (restarted, expired, another instance) is marked interrupted, keeping its checkpoint.
+   */
+  private async resumeOrphanedReplies(): Promise<void> {
     const orphans = await this.db.messages.filter((m) => m.role === 'assistant' && (m.status === 'pending' || m.status === 'streaming')).toArray();
-    if (orphans.length === 0) return;
+    await Promise.all(orphans.map((m) => this.resumeOrInterrupt(m)));
+  }
+
+  private async resumeOrInterrupt(message: MessageRow): Promise<void> {
+    const reply: LiveReply = {
+      messageId: message.id,
+      userMessageId: message.parentMessageId ?? 0,
+      slug: message.conversationSlug,
+      requestId: message.requestId ?? '',
+      parser: new ReplyStreamParser(),
+      controller: new AbortController(),
+      stoppedByUser: false,
+    };
+    let stream: ReadableStream<Uint8Array> | null = null;
+    if (reply.requestId) {
+      try {
+        stream = await gateway.resumeReply(reply.requestId, reply.controller.signal);
+      } catch (error) {
+        console.info(`Reply ${message.id} cannot be resumed`, error);
+      }
+    }
+    if (stream) {
+      const body = stream;
+      this.startReply(reply, () => Promise.resolve(body));
+      return;
+    }
     const now = Date.now();
-    await this.append(
-      orphans.map((m) => makeEvent('reply.interrupted', { messageId: m.id, conversationSlug: m.conversationSlug, reason: INTERRUPTED_REASON, at: now }, crypto.randomUUID(), now)),
-    );
+    await this.append([makeEvent('reply.interrupted', { messageId: message.id, conversationSlug: message.conversationSlug, reason: INTERRUPTED_REASON, at: now }, crypto.randomUUID(), now)]);
+  }
+
+  /** Runs a reply in the background; while it runs, its conversation shows it live. */
+  private startReply(reply: LiveReply, open: (signal: AbortSignal) => Promise<ReadableStream<Uint8Array>>): void {
+    this.live.set(reply.messageId, reply);
+    this.live$.next(reply.slug);
+    void runReply(this.replyHost(), reply, open)
+      .catch((error: unknown) => console.error('Reply failed to record', error))
+      .finally(() => {
+        this.live.delete(reply.messageId);
+        this.live$.next(reply.slug);
+        void this.refreshSession();
+      });
   }
 
   private storageFailed(error: unknown): void {
@@ -417,7 +457,8 @@ export class Engine {
       makeEvent('reply.started', { messageId: assistant.id, conversationSlug: slug, model: model.id, requestId, at: now }, crypto.randomUUID(), now),
     );
 
-    const reply: LiveReply = { messageId: assistant.id, userMessageId: user.id, slug, parser: new ReplyStreamParser(), controller: new AbortController(), stoppedByUser: false };
+    const reply: LiveReply = { messageId: assistant.id, userMessageId: user.id, slug, requestId, parser: new ReplyStreamParser(), controller: new AbortController(), stoppedByUser: false };
+    // Live before the append commits, so that the view shows the new reply as pending, never as an empty stream.
     this.live.set(reply.messageId, reply);
     try {
       await this.append(events);
@@ -433,13 +474,7 @@ export class Engine {
       requestId,
       maxTokens: DEFAULT_MAX_TOKENS,
     };
-    void runReply(this.replyHost(), reply, request)
-      .catch((error: unknown) => console.error('Reply failed to record', error))
-      .finally(() => {
-        this.live.delete(reply.messageId);
-        this.live$.next(slug);
-        void this.refreshSession();
-      });
+    this.startReply(reply, (signal) => gateway.streamReply(request, signal));
     return { ok: true, slug, userMessageId: user.id };
   }
 
@@ -447,6 +482,8 @@ export class Engine {
     for (const reply of this.live.values()) {
       if (reply.slug !== slug) continue;
       reply.stoppedByUser = true;
+      // Tell the gateway first: a dropped connection alone keeps the upstream going for a possible resume.
+      if (reply.requestId) void gateway.cancelReply(reply.requestId).catch(() => undefined);
       reply.controller.abort();
     }
   }

@@ -25,9 +25,13 @@ import {
 import { estimateInputTokens } from '../providers/offline';
 import { UpstreamStreamError, type ProviderChatRequest } from '../providers/types';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import { z } from 'zod';
+import type { Context } from 'hono';
 import { NodeReplySink, WebReplySink, type ReplySink } from './reply-sink';
+import { ReplyRegistry } from './reply-registry';
 
 export const STALL_MESSAGE = 'Model stopped responding';
+export const CUT_OFF_MESSAGE = 'The reply was cut off before it finished: its connection was lost or it was stopped.';
 
 /** Upstream statuses passed through as they are; any other upstream failure is 502. */
 const PASS_THROUGH = new Set([400, 402, 403, 429, 503]);
@@ -46,7 +50,77 @@ function paymentSourceOf(r: ChargeResult): PaymentSource {
   return r.balance.usdMicro > 0n || r.balance.nanoRaw === 0n ? 'USD' : 'nano';
 }
 
+const ResumeRequestSchema = z.object({ requestId: z.string().min(8).max(100) });
+
+const STREAM_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Type': 'text/plain; charset=utf-8',
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Accel-Buffering': 'no',
+};
+
+/**
+ * Calls `onGone` when the client of this request goes away. Under @hono/node-server it watches the Node response
+ * (cheap); elsewhere (app.request in tests) the request's signal: reading c.req.raw.signal under node-server would
+ * build a full WHATWG Request for nothing. Returns the function that stops watching.
+ */
+function watchClientGone(c: Context<AppEnv>, onGone: () => void): () => void {
+  const outgoing = c.env?.outgoing;
+  if (outgoing && typeof outgoing.once === 'function') {
+    const onClose = (): void => {
+      if (!outgoing.writableFinished) onGone();
+    };
+    outgoing.once('close', onClose);
+    return () => outgoing.off('close', onClose);
+  }
+  const signal = c.req.raw.signal;
+  signal.addEventListener('abort', onGone, { once: true });
+  return () => signal.removeEventListener('abort', onGone);
+}
+
+/** The streamed response of this request: straight to Node's response when there is one, else a web stream. */
+function openSink(c: Context<AppEnv>, onCancel: () => void): { sink: ReplySink; response: Response } {
+  const outgoing = c.env?.outgoing;
+  if (outgoing && typeof outgoing.writeHead === 'function') {
+    return { sink: new NodeReplySink(outgoing, { ...STREAM_HEADERS }), response: RESPONSE_ALREADY_SENT };
+  }
+  const web = new WebReplySink(onCancel);
+  return { sink: web, response: c.body(web.readable, 200, { ...STREAM_HEADERS }) };
+}
+
 export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): void {
+  const replies = new ReplyRegistry(ctx.settings.resumeGraceMs);
+  const replyKey = (sessionId: string, requestId: string) => `chat:${sessionId}:${requestId}`;
+
+  // A reply whose connection was lost (the engine's tab closed): everything so far, then the rest live.
+  app.post('/api/stream-gpt/resume', async (c) => {
+    const body = await readJson(c, 4096);
+    if (!body.ok) return body.response;
+    const parsed = ResumeRequestSchema.safeParse(body.value);
+    if (!parsed.success) return jsonError(c, 400, 'BAD_REQUEST', `Invalid request: ${describeIssues(parsed.error.issues)}`);
+    const live = replies.get(replyKey(c.get('sessionId'), parsed.data.requestId));
+    if (!live) return jsonError(c, 404, 'REPLY_NOT_FOUND', 'No reply in progress or recently finished with that requestId');
+    let sink: ReplySink | null = null;
+    const opened = openSink(c, () => sink && live.detach(sink));
+    sink = opened.sink;
+    const stopWatching = watchClientGone(c, () => sink && live.detach(sink));
+    void live.attach(sink).finally(() => {
+      if (live.done) stopWatching();
+    });
+    return opened.response;
+  });
+
+  // The user pressed Stop: end the upstream now rather than after the resume grace period.
+  app.post('/api/stream-gpt/cancel', async (c) => {
+    const body = await readJson(c, 4096);
+    if (!body.ok) return body.response;
+    const parsed = ResumeRequestSchema.safeParse(body.value);
+    if (!parsed.success) return jsonError(c, 400, 'BAD_REQUEST', `Invalid request: ${describeIssues(parsed.error.issues)}`);
+    const live = replies.get(replyKey(c.get('sessionId'), parsed.data.requestId));
+    live?.abandon();
+    return c.json({ ok: true, found: live !== undefined });
+  });
+
   app.post('/api/stream-gpt', async (c) => {
     const sessionId = c.get('sessionId');
     const body = await readJson(c, ctx.settings.maxBodyBytes);
@@ -76,34 +150,22 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
     const providerReq: ProviderChatRequest = { model: entry.upstreamModel, messages: req.messages };
     if (req.maxTokens !== undefined) providerReq.maxTokens = req.maxTokens;
     if (req.temperature !== undefined) providerReq.temperature = req.temperature;
-    const chargeKey = `chat:${sessionId}:${req.requestId ?? randomUUID()}`;
+    const chargeKey = replyKey(sessionId, req.requestId ?? randomUUID());
 
-    // One controller for the upstream request; aborted on stall or when the client goes away.
+    // One controller for the upstream request; aborted on stall, on Stop, or when nobody resumes a lost reply.
     const upstream = new AbortController();
     let endReason: 'stall' | 'client' | null = null;
     const stallTimer = setTimeout(() => {
       if (endReason === null) endReason = 'stall';
       upstream.abort(new Error(STALL_MESSAGE));
     }, ctx.settings.stallMs);
-    const onClientGone = (): void => {
+    const abandonUpstream = (): void => {
       if (endReason === null) endReason = 'client';
       upstream.abort(new Error('Client disconnected'));
     };
-    // Under @hono/node-server, watch the Node response (cheap); elsewhere (app.request in tests) the request's
-    // signal. Reading c.req.raw.signal under node-server would build a full WHATWG Request for nothing.
-    const outgoing = c.env?.outgoing;
-    let detach: () => void;
-    if (outgoing && typeof outgoing.once === 'function') {
-      const onClose = (): void => {
-        if (!outgoing.writableFinished) onClientGone();
-      };
-      outgoing.once('close', onClose);
-      detach = () => outgoing.off('close', onClose);
-    } else {
-      const signal = c.req.raw.signal;
-      signal.addEventListener('abort', onClientGone, { once: true });
-      detach = () => signal.removeEventListener('abort', onClientGone);
-    }
+    // Before the reply stream opens, a client that goes away ends the request; after, its reply waits for a resume.
+    let onClientGone: () => void = abandonUpstream;
+    const detach = watchClientGone(c, () => onClientGone());
     const cleanup = (): void => {
       clearTimeout(stallTimer);
       detach();
@@ -125,22 +187,14 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
     }
     const events = opened.events;
 
-    const headers: Record<string, string> = {
-      'Content-Type': 'text/plain; charset=utf-8',
-      'Cache-Control': 'no-store',
-      'X-Content-Type-Options': 'nosniff',
-      'X-Accel-Buffering': 'no',
-    };
-    let s: ReplySink;
-    let response: Response;
-    if (outgoing && typeof outgoing.writeHead === 'function') {
-      s = new NodeReplySink(outgoing, headers);
-      response = RESPONSE_ALREADY_SENT;
-    } else {
-      const web = new WebReplySink(onClientGone);
-      s = web;
-      response = c.body(web.readable, 200, headers);
-    }
+    // Everything the relay writes goes through the in-flight reply: to this client, and to a resumer if this
+    // client goes away (s is the reply, not one connection).
+    const s = replies.open(chargeKey, abandonUpstream);
+    let client: ReplySink | null = null;
+    const { sink, response } = openSink(c, () => client && s.detach(client));
+    client = sink;
+    onClientGone = () => s.detach(sink);
+    void s.attach(sink);
     const relay = async (): Promise<void> => {
       let textChars = 0;
       let reasoningChars = 0;
@@ -218,6 +272,10 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
       } else if (failure !== null) {
         meta.error = failure;
         meta.isPartial = textChars > 0;
+      } else if (endReason === 'client') {
+        // Stopped, or nobody resumed it in time: whatever resumes it later must not take it for a whole reply.
+        meta.error = CUT_OFF_MESSAGE;
+        meta.isPartial = textChars > 0;
       }
 
       // Charged unless the upstream stalled or nothing at all was produced (docs/gateway.md, "What is charged").
@@ -242,7 +300,7 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
           meta.billingError = true;
         }
       }
-      if (endReason === 'client') return; // nobody is listening; the charge above still stands
+      // Written even after Stop or abandonment: a resume within the retention time reads it.
       await s.write(encodeMetadata(meta));
     };
     void relay()
@@ -252,7 +310,7 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
         return s.write(encodeMetadata({ error: 'Internal error', isPartial: false }));
       })
       .catch(() => {})
-      .finally(() => s.end());
+      .finally(() => replies.finish(chargeKey, s));
     return response;
   });
 

@@ -30,16 +30,29 @@ export const gateway = {
   localSession: () => getJson<LocalSessionResponse>('/auth/local-session'),
   models: () => getJson<ModelsResponse>('/api/models'),
   /** Starts a reply stream. Resolves with the response once headers arrive; a non-2xx answer throws GatewayError. */
-  async streamReply(request: StreamGptRequest, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
-    const res = await fetch('/api/stream-gpt', {
+  streamReply: (request: StreamGptRequest, signal: AbortSignal) => postStream('/api/stream-gpt', request, signal),
+  /** The whole stream of a reply whose connection was lost, from its first byte; 404 when the gateway lost it. */
+  resumeReply: (requestId: string, signal: AbortSignal) => postStream('/api/stream-gpt/resume', { requestId }, signal),
+  /** Ends a reply's upstream now (Stop), rather than after the gateway's resume grace period. */
+  async cancelReply(requestId: string): Promise<void> {
+    await fetch('/api/stream-gpt/cancel', {
       method: 'POST',
       credentials: 'same-origin',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(request),
-      signal,
+      body: JSON.stringify({ requestId }),
     });
-    if (!res.ok) throw new GatewayError(res.status, await readErrorBody(res));
-    if (!res.body) throw new GatewayError(502, null);
-    return res.body;
   },
 };
+
+async function postStream(path: string, body: unknown, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+  const res = await fetch(path, {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal,
+  });
+  if (!res.ok) throw new GatewayError(res.status, await readErrorBody(res));
+  if (!res.body) throw new GatewayError(502, null);
+  return res.body;
+}

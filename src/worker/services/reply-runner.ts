@@ -2,13 +2,12 @@
  * Runs one chat reply: POST /api/stream-gpt, parse the stream, publish live text, checkpoint now and then,
  * and end with exactly one terminal event (completed, failed). Tokens are not events (DESIGN rule 4).
  */
-import type { StreamGptRequest } from '../../protocol/api';
 import type { Notice } from '../../protocol/engine';
 import type { NewEvent } from '../../events/catalogue';
 import { makeEvent } from '../../events/catalogue';
 import { ReplyStreamParser } from './stream-parser';
 import { classifyModelError, failedChatText, streamFailureText } from './errors';
-import { GatewayError, gateway } from './gateway';
+import { GatewayError } from './gateway';
 import { NO_MESSAGE_RETURNED, NO_MESSAGE_RETURNED_TEXT } from './messages';
 
 /** How often a streaming reply's text is saved for crash recovery. */
@@ -27,6 +26,7 @@ export interface LiveReply {
   messageId: number;
   userMessageId: number;
   slug: string;
+  requestId: string;
   /** The reply's text and thinking so far; read it when publishing, not per chunk. */
   parser: ReplyStreamParser;
   controller: AbortController;
@@ -43,7 +43,11 @@ export interface ReplyHost {
   stallMs?: number;
 }
 
-export async function runReply(host: ReplyHost, reply: LiveReply, request: StreamGptRequest): Promise<void> {
+/**
+ * Runs a reply to its terminal event. `open` starts the stream: a new request (gateway.streamReply) or, for a
+ * reply another engine started, a resume (gateway.resumeReply), which replays the stream from its first byte.
+ */
+export async function runReply(host: ReplyHost, reply: LiveReply, open: (signal: AbortSignal) => Promise<ReadableStream<Uint8Array>>): Promise<void> {
   const parser = reply.parser;
   let transportError: unknown = null;
   let stalled = false;
@@ -59,7 +63,7 @@ export async function runReply(host: ReplyHost, reply: LiveReply, request: Strea
   };
   armStallTimer();
   try {
-    const body = await gateway.streamReply(request, reply.controller.signal);
+    const body = await open(reply.controller.signal);
     const reader = body.getReader();
     for (;;) {
       const { done, value } = await reader.read();

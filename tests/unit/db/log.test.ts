@@ -184,7 +184,7 @@ describe('ensureProjectionsCurrent', () => {
   it('records versions on a fresh database and then does nothing', async () => {
     const db = newDb();
     expect(await ensureProjectionsCurrent(db)).toEqual({ rebuilt: ['conversations', 'messages'], adopted: 0 });
-    expect(await db.meta.get('projection:messages')).toEqual({ key: 'projection:messages', value: 1 });
+    expect(await db.meta.get('projection:messages')).toEqual({ key: 'projection:messages', value: messagesProjection.version });
     expect(await ensureProjectionsCurrent(db)).toEqual({ rebuilt: [], adopted: 0 });
   });
 

@@ -120,7 +120,7 @@ describe('engine', () => {
     expect(view.messages[1]).toMatchObject({ role: 'assistant', text: 'Started but', isPartial: true, status: 'done' });
   });
 
-  it('interrupts a reply left streaming by an engine that went away, keeping its checkpoint and the prompt', async () => {
+  it('interrupts a reply left streaming by an engine that went away when the gateway no longer has it, keeping its checkpoint and the prompt', async () => {
     const db = new ParleyDB('orphan');
     await db.open();
     const at = 1_763_700_000_000;

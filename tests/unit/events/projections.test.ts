@@ -88,7 +88,7 @@ describe('message.added', () => {
 describe('reply lifecycle', () => {
   it('reply.started marks the assistant message streaming', () => {
     const { bot } = stateOf([...base, started]);
-    expect(bot).toMatchObject({ status: 'streaming', updatedAt: T0 + 1100, prompt: '' });
+    expect(bot).toMatchObject({ status: 'streaming', requestId: 'req-00000011', updatedAt: T0 + 1100, prompt: '' });
   });
 
   it('reply.checkpointed stores the text and thinking so far', () => {
@@ -106,7 +106,7 @@ describe('reply lifecycle', () => {
     );
     const { bot, conv } = stateOf([...base, started, checkpoint, done]);
     expect(bot).toEqual({
-      ...pending, prompt: 'Forty-two.', thinking: 'hmm!', status: 'done', cost: 0.0012, paymentSource: 'USD', outputTokens: 4, updatedAt: T0 + 3000,
+      ...pending, requestId: 'req-00000011', prompt: 'Forty-two.', thinking: 'hmm!', status: 'done', cost: 0.0012, paymentSource: 'USD', outputTokens: 4, updatedAt: T0 + 3000,
     });
     expect(conv).toMatchObject({ updatedAt: T0 + 3000, latestMessage: 'Forty-two.' });
   });
@@ -146,7 +146,7 @@ describe('reply lifecycle', () => {
     const { user: u, bot } = stateOf([...base, started, checkpoint, failed]);
     expect(u).toMatchObject({ hasError: true, error: 'Stalled', status: 'error' });
     expect(bot).toEqual({
-      ...pending, prompt: 'Forty-t', thinking: 'hm', isPartial: true, status: 'done', cost: 0.0005, paymentSource: 'nano', updatedAt: T0 + 4000,
+      ...pending, requestId: 'req-00000011', prompt: 'Forty-t', thinking: 'hm', isPartial: true, status: 'done', cost: 0.0005, paymentSource: 'nano', updatedAt: T0 + 4000,
     });
   });
 

@@ -28,7 +28,7 @@ beforeAll(async () => {
     dataDir: join(dir, 'data'),
     clientDir,
     inheritEnv: false,
-    env: { PARLEY_UPSTREAM_URL: up.url, PARLEY_UPSTREAM_MODELS: 'fake-model', PARLEY_OFFLINE_TOKEN_DELAY_MS: '1' },
+    env: { PARLEY_UPSTREAM_URL: up.url, PARLEY_UPSTREAM_MODELS: 'fake-model', PARLEY_OFFLINE_TOKEN_DELAY_MS: '1', PARLEY_RESUME_GRACE_MS: '500' },
     log: () => {},
   });
 });
@@ -109,9 +109,7 @@ describe('startGateway: a real server on loopback', () => {
     up.setScript({ steps: [{ content: 'first' }, { delayMs: 400 }, { content: ' second' }] });
   });
 
-  it('client disconnect over a real socket aborts the upstream request', async () => {
-    up.requests.length = 0;
-    up.setScript({ steps: [{ content: 'first' }, { delayMs: 3000 }, { content: 'late' }] });
+  async function openReply(requestId: string): Promise<{ cookie: string; ac: AbortController; reader: ReadableStreamDefaultReader<Uint8Array> }> {
     const ls = await fetch(`${gw.url}/auth/local-session`);
     const cookie = (ls.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
     const ac = new AbortController();
@@ -119,14 +117,65 @@ describe('startGateway: a real server on loopback', () => {
       method: 'POST',
       signal: ac.signal,
       headers: { cookie, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'fake-model', messages: [{ role: 'user', content: 'hi' }], conversationUUID: 'c' }),
+      body: JSON.stringify({ model: 'fake-model', messages: [{ role: 'user', content: 'hi' }], conversationUUID: 'c', requestId }),
     });
-    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    return { cookie, ac, reader: (res.body as ReadableStream<Uint8Array>).getReader() };
+  }
+  const post = (cookie: string, path: string, body: unknown) =>
+    fetch(`${gw.url}${path}`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+  it('a client that disconnects leaves the upstream running for the resume grace period, then it is abandoned', async () => {
+    up.requests.length = 0;
+    up.setScript({ steps: [{ content: 'first' }, { delayMs: 3000 }, { content: 'late' }] });
+    const { cookie, ac, reader } = await openReply('req-grace-0001');
     await reader.read();
     ac.abort();
     const t0 = Date.now();
     await up.settled(1);
-    expect(Date.now() - t0).toBeLessThan(1500);
+    // Grace is 500 ms here (PARLEY_RESUME_GRACE_MS); nobody resumed, so the upstream was aborted after it.
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(400);
+    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(up.requests[0]?.aborted).toBe(true);
+    // A resume now gets the text and metadata that say it was cut off, not a whole reply.
+    const late = await (await post(cookie, '/api/stream-gpt/resume', { requestId: 'req-grace-0001' })).text();
+    expect(late.startsWith('first<metadata>')).toBe(true);
+    expect(late).toContain('"isPartial":true');
+    expect(late).toContain('cut off');
+  });
+
+  it('resume after a lost connection returns the whole reply, then follows it live to the metadata', async () => {
+    up.requests.length = 0;
+    up.setScript({ steps: [{ content: 'one ' }, { delayMs: 150 }, { content: 'two ' }, { delayMs: 150 }, { content: 'three' }] });
+    const { cookie, ac, reader } = await openReply('req-resume-0001');
+    await reader.read();
+    ac.abort();
+    const resumed = await post(cookie, '/api/stream-gpt/resume', { requestId: 'req-resume-0001' });
+    expect(resumed.status).toBe(200);
+    const text = await resumed.text();
+    expect(text.startsWith('one two three<metadata>')).toBe(true);
+    expect(up.requests[0]?.aborted).toBe(false);
+    // Still resumable for a while after it finished.
+    expect(await (await post(cookie, '/api/stream-gpt/resume', { requestId: 'req-resume-0001' })).text()).toBe(text);
+  });
+
+  it('resume is per session and answers 404 for an unknown reply; cancel ends the upstream at once', async () => {
+    up.requests.length = 0;
+    up.setScript({ steps: [{ content: 'first' }, { delayMs: 3000 }, { content: 'late' }] });
+    const { cookie, ac, reader } = await openReply('req-cancel-0001');
+    await reader.read();
+    const other = await fetch(`${gw.url}/auth/local-session`);
+    const otherCookie = (other.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const stranger = await post(otherCookie, '/api/stream-gpt/resume', { requestId: 'req-cancel-0001' });
+    expect(stranger.status).toBe(404);
+    expect(await stranger.json()).toMatchObject({ error: 'REPLY_NOT_FOUND' });
+    expect((await post(cookie, '/api/stream-gpt/resume', { requestId: 'x' })).status).toBe(400);
+
+    const t0 = Date.now();
+    const cancelled = await post(cookie, '/api/stream-gpt/cancel', { requestId: 'req-cancel-0001' });
+    expect(await cancelled.json()).toEqual({ ok: true, found: true });
+    ac.abort();
+    await up.settled(1);
+    expect(Date.now() - t0).toBeLessThan(400);
     expect(up.requests[0]?.aborted).toBe(true);
   });
 
