@@ -39,6 +39,27 @@ function ModelName({ id }: { id: string }) {
   return <>{models?.models.find((m) => m.id === id)?.name ?? id}</>;
 }
 
+/**
+ * Messages arrive as fresh objects on every update (they are cloned across the worker boundary), so identity says
+ * nothing: compare what is shown, so that a streaming reply re-renders alone, not every message of a long chat.
+ */
+function sameMessage(a: { message: MessageView }, b: { message: MessageView }): boolean {
+  const x = a.message;
+  const y = b.message;
+  return (
+    x.id === y.id &&
+    x.text === y.text &&
+    x.thinking === y.thinking &&
+    x.status === y.status &&
+    x.hasError === y.hasError &&
+    x.error === y.error &&
+    x.interrupted === y.interrupted &&
+    x.isPartial === y.isPartial &&
+    x.model === y.model &&
+    x.role === y.role
+  );
+}
+
 export const MessageItem = memo(function MessageItem({ message }: { message: MessageView }) {
   const status = message.hasError || message.interrupted ? 'error' : message.status;
   const isAssistant = message.role === 'assistant';
@@ -79,4 +100,4 @@ export const MessageItem = memo(function MessageItem({ message }: { message: Mes
       )}
     </article>
   );
-});
+}, sameMessage);
