@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { textReply } from '../unit/server/fake-upstream';
-import { FREE_MODEL, PAID_MODEL, assistant, chooseModel, openApp, send, slowReply, startStack, user, type Stack } from './stack';
+import { FREE_MODEL, PAID_MODEL, assistant, chooseModel, openApp, send, slowReply, user, useStack } from './stack';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => {
-  await stack?.close();
-});
+const getStack = useStack();
 
 describe('chat, end to end in Chromium', () => {
   it('sends a prompt, streams the reply with thinking, and lands on the new conversation route', async () => {
-    stack.upstream.setScript(textReply('The answer is **forty-two**, and $E = mc^2$.', { delayMs: 60, reasoning: 'Let me think about it carefully.' }));
-    const context = await stack.newContext();
+    getStack().upstream.setScript(textReply('The answer is **forty-two**, and $E = mc^2$.', { delayMs: 60, reasoning: 'Let me think about it carefully.' }));
+    const context = await getStack().newContext();
     const page = await openApp(context);
     await chooseModel(page, FREE_MODEL);
     await send(page, 'What is the answer?');
@@ -29,15 +23,15 @@ describe('chat, end to end in Chromium', () => {
     await reply.getByText('Thinking').click();
     expect(await reply.locator('.thinking-text').textContent()).toBe('Let me think about it carefully.');
     // The prompt went upstream as the last message.
-    const body = stack.upstream.requests.at(-1)?.body;
+    const body = getStack().upstream.requests.at(-1)?.body;
     expect(body?.messages?.at(-1)).toEqual({ role: 'user', content: 'What is the answer?' });
     // Sidebar lists it.
     await expect.poll(() => page.getByRole('navigation', { name: 'Conversations' }).getByRole('link').allTextContents()).toContain('What is the answer?');
   });
 
   it('pushes streamed text to the tab at most every 150 ms', async () => {
-    stack.upstream.setScript(slowReply(60, 25));
-    const context = await stack.newContext();
+    getStack().upstream.setScript(slowReply(60, 25));
+    const context = await getStack().newContext();
     const page = await openApp(context);
     await chooseModel(page, FREE_MODEL);
     await page.evaluate(() => {
@@ -59,8 +53,8 @@ describe('chat, end to end in Chromium', () => {
   });
 
   it('Stop ends the reply and keeps what arrived', async () => {
-    stack.upstream.setScript(slowReply(200, 40, 'part'));
-    const context = await stack.newContext();
+    getStack().upstream.setScript(slowReply(200, 40, 'part'));
+    const context = await getStack().newContext();
     const page = await openApp(context);
     await chooseModel(page, FREE_MODEL);
     await send(page, 'A very long story');
@@ -72,8 +66,8 @@ describe('chat, end to end in Chromium', () => {
     expect(text).toContain('part1');
     expect(text).not.toContain('part200');
     // The upstream request was cancelled, not left running.
-    await stack.upstream.settled();
-    expect(stack.upstream.requests.at(-1)?.aborted).toBe(true);
+    await getStack().upstream.settled();
+    expect(getStack().upstream.requests.at(-1)?.aborted).toBe(true);
     expect(await user(page).first().getAttribute('data-status')).toBe('done');
   });
 
@@ -85,8 +79,8 @@ describe('chat, end to end in Chromium', () => {
       '![tracker](http://198.51.100.7/pixel.png)',
       'done',
     ].join('\n\n');
-    stack.upstream.setScript(textReply(hostile, { chunkSize: 7 }));
-    const context = await stack.newContext();
+    getStack().upstream.setScript(textReply(hostile, { chunkSize: 7 }));
+    const context = await getStack().newContext();
     const page = await context.newPage();
     const response = await page.goto('/conversation/new');
     expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
@@ -107,8 +101,8 @@ describe('chat, end to end in Chromium', () => {
   });
 
   it('keeps the conversation across a reload', async () => {
-    stack.upstream.setScript(textReply('Saved reply.'));
-    const context = await stack.newContext();
+    getStack().upstream.setScript(textReply('Saved reply.'));
+    const context = await getStack().newContext();
     const page = await openApp(context);
     await chooseModel(page, FREE_MODEL);
     await send(page, 'Remember me');
@@ -122,7 +116,7 @@ describe('chat, end to end in Chromium', () => {
   });
 
   it("rejects a blank prompt with 'Message is required'", async () => {
-    const context = await stack.newContext();
+    const context = await getStack().newContext();
     const page = await openApp(context);
     await send(page, '   ');
     const notices = page.getByRole('region', { name: 'Notifications' });
@@ -131,8 +125,8 @@ describe('chat, end to end in Chromium', () => {
   });
 
   it('submits an unknown slug as the prompt once the session is ready', async () => {
-    stack.upstream.setScript(textReply('Paris.'));
-    const context = await stack.newContext();
+    getStack().upstream.setScript(textReply('Paris.'));
+    const context = await getStack().newContext();
     const page = await context.newPage();
     await page.goto(`/conversation/${encodeURIComponent('What is the capital of France?')}`);
     await expect.poll(() => new URL(page.url()).pathname, { timeout: 15_000 }).toMatch(/^\/conversation\/what-is-the-capital-of-france-[a-z0-9]{7}$/);
@@ -142,8 +136,8 @@ describe('chat, end to end in Chromium', () => {
   });
 
   it('shows the 429 notice and marks the user message when the upstream refuses', async () => {
-    stack.upstream.setScript({ error: { status: 429, body: { error: { message: 'Rate limit reached', type: 'rate_limit' } } } });
-    const context = await stack.newContext();
+    getStack().upstream.setScript({ error: { status: 429, body: { error: { message: 'Rate limit reached', type: 'rate_limit' } } } });
+    const context = await getStack().newContext();
     const page = await openApp(context);
     await chooseModel(page, FREE_MODEL);
     await send(page, 'Too fast?');
@@ -156,8 +150,8 @@ describe('chat, end to end in Chromium', () => {
   });
 
   it('keeps a partial reply when the stream drops mid-way', async () => {
-    stack.upstream.setScript({ ...textReply('First part of the answer', { delayMs: 20 }), end: 'drop' });
-    const context = await stack.newContext();
+    getStack().upstream.setScript({ ...textReply('First part of the answer', { delayMs: 20 }), end: 'drop' });
+    const context = await getStack().newContext();
     const page = await openApp(context);
     await chooseModel(page, FREE_MODEL);
     await send(page, 'Tell me everything');
@@ -168,8 +162,8 @@ describe('chat, end to end in Chromium', () => {
   });
 
   it('asks for funds before a paid model, and runs it once the session is credited', async () => {
-    stack.upstream.setScript(textReply('Paid answer.', { usage: { prompt_tokens: 1000, completion_tokens: 1000 } }));
-    const context = await stack.newContext();
+    getStack().upstream.setScript(textReply('Paid answer.', { usage: { prompt_tokens: 1000, completion_tokens: 1000 } }));
+    const context = await getStack().newContext();
     const page = await openApp(context);
     await chooseModel(page, PAID_MODEL);
     await send(page, 'Expensive question');
@@ -182,7 +176,7 @@ describe('chat, end to end in Chromium', () => {
       const res = await fetch('/auth/local-session');
       return ((await res.json()) as { data: { id: string } }).data.id;
     });
-    await stack.gateway.ledger.credit(sessionId, { key: `e2e-${sessionId}`, usdMicro: 1_000_000n });
+    await getStack().gateway.ledger.credit(sessionId, { key: `e2e-${sessionId}`, usdMicro: 1_000_000n });
     await page.getByRole('button', { name: 'Go to wallet' }).click();
     await page.getByRole('button', { name: 'Refresh balance' }).click();
     await expect.poll(() => page.getByRole('region', { name: 'Balance' }).textContent()).toContain('$1.000000');

@@ -3,22 +3,16 @@ import { readFile, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { textReply } from '../unit/server/fake-upstream';
-import { FREE_MODEL, assistant, chooseModel, openApp, send, startStack, user, type Stack } from './stack';
+import { FREE_MODEL, assistant, chooseModel, openApp, send, user, useStack } from './stack';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => {
-  await stack?.close();
-});
+const getStack = useStack();
 
 describe('event log export and import', () => {
   it('exports NDJSON with a header, imports it into a fresh browser, and replays it in Node', async () => {
-    stack.upstream.setScript(textReply('Exported reply.'));
-    const source = await openApp(await stack.newContext());
+    getStack().upstream.setScript(textReply('Exported reply.'));
+    const source = await openApp(await getStack().newContext());
     await chooseModel(source, FREE_MODEL);
     await send(source, 'Carry me over');
     await source.locator('article[data-role="assistant"][data-status="done"]').waitFor();
@@ -33,7 +27,7 @@ describe('event log export and import', () => {
     expect(types).toEqual(expect.arrayContaining(['conversation.created', 'message.added', 'reply.started', 'reply.completed']));
 
     // A fresh profile (its own IndexedDB) imports the file and shows the same conversation.
-    const target = await openApp(await stack.newContext());
+    const target = await openApp(await getStack().newContext());
     await target.getByLabel('Import log file').setInputFiles({ name: 'log.ndjson', mimeType: 'application/x-ndjson', buffer: Buffer.from(ndjson) });
     await target.getByRole('region', { name: 'Notifications' }).getByText('Log imported', { exact: true }).waitFor();
     await target.getByRole('navigation', { name: 'Conversations' }).getByRole('link', { name: 'Carry me over' }).click();

@@ -5,6 +5,7 @@
  */
 import { resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 import { startGateway, type RunningGateway } from '../../src/server/start';
 import { startFakeUpstream, textReply, type FakeUpstream } from '../unit/server/fake-upstream';
 import { launchChromium } from './browser';
@@ -61,6 +62,21 @@ export async function startStack(): Promise<Stack> {
       await gateway.close();
       await upstream.close();
     },
+  };
+}
+
+/** One stack for a test file: started before its tests, closed after. Call at the top level of the file. */
+export function useStack(): () => Stack {
+  let stack: Stack | undefined;
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+  return () => {
+    if (!stack) throw new Error('The stack is not started yet');
+    return stack;
   };
 }
 

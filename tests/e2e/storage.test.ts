@@ -1,15 +1,9 @@
 import type { BrowserContext } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { textReply } from '../unit/server/fake-upstream';
-import { FREE_MODEL, chooseModel, openApp, send, startStack, type Stack } from './stack';
+import { FREE_MODEL, chooseModel, openApp, send, useStack } from './stack';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => {
-  await stack?.close();
-});
+const getStack = useStack();
 
 /**
  * Serve the engine worker with IndexedDB writes to the event log failing as a full disk does
@@ -35,8 +29,8 @@ async function failLogWrites(context: BrowserContext): Promise<() => Promise<voi
 
 describe('local storage failure', () => {
   it("shows 'Local storage unavailable' with 'Reload page' when IndexedDB refuses a write, and loses nothing", async () => {
-    stack.upstream.setScript(textReply('Stored after recovery.'));
-    const context = await stack.newContext();
+    getStack().upstream.setScript(textReply('Stored after recovery.'));
+    const context = await getStack().newContext();
     const restore = await failLogWrites(context);
     const page = await openApp(context);
     await chooseModel(page, FREE_MODEL);

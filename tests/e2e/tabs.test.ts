@@ -1,25 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { textReply } from '../unit/server/fake-upstream';
-import { FREE_MODEL, assistant, chooseModel, openApp, send, slowReply, startStack, user, type Stack } from './stack';
+import { FREE_MODEL, assistant, chooseModel, openApp, send, slowReply, user, useStack } from './stack';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => {
-  await stack?.close();
-});
+const getStack = useStack();
 
 describe.each([
   { mode: 'SharedWorker broker', withoutSharedWorker: false },
   { mode: 'BroadcastChannel relay (SharedWorker removed)', withoutSharedWorker: true },
 ])('one engine for all tabs: $mode', ({ withoutSharedWorker }) => {
   it('two tabs see one conversation update live', async () => {
-    const context = await stack.newContext({ withoutSharedWorker });
+    const context = await getStack().newContext({ withoutSharedWorker });
     const a = await openApp(context);
     expect(await a.evaluate(() => typeof SharedWorker)).toBe(withoutSharedWorker ? 'undefined' : 'function');
     await chooseModel(a, FREE_MODEL);
-    stack.upstream.setScript(textReply('First reply.'));
+    getStack().upstream.setScript(textReply('First reply.'));
     await send(a, 'Hello from tab A');
     await a.locator('article[data-role="assistant"][data-status="done"]').waitFor();
 
@@ -28,7 +22,7 @@ describe.each([
     expect(await b.getByRole('navigation', { name: 'Conversations' }).getByRole('link').allTextContents()).toContain('Hello from tab A');
 
     // A second message from A streams into B as it arrives.
-    stack.upstream.setScript(slowReply(30, 60, 'live'));
+    getStack().upstream.setScript(slowReply(30, 60, 'live'));
     await send(a, 'Stream to both tabs');
     await b.locator('article[data-role="assistant"][data-status="streaming"]').waitFor();
     await expect.poll(() => user(b).nth(1).textContent()).toContain('Stream to both tabs');
@@ -36,16 +30,16 @@ describe.each([
     expect(await assistant(b).nth(1).textContent()).toContain('live30');
 
     // And B can send too: its command runs in the same engine.
-    stack.upstream.setScript(textReply('Reply to B.'));
+    getStack().upstream.setScript(textReply('Reply to B.'));
     await send(b, 'Now from tab B');
     await expect.poll(() => assistant(a).nth(2).textContent(), { timeout: 15_000 }).toContain('Reply to B.');
   });
 
   it('three tabs opened at the same moment all reach the one engine', async () => {
-    const context = await stack.newContext({ withoutSharedWorker });
+    const context = await getStack().newContext({ withoutSharedWorker });
     const pages = await Promise.all([openApp(context), openApp(context), openApp(context)]);
     // Exactly one engine: every tab's conversation list updates from a send in any tab.
-    stack.upstream.setScript(textReply('Seen by all.'));
+    getStack().upstream.setScript(textReply('Seen by all.'));
     const [first, second, third] = pages as [(typeof pages)[0], (typeof pages)[0], (typeof pages)[0]];
     await chooseModel(third, FREE_MODEL);
     await send(third, 'Hello, three tabs');
@@ -57,18 +51,18 @@ describe.each([
   });
 
   it('the leader tab closes mid-stream and the other tab resumes the reply to its end', async () => {
-    const context = await stack.newContext({ withoutSharedWorker });
+    const context = await getStack().newContext({ withoutSharedWorker });
     const leader = await openApp(context);
     await chooseModel(leader, FREE_MODEL);
-    stack.upstream.setScript(textReply('Warm-up.'));
+    getStack().upstream.setScript(textReply('Warm-up.'));
     await send(leader, 'Start');
     await leader.locator('article[data-role="assistant"][data-status="done"]').waitFor();
     const follower = await openApp(context, new URL(leader.url()).pathname);
     await follower.locator('article[data-role="assistant"][data-status="done"]').waitFor();
 
     // A long reply: 120 words, one every 30 ms (3.6 s), started from the follower but run by the leader's engine.
-    stack.upstream.setScript(slowReply(120, 30, 'tok'));
-    const upstreamRequests = stack.upstream.requests.length;
+    getStack().upstream.setScript(slowReply(120, 30, 'tok'));
+    const upstreamRequests = getStack().upstream.requests.length;
     await send(follower, 'A long answer please');
     await follower.locator('article[data-role="assistant"][data-status="streaming"]').waitFor();
     await expect.poll(() => assistant(follower).nth(1).textContent()).toContain('tok5 ');
@@ -82,12 +76,12 @@ describe.each([
     expect(text).toContain('tok1 tok2 tok3');
     expect(text).toContain('tok120');
     expect(text).not.toContain('interrupted');
-    expect(stack.upstream.requests.length).toBe(upstreamRequests + 1);
-    expect(stack.upstream.requests.at(-1)?.aborted).toBe(false);
+    expect(getStack().upstream.requests.length).toBe(upstreamRequests + 1);
+    expect(getStack().upstream.requests.at(-1)?.aborted).toBe(false);
     expect(await user(follower).nth(1).textContent()).toContain('A long answer please');
 
     // The new leader's engine serves new work, and all of it survives a reload.
-    stack.upstream.setScript(textReply('After the handover.'));
+    getStack().upstream.setScript(textReply('After the handover.'));
     await send(follower, 'Are you still there?');
     await expect.poll(() => assistant(follower).nth(2).textContent(), { timeout: 15_000 }).toContain('After the handover.');
     await follower.reload();

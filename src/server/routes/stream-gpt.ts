@@ -28,7 +28,7 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { z } from 'zod';
 import type { Context } from 'hono';
 import { NodeReplySink, WebReplySink, type ReplySink } from './reply-sink';
-import { ReplyRegistry } from './reply-registry';
+import { ReplyRegistry, type InFlightReply } from './reply-registry';
 
 export const STALL_MESSAGE = 'Model stopped responding';
 export const CUT_OFF_MESSAGE = 'The reply was cut off before it finished: its connection was lost or it was stopped.';
@@ -93,12 +93,19 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
   const replyKey = (sessionId: string, requestId: string) => `chat:${sessionId}:${requestId}`;
 
   // A reply whose connection was lost (the engine's tab closed): everything so far, then the rest live.
-  app.post('/api/stream-gpt/resume', async (c) => {
+  /** The in-flight reply a resume or cancel body names (or the 400 answer for a bad body). */
+  async function namedReply(c: Context<AppEnv>): Promise<{ ok: true; live: InFlightReply | undefined } | { ok: false; response: Response }> {
     const body = await readJson(c, 4096);
-    if (!body.ok) return body.response;
+    if (!body.ok) return body;
     const parsed = ResumeRequestSchema.safeParse(body.value);
-    if (!parsed.success) return jsonError(c, 400, 'BAD_REQUEST', `Invalid request: ${describeIssues(parsed.error.issues)}`);
-    const live = replies.get(replyKey(c.get('sessionId'), parsed.data.requestId));
+    if (!parsed.success) return { ok: false, response: jsonError(c, 400, 'BAD_REQUEST', `Invalid request: ${describeIssues(parsed.error.issues)}`) };
+    return { ok: true, live: replies.get(replyKey(c.get('sessionId'), parsed.data.requestId)) };
+  }
+
+  app.post('/api/stream-gpt/resume', async (c) => {
+    const named = await namedReply(c);
+    if (!named.ok) return named.response;
+    const live = named.live;
     if (!live) return jsonError(c, 404, 'REPLY_NOT_FOUND', 'No reply in progress or recently finished with that requestId');
     let sink: ReplySink | null = null;
     const opened = openSink(c, () => sink && live.detach(sink));
@@ -112,13 +119,10 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
 
   // The user pressed Stop: end the upstream now rather than after the resume grace period.
   app.post('/api/stream-gpt/cancel', async (c) => {
-    const body = await readJson(c, 4096);
-    if (!body.ok) return body.response;
-    const parsed = ResumeRequestSchema.safeParse(body.value);
-    if (!parsed.success) return jsonError(c, 400, 'BAD_REQUEST', `Invalid request: ${describeIssues(parsed.error.issues)}`);
-    const live = replies.get(replyKey(c.get('sessionId'), parsed.data.requestId));
-    live?.abandon();
-    return c.json({ ok: true, found: live !== undefined });
+    const named = await namedReply(c);
+    if (!named.ok) return named.response;
+    named.live?.abandon();
+    return c.json({ ok: true, found: named.live !== undefined });
   });
 
   app.post('/api/stream-gpt', async (c) => {
