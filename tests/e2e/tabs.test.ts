@@ -88,4 +88,31 @@ describe.each([
     await expect.poll(() => assistant(follower).count()).toBe(3);
     expect(await assistant(follower).nth(1).textContent()).toContain('tok120');
   });
+
+  it('marks the reply interrupted, keeping its checkpoint and the prompt, when the gateway lost it', async () => {
+    const context = await getStack().newContext({ withoutSharedWorker });
+    // The gateway answers that it no longer has the reply (as after a restart).
+    await context.route('**/api/stream-gpt/resume', (route) =>
+      route.fulfill({ status: 404, contentType: 'application/json', body: JSON.stringify({ error: 'REPLY_NOT_FOUND', message: 'gone' }) }),
+    );
+    const leader = await openApp(context);
+    await chooseModel(leader, FREE_MODEL);
+    getStack().upstream.setScript(textReply('Warm-up.'));
+    await send(leader, 'Start');
+    await leader.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+    const follower = await openApp(context, new URL(leader.url()).pathname);
+    await follower.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+
+    getStack().upstream.setScript(slowReply(200, 30, 'tok'));
+    await send(follower, 'A long answer please');
+    await follower.locator('article[data-role="assistant"][data-status="streaming"]').waitFor();
+    await follower.waitForTimeout(2600); // at least one checkpoint (every 2 s)
+    await leader.close();
+
+    const interrupted = follower.locator('article[data-role="assistant"][data-status="error"]');
+    await interrupted.waitFor({ timeout: 15_000 });
+    expect(await interrupted.textContent()).toContain('Reply interrupted');
+    expect(await interrupted.textContent()).toContain('tok1 ');
+    expect(await user(follower).nth(1).textContent()).toContain('A long answer please');
+  });
 });
