@@ -1,8 +1,21 @@
+import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { textReply } from '../unit/server/fake-upstream';
 import { FREE_MODEL, assistant, chooseModel, openApp, send, slowReply, user, useStack } from './stack';
 
 const getStack = useStack();
+
+/** A leader tab with one finished exchange, and a follower tab open on the same conversation. */
+async function leaderAndFollower(context: BrowserContext): Promise<{ leader: Page; follower: Page }> {
+  const leader = await openApp(context);
+  await chooseModel(leader, FREE_MODEL);
+  getStack().upstream.setScript(textReply('Warm-up.'));
+  await send(leader, 'Start');
+  await leader.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+  const follower = await openApp(context, new URL(leader.url()).pathname);
+  await follower.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+  return { leader, follower };
+}
 
 describe.each([
   { mode: 'SharedWorker broker', withoutSharedWorker: false },
@@ -52,13 +65,7 @@ describe.each([
 
   it('the leader tab closes mid-stream and the other tab resumes the reply to its end', async () => {
     const context = await getStack().newContext({ withoutSharedWorker });
-    const leader = await openApp(context);
-    await chooseModel(leader, FREE_MODEL);
-    getStack().upstream.setScript(textReply('Warm-up.'));
-    await send(leader, 'Start');
-    await leader.locator('article[data-role="assistant"][data-status="done"]').waitFor();
-    const follower = await openApp(context, new URL(leader.url()).pathname);
-    await follower.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+    const { leader, follower } = await leaderAndFollower(context);
 
     // A long reply: 120 words, one every 30 ms (3.6 s), started from the follower but run by the leader's engine.
     getStack().upstream.setScript(slowReply(120, 30, 'tok'));
@@ -95,13 +102,7 @@ describe.each([
     await context.route('**/api/stream-gpt/resume', (route) =>
       route.fulfill({ status: 404, contentType: 'application/json', body: JSON.stringify({ error: 'REPLY_NOT_FOUND', message: 'gone' }) }),
     );
-    const leader = await openApp(context);
-    await chooseModel(leader, FREE_MODEL);
-    getStack().upstream.setScript(textReply('Warm-up.'));
-    await send(leader, 'Start');
-    await leader.locator('article[data-role="assistant"][data-status="done"]').waitFor();
-    const follower = await openApp(context, new URL(leader.url()).pathname);
-    await follower.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+    const { leader, follower } = await leaderAndFollower(context);
 
     getStack().upstream.setScript(slowReply(200, 30, 'tok'));
     await send(follower, 'A long answer please');
