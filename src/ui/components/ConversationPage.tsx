@@ -112,7 +112,9 @@ export function ConversationPage({ slug }: { slug: string }) {
             <p className="muted">Pick a model, type a message and press Enter.</p>
           </div>
         )}
-        {conversation?.messages.map((m) => <MessageItem key={m.id} message={m} />)}
+        {conversation?.messages.map((m) => (
+          <MessageItem key={m.id} message={m} modelName={models?.models.find((x) => x.id === m.model)?.name ?? m.model} />
+        ))}
         <div ref={listEnd} />
       </section>
       <Composer

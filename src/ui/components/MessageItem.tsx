@@ -1,6 +1,5 @@
 import { Suspense, lazy, memo, useState } from 'react';
 import type { MessageView } from '../../protocol/engine';
-import { useQuery } from '../engine';
 
 // Markdown, GFM, math and KaTeX are heavy: loaded on first use, not with the page.
 const Markdown = lazy(() => import('./Markdown'));
@@ -34,19 +33,15 @@ function MessageMenu({ text }: { text: string }) {
   );
 }
 
-function ModelName({ id }: { id: string }) {
-  const models = useQuery({ kind: 'models' });
-  return <>{models?.models.find((m) => m.id === id)?.name ?? id}</>;
-}
-
 /**
  * Messages arrive as fresh objects on every update (they are cloned across the worker boundary), so identity says
  * nothing: compare what is shown, so that a streaming reply re-renders alone, not every message of a long chat.
  */
-function sameMessage(a: { message: MessageView }, b: { message: MessageView }): boolean {
+function sameMessage(a: MessageItemProps, b: MessageItemProps): boolean {
   const x = a.message;
   const y = b.message;
   return (
+    a.modelName === b.modelName &&
     x.id === y.id &&
     x.text === y.text &&
     x.thinking === y.thinking &&
@@ -60,13 +55,19 @@ function sameMessage(a: { message: MessageView }, b: { message: MessageView }): 
   );
 }
 
-export const MessageItem = memo(function MessageItem({ message }: { message: MessageView }) {
+interface MessageItemProps {
+  message: MessageView;
+  /** Display name of the message's model (the page reads the catalogue once for all messages). */
+  modelName: string;
+}
+
+export const MessageItem = memo(function MessageItem({ message, modelName }: MessageItemProps) {
   const status = message.hasError || message.interrupted ? 'error' : message.status;
   const isAssistant = message.role === 'assistant';
   return (
     <article className={`message message-${message.role}`} data-role={message.role} data-status={status} aria-label={isAssistant ? 'Assistant message' : 'Your message'}>
       <header className="message-header">
-        <span className="message-author">{isAssistant ? <ModelName id={message.model} /> : 'You'}</span>
+        <span className="message-author">{isAssistant ? modelName : 'You'}</span>
         <MessageMenu text={message.text} />
       </header>
       {isAssistant && message.thinking && (
