@@ -59,6 +59,10 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX ledger_entries_session_idx ON ledger_entries (session_id, id)`,
     ],
   },
+  // 2-4: reserved while issue 5 is built; each is filled in by its own change before it ships.
+  { id: 2, name: 'holds_and_request_binding', statements: [] },
+  { id: 3, name: 'inflight_replies', statements: [] },
+  { id: 4, name: 'rate_limits_and_session_expiry', statements: [] },
 ];
 
 const LOCK_ID = 727_001;
