@@ -57,27 +57,25 @@ export interface ModelsView {
   error: string | null;
 }
 
-export type Query =
-  | { kind: 'conversations' }
-  | { kind: 'conversation'; slug: string }
-  | { kind: 'session' }
-  | { kind: 'models' }
-  | { kind: 'notices' }
-  | { kind: 'status' };
+/**
+ * Live queries, by kind: what a subscription asks for and what it receives. Each domain adds its own entries
+ * (one interface per domain, joined below), so a new query is a new key, never an edit of a switch.
+ */
+export interface CoreQueries {
+  session: { query: { kind: 'session' }; result: SessionView };
+  models: { query: { kind: 'models' }; result: ModelsView };
+  notices: { query: { kind: 'notices' }; result: Notice[] };
+  status: { query: { kind: 'status' }; result: EngineStatus };
+}
+export interface ConversationQueries {
+  conversations: { query: { kind: 'conversations' }; result: ConversationSummary[] };
+  conversation: { query: { kind: 'conversation'; slug: string }; result: ConversationView | null };
+}
+export interface QueryDefs extends CoreQueries, ConversationQueries {}
 
-export type QueryResult<Q extends Query> = Q extends { kind: 'conversations' }
-  ? ConversationSummary[]
-  : Q extends { kind: 'conversation' }
-    ? ConversationView | null
-    : Q extends { kind: 'session' }
-      ? SessionView
-      : Q extends { kind: 'models' }
-        ? ModelsView
-        : Q extends { kind: 'notices' }
-          ? Notice[]
-          : Q extends { kind: 'status' }
-            ? EngineStatus
-            : never;
+export type QueryKind = keyof QueryDefs;
+export type Query = QueryDefs[QueryKind]['query'];
+export type QueryResult<Q extends Query> = QueryDefs[Q['kind']]['result'];
 
 export interface SendMessageInput {
   /** Existing conversation slug, or null to create a new conversation. */
@@ -91,11 +89,9 @@ export type SendMessageResult =
   /** notified: the engine already raised a notice for this failure, so the tab shows nothing more. */
   | { ok: false; error: string; notified?: boolean };
 
-export interface EngineApi {
+/** Engine-wide commands: the handshake, notices, the session and the log. */
+export interface CoreHandlers {
   handshake(protocolVersion: number): Promise<{ ok: boolean; engineId: string; protocolVersion: number }>;
-  subscribe<Q extends Query>(query: Q, callback: (value: QueryResult<Q>) => void): Promise<() => void>;
-  sendMessage(input: SendMessageInput): Promise<SendMessageResult>;
-  stopReply(slug: string): Promise<void>;
   dismissNotice(id: string): Promise<void>;
   refreshSession(): Promise<void>;
   /** The whole event log as NDJSON (header line first). */
@@ -103,3 +99,19 @@ export interface EngineApi {
   /** Append the events of an NDJSON log that this log does not have yet; rebuilds read models. */
   importLog(ndjson: string): Promise<{ imported: number; skipped: number }>;
 }
+
+/** Chat: send a message and stop a reply (src/worker/commands/chat.ts). */
+export interface ChatHandlers {
+  sendMessage(input: SendMessageInput): Promise<SendMessageResult>;
+  stopReply(slug: string): Promise<void>;
+}
+
+/**
+ * Every command of the engine: one handler type per domain (src/worker/commands/*), joined here (DESIGN rule 12).
+ * A new domain adds its interface to this intersection.
+ */
+export type CommandHandlers = CoreHandlers & ChatHandlers;
+
+export type EngineApi = CommandHandlers & {
+  subscribe<Q extends Query>(query: Q, callback: (value: QueryResult<Q>) => void): Promise<() => void>;
+};

@@ -26,7 +26,7 @@ const engine = new Engine({
 function connectionApi(): EngineApi & { close(): Promise<void> } {
   const subscriptions = new Set<Subscription>();
   return {
-    handshake: (version) => engine.handshake(version),
+    ...engine.commands,
     async subscribe<Q extends Query>(query: Q, callback: (value: QueryResult<Q>) => void) {
       const subscription = engine.observe(query).subscribe((value) => {
         // The callback is a Comlink proxy: calling it posts to the tab.
@@ -38,12 +38,6 @@ function connectionApi(): EngineApi & { close(): Promise<void> } {
         subscriptions.delete(subscription);
       });
     },
-    sendMessage: (input) => engine.sendMessage(input),
-    stopReply: (slug) => engine.stopReply(slug),
-    dismissNotice: (id) => engine.dismissNotice(id),
-    refreshSession: () => engine.refreshSession(),
-    exportLog: () => engine.exportLog(),
-    importLog: (text) => engine.importLog(text),
     async close() {
       for (const s of subscriptions) s.unsubscribe();
       subscriptions.clear();

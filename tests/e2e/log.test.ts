@@ -44,7 +44,7 @@ describe('event log export and import', () => {
     const dir = await mkdtemp(join(tmpdir(), 'parley-log-'));
     const file = join(dir, 'log.ndjson');
     await writeFile(file, ndjson);
-    const { stdout } = await promisify(execFile)('npx', ['tsx', 'src/events/replay-cli.ts', file, '--conversation', slug, '--json']);
+    const { stdout } = await promisify(execFile)('npx', ['tsx', 'src/cli/replay.ts', file, '--conversation', slug, '--json']);
     expect(stdout).toContain('Carry me over');
     expect(stdout).toContain('Exported reply.');
   });

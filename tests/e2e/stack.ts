@@ -29,7 +29,7 @@ export async function startStack(): Promise<Stack> {
     port: 0,
     memory: true,
     inheritEnv: false,
-    clientDir: resolve('dist/client'),
+    clientDir: resolve(process.env.PARLEY_E2E_CLIENT_DIR ?? 'dist/client'),
     log: () => undefined,
     env: {
       PARLEY_UPSTREAM_URL: upstream.url,

@@ -19,7 +19,7 @@ const expected = readModels(fold(events));
 
 async function replay(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/events/replay-cli.ts', ...args], { cwd: process.cwd() });
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/replay.ts', ...args], { cwd: process.cwd() });
     return { code: 0, stdout, stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };

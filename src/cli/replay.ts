@@ -8,9 +8,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { iterateLog, LogFormatError } from './codec';
-import type { NewEvent, StoredEvent } from './catalogue';
-import type { MessageRow } from './model';
+import { iterateLog, LogFormatError } from '../events/codec';
+import type { NewEvent, StoredEvent } from '../events/catalogue';
+import type { MessageRow } from '../events/model';
 import { fold, readModels } from '../projections/fold';
 import type { ConversationWithMessages } from '../projections/fold';
 import { firstChars, promptText } from '../projections/projection';

@@ -1,0 +1,42 @@
+/**
+ * What an appended event changes, for the live queries: which conversations' pages must reload and whether the
+ * conversation list must. One entry per event type (a new event type that forgets to say is a type error).
+ */
+import type { EventPayloads, EventType, NewEvent } from '../events/catalogue';
+
+export interface Change {
+  /** Everything may have changed (an imported log): every query reloads. */
+  all: boolean;
+  /** The conversation list (names, order, latest message) changed. */
+  conversations: boolean;
+  /** Conversations whose pages changed. */
+  slugs: Set<string>;
+}
+
+interface Touch {
+  /** The conversation list changes too. */
+  list: boolean;
+  slugs: readonly string[];
+}
+
+const CHANGES: { [K in EventType]: (payload: EventPayloads[K]) => Touch } = {
+  'conversation.created': (p) => ({ list: true, slugs: [p.conversation.slug] }),
+  'message.added': (p) => ({ list: true, slugs: [p.message.conversationSlug] }),
+  'reply.started': (p) => ({ list: false, slugs: [p.conversationSlug] }),
+  'reply.checkpointed': (p) => ({ list: false, slugs: [p.conversationSlug] }),
+  'reply.completed': (p) => ({ list: true, slugs: [p.conversationSlug] }),
+  'reply.failed': (p) => ({ list: true, slugs: [p.conversationSlug] }),
+  'reply.interrupted': (p) => ({ list: false, slugs: [p.conversationSlug] }),
+};
+
+export function changeOf(events: readonly NewEvent[]): Change {
+  const change: Change = { all: false, conversations: false, slugs: new Set() };
+  for (const e of events) {
+    const touch = (CHANGES[e.type] as (p: NewEvent['payload']) => Touch)(e.payload);
+    if (touch.list) change.conversations = true;
+    for (const s of touch.slugs) change.slugs.add(s);
+  }
+  return change;
+}
+
+export const EVERYTHING_CHANGED: Change = { all: true, conversations: true, slugs: new Set() };

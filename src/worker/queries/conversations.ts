@@ -1,0 +1,82 @@
+/**
+ * Live queries of the conversation domain: the conversation list and one conversation's page (its messages, with
+ * the live text of a reply that is streaming).
+ */
+import { asyncScheduler, combineLatest, defer, filter, from, map, startWith, switchMap, throttleTime, type Observable } from 'rxjs';
+import type { ConversationSummary, ConversationView } from '../../protocol/engine';
+import type { ConversationRow, MessageRow } from '../../events/model';
+import { STREAM_THROTTLE_MS, type EngineCore } from '../core';
+import type { QueryHandlers } from './types';
+
+export function byTime(a: MessageRow, b: MessageRow): number {
+  return a.timestamp - b.timestamp || a.id - b.id;
+}
+
+function promptText(prompt: MessageRow['prompt']): string {
+  if (typeof prompt === 'string') return prompt;
+  return prompt.map((p) => (p.type === 'text' ? p.text : '')).join('\n');
+}
+
+interface ConversationRows {
+  conversation: ConversationRow;
+  messages: MessageRow[];
+}
+
+export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conversations' | 'conversation'> {
+  async function loadConversations(): Promise<ConversationSummary[]> {
+    await core.whenStarted();
+    if (!core.storageOk) return [];
+    const rows = await core.db.conversations.orderBy('updatedAt').reverse().toArray();
+    return rows.map((c) => ({ id: c.id, slug: c.slug, name: c.name, updatedAt: c.updatedAt, latestMessage: c.latestMessage }));
+  }
+
+  async function loadConversation(slug: string): Promise<ConversationRows | null> {
+    await core.whenStarted();
+    if (!core.storageOk) return null;
+    const conversation = await core.db.conversations.where('slug').equals(slug).first();
+    if (!conversation) return null;
+    const messages = await core.db.messages.where('conversationSlug').equals(slug).toArray();
+    messages.sort(byTime);
+    return { conversation, messages };
+  }
+
+  function conversationView(rows: ConversationRows | null): ConversationView | null {
+    if (!rows) return null;
+    let pending = false;
+    const messages = rows.messages.map((m) => {
+      const live = core.live.get(m.id);
+      if (live) {
+        pending = true;
+        // Read the parser only here, at the throttled publish, not after every network chunk.
+        const text = live.parser.text;
+        const thinking = live.parser.thinking;
+        const started = text.length > 0 || thinking.length > 0;
+        return { ...m, text, thinking, status: started ? ('streaming' as const) : ('pending' as const) };
+      }
+      return { ...m, text: promptText(m.prompt) };
+    });
+    return { conversation: rows.conversation, messages, pending };
+  }
+
+  return {
+    conversations: (): Observable<ConversationSummary[]> =>
+      core.changes$.pipe(
+        filter((c) => c.all || c.conversations),
+        startWith(null),
+        throttleTime(STREAM_THROTTLE_MS, asyncScheduler, { leading: true, trailing: true }),
+        switchMap(() => defer(() => from(loadConversations()))),
+      ),
+    conversation: ({ slug }): Observable<ConversationView | null> => {
+      const rows$ = core.changes$.pipe(
+        filter((c) => c.all || c.slugs.has(slug)),
+        startWith(null),
+        switchMap(() => defer(() => from(loadConversation(slug)))),
+      );
+      const live$ = core.live$.pipe(filter((s) => s === slug), startWith(slug));
+      return combineLatest([rows$, live$]).pipe(
+        throttleTime(STREAM_THROTTLE_MS, asyncScheduler, { leading: true, trailing: true }),
+        map(([rows]) => conversationView(rows)),
+      );
+    },
+  };
+}
