@@ -4,6 +4,7 @@
  */
 import type { ConversationRow, MessageRow } from '../events/model';
 import type { ModelInfo, SessionData } from './api';
+import type { Preferences } from './preferences';
 
 /** Bumped whenever this interface changes shape: a tab whose bundle is stale reloads. */
 export const ENGINE_PROTOCOL_VERSION = 1;
@@ -66,6 +67,7 @@ export interface CoreQueries {
   models: { query: { kind: 'models' }; result: ModelsView };
   notices: { query: { kind: 'notices' }; result: Notice[] };
   status: { query: { kind: 'status' }; result: EngineStatus };
+  preferences: { query: { kind: 'preferences' }; result: Preferences };
 }
 export interface ConversationQueries {
   conversations: { query: { kind: 'conversations' }; result: ConversationSummary[] };
@@ -98,6 +100,8 @@ export interface CoreHandlers {
   exportLog(): Promise<string>;
   /** Append the events of an NDJSON log that this log does not have yet; rebuilds read models. */
   importLog(ndjson: string): Promise<{ imported: number; skipped: number }>;
+  /** Changes some preferences; every tab sees the new values through the `preferences` query. */
+  setPreferences(changes: Partial<Preferences>): Promise<void>;
 }
 
 /** Chat: send a message and stop a reply (src/worker/commands/chat.ts). */

@@ -12,6 +12,7 @@ import {
   type Notice,
   type SessionView,
 } from '../protocol/engine';
+import { DEFAULT_PREFERENCES, type Preferences } from '../protocol/preferences';
 import { makeEvent, type NewEvent } from '../events/catalogue';
 import type { MessageRow } from '../events/model';
 import { ParleyDB } from './db/schema';
@@ -56,6 +57,8 @@ export class EngineCore implements CoreHandlers {
   readonly session$ = new BehaviorSubject<SessionView>({ session: null, canUsePaidModels: false, error: null });
   readonly models$ = new BehaviorSubject<ModelsView>({ models: [], defaultModel: '', error: null });
   readonly notices$ = new BehaviorSubject<Notice[]>([]);
+  /** Current preferences (src/protocol/preferences.ts). */
+  readonly preferences$ = new BehaviorSubject<Preferences>(DEFAULT_PREFERENCES);
   readonly status$: BehaviorSubject<EngineStatus>;
   private sessionRefresh: Promise<void> | null = null;
   private modelsLoad: Promise<void> | null = null;
@@ -204,6 +207,11 @@ export class EngineCore implements CoreHandlers {
     const others = this.notices$.value.filter((n) => n.title !== notice.title);
     this.notices$.next([...others, { ...notice, id }]);
     if (notice.durationMs !== null) setTimeout(() => void this.dismissNotice(id), notice.durationMs);
+  }
+
+  /** In memory for now; persisted through the log by the preferences domain. */
+  async setPreferences(changes: Partial<Preferences>): Promise<void> {
+    this.preferences$.next({ ...this.preferences$.value, ...changes });
   }
 
   async dismissNotice(id: string): Promise<void> {

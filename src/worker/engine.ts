@@ -37,6 +37,7 @@ export class Engine extends EngineCore {
       refreshSession: () => this.refreshSession(),
       exportLog: () => this.exportLog(),
       importLog: (text) => this.importLog(text),
+      setPreferences: (changes) => this.setPreferences(changes),
       ...domains,
     };
     this.queries = { ...coreQueries(this), ...conversationQueries(this) };

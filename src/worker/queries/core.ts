@@ -2,11 +2,12 @@
 import type { EngineCore } from '../core';
 import type { QueryHandlers } from './types';
 
-export function coreQueries(core: EngineCore): Pick<QueryHandlers, 'session' | 'models' | 'notices' | 'status'> {
+export function coreQueries(core: EngineCore): Pick<QueryHandlers, 'session' | 'models' | 'notices' | 'status' | 'preferences'> {
   return {
     session: () => core.session$,
     models: () => core.models$,
     notices: () => core.notices$,
     status: () => core.status$,
+    preferences: () => core.preferences$,
   };
 }
