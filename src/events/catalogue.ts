@@ -3,7 +3,7 @@
  * Events are never removed or reinterpreted; a new shape is a new version plus an upcaster (./upcasters.ts).
  * Ids, timestamps and every other nondeterministic value travel in the payload.
  */
-import type { ConversationRow, MessageRow } from './model';
+import type { ConversationRow, InstructionRow, MessageRow } from './model';
 import type { PaymentSource } from '../protocol/stream';
 
 export interface ConversationCreatedV1 {
@@ -73,6 +73,61 @@ export interface ReplyInterruptedV1 {
   at: number;
 }
 
+/** A conversation got a new name: typed by the user, or a title generated from its content (at most 150 characters). */
+export interface ConversationRenamedV1 {
+  slug: string;
+  name: string;
+  source: 'user' | 'generated';
+  at: number;
+}
+
+/**
+ * A conversation was deleted. It leaves the list at once but keeps its messages until `conversation.purged`
+ * (appended when the undo window has passed), so `conversation.restored` can bring it back whole.
+ */
+export interface ConversationDeletedV1 {
+  slug: string;
+  at: number;
+}
+export interface ConversationRestoredV1 {
+  slug: string;
+  at: number;
+}
+/** A deleted conversation's undo window passed: the row and its messages are removed. */
+export interface ConversationPurgedV1 {
+  slug: string;
+  at: number;
+}
+export interface ConversationPinnedV1 {
+  slug: string;
+  at: number;
+}
+export interface ConversationUnpinnedV1 {
+  slug: string;
+  at: number;
+}
+/** The conversation's system prompt (its `instructions` field); '' = the default. */
+export interface ConversationInstructionsSetV1 {
+  slug: string;
+  instructions: string;
+  at: number;
+}
+
+/** A saved instruction preset (the `instructions` table). */
+export interface InstructionCreatedV1 {
+  instruction: InstructionRow;
+}
+export interface InstructionUpdatedV1 {
+  id: number;
+  name: string;
+  instructions: string;
+  at: number;
+}
+export interface InstructionDeletedV1 {
+  id: number;
+  at: number;
+}
+
 /** Current event shapes, by type. */
 export interface EventPayloads {
   'conversation.created': ConversationCreatedV1;
@@ -82,6 +137,16 @@ export interface EventPayloads {
   'reply.completed': ReplyCompletedV1;
   'reply.failed': ReplyFailedV1;
   'reply.interrupted': ReplyInterruptedV1;
+  'conversation.renamed': ConversationRenamedV1;
+  'conversation.deleted': ConversationDeletedV1;
+  'conversation.restored': ConversationRestoredV1;
+  'conversation.purged': ConversationPurgedV1;
+  'conversation.pinned': ConversationPinnedV1;
+  'conversation.unpinned': ConversationUnpinnedV1;
+  'conversation.instructionsSet': ConversationInstructionsSetV1;
+  'instruction.created': InstructionCreatedV1;
+  'instruction.updated': InstructionUpdatedV1;
+  'instruction.deleted': InstructionDeletedV1;
 }
 
 export type EventType = keyof EventPayloads;
@@ -95,6 +160,16 @@ export const CURRENT_VERSION: { [K in EventType]: number } = {
   'reply.completed': 1,
   'reply.failed': 1,
   'reply.interrupted': 1,
+  'conversation.renamed': 1,
+  'conversation.deleted': 1,
+  'conversation.restored': 1,
+  'conversation.purged': 1,
+  'conversation.pinned': 1,
+  'conversation.unpinned': 1,
+  'conversation.instructionsSet': 1,
+  'instruction.created': 1,
+  'instruction.updated': 1,
+  'instruction.deleted': 1,
 };
 
 /** An event as a command creates it (current version). */

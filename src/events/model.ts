@@ -20,6 +20,12 @@ export interface ConversationRow {
   latestMessage: string;
   isMediaOnly: boolean;
   instructions?: string;
+  /** How the name was last set: absent = the first words of the prompt; 'generated' titles are not regenerated. */
+  nameSource?: 'user' | 'generated';
+  /** When it was pinned (pinned conversations lead the list); absent = not pinned. */
+  pinnedAt?: number;
+  /** When it was deleted: hidden from every query, restorable until purged (docs/events.md). */
+  deletedAt?: number;
 }
 
 export interface MessageRow {

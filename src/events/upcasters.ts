@@ -46,6 +46,16 @@ export const upcasters: { readonly [K in EventType]: Readonly<Record<number, Upc
   'reply.completed': {},
   'reply.failed': {},
   'reply.interrupted': {},
+  'conversation.renamed': {},
+  'conversation.deleted': {},
+  'conversation.restored': {},
+  'conversation.purged': {},
+  'conversation.pinned': {},
+  'conversation.unpinned': {},
+  'conversation.instructionsSet': {},
+  'instruction.created': {},
+  'instruction.updated': {},
+  'instruction.deleted': {},
 };
 
 export interface UpcastOptions {

@@ -91,6 +91,13 @@ const replyFailed: Shape = {
   paymentSource: nullable(paymentSource),
 };
 const replyInterrupted: Shape = { ...replyBase, reason: str };
+const slugAt: Shape = { slug: str, at: num };
+const conversationRenamed: Shape = { ...slugAt, name: str, source: oneOf('user', 'generated') };
+const conversationInstructionsSet: Shape = { ...slugAt, instructions: str };
+const instructionShape: Shape = { id: int, name: str, instructions: str, createdAt: num, updatedAt: num };
+const instructionPayload: Shape = { instruction: isObj };
+const instructionUpdated: Shape = { id: int, name: str, instructions: str, at: num };
+const instructionDeleted: Shape = { id: int, at: num };
 
 // Fast paths: one boolean expression per type with direct property reads (monomorphic, no closures), run on every
 // event of a replay. Only when one fails does the generic checkShape run, to name the offending field.
@@ -127,6 +134,20 @@ const fastPayload: { [K in EventType]: (p: unknown) => boolean } = {
   'reply.failed': (p) =>
     O(p) && replyOk(p) && I(p.userMessageId) && S(p.error) && B(p.keepPartial) && S(p.text) && S(p.thinking) && N(p.cost) && isSource(p.paymentSource),
   'reply.interrupted': (p) => O(p) && replyOk(p) && S(p.reason),
+  'conversation.renamed': (p) => O(p) && S(p.slug) && N(p.at) && S(p.name) && (p.source === 'user' || p.source === 'generated'),
+  'conversation.deleted': (p) => O(p) && S(p.slug) && N(p.at),
+  'conversation.restored': (p) => O(p) && S(p.slug) && N(p.at),
+  'conversation.purged': (p) => O(p) && S(p.slug) && N(p.at),
+  'conversation.pinned': (p) => O(p) && S(p.slug) && N(p.at),
+  'conversation.unpinned': (p) => O(p) && S(p.slug) && N(p.at),
+  'conversation.instructionsSet': (p) => O(p) && S(p.slug) && N(p.at) && S(p.instructions),
+  'instruction.created': (p) => {
+    if (!O(p) || !O(p.instruction)) return false;
+    const i = p.instruction;
+    return I(i.id) && S(i.name) && S(i.instructions) && N(i.createdAt) && N(i.updatedAt);
+  },
+  'instruction.updated': (p) => O(p) && I(p.id) && S(p.name) && S(p.instructions) && N(p.at),
+  'instruction.deleted': (p) => O(p) && I(p.id) && N(p.at),
 };
 
 const payloadShapes: { [K in EventType]: (p: unknown) => string | null } = {
@@ -139,6 +160,17 @@ const payloadShapes: { [K in EventType]: (p: unknown) => string | null } = {
   'reply.completed': (p) => checkShape(p, replyCompleted, 'payload'),
   'reply.failed': (p) => checkShape(p, replyFailed, 'payload'),
   'reply.interrupted': (p) => checkShape(p, replyInterrupted, 'payload'),
+  'conversation.renamed': (p) => checkShape(p, conversationRenamed, 'payload'),
+  'conversation.deleted': (p) => checkShape(p, slugAt, 'payload'),
+  'conversation.restored': (p) => checkShape(p, slugAt, 'payload'),
+  'conversation.purged': (p) => checkShape(p, slugAt, 'payload'),
+  'conversation.pinned': (p) => checkShape(p, slugAt, 'payload'),
+  'conversation.unpinned': (p) => checkShape(p, slugAt, 'payload'),
+  'conversation.instructionsSet': (p) => checkShape(p, conversationInstructionsSet, 'payload'),
+  'instruction.created': (p) =>
+    checkShape(p, instructionPayload, 'payload') ?? checkShape((p as Record<string, unknown>).instruction, instructionShape, 'payload.instruction'),
+  'instruction.updated': (p) => checkShape(p, instructionUpdated, 'payload'),
+  'instruction.deleted': (p) => checkShape(p, instructionDeleted, 'payload'),
 };
 
 export function isEventType(type: string): type is EventType {

@@ -6,7 +6,7 @@ import { normalizeTimestamp } from '../events/model';
 import type { ConversationRow } from '../events/model';
 import { firstChars, LATEST_MESSAGE_CHARS, promptText } from './projection';
 import type { ProjectedEvent, Projection } from './projection';
-import { put, updateWhere } from './writes';
+import { deleteWhere, put, updateWhere } from './writes';
 import type { Write } from './writes';
 
 const NONE: Write[] = [];
@@ -32,10 +32,29 @@ export const conversationsProjection: Projection = {
         const p = event.payload;
         return [updateWhere('conversations', 'slug', p.conversationSlug, touch(event.at, p.text))];
       }
+      case 'conversation.renamed': {
+        const p = event.payload;
+        return [updateWhere('conversations', 'slug', p.slug, { name: p.name, nameSource: p.source })];
+      }
+      case 'conversation.deleted':
+        return [updateWhere('conversations', 'slug', event.payload.slug, { deletedAt: event.payload.at })];
+      case 'conversation.restored':
+        return [updateWhere('conversations', 'slug', event.payload.slug, { deletedAt: undefined })];
+      case 'conversation.purged':
+        return [deleteWhere('conversations', 'slug', event.payload.slug)];
+      case 'conversation.pinned':
+        return [updateWhere('conversations', 'slug', event.payload.slug, { pinnedAt: event.payload.at })];
+      case 'conversation.unpinned':
+        return [updateWhere('conversations', 'slug', event.payload.slug, { pinnedAt: undefined })];
+      case 'conversation.instructionsSet':
+        return [updateWhere('conversations', 'slug', event.payload.slug, { instructions: event.payload.instructions })];
       case 'reply.started':
       case 'reply.checkpointed':
       case 'reply.failed':
       case 'reply.interrupted':
+      case 'instruction.created':
+      case 'instruction.updated':
+      case 'instruction.deleted':
         return NONE;
     }
   },

@@ -5,7 +5,7 @@
 import { normalizeTimestamp } from '../events/model';
 import type { MessageRow } from '../events/model';
 import type { ProjectedEvent, Projection } from './projection';
-import { put, remove, update } from './writes';
+import { deleteWhere, put, remove, update } from './writes';
 import type { Write } from './writes';
 
 export const messagesProjection: Projection = {
@@ -16,7 +16,19 @@ export const messagesProjection: Projection = {
   apply(event: ProjectedEvent): Write[] {
     switch (event.type) {
       case 'conversation.created':
+      case 'conversation.renamed':
+      case 'conversation.deleted':
+      case 'conversation.restored':
+      case 'conversation.pinned':
+      case 'conversation.unpinned':
+      case 'conversation.instructionsSet':
+      case 'instruction.created':
+      case 'instruction.updated':
+      case 'instruction.deleted':
         return [];
+      // A deleted conversation keeps its messages through the undo window; they go when it is purged.
+      case 'conversation.purged':
+        return [deleteWhere('messages', 'conversationSlug', event.payload.slug)];
       case 'message.added': {
         const m = event.payload.message;
         const ts = normalizeTimestamp(m.timestamp);

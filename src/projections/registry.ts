@@ -1,10 +1,11 @@
 /** Every projection of the app. The worker applies them on append and rebuilds them from the log. */
 import { conversationsProjection } from './conversations';
+import { instructionsProjection } from './instructions';
 import { messagesProjection } from './messages';
 import type { Projection } from './projection';
 import type { TableName } from './writes';
 
-export const projections: readonly Projection[] = [conversationsProjection, messagesProjection];
+export const projections: readonly Projection[] = [conversationsProjection, messagesProjection, instructionsProjection];
 
 /** Tables owned by the given projections (the only tables a rebuild clears). */
 export function ownedTables(list: readonly Projection[] = projections): TableName[] {

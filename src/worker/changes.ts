@@ -27,6 +27,17 @@ const CHANGES: { [K in EventType]: (payload: EventPayloads[K]) => Touch } = {
   'reply.completed': (p) => ({ list: true, slugs: [p.conversationSlug] }),
   'reply.failed': (p) => ({ list: true, slugs: [p.conversationSlug] }),
   'reply.interrupted': (p) => ({ list: false, slugs: [p.conversationSlug] }),
+  'conversation.renamed': (p) => ({ list: true, slugs: [p.slug] }),
+  'conversation.deleted': (p) => ({ list: true, slugs: [p.slug] }),
+  'conversation.restored': (p) => ({ list: true, slugs: [p.slug] }),
+  'conversation.purged': (p) => ({ list: true, slugs: [p.slug] }),
+  'conversation.pinned': (p) => ({ list: true, slugs: [p.slug] }),
+  'conversation.unpinned': (p) => ({ list: true, slugs: [p.slug] }),
+  'conversation.instructionsSet': (p) => ({ list: false, slugs: [p.slug] }),
+  // Presets are not conversation data: the instructions query follows these events itself.
+  'instruction.created': () => ({ list: false, slugs: [] }),
+  'instruction.updated': () => ({ list: false, slugs: [] }),
+  'instruction.deleted': () => ({ list: false, slugs: [] }),
 };
 
 export function changeOf(events: readonly NewEvent[]): Change {

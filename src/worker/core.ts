@@ -50,6 +50,8 @@ export class EngineCore implements CoreHandlers {
   private readonly started: Promise<void>;
   /** What each append changed; live queries reload from it. */
   readonly changes$ = new Subject<Change>();
+  /** The events of each committed append, in order (services that follow the log, e.g. the search index). */
+  readonly events$ = new Subject<readonly NewEvent[]>();
   /** Replies this engine is running, by assistant message id. */
   readonly live = new Map<number, LiveReply>();
   /** A live reply of this conversation (slug) published new text or started or ended. */
@@ -185,6 +187,7 @@ export class EngineCore implements CoreHandlers {
       throw error;
     }
     this.changes$.next(changeOf(events));
+    this.events$.next(events);
   }
 
   async exportLog(): Promise<string> {

@@ -30,6 +30,8 @@ export const REPLAY_PAGE_SIZE = 2000;
 export const REBUILD_WRITE_BATCH = 1000;
 /** Meta key recording that rows of a pre-log database were adopted into the log. */
 export const LEGACY_ADOPTED_KEY = 'log:legacy-adopted';
+/** Meta key set once saved instruction presets that predate their projection have been adopted into the log. */
+export const LEGACY_INSTRUCTIONS_KEY = 'log:legacy-instructions-adopted';
 
 export interface LogOptions {
   /** The projections to apply (default: the registry). Tests inject their own. */
@@ -255,7 +257,7 @@ export async function ensureProjectionsCurrent(
   options: LogOptions & { onProgress?: RebuildProgressFn } = {},
 ): Promise<EnsureResult> {
   const projections = options.projections ?? defaultProjections;
-  const scope = [...new Set([...rebuildScope(db, projections), db.conversations, db.messages])];
+  const scope = [...new Set([...rebuildScope(db, projections), db.conversations, db.messages, db.instructions])];
   return db.transaction('rw', scope, async () => {
     let adopted = 0;
     const logSize = await db.events.count();
@@ -267,6 +269,14 @@ export async function ensureProjectionsCurrent(
         await db.meta.put({ key: LEGACY_ADOPTED_KEY, value: { events: events.length } });
         adopted = events.length;
       }
+    }
+    // Instruction presets became events after the log existed: rows already in the table (a database of the
+    // original app) were produced by no event, so they are adopted once, before their projection first rebuilds.
+    if ((await db.meta.get(LEGACY_INSTRUCTIONS_KEY)) === undefined) {
+      const rows = await db.instructions.toArray();
+      const events = rows.map((instruction) => makeEvent('instruction.created', { instruction }, `legacy:instruction:${instruction.id}`, instruction.createdAt));
+      if (events.length > 0) await db.events.bulkAdd(events);
+      await db.meta.put({ key: LEGACY_INSTRUCTIONS_KEY, value: { events: events.length } });
     }
     const versions = await db.meta.bulkGet(projections.map(projectionMetaKey));
     const stale = projections.filter((p, i) => adopted > 0 || versions[i]?.value !== p.version);

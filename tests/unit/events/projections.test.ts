@@ -34,9 +34,9 @@ const stateOf = (events: NewEvent[]) => {
 };
 
 describe('projections registry', () => {
-  it('lists conversations and messages, each owning its own table', () => {
-    expect(projections.map((p) => p.name)).toEqual(['conversations', 'messages']);
-    expect(ownedTables()).toEqual(['conversations', 'messages']);
+  it('lists conversations, messages and instructions, each owning its own table', () => {
+    expect(projections.map((p) => p.name)).toEqual(['conversations', 'messages', 'instructions']);
+    expect(ownedTables()).toEqual(['conversations', 'messages', 'instructions']);
     for (const p of projections) {
       for (const e of [...base, started, checkpoint]) for (const w of p.apply(e)) expect(p.tables).toContain(w.table);
     }
