@@ -24,11 +24,10 @@ import {
 } from '../money';
 import { estimateInputTokens } from '../providers/offline';
 import { UpstreamStreamError, type ProviderChatRequest } from '../providers/types';
-import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
-import { z } from 'zod';
 import type { Context } from 'hono';
-import { NodeReplySink, WebReplySink, type ReplySink } from './reply-sink';
-import { ReplyRegistry, type InFlightReply } from './reply-registry';
+import type { ReplySink } from './reply-sink';
+import { ReplyRegistry } from './reply-registry';
+import { openSink, registerReplyRoutes, replyKey, watchClientGone } from './stream-resume';
 
 export const STALL_MESSAGE = 'Model stopped responding';
 export const CUT_OFF_MESSAGE = 'The reply was cut off before it finished: its connection was lost or it was stopped.';
@@ -50,80 +49,9 @@ function paymentSourceOf(r: ChargeResult): PaymentSource {
   return r.balance.usdMicro > 0n || r.balance.nanoRaw === 0n ? 'USD' : 'nano';
 }
 
-const ResumeRequestSchema = z.object({ requestId: z.string().min(8).max(100) });
-
-const STREAM_HEADERS: Readonly<Record<string, string>> = {
-  'Content-Type': 'text/plain; charset=utf-8',
-  'Cache-Control': 'no-store',
-  'X-Content-Type-Options': 'nosniff',
-  'X-Accel-Buffering': 'no',
-};
-
-/**
- * Calls `onGone` when the client of this request goes away. Under @hono/node-server it watches the Node response
- * (cheap); elsewhere (app.request in tests) the request's signal: reading c.req.raw.signal under node-server would
- * build a full WHATWG Request for nothing. Returns the function that stops watching.
- */
-function watchClientGone(c: Context<AppEnv>, onGone: () => void): () => void {
-  const outgoing = c.env?.outgoing;
-  if (outgoing && typeof outgoing.once === 'function') {
-    const onClose = (): void => {
-      if (!outgoing.writableFinished) onGone();
-    };
-    outgoing.once('close', onClose);
-    return () => outgoing.off('close', onClose);
-  }
-  const signal = c.req.raw.signal;
-  signal.addEventListener('abort', onGone, { once: true });
-  return () => signal.removeEventListener('abort', onGone);
-}
-
-/** The streamed response of this request: straight to Node's response when there is one, else a web stream. */
-function openSink(c: Context<AppEnv>, onCancel: () => void): { sink: ReplySink; response: Response } {
-  const outgoing = c.env?.outgoing;
-  if (outgoing && typeof outgoing.writeHead === 'function') {
-    return { sink: new NodeReplySink(outgoing, { ...STREAM_HEADERS }), response: RESPONSE_ALREADY_SENT };
-  }
-  const web = new WebReplySink(onCancel);
-  return { sink: web, response: c.body(web.readable, 200, { ...STREAM_HEADERS }) };
-}
-
 export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): void {
   const replies = new ReplyRegistry(ctx.settings.resumeGraceMs);
-  const replyKey = (sessionId: string, requestId: string) => `chat:${sessionId}:${requestId}`;
-
-  // A reply whose connection was lost (the engine's tab closed): everything so far, then the rest live.
-  /** The in-flight reply a resume or cancel body names (or the 400 answer for a bad body). */
-  async function namedReply(c: Context<AppEnv>): Promise<{ ok: true; live: InFlightReply | undefined } | { ok: false; response: Response }> {
-    const body = await readJson(c, 4096);
-    if (!body.ok) return body;
-    const parsed = ResumeRequestSchema.safeParse(body.value);
-    if (!parsed.success) return { ok: false, response: jsonError(c, 400, 'BAD_REQUEST', `Invalid request: ${describeIssues(parsed.error.issues)}`) };
-    return { ok: true, live: replies.get(replyKey(c.get('sessionId'), parsed.data.requestId)) };
-  }
-
-  app.post('/api/stream-gpt/resume', async (c) => {
-    const named = await namedReply(c);
-    if (!named.ok) return named.response;
-    const live = named.live;
-    if (!live) return jsonError(c, 404, 'REPLY_NOT_FOUND', 'No reply in progress or recently finished with that requestId');
-    let sink: ReplySink | null = null;
-    const opened = openSink(c, () => sink && live.detach(sink));
-    sink = opened.sink;
-    const stopWatching = watchClientGone(c, () => sink && live.detach(sink));
-    void live.attach(sink).finally(() => {
-      if (live.done) stopWatching();
-    });
-    return opened.response;
-  });
-
-  // The user pressed Stop: end the upstream now rather than after the resume grace period.
-  app.post('/api/stream-gpt/cancel', async (c) => {
-    const named = await namedReply(c);
-    if (!named.ok) return named.response;
-    named.live?.abandon();
-    return c.json({ ok: true, found: named.live !== undefined });
-  });
+  registerReplyRoutes(app, ctx, replies);
 
   app.post('/api/stream-gpt', async (c) => {
     const sessionId = c.get('sessionId');
