@@ -82,3 +82,18 @@ export interface SessionData {
 export interface LocalSessionResponse {
   data: SessionData;
 }
+
+/** Spec 000 section 9: a generated title is at most 150 characters. */
+export const TITLE_MAX_CHARS = 150;
+/** Largest conversationContent the summary route accepts (the engine sends the opening of the conversation). */
+export const SUMMARY_CONTENT_MAX_CHARS = 20_000;
+
+/** POST /api/conversation-summary (spec 000 section 7): request conversationContent, answer summary. */
+export const ConversationSummaryRequestSchema = z.object({
+  conversationContent: z.string().trim().min(1).max(SUMMARY_CONTENT_MAX_CHARS),
+});
+export type ConversationSummaryRequest = z.infer<typeof ConversationSummaryRequestSchema>;
+export interface ConversationSummaryResponse {
+  /** The title, at most TITLE_MAX_CHARS characters. */
+  summary: string;
+}

@@ -2,7 +2,7 @@
  * The one typed interface of the engine (the leader tab's dedicated worker), as every tab sees it through Comlink.
  * Subscriptions: the callback is passed as a Comlink proxy; the returned unsubscribe is a Comlink proxy too.
  */
-import type { ConversationRow, MessageRow } from '../events/model';
+import type { ConversationRow, InstructionRow, MessageRow } from '../events/model';
 import type { ModelInfo, SessionData } from './api';
 import type { Preferences } from './preferences';
 
@@ -15,7 +15,21 @@ export interface ConversationSummary {
   name: string;
   updatedAt: number;
   latestMessage: string;
+  /** Pinned conversations lead the list. */
+  pinned: boolean;
 }
+
+/** One conversation found by search: where to go, and the text around the match. */
+export interface SearchHit {
+  slug: string;
+  name: string;
+  snippet: string;
+  /** The message that matched, or null when the name did. */
+  messageId: number | null;
+}
+
+/** Outcome of a conversation or preset command; `error` is shown to the user as is. */
+export type ActionResult = { ok: true } | { ok: false; error: string };
 
 /** A message as the view renders it: the stored row, with live text for a reply that is streaming. */
 export type MessageView = MessageRow & { text: string };
@@ -35,7 +49,7 @@ export interface Notice {
   tone: NoticeTone;
   /** Milliseconds before it closes; null = stays until dismissed. */
   durationMs: number | null;
-  action?: { label: string; kind: 'reload' | 'wallet' };
+  action?: { label: string; kind: 'reload' | 'wallet' } | { label: string; kind: 'undo'; slug: string };
 }
 
 export interface EngineStatus {
@@ -73,7 +87,11 @@ export interface ConversationQueries {
   conversations: { query: { kind: 'conversations' }; result: ConversationSummary[] };
   conversation: { query: { kind: 'conversation'; slug: string }; result: ConversationView | null };
 }
-export interface QueryDefs extends CoreQueries, ConversationQueries {}
+/** Saved instruction presets with the built-ins ('Standard', id 0, and 'Study Mode'), sorted by name. */
+export interface InstructionQueries {
+  instructions: { query: { kind: 'instructions' }; result: InstructionRow[] };
+}
+export interface QueryDefs extends CoreQueries, ConversationQueries, InstructionQueries {}
 
 export type QueryKind = keyof QueryDefs;
 export type Query = QueryDefs[QueryKind]['query'];
@@ -110,11 +128,37 @@ export interface ChatHandlers {
   stopReply(slug: string): Promise<void>;
 }
 
+/** Conversation management (src/worker/commands/conversations.ts): rename, delete and undo, pin, instructions, titles, search. */
+export interface ConversationHandlers {
+  renameConversation(slug: string, name: string): Promise<ActionResult>;
+  /** Hides it at once; `restoreConversation` brings it back until the undo window passes, then it is purged. */
+  deleteConversation(slug: string): Promise<ActionResult>;
+  restoreConversation(slug: string): Promise<ActionResult>;
+  pinConversation(slug: string, pinned: boolean): Promise<ActionResult>;
+  /** The conversation's system prompt; '' = the default ('Standard'). */
+  setConversationInstructions(slug: string, instructions: string): Promise<ActionResult>;
+  /** Asks the gateway for a title (at most 150 characters) and renames the conversation with it. */
+  generateTitle(slug: string): Promise<ActionResult>;
+  searchConversations(text: string): Promise<SearchHit[]>;
+}
+
+export interface InstructionInput {
+  name: string;
+  instructions: string;
+}
+
+/** Saved instruction presets (src/worker/commands/instructions.ts). Built-in presets cannot be changed. */
+export interface InstructionHandlers {
+  createInstruction(input: InstructionInput): Promise<{ ok: true; id: number } | { ok: false; error: string }>;
+  updateInstruction(id: number, input: InstructionInput): Promise<ActionResult>;
+  deleteInstruction(id: number): Promise<ActionResult>;
+}
+
 /**
  * Every command of the engine: one handler type per domain (src/worker/commands/*), joined here (DESIGN rule 12).
  * A new domain adds its interface to this intersection.
  */
-export type CommandHandlers = CoreHandlers & ChatHandlers;
+export type CommandHandlers = CoreHandlers & ChatHandlers & ConversationHandlers & InstructionHandlers;
 
 export type EngineApi = CommandHandlers & {
   subscribe<Q extends Query>(query: Q, callback: (value: QueryResult<Q>) => void): Promise<() => void>;

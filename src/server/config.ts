@@ -37,6 +37,8 @@ export interface GatewayConfig {
   discoveryTimeoutMs: number;
   cookieSecure: boolean;
   maxBodyBytes: number;
+  /** Catalogue id of the model that writes conversation titles; null = deterministic offline titles. */
+  titleModel: string | null;
   upstreams: UpstreamConfig[];
 }
 
@@ -188,6 +190,7 @@ export function loadConfig(env: Env): GatewayConfig {
     discoveryTimeoutMs: intVar(env, 'PARLEY_DISCOVERY_TIMEOUT_MS', 5_000, 100, 120_000),
     cookieSecure: boolVar(env, 'PARLEY_COOKIE_SECURE', false),
     maxBodyBytes: intVar(env, 'PARLEY_MAX_BODY_BYTES', 25 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    titleModel: env.PARLEY_TITLE_MODEL?.trim() || null,
     upstreams,
   };
 }

@@ -24,6 +24,8 @@ export interface AppSettings {
   maxBodyBytes: number;
   /** How long a reply whose client went away keeps relaying, waiting for a resume, ms (PARLEY_RESUME_GRACE_MS). */
   resumeGraceMs: number;
+  /** Model that writes conversation titles (PARLEY_TITLE_MODEL); unset = the offline deterministic title. */
+  titleModel?: string | null;
 }
 
 /** What every route module gets. */

@@ -137,7 +137,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
       db,
       catalogue,
       ledger,
-      settings: { stallMs: config.stallMs, cookieSecure: config.cookieSecure, maxBodyBytes: config.maxBodyBytes, resumeGraceMs: config.resumeGraceMs },
+      settings: { stallMs: config.stallMs, cookieSecure: config.cookieSecure, maxBodyBytes: config.maxBodyBytes, resumeGraceMs: config.resumeGraceMs, titleModel: config.titleModel },
       clientDir,
       adminToken,
       log,

@@ -10,8 +10,11 @@ import type { Observable } from 'rxjs';
 import type { CommandHandlers, Query, QueryResult } from '../protocol/engine';
 import { EngineCore, type EngineHooks } from './core';
 import { chatCommands } from './commands/chat';
+import { conversationCommands } from './commands/conversations';
+import { instructionCommands } from './commands/instructions';
 import { conversationQueries } from './queries/conversations';
 import { coreQueries } from './queries/core';
+import { instructionQueries } from './queries/instructions';
 import type { QueryHandlers } from './queries/types';
 
 export { INTERRUPTED_REASON, PAID_USE_THRESHOLD, STREAM_THROTTLE_MS, type EngineHooks } from './core';
@@ -29,7 +32,7 @@ export class Engine extends EngineCore {
 
   constructor(hooks: EngineHooks) {
     super(hooks);
-    const domains = { ...chatCommands(this) };
+    const domains = { ...chatCommands(this), ...conversationCommands(this), ...instructionCommands(this) };
     Object.assign(this, domains);
     this.commands = {
       handshake: (v) => this.handshake(v),
@@ -40,7 +43,7 @@ export class Engine extends EngineCore {
       setPreferences: (changes) => this.setPreferences(changes),
       ...domains,
     };
-    this.queries = { ...coreQueries(this), ...conversationQueries(this) };
+    this.queries = { ...coreQueries(this), ...conversationQueries(this), ...instructionQueries(this) };
   }
 
   observe<Q extends Query>(query: Q): Observable<QueryResult<Q>> {

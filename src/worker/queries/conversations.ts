@@ -27,7 +27,18 @@ export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conv
     await core.whenStarted();
     if (!core.storageOk) return [];
     const rows = await core.db.conversations.orderBy('updatedAt').reverse().toArray();
-    return rows.map((c) => ({ id: c.id, slug: c.slug, name: c.name, updatedAt: c.updatedAt, latestMessage: c.latestMessage }));
+    // Deleted ones (restorable until purged) are hidden; pinned ones lead, most recently pinned first.
+    const visible = rows.filter((c) => c.deletedAt === undefined);
+    const pinned = visible.filter((c) => c.pinnedAt !== undefined).sort((a, b) => (b.pinnedAt ?? 0) - (a.pinnedAt ?? 0));
+    const others = visible.filter((c) => c.pinnedAt === undefined);
+    return [...pinned, ...others].map((c) => ({
+      id: c.id,
+      slug: c.slug,
+      name: c.name,
+      updatedAt: c.updatedAt,
+      latestMessage: c.latestMessage,
+      pinned: c.pinnedAt !== undefined,
+    }));
   }
 
   async function loadConversation(slug: string): Promise<ConversationRows | null> {

@@ -1,5 +1,12 @@
 /** The engine's client of the gateway calls used so far. Runs in the engine worker (same origin, cookie session). */
-import type { ErrorBody, LocalSessionResponse, ModelsResponse, StreamGptRequest } from '../../protocol/api';
+import type {
+  ConversationSummaryRequest,
+  ConversationSummaryResponse,
+  ErrorBody,
+  LocalSessionResponse,
+  ModelsResponse,
+  StreamGptRequest,
+} from '../../protocol/api';
 
 export class GatewayError extends Error {
   constructor(
@@ -33,6 +40,8 @@ export const gateway = {
   streamReply: (request: StreamGptRequest, signal: AbortSignal) => postStream('/api/stream-gpt', request, signal),
   /** The whole stream of a reply whose connection was lost, from its first byte; 404 when the gateway lost it. */
   resumeReply: (requestId: string, signal: AbortSignal) => postStream('/api/stream-gpt/resume', { requestId }, signal),
+  /** A title for a conversation from its opening text (spec 000 section 7). */
+  conversationSummary: (request: ConversationSummaryRequest) => postJson<ConversationSummaryResponse>('/api/conversation-summary', request),
   /** Ends a reply's upstream now (Stop), rather than after the gateway's resume grace period. */
   async cancelReply(requestId: string): Promise<void> {
     await fetch('/api/stream-gpt/cancel', {
@@ -43,6 +52,17 @@ export const gateway = {
     });
   },
 };
+
+async function postJson<T>(path: string, body: unknown): Promise<T> {
+  const res = await fetch(path, {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new GatewayError(res.status, await readErrorBody(res));
+  return (await res.json()) as T;
+}
 
 async function postStream(path: string, body: unknown, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
   const res = await fetch(path, {
