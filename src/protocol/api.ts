@@ -10,6 +10,8 @@ export interface ErrorBody {
   message: string;
   /** 402 only: the balance needed, in nano (spec 000 section 8). */
   requiredBalance?: string;
+  /** 402 only: the same amount in USD (the request's hold, docs/protocol.md). */
+  requiredUsd?: string;
 }
 
 export const ChatPartSchema = z.union([

@@ -42,7 +42,7 @@ export function jsonError(
   status: ContentfulStatusCode,
   error: string,
   message: string,
-  extra: Partial<Pick<ErrorBody, 'requiredBalance'>> = {},
+  extra: Partial<Pick<ErrorBody, 'requiredBalance' | 'requiredUsd'>> = {},
 ): Response {
   const body: ErrorBody = { error, message, ...extra };
   c.header('Cache-Control', 'no-store');

@@ -60,7 +60,41 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   // 2-4: reserved while issue 5 is built; each is filled in by its own change before it ships.
-  { id: 2, name: 'holds_and_request_binding', statements: [] },
+  {
+    id: 2,
+    name: 'holds_and_request_binding',
+    statements: [
+      // A hold reserves a request's maximum cost before the upstream is called (docs/gateway.md, "Holds"): the
+      // amount leaves the balance when the hold is made and the unused part comes back when it is settled.
+      `CREATE TABLE ledger_holds (
+        id BIGSERIAL PRIMARY KEY,
+        hold_key TEXT NOT NULL UNIQUE,
+        session_id TEXT NOT NULL REFERENCES sessions(id),
+        source TEXT NOT NULL CHECK (source IN ('USD', 'nano')),
+        max_usd_micro BIGINT NOT NULL CHECK (max_usd_micro >= 0),
+        held_usd_micro BIGINT NOT NULL DEFAULT 0 CHECK (held_usd_micro >= 0),
+        held_nano_raw NUMERIC(40,0) NOT NULL DEFAULT 0 CHECK (held_nano_raw >= 0),
+        nano_price_usd_micro BIGINT NOT NULL CHECK (nano_price_usd_micro > 0),
+        status TEXT NOT NULL DEFAULT 'held' CHECK (status IN ('held', 'settled', 'released', 'expired')),
+        settled_usd_micro BIGINT,
+        note TEXT,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        expires_at TIMESTAMPTZ NOT NULL,
+        closed_at TIMESTAMPTZ
+      )`,
+      `CREATE INDEX ledger_holds_open_idx ON ledger_holds (expires_at) WHERE status = 'held'`,
+      `CREATE INDEX ledger_holds_session_idx ON ledger_holds (session_id, id)`,
+      // A requestId is bound to one request: the primary key makes two parallel uses start at most one upstream.
+      `CREATE TABLE request_bindings (
+        session_id TEXT NOT NULL REFERENCES sessions(id),
+        request_id TEXT NOT NULL,
+        model TEXT NOT NULL,
+        body_hash TEXT NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        PRIMARY KEY (session_id, request_id)
+      )`,
+    ],
+  },
   { id: 3, name: 'inflight_replies', statements: [] },
   { id: 4, name: 'rate_limits_and_session_expiry', statements: [] },
 ];

@@ -9,14 +9,28 @@
  *     never go below zero, however many charges race; a CHECK (usd_micro >= 0) constraint backs this up.
  *  A charge of 0 (free models) changes no balance and is one statement (chargeNothing).
  *
- * Charge order (docs/gateway.md, "Over-balance"): USD if the USD balance covers the cost; else nano at the
- * configured nano price if the nano balance covers it; else, by policy, either reject ('reject', nothing taken) or
- * take what is left ('drain': USD first, then nano) and report a shortfall.
+ * Charge order (docs/gateway.md, "Which balance pays"): USD if the USD balance covers the cost; else nano at the
+ * configured nano price if the nano balance covers it; else nothing is taken (status 'insufficient').
+ *
+ * Replies do not charge after the fact: they reserve their maximum cost first (`reserve`, a hold) and `settle` the
+ * actual cost when they end (./holds.ts). `charge` remains for costs known up front and for a settle whose hold
+ * has already expired.
  */
 import type { Db, Queryable } from '../db/types';
 import { nanoRawToUsdMicro, usdMicroToNanoRaw } from '../money';
+import {
+  HoldKeyError,
+  listHolds,
+  releaseHold,
+  reserveHold,
+  settleHold,
+  sweepExpiredHolds,
+  type HoldRowView,
+  type ReserveRequest,
+  type ReserveResult,
+} from './holds';
 
-export type ChargeStatus = 'applied' | 'partial' | 'insufficient';
+export type ChargeStatus = 'applied' | 'insufficient';
 export type ChargeSource = 'USD' | 'nano' | 'mixed' | 'none';
 
 export interface Balance {
@@ -28,8 +42,6 @@ export interface ChargeRequest {
   /** Idempotency key, unique across the whole ledger. */
   key: string;
   usdMicro: bigint;
-  /** What to do when neither USD nor nano covers the cost. Default 'reject'. */
-  onShortfall?: 'reject' | 'drain';
   /** Also count one reply (sessions.num_replies), once per key. */
   countReply?: boolean;
   note?: string;
@@ -167,13 +179,6 @@ export class Ledger {
         status = 'applied';
         source = 'nano';
         takenNano = raw;
-      } else if (req.onShortfall === 'drain') {
-        // Take what is left: USD first, then nano for the rest.
-        status = 'partial';
-        takenUsd = bal.usdMicro;
-        const restRaw = usdMicroToNanoRaw(amount - takenUsd, price);
-        takenNano = bal.nanoRaw < restRaw ? bal.nanoRaw : restRaw;
-        source = takenUsd > 0n && takenNano > 0n ? 'mixed' : takenNano > 0n ? 'nano' : takenUsd > 0n ? 'USD' : 'none';
       }
       const counts = req.countReply === true && status !== 'insufficient';
       const after: Balance = { usdMicro: bal.usdMicro - takenUsd, nanoRaw: bal.nanoRaw - takenNano };
@@ -274,6 +279,80 @@ export class Ledger {
       balance,
       entryId: prev.id,
     };
+  }
+
+  /**
+   * Reserves up to `maxUsdMicro` for a request before any work is done (a hold; ./holds.ts): USD if the USD
+   * balance covers it, else nano. A shortfall changes nothing and says what was required. Reserving a key again
+   * returns the first hold (duplicate: true). A shortfall first sweeps this session's expired holds, so money a
+   * dead gateway left held comes back as soon as it is needed.
+   */
+  async reserve(sessionId: string, req: ReserveRequest): Promise<ReserveResult> {
+    checkKey(req.key);
+    checkAmount(req.maxUsdMicro, 'Hold amount');
+    const price = this.options.nanoPriceUsdMicro;
+    let r = await reserveHold(this.db, sessionId, req, price);
+    if (r === null) throw new UnknownSessionError(sessionId);
+    if (!r.ok && (await sweepExpiredHolds(this.db, { limit: 100, sessionId })) > 0) {
+      r = await reserveHold(this.db, sessionId, req, price);
+      if (r === null) throw new UnknownSessionError(sessionId);
+    }
+    return r;
+  }
+
+  /**
+   * Settles a hold with the actual cost: takes min(actual, the hold's maximum), gives back the rest, records one
+   * charge entry under the hold's key. Idempotent: a second settle returns the first result (duplicate: true).
+   * A hold that is no longer open (expired after its TTL, or released) is charged like any cost known up front:
+   * from the balance if it covers it, else not at all (status 'insufficient').
+   */
+  async settle(sessionId: string, key: string, actualUsdMicro: bigint, opts: { countReply?: boolean; note?: string } = {}): Promise<ChargeResult> {
+    checkKey(key);
+    checkAmount(actualUsdMicro, 'Settle amount');
+    let done;
+    try {
+      done = await settleHold(this.db, key, actualUsdMicro, { countReply: opts.countReply === true, note: opts.note ?? null });
+    } catch (e) {
+      if (e instanceof HoldKeyError) throw new LedgerInputError(e.message);
+      throw e;
+    }
+    if (done === null) {
+      const req: ChargeRequest = { key, usdMicro: actualUsdMicro };
+      if (opts.countReply !== undefined) req.countReply = opts.countReply;
+      if (opts.note !== undefined) req.note = opts.note;
+      return this.charge(sessionId, req);
+    }
+    if (done.sessionId !== sessionId) throw new LedgerInputError(`Hold '${key}' belongs to another session`);
+    return {
+      status: 'applied',
+      duplicate: false,
+      source: done.source,
+      chargedUsdMicro: done.takenUsdMicro,
+      chargedNanoRaw: done.takenNanoRaw,
+      chargedUsdValueMicro: done.takenUsdMicro + nanoRawToUsdMicro(done.takenNanoRaw, done.nanoPriceUsdMicro),
+      requestedUsdMicro: done.requestedUsdMicro,
+      balance: done.balance,
+      entryId: done.entryId,
+    };
+  }
+
+  /**
+   * Gives an open hold back in full (nothing to charge). True if it was open; safe to call twice. `forget: true`
+   * also deletes it, for a request that never reached its upstream (its key can then be reserved again).
+   */
+  release(key: string, opts: { forget?: boolean } = {}): Promise<boolean> {
+    checkKey(key);
+    return releaseHold(this.db, key, opts.forget === true);
+  }
+
+  /** Releases holds past their expiry (a gateway died with them open); returns how many. See ./holds.ts. */
+  sweepExpiredHolds(limit = 500): Promise<number> {
+    return sweepExpiredHolds(this.db, { limit });
+  }
+
+  /** A session's latest holds, newest first. */
+  holds(sessionId: string, limit = 10): Promise<HoldRowView[]> {
+    return listHolds(this.db, sessionId, limit);
   }
 
   /** Adds to a session's balance (deposits, admin credits). Idempotent by key. */

@@ -5,8 +5,10 @@
  *   reply text as plain UTF-8 text, reasoning inside <think>...</think>, and always a final
  *   <metadata>{cost, paymentSource, inputTokens, outputTokens, isPartial, model, ...}</metadata>.
  *
- * Each delta is written as it arrives; nothing is buffered. The reply is charged once (idempotency key =
- * requestId), after the stream ends and before the metadata tag, so the metadata reports what was charged.
+ * Each delta is written as it arrives; nothing is buffered. A requestId is bound to one request (./request-binding.ts):
+ * a different reuse is refused, a true retry replays the reply instead of starting another. A paid reply reserves
+ * its maximum cost before the upstream is called (a hold, src/server/ledger/holds.ts) and settles the actual cost
+ * once, after the stream ends and before the metadata tag, so the metadata reports what was charged.
  */
 import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
@@ -15,19 +17,15 @@ import { StreamGptRequestSchema } from '../../protocol/api';
 import { encodeMetadata, THINK_CLOSE, THINK_OPEN, type PaymentSource, type StreamMetadata } from '../../protocol/stream';
 import { describeIssues, jsonError, readJson, type AppEnv, type RouteContext } from '../context';
 import type { ChargeResult } from '../ledger/ledger';
-import {
-  formatNanoRawCeil,
-  PAID_THRESHOLD_NANO_RAW,
-  PAID_THRESHOLD_USD_MICRO,
-  replyCostMicro,
-  usdMicroToNanoRaw,
-} from '../money';
+import { HOLD_TTL_MS, planReplyHold } from '../ledger/reply-hold';
+import { formatNanoRawCeil, formatUsdMicro, PAID_THRESHOLD_NANO_RAW, PAID_THRESHOLD_USD_MICRO, replyCostMicro } from '../money';
 import { estimateInputTokens } from '../providers/offline';
 import { UpstreamStreamError, type ProviderChatRequest } from '../providers/types';
 import type { Context } from 'hono';
 import type { ReplySink } from './reply-sink';
 import { ReplyRegistry } from './reply-registry';
-import { openSink, registerReplyRoutes, replyKey, watchClientGone } from './stream-resume';
+import { attachReply, openSink, registerReplyRoutes, replyKey, watchClientGone } from './stream-resume';
+import { bindRequest, requestBodyHash, unbindRequest } from './request-binding';
 
 export const STALL_MESSAGE = 'Model stopped responding';
 export const CUT_OFF_MESSAGE = 'The reply was cut off before it finished: its connection was lost or it was stopped.';
@@ -39,8 +37,11 @@ export function mapUpstreamStatus(status: number): ContentfulStatusCode {
   return PASS_THROUGH.has(status) ? (status as ContentfulStatusCode) : 502;
 }
 
-/** Output tokens assumed for the 402 estimate when the request sets no maxTokens. */
-const ESTIMATE_OUTPUT_TOKENS = 1000;
+/**
+ * How long past the stall limit a true retry waits for the first request's reply to appear: the first request
+ * may still be opening its upstream, which takes at most the stall limit.
+ */
+const RETRY_OPEN_SLACK_MS = 2000;
 
 function paymentSourceOf(r: ChargeResult): PaymentSource {
   if (r.source === 'nano') return 'nano';
@@ -48,6 +49,8 @@ function paymentSourceOf(r: ChargeResult): PaymentSource {
   if (r.source === 'USD') return 'USD';
   return r.balance.usdMicro > 0n || r.balance.nanoRaw === 0n ? 'USD' : 'nano';
 }
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): void {
   const replies = new ReplyRegistry(ctx.settings.resumeGraceMs);
@@ -63,31 +66,92 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
     const entry = ctx.catalogue.resolve(req.model);
     if (!entry) return jsonError(c, 400, 'UNKNOWN_MODEL', `Unknown model '${req.model}'; see GET /api/models`);
 
-    if (entry.price !== null) {
-      const bal = await ctx.ledger.balance(sessionId);
-      if (bal.usdMicro <= PAID_THRESHOLD_USD_MICRO && bal.nanoRaw <= PAID_THRESHOLD_NANO_RAW) {
-        const estimate = replyCostMicro(entry.price, estimateInputTokens(req.messages), req.maxTokens ?? ESTIMATE_OUTPUT_TOKENS);
-        const raw = usdMicroToNanoRaw(estimate, ctx.ledger.nanoPriceUsdMicro);
-        const required = raw > PAID_THRESHOLD_NANO_RAW ? raw : PAID_THRESHOLD_NANO_RAW;
-        return jsonError(
-          c,
-          402,
-          'INSUFFICIENT_BALANCE',
-          `Insufficient balance: ${entry.info.name} is a paid model and needs a balance above 0.00001 (USD or nano)`,
-          { requiredBalance: formatNanoRawCeil(required) },
-        );
+    const requestId = req.requestId ?? null;
+    const chargeKey = replyKey(sessionId, requestId ?? randomUUID());
+    if (requestId !== null) {
+      // A requestId is bound to one request. The same request again is a retry: it gets the first one's reply
+      // (replayed, then live), never a second upstream generation.
+      const hash = requestBodyHash(req);
+      for (;;) {
+        const bound = await bindRequest(ctx.db, sessionId, requestId, req.model, hash);
+        if (bound.kind === 'new') break;
+        if (bound.kind === 'other') {
+          return jsonError(
+            c,
+            409,
+            'REQUEST_ID_REUSED',
+            `This requestId was already used for another request (${bound.differs === 'model' ? 'another model' : 'other messages or settings'}); send a new requestId for a new request`,
+          );
+        }
+        const attached = await attachReply(c, replies, chargeKey);
+        if (attached) return attached;
+        if (bound.ageMs > ctx.settings.stallMs + RETRY_OPEN_SLACK_MS) {
+          return jsonError(c, 409, 'REQUEST_ALREADY_ANSWERED', 'This request was already answered and its reply is no longer kept; send a new requestId to ask again');
+        }
+        await sleep(25); // the first request is still opening its upstream
       }
     }
+    /** The request ends before its upstream was used: free its requestId (and hold) for a retry. */
+    const unbind = async (): Promise<void> => {
+      if (requestId === null) return;
+      await unbindRequest(ctx.db, sessionId, requestId).catch((e: unknown) => {
+        ctx.log(`stream-gpt: could not free requestId ${requestId}: ${e instanceof Error ? e.message : String(e)}`);
+      });
+    };
 
     const providerReq: ProviderChatRequest = { model: entry.upstreamModel, messages: req.messages };
     if (req.maxTokens !== undefined) providerReq.maxTokens = req.maxTokens;
     if (req.temperature !== undefined) providerReq.temperature = req.temperature;
-    const chargeKey = replyKey(sessionId, req.requestId ?? randomUUID());
+
+    // A paid reply reserves its maximum cost first (docs/gateway.md, "Holds"); the budget it holds for the
+    // output is what the upstream is allowed to produce.
+    let held = false;
+    if (entry.price !== null) {
+      const plan = planReplyHold(entry.price, req.messages, req.maxTokens);
+      let r;
+      try {
+        r = await ctx.ledger.reserve(sessionId, {
+          key: chargeKey,
+          maxUsdMicro: plan.maxUsdMicro,
+          ttlMs: HOLD_TTL_MS,
+          above: { usdMicro: PAID_THRESHOLD_USD_MICRO, nanoRaw: PAID_THRESHOLD_NANO_RAW },
+          note: `stream-gpt ${entry.info.id}`,
+        });
+      } catch (e) {
+        await unbind();
+        throw e;
+      }
+      if (!r.ok) {
+        await unbind();
+        const raw = r.requiredNanoRaw > PAID_THRESHOLD_NANO_RAW ? r.requiredNanoRaw : PAID_THRESHOLD_NANO_RAW;
+        const usd = r.requiredUsdMicro > PAID_THRESHOLD_USD_MICRO ? r.requiredUsdMicro : PAID_THRESHOLD_USD_MICRO;
+        return jsonError(
+          c,
+          402,
+          'INSUFFICIENT_BALANCE',
+          `Insufficient balance: ${entry.info.name} is a paid model and this request needs ${formatUsdMicro(usd)} USD or ${formatNanoRawCeil(raw)} XNO available (its maximum cost, reserved until the reply ends)`,
+          { requiredBalance: formatNanoRawCeil(raw), requiredUsd: formatUsdMicro(usd) },
+        );
+      }
+      held = true;
+      providerReq.maxTokens = plan.outputTokens;
+    }
+    /** Gives the hold back (nothing to charge); `forget` when the upstream was never used. */
+    const releaseHold = async (forget: boolean): Promise<void> => {
+      if (!held) return;
+      await ctx.ledger.release(chargeKey, { forget }).catch((e: unknown) => {
+        ctx.log(`stream-gpt: could not release hold ${chargeKey}: ${e instanceof Error ? e.message : String(e)}`);
+      });
+    };
 
     // One controller for the upstream request; aborted on stall, on Stop, or when nobody resumes a lost reply.
     const upstream = new AbortController();
     let endReason: 'stall' | 'client' | null = null;
+    // A stall is the upstream going silent, never the client being slow to read: while the relay waits on a
+    // client's backpressure the timer does not count (it is refreshed once the write is through).
+    let writing = false;
     const stallTimer = setTimeout(() => {
+      if (writing) return;
       if (endReason === null) endReason = 'stall';
       upstream.abort(new Error(STALL_MESSAGE));
     }, ctx.settings.stallMs);
@@ -108,12 +172,16 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
       opened = await entry.provider.open(providerReq, upstream.signal);
     } catch (e) {
       cleanup();
+      await releaseHold(true);
+      await unbind();
       if (endReason === 'stall') return jsonError(c, 503, 'UPSTREAM_STALL', STALL_MESSAGE);
       if (endReason === 'client') return jsonError(c, 503, 'CLIENT_CLOSED', 'The client closed the request');
       throw e;
     }
     if (!opened.ok) {
       cleanup();
+      await releaseHold(true);
+      await unbind();
       ctx.log(`stream-gpt: ${entry.info.provider} refused ${entry.upstreamModel}: HTTP ${opened.status} ${opened.error}`);
       return jsonError(c, mapUpstreamStatus(opened.status), opened.error, opened.message);
     }
@@ -170,9 +238,16 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
       try {
         for await (const ev of events) {
           stallTimer.refresh();
-          if (ev.type === 'content') await emit(false, ev.text);
-          else if (ev.type === 'reasoning') await emit(true, ev.text);
-          else if (ev.type === 'usage') usage = { inputTokens: ev.inputTokens, outputTokens: ev.outputTokens };
+          if (ev.type === 'content' || ev.type === 'reasoning') {
+            writing = true;
+            try {
+              await emit(ev.type === 'reasoning', ev.text);
+            } finally {
+              writing = false;
+            }
+            // Waiting on the client is not upstream silence: count from when the write went through.
+            stallTimer.refresh();
+          } else if (ev.type === 'usage') usage = { inputTokens: ev.inputTokens, outputTokens: ev.outputTokens };
           else if (ev.type === 'model') model = ev.model;
         }
       } catch (e) {
@@ -216,29 +291,32 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
         // this thread): a short reply's first token must not wait for its own billing.
         await new Promise<void>((r) => setImmediate(r));
         const costMicro = entry.price !== null ? replyCostMicro(entry.price, inputTokens, outputTokens) : 0n;
+        const note = `stream-gpt ${entry.info.id}`;
         try {
-          const r = await ctx.ledger.charge(sessionId, {
-            key: chargeKey,
-            usdMicro: costMicro,
-            onShortfall: 'drain',
-            countReply: true,
-            note: `stream-gpt ${entry.info.id}`,
-          });
+          // A paid reply settles its hold (at most what was held); a free one records a $0 charge.
+          const r = held
+            ? await ctx.ledger.settle(sessionId, chargeKey, costMicro, { countReply: true, note })
+            : await ctx.ledger.charge(sessionId, { key: chargeKey, usdMicro: costMicro, countReply: true, note });
           meta.cost = Number(r.chargedUsdValueMicro) / 1e6;
           meta.paymentSource = paymentSourceOf(r);
           if (r.status !== 'applied') meta.billingError = true;
+          if (held && r.requestedUsdMicro > r.chargedUsdValueMicro + 1n && r.status === 'applied') {
+            ctx.log(`stream-gpt: ${entry.upstreamModel} cost ${costMicro} micro-USD, more than its hold; charged the hold`);
+          }
         } catch (e) {
+          // Not charged (spec 000 section 8): the hold stays until it expires and is then given back.
           ctx.log(`stream-gpt: charge failed for ${sessionId}: ${e instanceof Error ? e.message : String(e)}`);
           meta.billingError = true;
         }
-      }
+      } else await releaseHold(false);
       // Written even after Stop or abandonment: a resume within the retention time reads it.
       await s.write(encodeMetadata(meta));
     };
     void relay()
-      .catch((e: unknown) => {
+      .catch(async (e: unknown) => {
         cleanup();
         ctx.log(`stream-gpt: relay crashed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+        await releaseHold(false);
         return s.write(encodeMetadata({ error: 'Internal error', isPartial: false }));
       })
       .catch(() => {})

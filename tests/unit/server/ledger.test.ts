@@ -109,14 +109,11 @@ describe('ledger: charge rules', () => {
     expect(r2.chargedNanoRaw).toBe(375n * 10n ** 25n);
   });
 
-  it("'reject' leaves the balance alone; 'drain' takes what is left (USD, then nano) and reports partial", async () => {
+  it('a charge neither balance covers alone takes nothing (never a part of USD and a part of nano)', async () => {
     const id = await sessionWith(1_000n, 2n * 10n ** 27n); // $0.001 and 0.002 XNO (= $0.002 at price 1)
-    const rej = await ledger.charge(id, { key: `r:${id}`, usdMicro: 5_000n });
-    expect(rej.status).toBe('insufficient');
+    const rej = await ledger.charge(id, { key: `r:${id}`, usdMicro: 2_500n });
+    expect(rej).toMatchObject({ status: 'insufficient', source: 'none', chargedUsdMicro: 0n, chargedNanoRaw: 0n });
     expect(await ledger.balance(id)).toEqual({ usdMicro: 1_000n, nanoRaw: 2n * 10n ** 27n });
-    const dr = await ledger.charge(id, { key: `d:${id}`, usdMicro: 5_000n, onShortfall: 'drain' });
-    expect(dr).toMatchObject({ status: 'partial', source: 'mixed', chargedUsdMicro: 1_000n, chargedNanoRaw: 2n * 10n ** 27n, chargedUsdValueMicro: 3_000n });
-    expect(await ledger.balance(id)).toEqual({ usdMicro: 0n, nanoRaw: 0n });
   });
 
   it('counts a reply once per key', async () => {

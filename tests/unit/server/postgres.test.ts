@@ -6,13 +6,15 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MIGRATIONS } from '../../../src/server/db/migrations';
 import { openDatabase } from '../../../src/server/db/open';
 import type { Db } from '../../../src/server/db/types';
 import { Ledger } from '../../../src/server/ledger/ledger';
 import { createSession } from '../../../src/server/sessions/store';
 import { startFakeUpstream, textReply, type FakeUpstream } from './fake-upstream';
 import { startTempPostgres, type TempPostgres } from './pg-server';
-import { buildApp, chatBody, getSession, newSession, postStream, readStream } from './helpers';
+import { buildApp, chatBody, getSession, newSession, postStream, readStream, type TestGateway } from './helpers';
+import { parallelPaidRequests } from './money-scenarios';
 
 describe('Postgres (DATABASE_URL)', () => {
   let server: TempPostgres | null = null;
@@ -52,7 +54,7 @@ describe('Postgres (DATABASE_URL)', () => {
   it('migrations are tracked and a second open applies nothing', async () => {
     const again = await openDatabase({ kind: 'postgres', url });
     const rows = await again.query<{ version: number }>('SELECT version FROM schema_migrations');
-    expect(rows.map((r) => Number(r.version))).toEqual([1]);
+    expect(rows.map((r) => Number(r.version)).sort((a, b) => a - b)).toEqual(MIGRATIONS.map((m) => m.id));
     await again.close();
   });
 
@@ -89,5 +91,63 @@ describe('Postgres (DATABASE_URL)', () => {
     const data = await getSession(gw.app, s.cookie);
     expect(data.usd_balance).toBe('0.992500');
     expect(data.numReplies).toBe(1);
+  });
+
+  describe('holds and request binding, with transactions really in parallel', () => {
+    let gw: TestGateway;
+    beforeAll(async () => {
+      gw = await buildApp(db, {
+        PARLEY_UPSTREAM_URL: up.url,
+        PARLEY_UPSTREAM_MODELS: 'paid-model',
+        PARLEY_UPSTREAM_PRICING: JSON.stringify({ 'paid-model': { input: '1.5', output: '3' } }),
+        PARLEY_STALL_MS: '10000',
+      });
+    });
+
+    it('$1 and 50 parallel paid requests: no reply unpaid, balance change = sum of charges, never negative', async () => {
+      up.setScript(textReply('a paid answer in words', { usage: { prompt_tokens: 1000, completion_tokens: 40_000 }, delayMs: 40 }));
+      const s = await newSession(gw.app);
+      await gw.ledger.credit(s.data.id, { key: `seed:${s.data.id}`, usdMicro: 1_000_000n });
+      const r = await parallelPaidRequests({
+        app: gw.app, db, ledger: gw.ledger, up, cookie: s.cookie, sessionId: s.data.id,
+        model: 'paid-model', count: 50, maxTokens: 50_000, content: 'hi', tag: 'pg-dollar',
+      });
+      expect(r.refused).toBeGreaterThan(0);
+    });
+
+    it('$0.000011 and 50 parallel slow paid requests: one reply, paid', async () => {
+      up.setScript(textReply('slow tiny reply', { usage: { prompt_tokens: 1, completion_tokens: 1 }, delayMs: 100 }));
+      const s = await newSession(gw.app);
+      await gw.ledger.credit(s.data.id, { key: `seed:${s.data.id}`, usdMicro: 11n });
+      const r = await parallelPaidRequests({
+        app: gw.app, db, ledger: gw.ledger, up, cookie: s.cookie, sessionId: s.data.id,
+        model: 'paid-model', count: 50, maxTokens: 1, content: 'hi', tag: 'pg-tiny',
+      });
+      expect(r.delivered).toBe(1);
+      expect(r.chargedMicro).toBe(5n);
+    });
+
+    it('parallel requests with one requestId start one upstream generation', async () => {
+      up.setScript(textReply('only once', { usage: { prompt_tokens: 1000, completion_tokens: 2000 }, delayMs: 30 }));
+      const s = await newSession(gw.app);
+      await gw.ledger.credit(s.data.id, { key: `seed:${s.data.id}`, usdMicro: 1_000_000n });
+      const before = up.requests.length;
+      const body = chatBody('paid-model', 'hi', { requestId: 'req-pg-parallel-1' });
+      const all = await Promise.all(Array.from({ length: 8 }, () => postStream(gw.app, s.cookie, body)));
+      for (const res of all) expect((await readStream(res)).body).toBe('only once');
+      await up.settled();
+      expect(up.requests.length - before).toBe(1);
+      expect((await getSession(gw.app, s.cookie)).usd_balance).toBe('0.992500');
+    });
+
+    it('an expired hold of a dead gateway is swept back, by one sweeper when two race', async () => {
+      const s = await newSession(gw.app);
+      await gw.ledger.credit(s.data.id, { key: `seed:${s.data.id}`, usdMicro: 100_000n });
+      for (let i = 0; i < 20; i++) await ledger.reserve(s.data.id, { key: `pg-dead:${s.data.id}:${i}`, maxUsdMicro: 5_000n, ttlMs: 0 });
+      expect((await ledger.balance(s.data.id)).usdMicro).toBe(0n);
+      const [a, b] = await Promise.all([ledger.sweepExpiredHolds(), ledger.sweepExpiredHolds()]);
+      expect((a ?? 0) + (b ?? 0)).toBeGreaterThanOrEqual(20);
+      expect((await ledger.balance(s.data.id)).usdMicro).toBe(100_000n);
+    });
   });
 });

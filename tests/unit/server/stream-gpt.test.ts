@@ -96,30 +96,32 @@ describe('POST /api/stream-gpt: validation', () => {
 });
 
 describe('POST /api/stream-gpt: balance', () => {
-  it('402 INSUFFICIENT_BALANCE for a paid model without balance, with requiredBalance in nano', async () => {
+  it('402 INSUFFICIENT_BALANCE for a paid model without balance, with requiredBalance in nano and requiredUsd', async () => {
     const s = await newSession(gw.app);
     const res = await postStream(gw.app, s.cookie, chatBody('paid-model', 'hello'));
     expect(res.status).toBe(402);
     const b = await errorBody(res);
     expect(b.error).toBe('INSUFFICIENT_BALANCE');
     expect(b.message).toMatch(/balance/i);
-    // 'hello' = 2 tokens x 1.5 + 1000 output tokens (no maxTokens) x 3 = 3003 micro-dollars = 0.003003 XNO at price 1
-    expect(b.requiredBalance).toBe('0.003003');
+    // The hold: 'hello' = 2 tokens x 1.5 + 8192 output tokens (no maxTokens) x 3 = 24,579 micro-dollars = 0.024579 XNO at price 1
+    expect(b.requiredBalance).toBe('0.024579');
+    expect(b.requiredUsd).toBe('0.024579');
     const small = await errorBody(await postStream(gw.app, s.cookie, chatBody('paid-model', 'hello', { maxTokens: 10 })));
     expect(small.requiredBalance).toBe('0.000033');
     const tiny = await errorBody(await postStream(gw.app, s.cookie, chatBody('paid-model', 'hi', { maxTokens: 1 })));
-    expect(tiny.requiredBalance).toBe('0.000010'); // never below the threshold
+    expect(tiny).toMatchObject({ requiredBalance: '0.000010', requiredUsd: '0.000010' }); // never below the threshold
     expect(up.requests).toHaveLength(0);
   });
 
-  it('the threshold is "above 0.00001": exactly 0.00001 USD or nano is refused, 0.000011 USD is enough', async () => {
+  it('the threshold is "above 0.00001": exactly 0.00001 USD or nano is refused, 0.000011 USD is enough for a 5 micro-dollar hold', async () => {
     up.setScript(textReply('ok'));
+    const tiny = { maxTokens: 1 }; // 'hi' = 1 x 1.5 + 1 x 3 -> a hold of 5 micro-dollars
     const exactUsd = await credited(10n);
-    expect((await postStream(gw.app, exactUsd.cookie, chatBody('paid-model', 'hi'))).status).toBe(402);
+    expect((await postStream(gw.app, exactUsd.cookie, chatBody('paid-model', 'hi', tiny))).status).toBe(402);
     const exactNano = await credited(0n, 10n ** 25n);
-    expect((await postStream(gw.app, exactNano.cookie, chatBody('paid-model', 'hi'))).status).toBe(402);
+    expect((await postStream(gw.app, exactNano.cookie, chatBody('paid-model', 'hi', tiny))).status).toBe(402);
     const above = await credited(11n);
-    const res = await postStream(gw.app, above.cookie, chatBody('paid-model', 'hi'));
+    const res = await postStream(gw.app, above.cookie, chatBody('paid-model', 'hi', tiny));
     expect(res.status).toBe(200);
     await res.text();
   });
@@ -275,7 +277,9 @@ describe('POST /api/stream-gpt: charging', () => {
     const a = await readStream(await postStream(gw.app, s.cookie, body));
     const b = await readStream(await postStream(gw.app, s.cookie, body));
     expect(a.meta.cost).toBe(0.0075);
-    expect(b.meta.cost).toBe(0.0075); // the earlier result, not a new charge
+    expect(b.meta.cost).toBe(0.0075); // the same reply again, not a new charge
+    expect(b.body).toBe('again');
+    expect(up.requests).toHaveLength(1); // a true retry never starts a second generation
     const data = await getSession(gw.app, s.cookie);
     expect(data.usd_balance).toBe('0.992500');
     expect(data.numReplies).toBe(1);
@@ -306,13 +310,14 @@ describe('POST /api/stream-gpt: charging', () => {
     expect(data.usd_balance).toBe('0.000000');
   });
 
-  it('a reply costing more than the balance takes what is left and reports billingError', async () => {
+  it('a request whose maximum cost the balance cannot hold is refused before the upstream, nothing taken', async () => {
     up.setScript(textReply('expensive', { usage: { prompt_tokens: 1000, completion_tokens: 2000 } }));
-    const s = await credited(1_000n); // $0.001 < $0.0075
-    const { body, meta } = await readStream(await postStream(gw.app, s.cookie, chatBody('paid-model', 'hi')));
-    expect(body).toBe('expensive');
-    expect(meta).toMatchObject({ billingError: true, cost: 0.001, paymentSource: 'USD' });
-    expect((await getSession(gw.app, s.cookie)).usd_balance).toBe('0.000000');
+    const s = await credited(1_000n); // $0.001 < the hold of 1 x 1.5 + 8192 x 3 = $0.024578
+    const res = await postStream(gw.app, s.cookie, chatBody('paid-model', 'hi'));
+    expect(res.status).toBe(402);
+    expect(await errorBody(res)).toMatchObject({ error: 'INSUFFICIENT_BALANCE', requiredUsd: '0.024578' });
+    expect(up.requests).toHaveLength(0);
+    expect((await getSession(gw.app, s.cookie)).usd_balance).toBe('0.001000');
   });
 });
 

@@ -1,0 +1,307 @@
+/**
+ * Holds: reserve a request's maximum cost before the upstream is called, settle the actual cost when the reply
+ * ends and give back the rest (docs/gateway.md, "Holds"). This is what makes concurrent requests unable to
+ * overspend: the money a request may use leaves the balance, under the same conditional UPDATE as a charge, before
+ * any work is done for it, so the sum of what runs at once can never exceed what the session holds.
+ *
+ *  - reserve: one transaction. Lock the session row, pick the source (USD if the USD balance covers the whole
+ *    maximum, else nano at the configured price, else a shortfall and nothing changes), INSERT the hold
+ *    (`hold_key` UNIQUE: reserving a key twice returns the first hold), then take the amount with
+ *    `UPDATE ... WHERE usd_micro >= $amount AND nano_raw >= $raw`.
+ *  - settle: one transaction. `UPDATE ledger_holds SET status = 'settled' WHERE status = 'held'` claims the hold
+ *    (a second settle finds nothing to claim and returns the first result), the unused part goes back to the
+ *    balance, and one `ledger_entries` charge records what was taken (at most the hold: the hold is the most a
+ *    request can cost).
+ *  - release: one statement gives the whole hold back (nothing produced, a stall, an upstream refusal).
+ *  - sweep: one statement expires holds past their `expires_at` (a gateway died with them open) and gives their
+ *    money back. Rows are claimed with `FOR UPDATE SKIP LOCKED`, so several gateways may sweep at once.
+ *
+ * Lock order everywhere: hold row, then session row (reserve inserts a new hold row, which no one else can hold),
+ * so settle, release and sweep cannot deadlock each other on a real Postgres.
+ */
+import type { Db, Queryable } from '../db/types';
+import { usdMicroToNanoRaw } from '../money';
+import type { Balance } from './ledger';
+
+export type HoldSource = 'USD' | 'nano';
+export type HoldStatus = 'held' | 'settled' | 'released' | 'expired';
+
+export interface ReserveRequest {
+  /** Idempotency key of the hold; the settle's ledger entry uses the same key. */
+  key: string;
+  /** The most the request may cost, in micro-dollars. */
+  maxUsdMicro: bigint;
+  /** After this long an unsettled hold is released by a sweep (its gateway is taken for dead). */
+  ttlMs: number;
+  /**
+   * A balance the session must be above, in USD or in nano, besides covering the hold (the spec's paid-use
+   * threshold, 0.00001). Checked on the locked row.
+   */
+  above?: { usdMicro: bigint; nanoRaw: bigint };
+  note?: string;
+}
+
+export interface Hold {
+  key: string;
+  sessionId: string;
+  source: HoldSource;
+  maxUsdMicro: bigint;
+  heldUsdMicro: bigint;
+  heldNanoRaw: bigint;
+}
+
+export type ReserveResult =
+  | { ok: true; hold: Hold; duplicate: boolean; balance: Balance }
+  | { ok: false; requiredUsdMicro: bigint; requiredNanoRaw: bigint; balance: Balance };
+
+/** What a settle took, in the shape of a charge (ChargeResult is built from it by the Ledger). */
+export interface SettleOutcome {
+  sessionId: string;
+  source: HoldSource;
+  takenUsdMicro: bigint;
+  takenNanoRaw: bigint;
+  nanoPriceUsdMicro: bigint;
+  requestedUsdMicro: bigint;
+  balance: Balance;
+  entryId: string;
+}
+
+interface HoldRow {
+  [k: string]: unknown;
+  session_id: string;
+  source: string;
+  max_usd_micro: string;
+  held_usd_micro: string;
+  held_nano_raw: string;
+  nano_price_usd_micro: string;
+}
+
+const HOLD_COLUMNS = `session_id, source, max_usd_micro::text AS max_usd_micro, held_usd_micro::text AS held_usd_micro,
+  held_nano_raw::text AS held_nano_raw, nano_price_usd_micro::text AS nano_price_usd_micro`;
+
+function holdOf(key: string, r: HoldRow): Hold {
+  return {
+    key,
+    sessionId: r.session_id,
+    source: r.source as HoldSource,
+    maxUsdMicro: BigInt(r.max_usd_micro),
+    heldUsdMicro: BigInt(r.held_usd_micro),
+    heldNanoRaw: BigInt(r.held_nano_raw),
+  };
+}
+
+/** Reserve; see the file comment. `null` from the callback means the session does not exist. */
+export async function reserveHold(
+  db: Db,
+  sessionId: string,
+  req: ReserveRequest,
+  nanoPriceUsdMicro: bigint,
+): Promise<ReserveResult | null> {
+  return db.transaction(async (tx) => {
+    const locked = await tx.query<{ usd_micro: string; nano_raw: string }>(
+      'SELECT usd_micro::text AS usd_micro, nano_raw::text AS nano_raw FROM sessions WHERE id = $1 FOR UPDATE',
+      [sessionId],
+    );
+    const row = locked[0];
+    if (!row) return null;
+    const bal: Balance = { usdMicro: BigInt(row.usd_micro), nanoRaw: BigInt(row.nano_raw) };
+    const raw = usdMicroToNanoRaw(req.maxUsdMicro, nanoPriceUsdMicro);
+    const above = req.above ?? { usdMicro: -1n, nanoRaw: -1n };
+    let source: HoldSource | null = null;
+    if (bal.usdMicro >= req.maxUsdMicro && bal.usdMicro > above.usdMicro) source = 'USD';
+    else if (bal.nanoRaw >= raw && bal.nanoRaw > above.nanoRaw) source = 'nano';
+    if (source === null) {
+      const existing = await findHold(tx, req.key);
+      if (existing) return { ok: true, hold: existing, duplicate: true, balance: bal };
+      return { ok: false, requiredUsdMicro: req.maxUsdMicro, requiredNanoRaw: raw, balance: bal };
+    }
+    const heldUsd = source === 'USD' ? req.maxUsdMicro : 0n;
+    const heldNano = source === 'nano' ? raw : 0n;
+    const inserted = await tx.query<{ id: string }>(
+      `INSERT INTO ledger_holds (hold_key, session_id, source, max_usd_micro, held_usd_micro, held_nano_raw,
+         nano_price_usd_micro, note, expires_at)
+       VALUES ($1, $2, $3, $4::bigint, $5::bigint, $6::numeric, $7::bigint, $8, now() + $9::bigint * interval '1 millisecond')
+       ON CONFLICT (hold_key) DO NOTHING
+       RETURNING id::text AS id`,
+      [req.key, sessionId, source, req.maxUsdMicro.toString(), heldUsd.toString(), heldNano.toString(),
+        nanoPriceUsdMicro.toString(), req.note ?? null, String(Math.max(0, Math.round(req.ttlMs)))],
+    );
+    if (!inserted[0]) {
+      const existing = await findHold(tx, req.key);
+      if (!existing || existing.sessionId !== sessionId) throw new HoldKeyError(req.key);
+      return { ok: true, hold: existing, duplicate: true, balance: bal };
+    }
+    const upd = await tx.query<{ usd_micro: string; nano_raw: string }>(
+      `UPDATE sessions SET usd_micro = usd_micro - $2::bigint, nano_raw = nano_raw - $3::numeric
+       WHERE id = $1 AND usd_micro >= $2::bigint AND nano_raw >= $3::numeric
+       RETURNING usd_micro::text AS usd_micro, nano_raw::text AS nano_raw`,
+      [sessionId, heldUsd.toString(), heldNano.toString()],
+    );
+    const after = upd[0];
+    if (!after) throw new Error('Ledger invariant broken: the locked balance changed during a hold');
+    return {
+      ok: true,
+      duplicate: false,
+      hold: { key: req.key, sessionId, source, maxUsdMicro: req.maxUsdMicro, heldUsdMicro: heldUsd, heldNanoRaw: heldNano },
+      balance: { usdMicro: BigInt(after.usd_micro), nanoRaw: BigInt(after.nano_raw) },
+    };
+  });
+}
+
+export class HoldKeyError extends Error {
+  override name = 'HoldKeyError';
+  constructor(readonly key: string) {
+    super(`Hold key '${key}' was already used for another session or operation`);
+  }
+}
+
+async function findHold(q: Queryable, key: string): Promise<Hold | null> {
+  const rows = await q.query<HoldRow>(`SELECT ${HOLD_COLUMNS} FROM ledger_holds WHERE hold_key = $1`, [key]);
+  const r = rows[0];
+  return r ? holdOf(key, r) : null;
+}
+
+/**
+ * Settles an open hold: takes min(actual, maximum) and gives back the rest, records the charge entry under the
+ * hold's key. Returns null when the hold is not open (settled before, released, expired or unknown): the Ledger
+ * then answers from the earlier entry or charges without a hold.
+ */
+export async function settleHold(
+  db: Db,
+  key: string,
+  actualUsdMicro: bigint,
+  opts: { countReply: boolean; note: string | null },
+): Promise<SettleOutcome | null> {
+  return db.transaction(async (tx) => {
+    const claimed = await tx.query<HoldRow>(
+      `UPDATE ledger_holds SET status = 'settled', closed_at = now(), settled_usd_micro = LEAST($2::bigint, max_usd_micro)
+       WHERE hold_key = $1 AND status = 'held'
+       RETURNING ${HOLD_COLUMNS}`,
+      [key, actualUsdMicro.toString()],
+    );
+    const r = claimed[0];
+    if (!r) return null;
+    const hold = holdOf(key, r);
+    const price = BigInt(r.nano_price_usd_micro);
+    const amount = actualUsdMicro < hold.maxUsdMicro ? actualUsdMicro : hold.maxUsdMicro;
+    let takenUsd = 0n;
+    let takenNano = 0n;
+    if (hold.source === 'USD') takenUsd = amount;
+    else {
+      const raw = usdMicroToNanoRaw(amount, price);
+      takenNano = raw < hold.heldNanoRaw ? raw : hold.heldNanoRaw;
+    }
+    const upd = await tx.query<{ usd_micro: string; nano_raw: string }>(
+      `UPDATE sessions SET usd_micro = usd_micro + $2::bigint, nano_raw = nano_raw + $3::numeric, num_replies = num_replies + $4
+       WHERE id = $1
+       RETURNING usd_micro::text AS usd_micro, nano_raw::text AS nano_raw`,
+      [hold.sessionId, (hold.heldUsdMicro - takenUsd).toString(), (hold.heldNanoRaw - takenNano).toString(), opts.countReply ? 1 : 0],
+    );
+    const after = upd[0];
+    if (!after) throw new Error(`Session '${hold.sessionId}' of hold '${key}' vanished`);
+    const balance: Balance = { usdMicro: BigInt(after.usd_micro), nanoRaw: BigInt(after.nano_raw) };
+    const inserted = await tx.query<{ id: string }>(
+      `INSERT INTO ledger_entries (idempotency_key, session_id, kind, requested_usd_micro, status, source,
+         applied_usd_micro, applied_nano_raw, usd_after_micro, nano_after_raw, counts_reply, note)
+       VALUES ($1, $2, 'charge', $3::bigint, 'applied', $4, $5::bigint, $6::numeric, $7::bigint, $8::numeric, $9, $10)
+       ON CONFLICT (idempotency_key) DO NOTHING
+       RETURNING id::text AS id`,
+      [key, hold.sessionId, actualUsdMicro.toString(), hold.source, takenUsd.toString(), takenNano.toString(),
+        balance.usdMicro.toString(), balance.nanoRaw.toString(), opts.countReply, opts.note],
+    );
+    const entry = inserted[0];
+    // The key names an earlier entry (another operation): roll the whole settle back, the hold stays open.
+    if (!entry) throw new HoldKeyError(key);
+    return {
+      sessionId: hold.sessionId,
+      source: hold.source,
+      takenUsdMicro: takenUsd,
+      takenNanoRaw: takenNano,
+      nanoPriceUsdMicro: price,
+      requestedUsdMicro: actualUsdMicro,
+      balance,
+      entryId: entry.id,
+    };
+  });
+}
+
+/**
+ * Gives an open hold back in full; true if it was open (a second release, or a release after a settle, is a
+ * no-op). `forget` deletes the hold instead of marking it released: for a request that never reached its upstream,
+ * so that the same key can be reserved again when the request is retried.
+ */
+export async function releaseHold(q: Queryable, key: string, forget = false): Promise<boolean> {
+  const claim = forget
+    ? `DELETE FROM ledger_holds WHERE hold_key = $1 AND status = 'held'`
+    : `UPDATE ledger_holds SET status = 'released', closed_at = now(), settled_usd_micro = 0 WHERE hold_key = $1 AND status = 'held'`;
+  const rows = await q.query<{ id: string }>(
+    `WITH h AS (
+       ${claim}
+       RETURNING session_id, held_usd_micro, held_nano_raw
+     )
+     UPDATE sessions s SET usd_micro = s.usd_micro + h.held_usd_micro, nano_raw = s.nano_raw + h.held_nano_raw
+     FROM h WHERE s.id = h.session_id
+     RETURNING s.id`,
+    [key],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Expires open holds past their `expires_at` (at most `limit`, optionally of one session) and gives their money
+ * back; returns how many. Safe to run from several gateways at once (SKIP LOCKED) and at any time: a hold being
+ * settled right now is locked and skipped.
+ */
+export async function sweepExpiredHolds(q: Queryable, opts: { limit: number; sessionId?: string }): Promise<number> {
+  const rows = await q.query<{ n: string }>(
+    `WITH claimed AS (
+       SELECT id FROM ledger_holds
+       WHERE status = 'held' AND expires_at <= now() AND ($2::text IS NULL OR session_id = $2::text)
+       ORDER BY expires_at
+       LIMIT $1
+       FOR UPDATE SKIP LOCKED
+     ), done AS (
+       UPDATE ledger_holds h SET status = 'expired', closed_at = now(), settled_usd_micro = 0
+       FROM claimed WHERE h.id = claimed.id
+       RETURNING h.session_id, h.held_usd_micro, h.held_nano_raw
+     ), per AS (
+       SELECT session_id, sum(held_usd_micro) AS usd, sum(held_nano_raw) AS nano FROM done GROUP BY session_id
+     ), back AS (
+       UPDATE sessions s SET usd_micro = s.usd_micro + per.usd, nano_raw = s.nano_raw + per.nano
+       FROM per WHERE s.id = per.session_id
+       RETURNING s.id
+     )
+     SELECT (SELECT count(*) FROM done)::text AS n, (SELECT count(*) FROM back)::text AS sessions`,
+    [opts.limit, opts.sessionId ?? null],
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+export interface HoldRowView {
+  key: string;
+  status: HoldStatus;
+  source: HoldSource;
+  maxUsdMicro: bigint;
+  settledUsdMicro: bigint | null;
+  createdAt: string;
+  expiresAt: string;
+}
+
+/** The latest holds of a session, newest first (admin `show`). */
+export async function listHolds(q: Queryable, sessionId: string, limit: number): Promise<HoldRowView[]> {
+  const rows = await q.query<{ hold_key: string; status: string; source: string; max_usd_micro: string; settled_usd_micro: string | null; created_at: string; expires_at: string }>(
+    `SELECT hold_key, status, source, max_usd_micro::text AS max_usd_micro, settled_usd_micro::text AS settled_usd_micro,
+       created_at::text AS created_at, expires_at::text AS expires_at
+     FROM ledger_holds WHERE session_id = $1 ORDER BY id DESC LIMIT $2`,
+    [sessionId, limit],
+  );
+  return rows.map((r) => ({
+    key: r.hold_key,
+    status: r.status as HoldStatus,
+    source: r.source as HoldSource,
+    maxUsdMicro: BigInt(r.max_usd_micro),
+    settledUsdMicro: r.settled_usd_micro === null ? null : BigInt(r.settled_usd_micro),
+    createdAt: r.created_at,
+    expiresAt: r.expires_at,
+  }));
+}

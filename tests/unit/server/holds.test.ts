@@ -1,0 +1,135 @@
+/**
+ * Holds on the Ledger (src/server/ledger/holds.ts): reserve before work, settle once, release, expiry of holds a
+ * dead gateway left open. Balances are checked against the entries: balance = credits - charges - open holds.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../../src/server/db/open';
+import type { Db } from '../../../src/server/db/types';
+import { Ledger } from '../../../src/server/ledger/ledger';
+import { createSession } from '../../../src/server/sessions/store';
+import { expectLedgerBalanced } from './money-checks';
+
+let db: Db;
+let ledger: Ledger;
+
+beforeAll(async () => {
+  db = await openDatabase({ kind: 'memory' });
+  ledger = new Ledger(db, { nanoPriceUsdMicro: 1_000_000n }); // 1 USD per XNO
+});
+afterAll(async () => {
+  await db.close();
+});
+
+async function sessionWith(usdMicro: bigint, nanoRaw = 0n): Promise<string> {
+  const { session } = await createSession(db);
+  if (usdMicro > 0n || nanoRaw > 0n) await ledger.credit(session.id, { key: `seed:${session.id}`, usdMicro, nanoRaw });
+  return session.id;
+}
+
+const HOUR = 3_600_000;
+
+describe('ledger holds', () => {
+  it('reserve takes the maximum from USD; settle takes the actual cost once and gives back the rest', async () => {
+    const id = await sessionWith(100_000n);
+    const r = await ledger.reserve(id, { key: `h:${id}`, maxUsdMicro: 30_000n, ttlMs: HOUR });
+    expect(r).toMatchObject({ ok: true, duplicate: false, balance: { usdMicro: 70_000n, nanoRaw: 0n } });
+    expect((await ledger.balance(id)).usdMicro).toBe(70_000n);
+    const s1 = await ledger.settle(id, `h:${id}`, 7_500n, { countReply: true });
+    expect(s1).toMatchObject({ status: 'applied', duplicate: false, source: 'USD', chargedUsdMicro: 7_500n, chargedUsdValueMicro: 7_500n });
+    expect(s1.balance.usdMicro).toBe(92_500n);
+    const s2 = await ledger.settle(id, `h:${id}`, 7_500n, { countReply: true });
+    expect(s2).toMatchObject({ status: 'applied', duplicate: true, chargedUsdMicro: 7_500n });
+    expect((await ledger.balance(id)).usdMicro).toBe(92_500n);
+    const n = await db.query<{ num_replies: number }>('SELECT num_replies FROM sessions WHERE id = $1', [id]);
+    expect(Number(n[0]?.num_replies)).toBe(1);
+    await expectLedgerBalanced(db, id);
+  });
+
+  it('a cost above the hold is charged the hold, never more', async () => {
+    const id = await sessionWith(100_000n);
+    await ledger.reserve(id, { key: `over:${id}`, maxUsdMicro: 5_000n, ttlMs: HOUR });
+    const s = await ledger.settle(id, `over:${id}`, 9_000n);
+    expect(s).toMatchObject({ status: 'applied', chargedUsdMicro: 5_000n, requestedUsdMicro: 9_000n });
+    expect((await ledger.balance(id)).usdMicro).toBe(95_000n);
+    await expectLedgerBalanced(db, id);
+  });
+
+  it('falls back to nano when USD does not cover the hold; settles in nano', async () => {
+    const id = await sessionWith(1_000n, 10n ** 30n); // $0.001 and 1 XNO
+    const r = await ledger.reserve(id, { key: `n:${id}`, maxUsdMicro: 20_000n, ttlMs: HOUR });
+    expect(r.ok && r.hold).toMatchObject({ source: 'nano', heldUsdMicro: 0n, heldNanoRaw: 2n * 10n ** 28n });
+    const s = await ledger.settle(id, `n:${id}`, 7_500n);
+    expect(s).toMatchObject({ source: 'nano', chargedNanoRaw: 75n * 10n ** 26n, chargedUsdValueMicro: 7_500n });
+    expect(await ledger.balance(id)).toEqual({ usdMicro: 1_000n, nanoRaw: 10n ** 30n - 75n * 10n ** 26n });
+    await expectLedgerBalanced(db, id);
+  });
+
+  it('a hold neither balance covers changes nothing and says what is required', async () => {
+    const id = await sessionWith(1_000n, 2n * 10n ** 27n);
+    const r = await ledger.reserve(id, { key: `s:${id}`, maxUsdMicro: 2_500n, ttlMs: HOUR });
+    expect(r).toMatchObject({ ok: false, requiredUsdMicro: 2_500n, requiredNanoRaw: 25n * 10n ** 26n });
+    expect(await ledger.balance(id)).toEqual({ usdMicro: 1_000n, nanoRaw: 2n * 10n ** 27n });
+    // The paid-use threshold: a balance must also be above `above`.
+    const low = await sessionWith(10n);
+    const t = await ledger.reserve(low, { key: `t:${low}`, maxUsdMicro: 5n, ttlMs: HOUR, above: { usdMicro: 10n, nanoRaw: 10n ** 25n } });
+    expect(t.ok).toBe(false);
+  });
+
+  it('release gives the whole hold back once; a settle after it is a plain charge', async () => {
+    const id = await sessionWith(50_000n);
+    await ledger.reserve(id, { key: `rel:${id}`, maxUsdMicro: 40_000n, ttlMs: HOUR });
+    expect(await ledger.release(`rel:${id}`)).toBe(true);
+    expect(await ledger.release(`rel:${id}`)).toBe(false);
+    expect((await ledger.balance(id)).usdMicro).toBe(50_000n);
+    const late = await ledger.settle(id, `rel:${id}`, 1_000n);
+    expect(late).toMatchObject({ status: 'applied', chargedUsdMicro: 1_000n });
+    expect((await ledger.balance(id)).usdMicro).toBe(49_000n);
+    // forget: the key can be reserved again (a request that never reached its upstream, retried).
+    await ledger.reserve(id, { key: `fg:${id}`, maxUsdMicro: 9_000n, ttlMs: HOUR });
+    expect(await ledger.release(`fg:${id}`, { forget: true })).toBe(true);
+    const again = await ledger.reserve(id, { key: `fg:${id}`, maxUsdMicro: 9_000n, ttlMs: HOUR });
+    expect(again).toMatchObject({ ok: true, duplicate: false });
+    await expectLedgerBalanced(db, id);
+  });
+
+  it('50 concurrent holds never take more than the balance', async () => {
+    const id = await sessionWith(1_000_000n);
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => ledger.reserve(id, { key: `c:${id}:${i}`, maxUsdMicro: 30_000n, ttlMs: HOUR })),
+    );
+    expect(results.filter((r) => r.ok)).toHaveLength(33);
+    expect((await ledger.balance(id)).usdMicro).toBe(10_000n);
+    await Promise.all(results.map((r, i) => (r.ok ? ledger.settle(id, `c:${id}:${i}`, 1_000n) : null)));
+    expect((await ledger.balance(id)).usdMicro).toBe(1_000_000n - 33_000n);
+    await expectLedgerBalanced(db, id);
+  });
+
+  it('holds a dead gateway left open expire: a sweep gives their money back, once', async () => {
+    const id = await sessionWith(100_000n);
+    // The gateway that made these "dies": it never settles. One expires at once, one in an hour.
+    await ledger.reserve(id, { key: `dead:${id}`, maxUsdMicro: 60_000n, ttlMs: 0 });
+    await ledger.reserve(id, { key: `alive:${id}`, maxUsdMicro: 30_000n, ttlMs: HOUR });
+    expect((await ledger.balance(id)).usdMicro).toBe(10_000n);
+    expect(await ledger.sweepExpiredHolds()).toBeGreaterThanOrEqual(1);
+    expect(await ledger.sweepExpiredHolds()).toBe(0);
+    expect((await ledger.balance(id)).usdMicro).toBe(70_000n);
+    const holds = await ledger.holds(id);
+    expect(holds.map((h) => [h.key, h.status])).toEqual([
+      [`alive:${id}`, 'held'],
+      [`dead:${id}`, 'expired'],
+    ]);
+    // A settle arriving after the expiry (the gateway was only slow) charges the balance directly.
+    const late = await ledger.settle(id, `dead:${id}`, 5_000n);
+    expect(late).toMatchObject({ status: 'applied', chargedUsdMicro: 5_000n });
+    await expectLedgerBalanced(db, id);
+  });
+
+  it('a reserve short of money first sweeps its own session’s expired holds', async () => {
+    const id = await sessionWith(50_000n);
+    await ledger.reserve(id, { key: `d1:${id}`, maxUsdMicro: 50_000n, ttlMs: 0 });
+    const r = await ledger.reserve(id, { key: `d2:${id}`, maxUsdMicro: 40_000n, ttlMs: HOUR });
+    expect(r.ok).toBe(true);
+    expect((await ledger.balance(id)).usdMicro).toBe(10_000n);
+    await expectLedgerBalanced(db, id);
+  });
+});
