@@ -20,6 +20,8 @@ const SLUG_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 export function makeSlug(prompt: string, random: Uint8Array): string {
   const words = prompt
     .normalize('NFKD')
+    // Accents become separate combining marks under NFKD: drop them, so 'résumé' gives 'resume', not 're sume'.
+    .replace(/\p{M}/gu, '')
     .toLowerCase()
     .replace(/[^\p{L}\p{N}\s-]/gu, ' ')
     .split(/\s+/)
