@@ -2,7 +2,7 @@
  * The gateway app: a Hono app with every route, testable in process with `app.request(...)`.
  * Start a real server with startGateway (src/server/start.ts) or `npm run serve`.
  */
-import { RESUME_GRACE_MS } from './routes/reply-registry';
+import { ReplyRegistry, RESUME_GRACE_MS } from './routes/reply-registry';
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { jsonError, type AppEnv, type AppSettings, type RouteContext } from './context';
@@ -24,6 +24,8 @@ export interface AppDeps {
   /** Micro-dollars per XNO used to charge nano balances; default 1 USD per XNO. Ignored when `ledger` is given. */
   nanoPriceUsdMicro?: bigint;
   ledger?: Ledger;
+  /** Reply registry (startGateway passes one it can share and close); default: a new one in memory. */
+  replies?: ReplyRegistry;
   settings?: Partial<AppSettings>;
   /** Folder of the built client to serve; omitted or null = API only. */
   clientDir?: string | null;
@@ -38,7 +40,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const settings: AppSettings = { ...DEFAULT_SETTINGS, ...deps.settings };
   const log = deps.log ?? ((line: string) => console.error(`[gateway] ${line}`));
   const ledger = deps.ledger ?? new Ledger(deps.db, { nanoPriceUsdMicro: deps.nanoPriceUsdMicro ?? 1_000_000n });
-  const ctx: RouteContext = { db: deps.db, ledger, catalogue: deps.catalogue, settings, log };
+  const replies = deps.replies ?? new ReplyRegistry({ graceMs: settings.resumeGraceMs });
+  const ctx: RouteContext = { db: deps.db, ledger, catalogue: deps.catalogue, settings, replies, log };
   const app = new Hono<AppEnv>();
 
   // Body size is enforced where bodies are read (readJson in context.ts): hono's bodyLimit middleware re-wraps

@@ -5,6 +5,7 @@ import type { ErrorBody } from '../protocol/api';
 import type { Db } from './db/types';
 import type { Ledger } from './ledger/ledger';
 import type { Catalogue } from './providers/catalogue';
+import type { ReplyRegistry } from './routes/reply-registry';
 
 /**
  * Hono environment of the gateway app: the authenticated session id is set by the /api auth middleware. Under
@@ -34,6 +35,8 @@ export interface RouteContext {
   ledger: Ledger;
   catalogue: Catalogue;
   settings: AppSettings;
+  /** Streamed replies in flight and recently finished, for resume, Stop and retries (routes/reply-registry.ts). */
+  replies: ReplyRegistry;
   log: (line: string) => void;
 }
 

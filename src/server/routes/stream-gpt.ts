@@ -23,7 +23,6 @@ import { estimateInputTokens } from '../providers/offline';
 import { UpstreamStreamError, type ProviderChatRequest } from '../providers/types';
 import type { Context } from 'hono';
 import type { ReplySink } from './reply-sink';
-import { ReplyRegistry } from './reply-registry';
 import { attachReply, openSink, registerReplyRoutes, replyKey, watchClientGone } from './stream-resume';
 import { bindRequest, requestBodyHash, unbindRequest } from './request-binding';
 
@@ -53,7 +52,7 @@ function paymentSourceOf(r: ChargeResult): PaymentSource {
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): void {
-  const replies = new ReplyRegistry(ctx.settings.resumeGraceMs);
+  const replies = ctx.replies;
   registerReplyRoutes(app, ctx, replies);
 
   app.post('/api/stream-gpt', async (c) => {
