@@ -54,6 +54,11 @@ export interface ModelInfo {
   free: boolean;
   /** Built into Parley; runs with no key and no network. */
   offline: boolean;
+  /**
+   * Context length in tokens: from the provider configuration, else the upstream's GET /models context_length,
+   * else the gateway's documented default (docs/gateway.md). The engine trims request history to fit it.
+   */
+  contextLength?: number;
   description?: string;
 }
 

@@ -13,6 +13,7 @@ import { registerAdminRoutes } from './routes/admin';
 import { registerModelRoutes } from './routes/models';
 import { registerSessionRoutes } from './routes/session';
 import { registerStreamGptRoute } from './routes/stream-gpt';
+import { registerTalkToGptMultiRoute } from './routes/talk-to-gpt-multi';
 import { registerConversationSummaryRoute } from './routes/conversation-summary';
 import { serveClient } from './static';
 
@@ -52,6 +53,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use('/api/*', requireSession);
   registerModelRoutes(app, ctx);
   registerStreamGptRoute(app, ctx);
+  registerTalkToGptMultiRoute(app, ctx);
   registerConversationSummaryRoute(app, ctx);
   if (deps.adminToken) registerAdminRoutes(app, ctx, deps.adminToken);
 

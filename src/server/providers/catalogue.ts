@@ -22,6 +22,14 @@ export interface CatalogueEntry {
 
 const FREE: PriceUnits = { inputMicroPerM: 0n, outputMicroPerM: 0n };
 
+/**
+ * Context length (tokens) listed for an upstream model whose configuration and GET /models give none: a
+ * conservative size most current chat models exceed, so trimming to it never overflows (docs/gateway.md).
+ */
+export const DEFAULT_CONTEXT_LENGTH = 32_768;
+/** The offline model's own context length: it reads the whole request, so it takes what any big model takes. */
+export const OFFLINE_CONTEXT_LENGTH = 128_000;
+
 /** Web-search suffixes the client may append to a model id (spec 000 section 7); the gateway ignores them. */
 export function stripModelSuffix(id: string): string {
   return id.replace(/:online(\/linkup-deep)?$/, '');
@@ -31,6 +39,8 @@ interface UpstreamState {
   config: UpstreamConfig;
   provider: OpenAiProvider;
   models: string[];
+  /** Context lengths by model id: configured, or reported by GET /models (context_length). */
+  contextLengths: Map<string, number>;
   /** Discovery failed and should be retried (models came from GET /models). */
   needsDiscovery: boolean;
   lastAttempt: number;
@@ -64,6 +74,7 @@ export class Catalogue {
       config,
       provider: new OpenAiProvider({ id: config.name, baseUrl: config.url, apiKey: config.key }),
       models: config.models ?? [],
+      contextLengths: new Map(),
       needsDiscovery: config.models === null,
       lastAttempt: 0,
     }));
@@ -124,6 +135,7 @@ export class Catalogue {
             capabilities: ['chat', 'streaming'],
             free,
             offline: false,
+            contextLength: u.contextLengths.get(model) ?? DEFAULT_CONTEXT_LENGTH,
             description: `${model} via ${u.config.name}`,
           },
           provider: u.provider,
@@ -133,7 +145,7 @@ export class Catalogue {
       }
     }
     for (const e of this.options.extra ?? []) add(e);
-    add({ info: OFFLINE_MODEL, provider: this.offline, upstreamModel: OFFLINE_MODEL_ID, price: null });
+    add({ info: { ...OFFLINE_MODEL, contextLength: OFFLINE_CONTEXT_LENGTH }, provider: this.offline, upstreamModel: OFFLINE_MODEL_ID, price: null });
     this.entries = entries;
     this.order = order;
   }
