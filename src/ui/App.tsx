@@ -1,24 +1,89 @@
-import { useEffect } from 'react';
+/**
+ * The app's frame: the conversation list (Sidebar) and the page links in a column that is a drawer on narrow
+ * screens, opened by "Menu" and closed by choosing a page, Escape or a click on the backdrop; the page; notices.
+ */
+import { useEffect, useRef } from 'react';
+import { useSnapshot } from 'valtio';
 import { Sidebar } from './components/Sidebar';
 import { ConversationPage } from './components/ConversationPage';
 import { Notifications } from './components/Notifications';
+import { SettingsPage } from './components/SettingsPage';
 import { WalletPage } from './components/WalletPage';
+import { Link } from './components/Link';
+import { useQuery } from './engine';
 import { matchRoute, navigate, usePath } from './router';
+import { view } from './state';
+import { useTheme } from './theme';
 
 export function App() {
   const path = usePath();
   const route = matchRoute(path);
+  const { drawerOpen } = useSnapshot(view);
+  const preferences = useQuery({ kind: 'preferences' });
+  const menuButton = useRef<HTMLButtonElement>(null);
+  const drawer = useRef<HTMLDivElement>(null);
+  useTheme(preferences?.theme);
+
   useEffect(() => {
     if (route.name === 'home') navigate('/conversation/new', { replace: true });
   }, [route.name]);
+
+  // Choosing a conversation or a page closes the drawer.
+  useEffect(() => {
+    view.drawerOpen = false;
+  }, [path]);
+
+  useEffect(() => {
+    if (!drawerOpen) return;
+    // Focus moves into the drawer so that the keyboard and screen readers land in the list just opened.
+    drawer.current?.querySelector<HTMLElement>('a, button, input')?.focus();
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape') return;
+      e.preventDefault();
+      closeDrawer();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [drawerOpen]);
+
+  function closeDrawer() {
+    view.drawerOpen = false;
+    menuButton.current?.focus();
+  }
+
   return (
-    <div className="app">
-      <Sidebar route={route} />
+    <div className="app" data-drawer={drawerOpen ? 'open' : 'closed'}>
+      <div className="drawer" id="app-drawer" ref={drawer}>
+        <Sidebar route={route} />
+        <nav aria-label="Pages" className="pages-nav">
+          <Link href="/wallet" current={route.name === 'wallet'}>
+            Wallet
+          </Link>
+          <Link href="/settings" current={route.name === 'settings'}>
+            Settings
+          </Link>
+        </nav>
+      </div>
+      {drawerOpen && <div className="drawer-backdrop" aria-hidden="true" onClick={closeDrawer} />}
       <main className="main">
+        <div className="topbar">
+          <button
+            ref={menuButton}
+            type="button"
+            className="menu-button"
+            aria-expanded={drawerOpen}
+            aria-controls="app-drawer"
+            onClick={() => (view.drawerOpen = !view.drawerOpen)}
+          >
+            Menu
+          </button>
+          <span className="brand">Parley</span>
+        </div>
+        <Notifications />
         {route.name === 'conversation' && <ConversationPage key={route.slug === 'new' ? 'new' : 'conversation'} slug={route.slug} />}
         {route.name === 'wallet' && <WalletPage />}
+        {route.name === 'settings' && <SettingsPage />}
       </main>
-      <Notifications />
     </div>
   );
 }

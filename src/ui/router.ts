@@ -1,4 +1,4 @@
-/** A two-route app needs no routing library: the History API and useSyncExternalStore. */
+/** A few routes need no routing library: the History API and useSyncExternalStore. */
 import { useSyncExternalStore } from 'react';
 
 const listeners = new Set<() => void>();
@@ -23,11 +23,12 @@ export function usePath(): string {
   );
 }
 
-export type Route = { name: 'conversation'; slug: string } | { name: 'wallet' } | { name: 'home' };
+export type Route = { name: 'conversation'; slug: string } | { name: 'wallet' } | { name: 'settings' } | { name: 'home' };
 
 export function matchRoute(path: string): Route {
   const pathname = path.split('?')[0] ?? '/';
   if (pathname === '/wallet') return { name: 'wallet' };
+  if (pathname === '/settings') return { name: 'settings' };
   const m = /^\/conversation\/(.+)$/.exec(pathname);
   if (m?.[1]) return { name: 'conversation', slug: m[1] };
   return { name: 'home' };

@@ -1,4 +1,4 @@
-/** Ephemeral view state (valtio): drafts, chosen model, local notices. Nothing here must survive a reload. */
+/** Ephemeral view state (valtio): drafts, chosen model, layout, local notices. Nothing here must survive a reload. */
 import { proxy } from 'valtio';
 import type { Notice } from '../protocol/engine';
 
@@ -9,6 +9,8 @@ export const view = proxy({
   model: '',
   /** Notices raised by this tab itself (input validation). */
   localNotices: [] as Notice[],
+  /** Phone layout: the conversation list drawer is open ("Menu"). Ignored on wide screens, where it always shows. */
+  drawerOpen: false,
 });
 
 export function showLocalNotice(notice: Omit<Notice, 'id'>): void {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { textReply } from '../unit/server/fake-upstream';
-import { FREE_MODEL, PAID_MODEL, assistant, chooseModel, openApp, send, slowReply, user, useStack } from './stack';
+import { FREE_MODEL, PAID_MODEL, assistant, chooseModel, openApp, send, slowReply, user, useStack, waitForModels } from './stack';
 
 const getStack = useStack();
 
@@ -84,7 +84,7 @@ describe('chat, end to end in Chromium', () => {
     const page = await context.newPage();
     const response = await page.goto('/conversation/new');
     expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
-    await page.getByRole('combobox', { name: 'Model' }).locator(`option[value="${FREE_MODEL}"]`).waitFor({ state: 'attached' });
+    await waitForModels(page);
     await chooseModel(page, FREE_MODEL);
     await send(page, 'Say something nasty');
     await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();

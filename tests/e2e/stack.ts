@@ -85,12 +85,27 @@ export async function openApp(context: BrowserContext, path = '/conversation/new
   const page = await context.newPage();
   page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
   await page.goto(path);
-  await page.getByRole('combobox', { name: 'Model' }).locator('option').first().waitFor({ state: 'attached' });
+  await waitForModels(page);
   return page;
 }
 
+/** The model picker (a button with role combobox, named "Model"), once the catalogue arrived and a model is chosen. */
+export function modelPicker(page: Page) {
+  return page.getByRole('combobox', { name: 'Model', exact: true });
+}
+
+export async function waitForModels(page: Page): Promise<void> {
+  await modelPicker(page).and(page.locator('[data-value]:not([data-value=""]):enabled')).waitFor();
+}
+
+/** Opens the picker, searches for the model id and chooses it. */
 export async function chooseModel(page: Page, model: string): Promise<void> {
-  await page.getByRole('combobox', { name: 'Model' }).selectOption(model);
+  const picker = modelPicker(page);
+  if ((await picker.getAttribute('data-value')) === model) return;
+  await picker.click();
+  await page.getByRole('searchbox', { name: 'Search models' }).fill(model);
+  await page.getByRole('option').and(page.locator(`[data-value="${model}"]`)).click();
+  await modelPicker(page).and(page.locator(`[data-value="${model}"]`)).waitFor();
 }
 
 export async function send(page: Page, text: string): Promise<void> {

@@ -1,7 +1,7 @@
 import type { BrowserContext } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { textReply } from '../unit/server/fake-upstream';
-import { FREE_MODEL, chooseModel, openApp, send, useStack } from './stack';
+import { FREE_MODEL, chooseModel, openApp, send, useStack, waitForModels } from './stack';
 
 const getStack = useStack();
 
@@ -46,7 +46,7 @@ describe('local storage failure', () => {
     // Storage back: 'Reload page' recovers and the same prompt goes through.
     await restore();
     await notices.getByRole('button', { name: 'Reload page' }).click();
-    await page.getByRole('combobox', { name: 'Model' }).locator(`option[value="${FREE_MODEL}"]`).waitFor({ state: 'attached' });
+    await waitForModels(page);
     await chooseModel(page, FREE_MODEL);
     await send(page, 'Please keep this prompt');
     await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();

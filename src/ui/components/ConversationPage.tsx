@@ -1,11 +1,14 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import { useSnapshot } from 'valtio';
 import type { SendMessageResult } from '../../protocol/engine';
 import { engine, useQuery } from '../engine';
 import { decodeSlugPrompt, navigate } from '../router';
 import { showLocalNotice, view } from '../state';
 import { Composer } from './Composer';
-import { MessageItem } from './MessageItem';
+import { ConversationHeader } from './ConversationHeader';
+import { InstructionsButton } from './SystemPromptDialog';
+import { MessageList } from './MessageList';
+import { formatTotalCost } from './cost-format';
 
 const MESSAGE_REQUIRED = 'Message is required';
 
@@ -18,9 +21,9 @@ export function ConversationPage({ slug }: { slug: string }) {
   const draftKey = isNew ? 'new' : slug;
   const autoSubmitted = useRef<string | null>(null);
   const restoredFor = useRef<string | null>(null);
-  const listEnd = useRef<HTMLDivElement>(null);
+  const page = useRef<HTMLDivElement>(null);
 
-  const textModels = models?.models.filter((m) => m.modality === 'text') ?? [];
+  const textModels = useMemo(() => models?.models.filter((m) => m.modality === 'text') ?? [], [models]);
   const model = snap.model || models?.defaultModel || '';
 
   // Spec 000 section 4: on load the last message's model restores the model; unknown falls back to the default.
@@ -44,6 +47,7 @@ export function ConversationPage({ slug }: { slug: string }) {
     }
     // Spec 000 section 4: a chat prompt is cleared once the user message is saved.
     view.drafts[draftKey] = '';
+    focusComposer();
     if (result.slug !== targetSlug) {
       view.drafts[result.slug] = '';
       navigate(`/conversation/${result.slug}`, { replace: true });
@@ -63,16 +67,12 @@ export function ConversationPage({ slug }: { slug: string }) {
     // eslint-disable-next-line react-hooks/exhaustive-deps -- submit reads the latest model; runs once per slug
   }, [unknownSlug, sessionReady, slug]);
 
-  const messageCount = conversation?.messages.length ?? 0;
-  const lastText = conversation?.messages.at(-1)?.text.length ?? 0;
-  // Follow the reply as it streams, unless the reader scrolled up to read something else.
-  const stickToBottom = useRef(true);
-  useEffect(() => {
-    if (stickToBottom.current) listEnd.current?.scrollIntoView({ block: 'end' });
-  }, [messageCount, lastText]);
-  useEffect(() => {
-    stickToBottom.current = true;
-  }, [messageCount]);
+  /** The message input keeps the focus: on page load, after a send (also when the first send remounts the page). */
+  function focusComposer() {
+    if (view.drawerOpen) return;
+    page.current?.querySelector<HTMLTextAreaElement>('textarea[aria-label="Message"]')?.focus();
+  }
+  useEffect(focusComposer, []);
 
   const title = isNew || !conversation ? 'New conversation' : conversation.conversation.name;
   useEffect(() => {
@@ -80,43 +80,36 @@ export function ConversationPage({ slug }: { slug: string }) {
   }, [title]);
 
   const pending = conversation?.pending ?? false;
+  const totalCost = useMemo(() => formatTotalCost(conversation?.messages ?? []), [conversation?.messages]);
+
+  // Escape stops a reply, unless something on top (a menu, a dialog, the drawer) took the key first.
+  useEffect(() => {
+    if (!pending) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape' || e.defaultPrevented || view.drawerOpen || document.querySelector('dialog[open]')) return;
+      void engine((api) => api.stopReply(slug));
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [pending, slug]);
 
   return (
-    <div className="conversation">
-      <header className="conversation-header">
-        <h1>{title}</h1>
-        <label className="model-picker">
-          <span className="visually-hidden">Model</span>
-          <select aria-label="Model" value={model} onChange={(e) => (view.model = e.target.value)} disabled={textModels.length === 0}>
-            {textModels.length === 0 && <option value="">Loading models…</option>}
-            {textModels.map((m) => (
-              <option key={m.id} value={m.id}>
-                {m.name}
-                {m.offline ? '' : m.free ? ' (free)' : ''}
-              </option>
-            ))}
-          </select>
-        </label>
-      </header>
-      <section
-        className="messages"
-        aria-label="Messages"
-        onScroll={(e) => {
-          const el = e.currentTarget;
-          stickToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
-        }}
-      >
-        {isNew && messageCount === 0 && (
-          <div className="empty">
-            <h2>What shall we talk about?</h2>
-            <p className="muted">Pick a model, type a message and press Enter.</p>
-          </div>
-        )}
-        {conversation?.messages.map((m) => (
-          <MessageItem key={m.id} message={m} modelName={models?.models.find((x) => x.id === m.model)?.name ?? m.model} />
-        ))}
-        <div ref={listEnd} />
-      </section>
+    <div className="conversation" ref={page}>
+      <ConversationHeader title={title} model={model} models={textModels} onModelChange={(id) => (view.model = id)} totalCost={totalCost}>
+        <InstructionsButton slug={conversation ? conversation.conversation.slug : null} instructions={conversation?.conversation.instructions} />
+      </ConversationHeader>
+      <MessageList
+        messages={conversation?.messages ?? []}
+        models={models?.models ?? []}
+        empty={
+          isNew && (
+            <div className="empty">
+              <h2>What shall we talk about?</h2>
+              <p className="muted">Pick a model, type a message and press Enter.</p>
+            </div>
+          )
+        }
+      />
       <Composer
         value={snap.drafts[draftKey] ?? ''}
         onChange={(text) => (view.drafts[draftKey] = text)}

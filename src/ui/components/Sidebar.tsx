@@ -1,31 +1,22 @@
+/**
+ * The conversation list (navigation "Conversations"): pinned conversations first, each with its actions menu;
+ * the search box above it; the balance and the log export/import below.
+ */
 import { useRef, useState } from 'react';
 import { engine, useQuery } from '../engine';
-import { navigate, type Route } from '../router';
+import { type Route } from '../router';
 import { Balance } from './Balance';
 import { showLocalNotice } from '../state';
-
-function LinkTo({ href, className, children, current }: { href: string; className?: string; children: React.ReactNode; current?: boolean }) {
-  return (
-    <a
-      href={href}
-      className={className}
-      aria-current={current ? 'page' : undefined}
-      onClick={(e) => {
-        if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
-        e.preventDefault();
-        navigate(href);
-      }}
-    >
-      {children}
-    </a>
-  );
-}
+import { ConversationItem, LinkTo } from './ConversationItem';
+import { SidebarSearch } from './SidebarSearch';
 
 export function Sidebar({ route }: { route: Route }) {
   const activeSlug = route.name === 'conversation' ? route.slug : null;
   const conversations = useQuery({ kind: 'conversations' });
   const fileInput = useRef<HTMLInputElement>(null);
   const [busy, setBusy] = useState(false);
+  const [query, setQuery] = useState('');
+  const searching = query.trim().length >= 2;
 
   async function exportLog() {
     const text = await engine((api) => api.exportLog());
@@ -55,16 +46,13 @@ export function Sidebar({ route }: { route: Route }) {
       <LinkTo href="/conversation/new" className="new-chat" current={activeSlug === 'new'}>
         + New chat
       </LinkTo>
-      <nav aria-label="Conversations" className="conversation-list">
+      <SidebarSearch query={query} onQuery={setQuery} activeSlug={activeSlug} />
+      <nav aria-label="Conversations" className="conversation-list" hidden={searching}>
         {conversations === undefined && <p className="muted">Loading…</p>}
         {conversations?.length === 0 && <p className="muted">No conversations yet.</p>}
         <ul>
           {conversations?.map((c) => (
-            <li key={c.id}>
-              <LinkTo href={`/conversation/${c.slug}`} current={c.slug === activeSlug} className="conversation-link">
-                <span className="conversation-name">{c.name || 'Untitled'}</span>
-              </LinkTo>
-            </li>
+            <ConversationItem key={c.id} conversation={c} current={c.slug === activeSlug} />
           ))}
         </ul>
       </nav>
@@ -90,9 +78,6 @@ export function Sidebar({ route }: { route: Route }) {
             }}
           />
         </div>
-        <LinkTo href="/wallet" className="wallet-link" current={route.name === 'wallet'}>
-          Wallet
-        </LinkTo>
       </div>
     </aside>
   );

@@ -1,0 +1,94 @@
+/**
+ * The messages of a conversation, virtualised (@tanstack/react-virtual): only the messages in view, plus a few
+ * either side, are in the DOM, so opening 10,000 messages costs about what opening 100 does. Heights are
+ * measured as rows render. The list follows the end while a reply streams unless the reader scrolled up; then a
+ * "Jump to latest" button brings them back.
+ */
+import { useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import type { ModelInfo } from '../../protocol/api';
+import type { MessageView } from '../../protocol/engine';
+import { MessageItem } from './MessageItem';
+
+/** Within this many pixels of the end counts as "at the end": the list keeps following. */
+const STICK_PX = 80;
+
+interface Props {
+  messages: readonly MessageView[];
+  models: readonly ModelInfo[];
+  /** Shown when there are no messages. */
+  empty?: ReactNode;
+}
+
+export function MessageList({ messages, models, empty }: Props) {
+  const scroller = useRef<HTMLElement>(null);
+  const stick = useRef(true);
+  const [atEnd, setAtEnd] = useState(true);
+  // One lookup for all rows rather than a search of the catalogue per message.
+  const names = useMemo(() => new Map(models.map((m) => [m.id, m.name])), [models]);
+
+  const virtualizer = useVirtualizer({
+    count: messages.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => 120,
+    overscan: 6,
+    getItemKey: (i) => messages[i]?.id ?? i,
+  });
+
+  const last = messages.at(-1);
+  const totalSize = virtualizer.getTotalSize();
+  // Follow the end: on open, on each new message, as the last one streams, and as measured heights settle.
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (el && stick.current) el.scrollTop = el.scrollHeight;
+  }, [messages.length, last?.text.length, last?.status, totalSize]);
+
+  // A new message of the user's own (or a new reply) brings the list back to the end.
+  useLayoutEffect(() => {
+    stick.current = true;
+    setAtEnd(true);
+  }, [messages.length]);
+
+  function jumpToLatest() {
+    stick.current = true;
+    setAtEnd(true);
+    if (messages.length > 0) virtualizer.scrollToIndex(messages.length - 1, { align: 'end' });
+    const el = scroller.current;
+    if (el) el.scrollTop = el.scrollHeight;
+  }
+
+  const items = virtualizer.getVirtualItems();
+  return (
+    <div className="messages-frame">
+      <section
+        ref={scroller}
+        className="messages"
+        aria-label="Messages"
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          const end = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_PX;
+          stick.current = end;
+          if (end !== atEnd) setAtEnd(end);
+        }}
+      >
+        {messages.length === 0 && empty}
+        <div className="messages-inner" style={{ height: totalSize }}>
+          {items.map((row) => {
+            const m = messages[row.index];
+            if (!m) return null;
+            return (
+              <div key={row.key} data-index={row.index} ref={virtualizer.measureElement} className="message-row" style={{ transform: `translateY(${row.start}px)` }}>
+                <MessageItem message={m} modelName={names.get(m.model) ?? m.model} />
+              </div>
+            );
+          })}
+        </div>
+      </section>
+      {!atEnd && messages.length > 0 && (
+        <button type="button" className="jump-latest" onClick={jumpToLatest}>
+          Jump to latest
+        </button>
+      )}
+    </div>
+  );
+}

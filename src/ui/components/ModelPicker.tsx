@@ -1,0 +1,204 @@
+/**
+ * The model picker: a button (role combobox, named by `label`) that opens a searchable list of models grouped by
+ * provider, each with its price per million tokens (input / output), context length and capabilities, the free
+ * ones marked. Keyboard: Arrow keys move, Enter chooses, Escape closes; typing filters. Reusable for any choice
+ * of model: the main model, the extra models of multi-model mode (`exclude` hides those already chosen), the
+ * default model in Settings (`noneLabel` offers "no choice", value '').
+ */
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
+import type { ModelInfo } from '../../protocol/api';
+import { filterModels, formatContextLength, formatPrice, groupByProvider } from './model-info';
+
+export interface ModelPickerProps {
+  value: string;
+  onChange(id: string): void;
+  models: readonly ModelInfo[];
+  /** Accessible name of the control; 'Model' for the main picker. */
+  label?: string;
+  /** Model ids not offered (e.g. models already chosen). */
+  exclude?: readonly string[];
+  disabled?: boolean;
+  /** When set, an option with this text and value '' comes first. */
+  noneLabel?: string;
+  className?: string;
+}
+
+export function ModelPicker({ value, onChange, models, label = 'Model', exclude = [], disabled, noneLabel, className }: ModelPickerProps) {
+  const [open, setOpen] = useState(false);
+  const [query, setQuery] = useState('');
+  const [active, setActive] = useState(0);
+  const root = useRef<HTMLDivElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
+  const search = useRef<HTMLInputElement>(null);
+  const ids = useId();
+  const labelId = `${ids}-label`;
+  const valueId = `${ids}-value`;
+  const listId = `${ids}-list`;
+  const optionId = (i: number) => `${ids}-option-${i}`;
+
+  const shown = useMemo(() => {
+    const excluded = new Set(exclude);
+    return filterModels(
+      models.filter((m) => !excluded.has(m.id) || m.id === value),
+      query,
+    );
+  }, [models, exclude, value, query]);
+  const groups = useMemo(() => groupByProvider(shown), [shown]);
+  /** Options in display order (the none option first), for keyboard movement. */
+  const flat: Array<ModelInfo | null> = useMemo(() => [...(noneLabel && query === '' ? [null] : []), ...groups.flatMap((g) => g.models)], [groups, noneLabel, query]);
+  const current = models.find((m) => m.id === value);
+
+  useEffect(() => {
+    if (!open) return;
+    search.current?.focus();
+    const onDown = (e: MouseEvent) => {
+      if (root.current && !root.current.contains(e.target as Node)) setOpen(false);
+    };
+    document.addEventListener('mousedown', onDown);
+    return () => document.removeEventListener('mousedown', onDown);
+  }, [open]);
+
+  useEffect(() => {
+    if (open) document.getElementById(optionId(active))?.scrollIntoView({ block: 'nearest' });
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- optionId derives from the stable useId
+  }, [active, open]);
+
+  function openList() {
+    setQuery('');
+    const index = flat.findIndex((m) => (m?.id ?? '') === value);
+    setActive(Math.max(0, index));
+    setOpen(true);
+  }
+
+  function choose(model: ModelInfo | null) {
+    onChange(model?.id ?? '');
+    setOpen(false);
+    button.current?.focus();
+  }
+
+  function onSearchKey(e: React.KeyboardEvent) {
+    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      e.preventDefault();
+      const step = e.key === 'ArrowDown' ? 1 : -1;
+      setActive((i) => (flat.length === 0 ? 0 : (i + step + flat.length) % flat.length));
+    } else if (e.key === 'Home' || e.key === 'End') {
+      e.preventDefault();
+      setActive(e.key === 'Home' ? 0 : Math.max(0, flat.length - 1));
+    } else if (e.key === 'Enter') {
+      e.preventDefault();
+      const model = flat[active];
+      if (model !== undefined) choose(model);
+    } else if (e.key === 'Escape' || e.key === 'Tab') {
+      // Escape here only closes the list: it must not also stop a reply or close the drawer.
+      if (e.key === 'Escape') {
+        e.preventDefault();
+        e.stopPropagation();
+      }
+      setOpen(false);
+      button.current?.focus();
+    }
+  }
+
+  let index = -1;
+  const renderOption = (model: ModelInfo | null) => {
+    index += 1;
+    const i = index;
+    const id = model?.id ?? '';
+    return (
+      <div
+        key={id || '(none)'}
+        id={optionId(i)}
+        role="option"
+        aria-selected={id === value}
+        data-value={id}
+        data-active={i === active || undefined}
+        className="model-option"
+        onMouseMove={() => setActive(i)}
+        onClick={() => choose(model)}
+      >
+        {model === null ? (
+          <span className="model-option-name">{noneLabel}</span>
+        ) : (
+          <>
+            <span className="model-option-name">
+              {model.name}
+              {model.free && <span className="badge badge-free">Free</span>}
+              {model.offline && <span className="badge">Offline</span>}
+            </span>
+            <span className="model-option-facts">
+              {!model.free && <span>{formatPrice(model)}</span>}
+              {model.contextLength !== undefined && <span>{formatContextLength(model.contextLength)}</span>}
+              {model.capabilities.length > 0 && <span>{model.capabilities.join(', ')}</span>}
+            </span>
+          </>
+        )}
+      </div>
+    );
+  };
+
+  return (
+    <div className={`model-picker ${className ?? ''}`} ref={root}>
+      <span id={labelId} className="visually-hidden">
+        {label}
+      </span>
+      <button
+        ref={button}
+        type="button"
+        role="combobox"
+        className="model-picker-button"
+        aria-labelledby={labelId}
+        aria-describedby={valueId}
+        aria-haspopup="listbox"
+        aria-expanded={open}
+        aria-controls={open ? listId : undefined}
+        data-value={value}
+        disabled={disabled || models.length === 0}
+        onClick={() => (open ? setOpen(false) : openList())}
+        onKeyDown={(e) => {
+          if ((e.key === 'ArrowDown' || e.key === 'ArrowUp') && !open) {
+            e.preventDefault();
+            openList();
+          }
+        }}
+      >
+        <span id={valueId}>{models.length === 0 ? 'Loading models…' : (current?.name ?? (value === '' && noneLabel ? noneLabel : value))}</span>
+        {current?.free && <span className="badge badge-free">Free</span>}
+        <span aria-hidden="true" className="chevron">
+          ▾
+        </span>
+      </button>
+      {open && (
+        <div className="model-popover">
+          <input
+            ref={search}
+            type="search"
+            className="model-search"
+            aria-label="Search models"
+            placeholder="Search models…"
+            role="searchbox"
+            aria-controls={listId}
+            aria-activedescendant={flat.length > 0 ? optionId(active) : undefined}
+            value={query}
+            onChange={(e) => {
+              setQuery(e.target.value);
+              setActive(0);
+            }}
+            onKeyDown={onSearchKey}
+          />
+          <div role="listbox" id={listId} aria-label={label} className="model-list">
+            {noneLabel && query === '' && renderOption(null)}
+            {groups.map((g) => (
+              <div role="group" key={g.provider} aria-labelledby={`${ids}-group-${g.provider}`}>
+                <div className="model-group-label" id={`${ids}-group-${g.provider}`} role="presentation">
+                  {g.label}
+                </div>
+                {g.models.map(renderOption)}
+              </div>
+            ))}
+            {flat.length === 0 && <p className="muted model-none">No model matches “{query}”.</p>}
+          </div>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,114 @@
+/**
+ * Settings: the preferences this workspace introduces (spec 001 sections 3 and 9), each a control named in plain
+ * words. Every change goes to the engine at once (it is logged and reaches every tab); nothing is kept here.
+ */
+import { useEffect, useId, useState } from 'react';
+import type { Preferences, Theme } from '../../protocol/preferences';
+import { engine, useQuery } from '../engine';
+import { ModelPicker } from './ModelPicker';
+
+/** Bounds of the max-tokens setting: a positive whole number no larger than the biggest context we know. */
+export const MAX_TOKENS_MIN = 1;
+export const MAX_TOKENS_MAX = 1_000_000;
+
+function save(changes: Partial<Preferences>): void {
+  void engine((api) => api.setPreferences(changes));
+}
+
+function Toggle({ label, checked, onChange, hint }: { label: string; checked: boolean; onChange(v: boolean): void; hint?: string }) {
+  const id = useId();
+  return (
+    <div className="setting setting-toggle">
+      <input id={id} type="checkbox" role="switch" checked={checked} onChange={(e) => onChange(e.target.checked)} />
+      <label htmlFor={id}>{label}</label>
+      {hint && <p className="setting-hint muted">{hint}</p>}
+    </div>
+  );
+}
+
+/** Max tokens: typed freely, saved when it is a valid whole number (on blur or Enter), otherwise explained. */
+function MaxTokens({ value }: { value: number }) {
+  const id = useId();
+  const [text, setText] = useState(String(value));
+  useEffect(() => setText(String(value)), [value]);
+  const n = Number(text);
+  const valid = /^\d+$/.test(text.trim()) && n >= MAX_TOKENS_MIN && n <= MAX_TOKENS_MAX;
+  const commit = () => {
+    if (valid && n !== value) save({ maxTokens: n });
+  };
+  return (
+    <div className="setting">
+      <label htmlFor={id}>Max tokens</label>
+      <input
+        id={id}
+        type="number"
+        inputMode="numeric"
+        min={MAX_TOKENS_MIN}
+        max={MAX_TOKENS_MAX}
+        step={1}
+        value={text}
+        aria-invalid={!valid}
+        aria-describedby={`${id}-hint`}
+        onChange={(e) => setText(e.target.value)}
+        onBlur={commit}
+        onKeyDown={(e) => e.key === 'Enter' && commit()}
+      />
+      <p id={`${id}-hint`} className={valid ? 'setting-hint muted' : 'setting-hint setting-error'}>
+        {valid ? 'The longest reply a model may write. A reply that ends within 10% of it can be continued.' : `Enter a whole number from ${MAX_TOKENS_MIN} to ${MAX_TOKENS_MAX}.`}
+      </p>
+    </div>
+  );
+}
+
+export function SettingsPage() {
+  const preferences = useQuery({ kind: 'preferences' });
+  const models = useQuery({ kind: 'models' });
+  const themeId = useId();
+  useEffect(() => {
+    document.title = 'Settings · Parley';
+  }, []);
+  const textModels = models?.models.filter((m) => m.modality === 'text') ?? [];
+  const catalogueDefault = models?.models.find((m) => m.id === models.defaultModel)?.name ?? models?.defaultModel ?? '';
+
+  return (
+    <div className="settings">
+      <h1>Settings</h1>
+      {preferences === undefined ? (
+        <p className="muted">Loading…</p>
+      ) : (
+        <form className="settings-form" onSubmit={(e) => e.preventDefault()}>
+          <div className="setting">
+            <label htmlFor={themeId}>Theme</label>
+            <select id={themeId} value={preferences.theme} onChange={(e) => save({ theme: e.target.value as Theme })}>
+              <option value="dark">Dark</option>
+              <option value="light">Light</option>
+              <option value="system">Same as the system</option>
+            </select>
+          </div>
+          <MaxTokens value={preferences.maxTokens} />
+          <div className="setting">
+            <span className="setting-label" aria-hidden="true">
+              Default model
+            </span>
+            <ModelPicker
+              label="Default model"
+              value={preferences.defaultModel ?? ''}
+              models={textModels}
+              noneLabel={catalogueDefault ? `Catalogue default (${catalogueDefault})` : 'Catalogue default'}
+              onChange={(id) => save({ defaultModel: id === '' ? null : id })}
+            />
+            <p className="setting-hint muted">The model a new conversation starts with.</p>
+          </div>
+          <Toggle
+            label="Auto-generate titles"
+            checked={preferences.autoGenerateTitle}
+            onChange={(v) => save({ autoGenerateTitle: v, hasBeenAskedAboutAutoTitle: true })}
+            hint="After the first reply, a short title replaces the conversation's first words."
+          />
+          <Toggle label="Enter sends message" checked={preferences.enterSendsMessage} onChange={(v) => save({ enterSendsMessage: v })} hint="When off, Enter starts a new line and Ctrl+Enter sends." />
+          <Toggle label="Show thinking" checked={preferences.showThinkingBlocks} onChange={(v) => save({ showThinkingBlocks: v })} hint="Show a model's reasoning above its reply." />
+        </form>
+      )}
+    </div>
+  );
+}
