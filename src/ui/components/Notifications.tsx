@@ -1,8 +1,23 @@
 import { useSnapshot } from 'valtio';
-import type { Notice } from '../../protocol/engine';
+import type { ActionResult, Notice } from '../../protocol/engine';
 import { engine, useQuery } from '../engine';
 import { navigate } from '../router';
 import { dismissLocalNotice, view } from '../state';
+import { AutoTitleQuestion } from './AutoTitleQuestion';
+
+/** Brings a deleted conversation back (the deletion notice's action). */
+function UndoButton({ label, slug, onDone }: { label: string; slug: string; onDone(): void }) {
+  return (
+    <button
+      type="button"
+      onClick={() => {
+        void engine<ActionResult>((api) => api.restoreConversation(slug)).then(onDone);
+      }}
+    >
+      {label}
+    </button>
+  );
+}
 
 function NoticeItem({ notice, onDismiss }: { notice: Notice; onDismiss(): void }) {
   return (
@@ -14,6 +29,9 @@ function NoticeItem({ notice, onDismiss }: { notice: Notice; onDismiss(): void }
           <button type="button" onClick={() => location.reload()}>
             {notice.action.label}
           </button>
+        )}
+        {notice.action?.kind === 'undo' && (
+          <UndoButton label={notice.action.label} slug={notice.action.slug} onDone={onDismiss} />
         )}
         {notice.action?.kind === 'wallet' && (
           <button
@@ -42,6 +60,7 @@ export function Notifications() {
       {engineNotices.map((n) => (
         <NoticeItem key={n.id} notice={n} onDismiss={() => void engine((api) => api.dismissNotice(n.id))} />
       ))}
+      <AutoTitleQuestion />
       {snap.localNotices.map((n) => (
         <NoticeItem key={n.id} notice={n as Notice} onDismiss={() => dismissLocalNotice(n.id)} />
       ))}

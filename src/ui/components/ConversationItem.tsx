@@ -1,0 +1,168 @@
+/**
+ * One conversation in the sidebar list: its link, and the "Conversation actions" menu (Rename, Pin or Unpin,
+ * Delete). Rename edits the name in place: Enter or leaving the field saves, Escape cancels.
+ */
+import { useEffect, useRef, useState } from 'react';
+import type { ActionResult, ConversationSummary } from '../../protocol/engine';
+import { engine } from '../engine';
+import { navigate } from '../router';
+import { showLocalNotice } from '../state';
+
+export function LinkTo({ href, className, children, current }: { href: string; className?: string; children: React.ReactNode; current?: boolean }) {
+  return (
+    <a
+      href={href}
+      className={className}
+      aria-current={current ? 'page' : undefined}
+      onClick={(e) => {
+        if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
+        e.preventDefault();
+        navigate(href);
+      }}
+    >
+      {children}
+    </a>
+  );
+}
+
+async function run(fn: () => Promise<ActionResult>): Promise<boolean> {
+  const result = await fn();
+  if (!result.ok) showLocalNotice({ title: result.error, text: '', tone: 'red', durationMs: 5000 });
+  return result.ok;
+}
+
+export function ConversationItem({ conversation, current }: { conversation: ConversationSummary; current: boolean }) {
+  const { slug, name, pinned } = conversation;
+  const [menuOpen, setMenuOpen] = useState(false);
+  const [renaming, setRenaming] = useState(false);
+  const [draft, setDraft] = useState(name);
+  const menu = useRef<HTMLDivElement>(null);
+  const toggle = useRef<HTMLButtonElement>(null);
+  const input = useRef<HTMLInputElement>(null);
+
+  // The menu closes on a click elsewhere; it opens with its first item focused.
+  useEffect(() => {
+    if (!menuOpen) return;
+    menu.current?.querySelector<HTMLElement>('[role=menuitem]')?.focus();
+    const onDown = (e: PointerEvent) => {
+      if (!menu.current?.parentElement?.contains(e.target as Node)) setMenuOpen(false);
+    };
+    document.addEventListener('pointerdown', onDown);
+    return () => document.removeEventListener('pointerdown', onDown);
+  }, [menuOpen]);
+
+  useEffect(() => {
+    if (renaming) input.current?.select();
+  }, [renaming]);
+
+  function closeMenu() {
+    setMenuOpen(false);
+    toggle.current?.focus();
+  }
+
+  function onMenuKey(e: React.KeyboardEvent) {
+    const items = [...(menu.current?.querySelectorAll<HTMLElement>('[role=menuitem]') ?? [])];
+    const at = items.indexOf(document.activeElement as HTMLElement);
+    if (e.key === 'Escape') {
+      e.preventDefault();
+      e.stopPropagation();
+      closeMenu();
+    } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      e.preventDefault();
+      const next = (at + (e.key === 'ArrowDown' ? 1 : items.length - 1)) % items.length;
+      items[next]?.focus();
+    }
+  }
+
+  async function commitRename() {
+    if (!renaming) return;
+    setRenaming(false);
+    const next = draft.trim();
+    if (next === '' || next === name) return;
+    await run(() => engine<ActionResult>((api) => api.renameConversation(slug, next)));
+  }
+
+  async function remove() {
+    setMenuOpen(false);
+    const ok = await run(() => engine<ActionResult>((api) => api.deleteConversation(slug)));
+    if (ok && current) navigate('/conversation/new');
+  }
+
+  return (
+    <li className={`conversation-item${current ? ' current' : ''}`}>
+      {renaming ? (
+        <input
+          ref={input}
+          className="conversation-rename"
+          aria-label="Conversation name"
+          value={draft}
+          maxLength={150}
+          onChange={(e) => setDraft(e.target.value)}
+          onBlur={() => void commitRename()}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') {
+              e.preventDefault();
+              void commitRename();
+            } else if (e.key === 'Escape') {
+              e.preventDefault();
+              e.stopPropagation();
+              setRenaming(false);
+              setDraft(name);
+              toggle.current?.focus();
+            }
+          }}
+        />
+      ) : (
+        <LinkTo href={`/conversation/${slug}`} current={current} className="conversation-link">
+          {pinned && (
+            <span className="pin-mark" title="Pinned" aria-hidden="true">
+              ●
+            </span>
+          )}
+          <span className="conversation-name">{name || 'Untitled'}</span>
+        </LinkTo>
+      )}
+      <div className="conversation-item-actions">
+        <button
+          ref={toggle}
+          type="button"
+          className="conversation-actions-toggle"
+          aria-label="Conversation actions"
+          aria-haspopup="menu"
+          aria-expanded={menuOpen}
+          onClick={() => setMenuOpen((o) => !o)}
+        >
+          ⋯
+        </button>
+        {menuOpen && (
+          <div ref={menu} role="menu" aria-label={`Actions for ${name}`} className="menu conversation-menu" onKeyDown={onMenuKey}>
+            <button
+              type="button"
+              role="menuitem"
+              onClick={() => {
+                setMenuOpen(false);
+                setDraft(name);
+                setRenaming(true);
+              }}
+            >
+              Rename
+            </button>
+            <button
+              type="button"
+              role="menuitem"
+              onClick={() => {
+                closeMenu();
+                void run(() => engine<ActionResult>((api) => api.pinConversation(slug, !pinned)));
+              }}
+            >
+              {pinned ? 'Unpin' : 'Pin'}
+            </button>
+            <button type="button" role="menuitem" className="danger" onClick={() => void remove()}>
+              Delete
+            </button>
+          </div>
+        )}
+      </div>
+    </li>
+  );
+}

@@ -1,0 +1,161 @@
+/**
+ * The system prompt of a conversation (spec 000: system prompt modal; issue 6 item 8): button "Instructions"
+ * opening dialog "System prompt". Choose a preset or write your own; the text is stored on the conversation,
+ * persisted 400 ms after the last keystroke (spec 000 section 9). Presets can be saved, updated and deleted here;
+ * the built-ins ('Standard', 'Study Mode') cannot. 'Standard' is stored as '' so it follows the app's default.
+ */
+import { useEffect, useRef, useState } from 'react';
+import type { ActionResult } from '../../protocol/engine';
+import type { InstructionRow } from '../../events/model';
+import { engine, useQuery } from '../engine';
+import { showLocalNotice } from '../state';
+
+/** Spec 000 section 9: instruction persistence debounced 400 ms. */
+export const PERSIST_DEBOUNCE_MS = 400;
+const STANDARD_ID = 0;
+const BUILT_IN_IDS = new Set([0, -1]);
+const CUSTOM = 'custom';
+
+function report(result: ActionResult | { ok: true; id: number }): boolean {
+  if (!result.ok) showLocalNotice({ title: result.error, text: '', tone: 'red', durationMs: 5000 });
+  return result.ok;
+}
+
+export function InstructionsButton({ slug, instructions }: { slug: string | null; instructions: string | undefined }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <button
+        type="button"
+        className="instructions-button"
+        disabled={slug === null}
+        title={slug === null ? 'Send a first message, then set this conversation’s instructions' : undefined}
+        onClick={() => {
+          setOpen(true);
+          dialog.current?.showModal();
+        }}
+      >
+        Instructions
+      </button>
+      <dialog ref={dialog} className="system-prompt-dialog" aria-label="System prompt" onClose={() => setOpen(false)}>
+        {open && slug !== null && <SystemPromptEditor slug={slug} stored={instructions ?? ''} onClose={() => dialog.current?.close()} />}
+      </dialog>
+    </>
+  );
+}
+
+function SystemPromptEditor({ slug, stored, onClose }: { slug: string; stored: string; onClose(): void }) {
+  const presets = useQuery({ kind: 'instructions' });
+  const standard = presets?.find((p) => p.id === STANDARD_ID);
+  const [text, setText] = useState<string | null>(null);
+  const [presetName, setPresetName] = useState('');
+  /** The preset last chosen, so that one edited afterwards can be updated. */
+  const [chosenId, setChosenId] = useState<number | null>(null);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const pending = useRef<string | null>(null);
+
+  // The text shown: what the user is typing, else what is stored ('' = the Standard preset's text).
+  const shown = text ?? (stored === '' ? (standard?.instructions ?? '') : stored);
+  const selected: InstructionRow | undefined = presets?.find((p) => p.instructions === shown);
+  const chosen = presets?.find((p) => p.id === chosenId) ?? selected;
+  const editable = chosen !== undefined && !BUILT_IN_IDS.has(chosen.id);
+
+  function flush() {
+    clearTimeout(timer.current);
+    const value = pending.current;
+    pending.current = null;
+    if (value === null) return;
+    const toStore = standard && value === standard.instructions ? '' : value;
+    void engine<ActionResult>((api) => api.setConversationInstructions(slug, toStore)).then(report);
+  }
+
+  function change(value: string) {
+    setText(value);
+    pending.current = value;
+    clearTimeout(timer.current);
+    timer.current = setTimeout(flush, PERSIST_DEBOUNCE_MS);
+  }
+
+  // Whatever is still waiting is saved when the dialog closes.
+  useEffect(() => () => flush(), []); // eslint-disable-line react-hooks/exhaustive-deps
+
+  async function savePreset() {
+    const name = presetName.trim() || 'My preset';
+    if (report(await engine<ActionResult | { ok: true; id: number }>((api) => api.createInstruction({ name, instructions: shown })))) setPresetName('');
+  }
+
+  return (
+    <form
+      method="dialog"
+      className="system-prompt"
+      onSubmit={(e) => {
+        e.preventDefault();
+        flush();
+        onClose();
+      }}
+    >
+      <h2>System prompt</h2>
+      <label className="field">
+        <span>Preset</span>
+        <select
+          value={selected ? String(selected.id) : CUSTOM}
+          onChange={(e) => {
+            const p = presets?.find((x) => String(x.id) === e.target.value);
+            if (p) {
+              setChosenId(p.id);
+              change(p.instructions);
+            }
+          }}
+        >
+          {presets?.map((p) => (
+            <option key={p.id} value={String(p.id)}>
+              {p.name}
+            </option>
+          ))}
+          {!selected && <option value={CUSTOM}>Custom</option>}
+        </select>
+      </label>
+      <label className="field">
+        <span>Instructions for this conversation</span>
+        <textarea value={shown} rows={10} onChange={(e) => change(e.target.value)} />
+      </label>
+      <p className="muted hint">
+        <code>{'{{currentDate}}'}</code> and <code>{'{{modelName}}'}</code> are replaced by today’s date and the model’s name when sent.
+      </p>
+      <div className="preset-actions">
+        {editable && chosen.instructions !== shown && (
+          <button
+            type="button"
+            disabled={shown.trim() === ''}
+            onClick={() => void engine<ActionResult>((api) => api.updateInstruction(chosen.id, { name: chosen.name, instructions: shown })).then(report)}
+          >
+            Update preset “{chosen.name}”
+          </button>
+        )}
+        {editable && (
+          <button
+            type="button"
+            onClick={() => {
+              setChosenId(null);
+              void engine<ActionResult>((api) => api.deleteInstruction(chosen.id)).then(report);
+            }}
+          >
+            Delete preset “{chosen.name}”
+          </button>
+        )}
+        {!selected && (
+          <>
+            <input aria-label="Preset name" placeholder="Preset name" value={presetName} onChange={(e) => setPresetName(e.target.value)} />
+            <button type="button" disabled={shown.trim() === ''} onClick={() => void savePreset()}>
+              Save as preset
+            </button>
+          </>
+        )}
+      </div>
+      <div className="dialog-actions">
+        <button type="submit">Done</button>
+      </div>
+    </form>
+  );
+}
