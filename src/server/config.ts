@@ -37,6 +37,10 @@ export interface GatewayConfig {
   discoveryTimeoutMs: number;
   cookieSecure: boolean;
   maxBodyBytes: number;
+  /** How long a finished reply stays resumable, ms (PARLEY_REPLY_RETAIN_MS). */
+  replyRetainMs: number;
+  /** Budget for the text of replies held in memory, bytes (PARLEY_REPLY_BUFFER_MB). */
+  replyBufferBytes: number;
   /** Catalogue id of the model that writes conversation titles; null = deterministic offline titles. */
   titleModel: string | null;
   upstreams: UpstreamConfig[];
@@ -190,6 +194,8 @@ export function loadConfig(env: Env): GatewayConfig {
     discoveryTimeoutMs: intVar(env, 'PARLEY_DISCOVERY_TIMEOUT_MS', 5_000, 100, 120_000),
     cookieSecure: boolVar(env, 'PARLEY_COOKIE_SECURE', false),
     maxBodyBytes: intVar(env, 'PARLEY_MAX_BODY_BYTES', 25 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    replyRetainMs: intVar(env, 'PARLEY_REPLY_RETAIN_MS', 60_000, 0, 3_600_000),
+    replyBufferBytes: intVar(env, 'PARLEY_REPLY_BUFFER_MB', 64, 1, 65_536) * 1024 * 1024,
     titleModel: env.PARLEY_TITLE_MODEL?.trim() || null,
     upstreams,
   };

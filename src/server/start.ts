@@ -19,6 +19,7 @@ import { openDatabase, type DbTarget } from './db/open';
 import type { Db } from './db/types';
 import { Ledger } from './ledger/ledger';
 import { Catalogue } from './providers/catalogue';
+import { ReplyRegistry } from './routes/reply-registry';
 
 export interface StartGatewayOptions {
   /** Port to listen on; 0 = any free port. Default: PORT, else 8787. */
@@ -133,10 +134,12 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
     const ledger = new Ledger(db, { nanoPriceUsdMicro: config.nanoPriceUsdMicro });
     const adminToken = target.kind === 'pglite' ? randomBytes(32).toString('base64url') : null;
     const clientDir = options.clientDir === undefined ? config.clientDir : options.clientDir;
+    const replies = new ReplyRegistry({ graceMs: config.resumeGraceMs, retainMs: config.replyRetainMs, budgetBytes: config.replyBufferBytes });
     const app = createApp({
       db,
       catalogue,
       ledger,
+      replies,
       settings: { stallMs: config.stallMs, cookieSecure: config.cookieSecure, maxBodyBytes: config.maxBodyBytes, resumeGraceMs: config.resumeGraceMs, titleModel: config.titleModel },
       clientDir,
       adminToken,
@@ -163,6 +166,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
           running.closeAllConnections();
         });
         catalogue.close();
+        replies.close();
         if (lockPath) rmSync(lockPath, { force: true });
         await db.close();
       })();

@@ -1,0 +1,259 @@
+/**
+ * Load through the gateway: 200 concurrent clients, each asking for one streamed chat reply after another, for
+ * BENCH_LOAD_SECONDS (default 10; the issue's figure is 30: `BENCH_LOAD_SECONDS=30 npm run bench -- gateway-load`).
+ * The same client then runs straight against the fake upstream for the same time (the baseline, same run).
+ * Figures: replies per second and the p99 of a whole reply (request sent to last byte), and the gateway's heap
+ * after GC at the start, right after the run, and once finished replies are past their retention time.
+ *
+ * Three processes, as in production: this client, the gateway (PGlite in memory) and the fake upstream, each
+ * started from this file with PARLEY_BENCH_ROLE. The client uses node:http with a keep-alive agent (fetch costs
+ * the client more CPU than the gateway on this 2-core machine). Each reply carries a requestId, as the engine's do.
+ *
+ * Targets (issue 5): at least 1,000 replies/s or half the direct figure, p99 under 250 ms, heap back to its start.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Agent, request } from 'node:http';
+import { cpus, loadavg } from 'node:os';
+import { createInterface, type Interface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { startGateway } from '../../src/server/start';
+import { startFakeUpstream } from '../unit/server/fake-upstream';
+import type { BenchResult } from './types';
+
+const MODEL = 'bench-model';
+const CONCURRENCY = Number(process.env.BENCH_LOAD_CONCURRENCY ?? 200);
+const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
+/** Finished replies are kept this long in the bench gateway, so that the last heap figure can be taken soon after. */
+const RETAIN_MS = 3000;
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i] as number;
+}
+
+/** A child process that prints one JSON line when ready and answers one line per command line on stdin. */
+interface Child {
+  proc: ChildProcess;
+  ready: Record<string, string>;
+  ask(cmd: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+function startChild(role: 'gateway' | 'upstream', env: Record<string, string>): Promise<Child> {
+  // BENCH_PROFILE=dir: the gateway writes a CPU profile there (open it in Chrome's DevTools).
+  const profile = role === 'gateway' && process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const proc = spawn(process.execPath, [...process.execArgv, '--expose-gc', ...profile, fileURLToPath(import.meta.url)], {
+    env: { ...process.env, ...env, PARLEY_BENCH_ROLE: role },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines: Interface = createInterface({ input: proc.stdout as NonNullable<typeof proc.stdout> });
+  const waiting: ((line: string) => void)[] = [];
+  lines.on('line', (line) => waiting.shift()?.(line));
+  const next = (): Promise<string> => new Promise((r) => waiting.push(r));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`bench ${role} did not start within 60 s`)), 60_000);
+    proc.once('exit', (code) => reject(new Error(`bench ${role} exited with ${code}`)));
+    void next().then((line) => {
+      clearTimeout(timer);
+      resolve({
+        proc,
+        ready: JSON.parse(line) as Record<string, string>,
+        ask: (cmd) => {
+          const answer = next();
+          proc.stdin?.write(`${cmd}\n`);
+          return answer;
+        },
+        stop: () =>
+          new Promise<void>((r) => {
+            proc.once('exit', () => r());
+            proc.stdin?.end();
+            setTimeout(() => {
+              proc.kill();
+              r();
+            }, 5_000).unref();
+          }),
+      });
+    });
+  });
+}
+
+/** Child side: answers 'heap' with the heap used after GC, in bytes; exits when stdin ends. */
+function serveCommands(onEnd: () => Promise<void>, extra: (cmd: string) => string | null = () => null): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  const rl = createInterface({ input: process.stdin });
+  rl.on('line', (cmd) => {
+    if (cmd === 'heap') {
+      for (let i = 0; i < 3; i++) gc?.();
+      process.stdout.write(`${process.memoryUsage().heapUsed}\n`);
+    } else process.stdout.write(`${extra(cmd) ?? 'unknown'}\n`);
+  });
+  rl.once('close', () => void onEnd().finally(() => process.exit(0)));
+}
+
+async function runUpstream(): Promise<void> {
+  const up = await startFakeUpstream(
+    { steps: [{ content: 'Hello' }, { content: ' world' }, { content: ', and welcome.' }], usage: { prompt_tokens: 12, completion_tokens: 5 } },
+    { models: [MODEL] },
+  );
+  // The fake records every request; a load run would keep them all.
+  setInterval(() => (up.requests.length = 0), 200).unref();
+  process.stdout.write(`${JSON.stringify({ url: up.url })}\n`);
+  serveCommands(() => up.close());
+}
+
+async function runGateway(): Promise<void> {
+  const gw = await startGateway({
+    port: 0,
+    memory: true,
+    inheritEnv: false,
+    clientDir: null,
+    env: { PARLEY_UPSTREAM_URL: process.env.BENCH_UPSTREAM_URL ?? '', PARLEY_UPSTREAM_MODELS: MODEL, PARLEY_REPLY_RETAIN_MS: String(RETAIN_MS) },
+    log: () => {},
+  });
+  process.stdout.write(`${JSON.stringify({ url: gw.url })}\n`);
+  serveCommands(() => gw.close());
+}
+
+const entry = process.argv[1];
+const role = process.env.PARLEY_BENCH_ROLE;
+if (role !== undefined && entry !== undefined && import.meta.url === pathToFileURL(entry).href) {
+  if (role === 'upstream') await runUpstream();
+  else await runGateway();
+}
+
+interface RunResult {
+  replies: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  /** Failed replies by HTTP status (0: connection error or no metadata). */
+  failures: Record<number, number>;
+}
+
+/** CONCURRENCY loops, each sending one request after another for `seconds`; a reply counts once fully read. */
+async function load(url: URL, headers: Record<string, string>, body: (i: number) => string, expect: string, seconds: number): Promise<RunResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const times: number[] = [];
+  let errors = 0;
+  const failures: Record<number, number> = {};
+  const fail = (status: number): void => {
+    errors++;
+    failures[status] = (failures[status] ?? 0) + 1;
+  };
+  let seq = 0;
+  const one = (): Promise<void> =>
+    new Promise((resolve) => {
+      const t0 = performance.now();
+      const payload = body(seq++);
+      const req = request(
+        { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(payload) } },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (d: string) => (text += d));
+          res.on('end', () => {
+            if (res.statusCode === 200 && text.includes(expect)) times.push(performance.now() - t0);
+            else fail(res.statusCode === 200 ? 0 : (res.statusCode ?? 0));
+            resolve();
+          });
+          res.on('error', () => {
+            fail(0);
+            resolve();
+          });
+        },
+      );
+      req.on('error', () => {
+        fail(0);
+        resolve();
+      });
+      req.end(payload);
+    });
+  const t0 = performance.now();
+  const until = t0 + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < until) await one();
+    }),
+  );
+  const elapsed = (performance.now() - t0) / 1000;
+  agent.destroy();
+  times.sort((a, b) => a - b);
+  return { replies: times.length, perSecond: times.length / elapsed, p50: percentile(times, 50), p99: percentile(times, 99), errors, failures };
+}
+
+export default async function bench(): Promise<BenchResult[]> {
+  const upstream = await startChild('upstream', {});
+  const gateway = await startChild('gateway', { BENCH_UPSTREAM_URL: upstream.ready.url ?? '' });
+  try {
+    const gwUrl = gateway.ready.url ?? '';
+    const ls = await fetch(`${gwUrl}/auth/local-session`);
+    const cookie = (ls.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    await ls.arrayBuffer();
+    const messages = [{ role: 'user', content: 'Say hello, and welcome me to the benchmark.' }];
+    const run = Date.now().toString(36);
+    const viaGateway = (seconds: number): Promise<RunResult> =>
+      load(
+        new URL(`${gwUrl}/api/stream-gpt`),
+        { cookie, 'content-type': 'application/json' },
+        (i) => JSON.stringify({ model: MODEL, messages, conversationUUID: 'bench', requestId: `load-${run}-${seconds}-${i}` }),
+        '<metadata>',
+        seconds,
+      );
+    const directBody = JSON.stringify({ model: MODEL, messages, stream: true, stream_options: { include_usage: true } });
+    const direct = (seconds: number): Promise<RunResult> =>
+      load(new URL(`${upstream.ready.url}/chat/completions`), { 'content-type': 'application/json', accept: 'text/event-stream' }, () => directBody, '[DONE]', seconds);
+
+    // Warm-up of both paths (JIT, connections), then the heap the gateway starts from.
+    await direct(1);
+    await viaGateway(2);
+    await new Promise((r) => setTimeout(r, RETAIN_MS + 1000));
+    const heapStart = Number(await gateway.ask('heap'));
+    const g = await viaGateway(SECONDS);
+    const heapAfter = Number(await gateway.ask('heap'));
+    const d = await direct(SECONDS);
+    // By now (the direct run took SECONDS) the finished replies are past their retention time.
+    await new Promise((r) => setTimeout(r, RETAIN_MS + 1000));
+    const heapSettled = Number(await gateway.ask('heap'));
+
+    const load1 = `load ${loadavg()[0]?.toFixed(2)} on ${cpus().length} CPUs`;
+    const setup = `${CONCURRENCY} concurrent for ${SECONDS} s; ${load1}`;
+    const mb = (b: number): string => `${(b / 1024 / 1024).toFixed(1)} MB`;
+    const goal = Math.min(1000, d.perSecond / 2);
+    return [
+      {
+        name: 'gateway load: replies per second, through the gateway vs straight to the upstream',
+        unit: 'replies/s',
+        value: g.perSecond,
+        baseline: d.perSecond,
+        ratio: g.perSecond / d.perSecond,
+        target: '>= 1000/s or >= half the direct figure',
+        pass: g.perSecond >= goal,
+        notes: `${g.replies} replies (${g.errors} errors ${JSON.stringify(g.failures)}) vs ${d.replies} direct (${d.errors} errors); ${setup}`,
+      },
+      {
+        name: 'gateway load: p99 of a whole reply',
+        unit: 'ms',
+        value: g.p99,
+        baseline: d.p99,
+        ratio: g.p99 / d.p99,
+        target: 'p99 < 250 ms',
+        pass: g.p99 < 250,
+        notes: `p50 ${g.p50.toFixed(1)} ms (direct ${d.p50.toFixed(1)} ms); ${setup}`,
+      },
+      {
+        name: 'gateway load: heap after GC once replies are past retention, vs at the start',
+        unit: 'MB',
+        value: heapSettled / 1024 / 1024,
+        baseline: heapStart / 1024 / 1024,
+        ratio: heapSettled / heapStart,
+        target: 'back to its start (ratio <= 1.1)',
+        pass: heapSettled <= heapStart * 1.1,
+        notes: `start ${mb(heapStart)}, right after the run ${mb(heapAfter)} (finished replies still kept ${RETAIN_MS / 1000} s), settled ${mb(heapSettled)}`,
+      },
+    ];
+  } finally {
+    await Promise.all([gateway.stop(), upstream.stop()]);
+  }
+}
