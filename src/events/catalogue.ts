@@ -3,7 +3,7 @@
  * Events are never removed or reinterpreted; a new shape is a new version plus an upcaster (./upcasters.ts).
  * Ids, timestamps and every other nondeterministic value travel in the payload.
  */
-import type { ConversationRow, InstructionRow, MessageRow } from './model';
+import type { ConversationRow, InstructionRow, MessageLibraryRow, MessageRow } from './model';
 import type { PaymentSource } from '../protocol/stream';
 
 export interface ConversationCreatedV1 {
@@ -128,6 +128,70 @@ export interface InstructionDeletedV1 {
   at: number;
 }
 
+// ---- the message tree (spec 000 section 4, branches; src/worker/commands/branches.ts, messages.ts) ----
+
+/**
+ * The first alternative of a message was made: the message becomes branch 0 of `alternativeGroup`, not active
+ * (a `branch.activated` for the new member follows in the same append).
+ */
+export interface MessageBranchedV1 {
+  conversationSlug: string;
+  messageId: number;
+  alternativeGroup: string;
+  at: number;
+}
+/** `messageId` becomes the active member of its alternative group; every other member becomes inactive. */
+export interface BranchActivatedV1 {
+  conversationSlug: string;
+  alternativeGroup: string;
+  messageId: number;
+  at: number;
+}
+/**
+ * Messages were deleted: `messageIds` go; `reparented` children move to a new parent (deleting one message of a
+ * line keeps what follows it); `activated` becomes its group's active member (the deleted one was active);
+ * `ungrouped` messages leave their group (the last member left), becoming plain active messages.
+ */
+export interface MessageDeletedV1 {
+  conversationSlug: string;
+  messageIds: number[];
+  reparented: { messageId: number; parentMessageId: number | null }[];
+  activated: number | null;
+  ungrouped: number[];
+  at: number;
+}
+/** A failed user message is sent again: its error mark is cleared (a new reply follows in the same append). */
+export interface MessageRetriedV1 {
+  conversationSlug: string;
+  messageId: number;
+  at: number;
+}
+/**
+ * A finished reply is extended in place (Continue): a new request streams more text after `text`, the reply's
+ * text when it was continued (kept on the row as `continuedFrom`, so an engine taking over can resume it).
+ */
+export interface ReplyContinuedV1 {
+  messageId: number;
+  conversationSlug: string;
+  model: string;
+  requestId: string;
+  text: string;
+  thinking: string;
+  at: number;
+}
+/**
+ * A conversation was copied up to a message: the new conversation (' (Copy)') and its messages with new ids,
+ * and the copied attachment links (messageLibrary rows with new ids and message ids).
+ */
+export interface ConversationDuplicatedV1 {
+  sourceSlug: string;
+  upToMessageId: number;
+  conversation: ConversationRow;
+  messages: MessageRow[];
+  libraryLinks: MessageLibraryRow[];
+  at: number;
+}
+
 /** Current event shapes, by type. */
 export interface EventPayloads {
   'conversation.created': ConversationCreatedV1;
@@ -147,6 +211,12 @@ export interface EventPayloads {
   'instruction.created': InstructionCreatedV1;
   'instruction.updated': InstructionUpdatedV1;
   'instruction.deleted': InstructionDeletedV1;
+  'message.branched': MessageBranchedV1;
+  'branch.activated': BranchActivatedV1;
+  'message.deleted': MessageDeletedV1;
+  'message.retried': MessageRetriedV1;
+  'reply.continued': ReplyContinuedV1;
+  'conversation.duplicated': ConversationDuplicatedV1;
 }
 
 export type EventType = keyof EventPayloads;
@@ -170,6 +240,12 @@ export const CURRENT_VERSION: { [K in EventType]: number } = {
   'instruction.created': 1,
   'instruction.updated': 1,
   'instruction.deleted': 1,
+  'message.branched': 1,
+  'branch.activated': 1,
+  'message.deleted': 1,
+  'message.retried': 1,
+  'reply.continued': 1,
+  'conversation.duplicated': 1,
 };
 
 /** An event as a command creates it (current version). */

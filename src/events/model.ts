@@ -50,6 +50,8 @@ export interface MessageRow {
   interrupted?: boolean;
   /** Gateway request id of the reply (set when it starts): the idempotency key of its charge, and how to resume it. */
   requestId?: string;
+  /** The reply's text when Continue last extended it (reply.continued): a resumed continuation starts after it. */
+  continuedFrom?: { text: string; thinking: string };
   modelContext?: string;
   visible?: boolean;
   // Branch fields (schema v41).

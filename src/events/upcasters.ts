@@ -56,6 +56,12 @@ export const upcasters: { readonly [K in EventType]: Readonly<Record<number, Upc
   'instruction.created': {},
   'instruction.updated': {},
   'instruction.deleted': {},
+  'message.branched': {},
+  'branch.activated': {},
+  'message.deleted': {},
+  'message.retried': {},
+  'reply.continued': {},
+  'conversation.duplicated': {},
 };
 
 export interface UpcastOptions {

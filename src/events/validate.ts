@@ -99,6 +99,37 @@ const instructionPayload: Shape = { instruction: isObj };
 const instructionUpdated: Shape = { id: int, name: str, instructions: str, at: num };
 const instructionDeleted: Shape = { id: int, at: num };
 
+// The message tree (branches, delete, retry, continue, duplicate).
+const ints: Check = (v) => Array.isArray(v) && v.every((x) => typeof x === 'number' && Number.isSafeInteger(x));
+const reparent: Check = (v) => isObj(v) && int(v.messageId) && nullable(int)(v.parentMessageId);
+const reparents: Check = (v) => Array.isArray(v) && v.every(reparent);
+const objects: Check = (v) => Array.isArray(v) && v.every(isObj);
+const messageBranched: Shape = { conversationSlug: str, messageId: int, alternativeGroup: str, at: num };
+const branchActivated: Shape = { conversationSlug: str, alternativeGroup: str, messageId: int, at: num };
+const messageDeleted: Shape = { conversationSlug: str, messageIds: ints, reparented: reparents, activated: nullable(int), ungrouped: ints, at: num };
+const messageRetried: Shape = { conversationSlug: str, messageId: int, at: num };
+const replyContinued: Shape = { ...replyBase, model: str, requestId: str, text: str, thinking: str };
+const libraryLinkShape: Shape = { id: int, messageId: int, libraryId: int };
+const conversationDuplicated: Shape = { sourceSlug: str, upToMessageId: int, conversation: isObj, messages: objects, libraryLinks: objects, at: num };
+function checkDuplicated(p: unknown): string | null {
+  const top = checkShape(p, conversationDuplicated, 'payload');
+  if (top !== null) return top;
+  const d = p as Record<string, unknown>;
+  const c = checkShape(d.conversation, conversationShape, 'payload.conversation');
+  if (c !== null) return c;
+  const messages = d.messages as unknown[];
+  for (let i = 0; i < messages.length; i++) {
+    const m = checkShape(messages[i], messageV2Shape, `payload.messages[${i}]`);
+    if (m !== null) return m;
+  }
+  const links = d.libraryLinks as unknown[];
+  for (let i = 0; i < links.length; i++) {
+    const l = checkShape(links[i], libraryLinkShape, `payload.libraryLinks[${i}]`);
+    if (l !== null) return l;
+  }
+  return null;
+}
+
 // Fast paths: one boolean expression per type with direct property reads (monomorphic, no closures), run on every
 // event of a replay. Only when one fails does the generic checkShape run, to name the offending field.
 type R = Record<string, unknown>;
@@ -148,6 +179,12 @@ const fastPayload: { [K in EventType]: (p: unknown) => boolean } = {
   },
   'instruction.updated': (p) => O(p) && I(p.id) && S(p.name) && S(p.instructions) && N(p.at),
   'instruction.deleted': (p) => O(p) && I(p.id) && N(p.at),
+  'message.branched': (p) => O(p) && S(p.conversationSlug) && I(p.messageId) && S(p.alternativeGroup) && N(p.at),
+  'branch.activated': (p) => O(p) && S(p.conversationSlug) && S(p.alternativeGroup) && I(p.messageId) && N(p.at),
+  'message.deleted': (p) => checkShape(p, messageDeleted, 'payload') === null,
+  'message.retried': (p) => O(p) && S(p.conversationSlug) && I(p.messageId) && N(p.at),
+  'reply.continued': (p) => O(p) && replyOk(p) && S(p.model) && S(p.requestId) && S(p.text) && S(p.thinking),
+  'conversation.duplicated': (p) => checkDuplicated(p) === null,
 };
 
 const payloadShapes: { [K in EventType]: (p: unknown) => string | null } = {
@@ -171,6 +208,12 @@ const payloadShapes: { [K in EventType]: (p: unknown) => string | null } = {
     checkShape(p, instructionPayload, 'payload') ?? checkShape((p as Record<string, unknown>).instruction, instructionShape, 'payload.instruction'),
   'instruction.updated': (p) => checkShape(p, instructionUpdated, 'payload'),
   'instruction.deleted': (p) => checkShape(p, instructionDeleted, 'payload'),
+  'message.branched': (p) => checkShape(p, messageBranched, 'payload'),
+  'branch.activated': (p) => checkShape(p, branchActivated, 'payload'),
+  'message.deleted': (p) => checkShape(p, messageDeleted, 'payload'),
+  'message.retried': (p) => checkShape(p, messageRetried, 'payload'),
+  'reply.continued': (p) => checkShape(p, replyContinued, 'payload'),
+  'conversation.duplicated': checkDuplicated,
 };
 
 export function isEventType(type: string): type is EventType {

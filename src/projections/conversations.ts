@@ -32,6 +32,8 @@ export const conversationsProjection: Projection = {
         const p = event.payload;
         return [updateWhere('conversations', 'slug', p.conversationSlug, touch(event.at, p.text))];
       }
+      case 'conversation.duplicated':
+        return [put('conversations', event.payload.conversation)];
       case 'conversation.renamed': {
         const p = event.payload;
         return [updateWhere('conversations', 'slug', p.slug, { name: p.name, nameSource: p.source })];
@@ -55,6 +57,11 @@ export const conversationsProjection: Projection = {
       case 'instruction.created':
       case 'instruction.updated':
       case 'instruction.deleted':
+      case 'message.branched':
+      case 'branch.activated':
+      case 'message.deleted':
+      case 'message.retried':
+      case 'reply.continued':
         return NONE;
     }
   },

@@ -5,7 +5,7 @@
 import { normalizeTimestamp } from '../events/model';
 import type { MessageRow } from '../events/model';
 import type { ProjectedEvent, Projection } from './projection';
-import { deleteWhere, put, remove, update } from './writes';
+import { deleteWhere, put, remove, update, updateWhere } from './writes';
 import type { Write } from './writes';
 
 export const messagesProjection: Projection = {
@@ -29,6 +29,33 @@ export const messagesProjection: Projection = {
       // A deleted conversation keeps its messages through the undo window; they go when it is purged.
       case 'conversation.purged':
         return [deleteWhere('messages', 'conversationSlug', event.payload.slug)];
+      case 'message.branched': {
+        const p = event.payload;
+        return [update('messages', p.messageId, { alternativeGroup: p.alternativeGroup, branchIndex: 0, isActiveBranch: false, updatedAt: p.at })];
+      }
+      case 'branch.activated': {
+        const p = event.payload;
+        return [
+          updateWhere('messages', 'alternativeGroup', p.alternativeGroup, { isActiveBranch: false }),
+          update('messages', p.messageId, { isActiveBranch: true, updatedAt: p.at }),
+        ];
+      }
+      case 'message.deleted': {
+        const p = event.payload;
+        const writes: Write[] = p.messageIds.map((id) => remove('messages', id));
+        for (const r of p.reparented) writes.push(update('messages', r.messageId, { parentMessageId: r.parentMessageId, updatedAt: p.at }));
+        if (p.activated !== null) writes.push(update('messages', p.activated, { isActiveBranch: true, updatedAt: p.at }));
+        for (const id of p.ungrouped) writes.push(update('messages', id, { alternativeGroup: null, branchIndex: 0, isActiveBranch: true, updatedAt: p.at }));
+        return writes;
+      }
+      case 'message.retried':
+        return [update('messages', event.payload.messageId, { hasError: undefined, error: undefined, status: 'done', updatedAt: event.payload.at })];
+      case 'reply.continued': {
+        const p = event.payload;
+        return [update('messages', p.messageId, { status: 'streaming', requestId: p.requestId, continuedFrom: { text: p.text, thinking: p.thinking }, isPartial: undefined, updatedAt: p.at })];
+      }
+      case 'conversation.duplicated':
+        return event.payload.messages.map((m) => put('messages', m));
       case 'message.added': {
         const m = event.payload.message;
         const ts = normalizeTimestamp(m.timestamp);

@@ -32,7 +32,13 @@ export interface SearchHit {
 export type ActionResult = { ok: true } | { ok: false; error: string };
 
 /** A message as the view renders it: the stored row, with live text for a reply that is streaming. */
-export type MessageView = MessageRow & { text: string };
+export type MessageView = MessageRow & {
+  text: string;
+  /** Its place among its alternatives (1-based index, count), when it has any (src/worker/services/history.ts). */
+  alternatives?: { index: number; count: number };
+  /** A finished reply whose output came within 10% of max tokens: it can be continued (spec 000 section 4). */
+  canContinue?: boolean;
+};
 
 export interface ConversationView {
   conversation: ConversationRow;
@@ -158,7 +164,44 @@ export interface InstructionHandlers {
  * Every command of the engine: one handler type per domain (src/worker/commands/*), joined here (DESIGN rule 12).
  * A new domain adds its interface to this intersection.
  */
-export type CommandHandlers = CoreHandlers & ChatHandlers & ConversationHandlers & InstructionHandlers;
+/**
+ * Outcome of a message-tree command. Failures have already raised the spec's notice in the engine; `error` is its
+ * title. `slug` and `messageId`: the conversation and message the command made (a duplicate, a new alternative).
+ */
+export type TreeResult = { ok: true; slug?: string; messageId?: number } | { ok: false; error: string };
+
+/** Alternatives, branch switching and Continue (src/worker/commands/branches.ts). */
+export interface BranchHandlers {
+  /** A new alternative reply to the same prompt (Regenerate); it becomes the active branch. */
+  regenerate(slug: string, messageId: number): Promise<TreeResult>;
+  /** Shows the previous or next alternative of a message's group (and everything that follows it). */
+  switchBranch(slug: string, messageId: number, direction: 'previous' | 'next'): Promise<TreeResult>;
+  /** Extends a reply that stopped near max tokens, in place. */
+  continueReply(slug: string, messageId: number): Promise<TreeResult>;
+}
+
+/** Edit, delete, retry and duplicate (src/worker/commands/messages.ts). */
+export interface MessageHandlers {
+  /** The edited prompt and its new reply become a new branch; the original stays reachable. */
+  editMessage(slug: string, messageId: number, prompt: string): Promise<TreeResult>;
+  deleteMessage(slug: string, messageId: number): Promise<TreeResult>;
+  /** Sends a failed prompt again, or makes a new alternative of a failed or partial reply. */
+  retryMessage(slug: string, messageId: number): Promise<TreeResult>;
+  /** Copies the conversation up to this message into a new one (' (Copy)'). */
+  duplicateConversation(slug: string, messageId: number): Promise<TreeResult>;
+}
+
+export type ExportFormat = 'markdown' | 'json' | 'pdf';
+/** A file the engine built for download (bytes transferred, not copied), or why it could not. */
+export type ExportFile = { ok: true; fileName: string; mimeType: string; bytes: ArrayBuffer } | { ok: false; error: string };
+
+/** Export (src/worker/commands/export.ts): a conversation's active branch as a file, or every conversation as one zip. */
+export interface ExportHandlers {
+  exportConversation(slug: string, format: ExportFormat): Promise<ExportFile>;
+  exportAllConversations(): Promise<ExportFile>;
+}
+
+export type CommandHandlers = CoreHandlers & ChatHandlers & ConversationHandlers & InstructionHandlers & BranchHandlers & MessageHandlers;
 
 export type EngineApi = CommandHandlers & {
   subscribe<Q extends Query>(query: Q, callback: (value: QueryResult<Q>) => void): Promise<() => void>;

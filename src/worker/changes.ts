@@ -38,6 +38,12 @@ const CHANGES: { [K in EventType]: (payload: EventPayloads[K]) => Touch } = {
   'instruction.created': () => ({ list: false, slugs: [] }),
   'instruction.updated': () => ({ list: false, slugs: [] }),
   'instruction.deleted': () => ({ list: false, slugs: [] }),
+  'message.branched': (p) => ({ list: false, slugs: [p.conversationSlug] }),
+  'branch.activated': (p) => ({ list: false, slugs: [p.conversationSlug] }),
+  'message.deleted': (p) => ({ list: true, slugs: [p.conversationSlug] }),
+  'message.retried': (p) => ({ list: false, slugs: [p.conversationSlug] }),
+  'reply.continued': (p) => ({ list: false, slugs: [p.conversationSlug] }),
+  'conversation.duplicated': (p) => ({ list: true, slugs: [p.conversation.slug] }),
 };
 
 export function changeOf(events: readonly NewEvent[]): Change {

@@ -118,6 +118,8 @@ export class EngineCore implements CoreHandlers {
       parser: new ReplyStreamParser(),
       controller: new AbortController(),
       stoppedByUser: false,
+      // A reply being continued (reply.continued) resumes after the text it had.
+      ...(message.continuedFrom ? { continuation: { ...message.continuedFrom, cost: message.cost ?? 0, outputTokens: message.outputTokens ?? 0 } } : {}),
     };
     let stream: ReadableStream<Uint8Array> | null = null;
     if (reply.requestId) {

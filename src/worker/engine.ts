@@ -9,7 +9,9 @@
 import type { Observable } from 'rxjs';
 import type { CommandHandlers, Query, QueryResult } from '../protocol/engine';
 import { EngineCore, type EngineHooks } from './core';
+import { branchCommands } from './commands/branches';
 import { chatCommands } from './commands/chat';
+import { messageCommands } from './commands/messages';
 import { conversationCommands } from './commands/conversations';
 import { instructionCommands } from './commands/instructions';
 import { conversationQueries } from './queries/conversations';
@@ -32,7 +34,7 @@ export class Engine extends EngineCore {
 
   constructor(hooks: EngineHooks) {
     super(hooks);
-    const domains = { ...chatCommands(this), ...conversationCommands(this), ...instructionCommands(this) };
+    const domains = { ...chatCommands(this), ...conversationCommands(this), ...instructionCommands(this), ...branchCommands(this), ...messageCommands(this) };
     Object.assign(this, domains);
     this.commands = {
       handshake: (v) => this.handshake(v),

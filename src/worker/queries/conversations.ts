@@ -1,11 +1,13 @@
 /**
- * Live queries of the conversation domain: the conversation list and one conversation's page (its messages, with
- * the live text of a reply that is streaming).
+ * Live queries of the conversation domain: the conversation list and one conversation's page (the messages along
+ * its active branch path, with their alternatives and canContinue, and the live text of a reply that is streaming).
  */
 import { asyncScheduler, combineLatest, defer, filter, from, map, startWith, switchMap, throttleTime, type Observable } from 'rxjs';
-import type { ConversationSummary, ConversationView } from '../../protocol/engine';
+import type { ConversationSummary, ConversationView, MessageView } from '../../protocol/engine';
 import type { ConversationRow, MessageRow } from '../../events/model';
 import { STREAM_THROTTLE_MS, type EngineCore } from '../core';
+import { activePath, alternativesOf, buildTree, canContinue } from '../services/history';
+import { replyText } from '../services/reply-runner';
 import type { QueryHandlers } from './types';
 
 export function byTime(a: MessageRow, b: MessageRow): number {
@@ -19,7 +21,10 @@ function promptText(prompt: MessageRow['prompt']): string {
 
 interface ConversationRows {
   conversation: ConversationRow;
+  /** The messages along the active branch path (src/worker/services/history.ts), built once per load. */
   messages: MessageRow[];
+  /** Alternatives info of the path's messages that have alternatives. */
+  alternatives: Map<number, { index: number; count: number }>;
 }
 
 export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conversations' | 'conversation'> {
@@ -46,25 +51,35 @@ export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conv
     if (!core.storageOk) return null;
     const conversation = await core.db.conversations.where('slug').equals(slug).first();
     if (!conversation) return null;
-    const messages = await core.db.messages.where('conversationSlug').equals(slug).toArray();
-    messages.sort(byTime);
-    return { conversation, messages };
+    const rows = await core.db.messages.where('conversationSlug').equals(slug).toArray();
+    rows.sort(byTime);
+    // One pass over the rows (O(n)); the streaming ticks below reuse it.
+    const tree = buildTree(rows);
+    const messages = activePath(tree);
+    const alternatives = new Map<number, { index: number; count: number }>();
+    for (const m of messages) {
+      const info = alternativesOf(tree, m);
+      if (info) alternatives.set(m.id, info);
+    }
+    return { conversation, messages, alternatives };
   }
 
   function conversationView(rows: ConversationRows | null): ConversationView | null {
     if (!rows) return null;
     let pending = false;
-    const messages = rows.messages.map((m) => {
+    for (const r of core.live.values()) if (r.slug === rows.conversation.slug) pending = true;
+    const maxTokens = core.preferences$.value.maxTokens;
+    const messages = rows.messages.map((m): MessageView => {
+      const alternatives = rows.alternatives.get(m.id);
+      const tree = alternatives ? { alternatives } : {};
       const live = core.live.get(m.id);
       if (live) {
-        pending = true;
         // Read the parser only here, at the throttled publish, not after every network chunk.
-        const text = live.parser.text;
-        const thinking = live.parser.thinking;
-        const started = text.length > 0 || thinking.length > 0;
-        return { ...m, text, thinking, status: started ? ('streaming' as const) : ('pending' as const) };
+        const { text, thinking } = replyText(live);
+        const started = live.parser.text.length > 0 || live.parser.thinking.length > 0;
+        return { ...m, ...tree, text, thinking, status: started ? ('streaming' as const) : live.continuation ? ('streaming' as const) : ('pending' as const) };
       }
-      return { ...m, text: promptText(m.prompt) };
+      return { ...m, ...tree, text: promptText(m.prompt), canContinue: !pending && canContinue(m, maxTokens) };
     });
     return { conversation: rows.conversation, messages, pending };
   }

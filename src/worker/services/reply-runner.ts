@@ -31,6 +31,20 @@ export interface LiveReply {
   parser: ReplyStreamParser;
   controller: AbortController;
   stoppedByUser: boolean;
+  /**
+   * Continue (reply.continued): what the reply held before this request. The new text is appended to it, cost and
+   * output tokens add up, and a failure always keeps the reply (it is never deleted).
+   */
+  continuation?: { text: string; thinking: string; cost: number; outputTokens: number };
+  /** Events appended together with a reply.failed that deletes the reply (e.g. repairing its alternative group). */
+  onDropped?: () => NewEvent[];
+}
+
+/** The reply's text and thinking so far, after what it held before a Continue. */
+export function replyText(reply: LiveReply): { text: string; thinking: string } {
+  const c = reply.continuation;
+  if (c === undefined) return { text: reply.parser.text, thinking: reply.parser.thinking };
+  return { text: c.text + reply.parser.text, thinking: c.thinking + reply.parser.thinking };
 }
 
 export interface ReplyHost {
@@ -75,7 +89,7 @@ export async function runReply(host: ReplyHost, reply: LiveReply, open: (signal:
       if (now - lastCheckpoint >= CHECKPOINT_INTERVAL_MS) {
         lastCheckpoint = now;
         await host.append([
-          makeEvent('reply.checkpointed', { messageId: reply.messageId, conversationSlug: reply.slug, text: parser.text, thinking: parser.thinking, at: now }, host.newEventId(), now),
+          makeEvent('reply.checkpointed', { messageId: reply.messageId, conversationSlug: reply.slug, ...replyText(reply), at: now }, host.newEventId(), now),
         ]);
       }
     }
@@ -86,14 +100,20 @@ export async function runReply(host: ReplyHost, reply: LiveReply, open: (signal:
   } finally {
     clearTimeout(stallTimer);
   }
-  const text = parser.text;
-  const thinking = parser.thinking;
+  const { text, thinking } = replyText(reply);
   const at = host.now();
   const meta = parser.metadata;
   const base = { messageId: reply.messageId, conversationSlug: reply.slug, at };
+  const before = reply.continuation;
+  // A continued reply is charged for its new part; the message keeps the sum.
+  const cost = (meta?.cost ?? 0) + (before?.cost ?? 0);
+  const outputTokens = meta?.outputTokens == null ? null : meta.outputTokens + (before?.outputTokens ?? 0);
 
-  const fail = async (error: string, keepPartial: boolean, notice: Omit<Notice, 'id'> | null) => {
+  const fail = async (error: string, keepIt: boolean, notice: Omit<Notice, 'id'> | null) => {
     if (notice) host.notify(notice);
+    // A continued reply is never deleted: it keeps what it had, and what arrived.
+    const keepPartial = before !== undefined || keepIt;
+    const repair = keepPartial ? [] : (reply.onDropped?.() ?? []);
     await host.append([
       makeEvent(
         'reply.failed',
@@ -104,19 +124,20 @@ export async function runReply(host: ReplyHost, reply: LiveReply, open: (signal:
           keepPartial,
           text,
           thinking,
-          cost: meta?.cost ?? 0,
+          cost,
           paymentSource: meta?.paymentSource ?? null,
         },
         host.newEventId(),
         at,
       ),
+      ...repair,
     ]);
   };
 
   if (reply.stoppedByUser) {
     // The user pressed Stop: keep what arrived, like every chat app does.
     await host.append([
-      makeEvent('reply.completed', { ...base, text, thinking, cost: meta?.cost ?? 0, paymentSource: meta?.paymentSource ?? null, outputTokens: meta?.outputTokens ?? null }, host.newEventId(), at),
+      makeEvent('reply.completed', { ...base, text, thinking, cost, paymentSource: meta?.paymentSource ?? null, outputTokens }, host.newEventId(), at),
     ]);
     return;
   }
@@ -132,11 +153,11 @@ export async function runReply(host: ReplyHost, reply: LiveReply, open: (signal:
     await fail(failedChatText(message), keepPartial, classifyModelError({ message }));
     return;
   }
-  if (text.trim() === '') {
+  if (parser.text.trim() === '') {
     await fail(NO_MESSAGE_RETURNED, false, { title: NO_MESSAGE_RETURNED, text: NO_MESSAGE_RETURNED_TEXT, tone: 'orange', durationMs: 15_000 });
     return;
   }
   await host.append([
-    makeEvent('reply.completed', { ...base, text, thinking, cost: meta.cost ?? 0, paymentSource: meta.paymentSource ?? null, outputTokens: meta.outputTokens ?? null }, host.newEventId(), at),
+    makeEvent('reply.completed', { ...base, text, thinking, cost, paymentSource: meta.paymentSource ?? null, outputTokens }, host.newEventId(), at),
   ]);
 }
