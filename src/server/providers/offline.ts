@@ -27,6 +27,12 @@ export const OFFLINE_MODEL: ModelInfo = {
     'Works with no provider key and no network.',
 };
 
+/**
+ * Characters of the prompt the engine analyses (counts, words, arithmetic); the rest is only counted in length.
+ * Linear scans over 32 Ki characters take well under a millisecond, so no prompt holds the event loop.
+ */
+export const OFFLINE_ANALYSIS_CHARS = 32 * 1024;
+
 /** Tokens charged per inline image (spec 000 section 9). */
 export const IMAGE_TOKENS = 85;
 
@@ -156,12 +162,64 @@ function formatNumber(v: number): string {
   return String(Number(v.toPrecision(10)));
 }
 
+/** Longest arithmetic candidate evaluated: longer runs (huge numbers, deep brackets) are not arithmetic anyone asked for. */
+export const MAX_EXPRESSION_CHARS = 200;
+
+const EXPR_CHARS = new Set('0123456789 \t\n\r\f\v.+-*/^()×÷');
+const isDigit = (c: string): boolean => c >= '0' && c <= '9';
+
+/**
+ * Arithmetic candidates: maximal runs of expression characters, each trimmed to start at a digit or '(' and end
+ * at a digit or ')'. One pass over the text (the regex it replaces backtracked over every start of a long run:
+ * quadratic, 19 s for 160,000 '('), and a candidate is evaluated only when short enough to be real arithmetic.
+ */
 function findExpressions(text: string): string[] {
-  const found = text.match(/[(\d][\d\s.+\-*/^()×÷]*[\d)]/g) ?? [];
-  return found
-    .map((s) => s.trim())
-    .filter((s) => /\d\s*[-+*/^×÷]\s*[(\d-]/.test(s) && evaluateArithmetic(s) !== null)
-    .slice(0, 3);
+  const out: string[] = [];
+  let i = 0;
+  while (i < text.length && out.length < 3) {
+    if (!EXPR_CHARS.has(text[i] ?? '')) {
+      i++;
+      continue;
+    }
+    let j = i;
+    let first = -1;
+    let last = -1;
+    while (j < text.length && EXPR_CHARS.has(text[j] ?? '')) {
+      const c = text[j] ?? '';
+      if (first === -1 && (c === '(' || isDigit(c))) first = j;
+      if (c === ')' || isDigit(c)) last = j;
+      j++;
+    }
+    if (first !== -1 && last > first && last - first < MAX_EXPRESSION_CHARS) {
+      const candidate = text.slice(first, last + 1).trim();
+      if (/\d\s*[-+*/^×÷]\s*[(\d-]/.test(candidate) && evaluateArithmetic(candidate) !== null) out.push(candidate);
+    }
+    i = j;
+  }
+  return out;
+}
+
+/** Sentence ends: runs of '.', '!' or '?' followed by whitespace or the end, counted in one pass. */
+function countSentenceEnds(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c !== '.' && c !== '!' && c !== '?') continue;
+    while (i + 1 < text.length && (text[i + 1] === '.' || text[i + 1] === '!' || text[i + 1] === '?')) i++;
+    const next = text[i + 1];
+    if (next === undefined || /\s/.test(next)) n++;
+  }
+  return n;
+}
+
+/** A word without the punctuation around it, found by index (an anchored `[^…]+$` regex is quadratic on a long word). */
+function bareWord(w: string): string {
+  const isWordChar = (c: string): boolean => /[\p{L}\p{N}]/u.test(c);
+  let a = 0;
+  let b = w.length;
+  while (a < b && !isWordChar(w[a] ?? '')) a++;
+  while (b > a && !isWordChar(w[b - 1] ?? '')) b--;
+  return w.slice(a, b).toLowerCase();
 }
 
 function latex(expr: string): string {
@@ -208,15 +266,18 @@ export interface OfflineReply {
 export function composeOfflineReply(messages: readonly ChatMessage[]): OfflineReply {
   const users = messages.filter((m) => m.role === 'user');
   const last = users[users.length - 1] ?? messages[messages.length - 1];
-  const prompt = last ? messageText(last).trim() : '';
+  const whole = last ? messageText(last).trim() : '';
+  // Only the first OFFLINE_ANALYSIS_CHARS characters are analysed (a cap, docs/gateway.md "Security and limits"):
+  // every scan below is linear, and the cap keeps one huge prompt from holding the event loop.
+  const prompt = whole.length > OFFLINE_ANALYSIS_CHARS ? whole.slice(0, OFFLINE_ANALYSIS_CHARS) : whole;
   const images = last ? imageCount(last) : 0;
   const words = prompt.split(/\s+/).filter((w) => w.length > 0);
-  const sentences = prompt.length === 0 ? 0 : Math.max(1, (prompt.match(/[.!?]+(?=\s|$)/g) ?? []).length);
+  const sentences = prompt.length === 0 ? 0 : Math.max(1, countSentenceEnds(prompt));
   const lines = prompt.length === 0 ? 0 : prompt.split(/\r?\n/).length;
-  const questions = (prompt.match(/\?/g) ?? []).length;
+  const questions = prompt.split('?').length - 1;
   const counts = new Map<string, number>();
   for (const w of words) {
-    const k = w.toLowerCase().replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+    const k = bareWord(w);
     if (k.length < 3 || STOP.has(k) || !/\p{L}/u.test(k)) continue;
     counts.set(k, (counts.get(k) ?? 0) + 1);
   }
@@ -244,6 +305,7 @@ export function composeOfflineReply(messages: readonly ChatMessage[]): OfflineRe
   }
   out.push('', '### At a glance', '');
   out.push(`- **Words:** ${words.length}`);
+  if (whole.length > prompt.length) out.push(`- **Analysed:** the first ${OFFLINE_ANALYSIS_CHARS} of ${whole.length} characters`);
   out.push(`- **Characters:** ${prompt.length} (${prompt.replace(/\s/g, '').length} without spaces)`);
   out.push(`- **Sentences:** ${sentences}`);
   out.push(`- **Lines:** ${lines}`);

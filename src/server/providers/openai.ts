@@ -6,7 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
 import { HttpClient, readText, type StreamingResponse } from './http-client';
-import { SseParser, type SseEvent } from './sse';
+import { SseParser, SseTooLargeError, type SseEvent } from './sse';
 import { UpstreamStreamError, type OpenStreamResult, type ProviderChatRequest, type ProviderEvent, type TextProvider } from './types';
 
 export interface OpenAiProviderOptions {
@@ -191,14 +191,14 @@ class SseEventQueue implements AsyncIterableIterator<ProviderEvent> {
     body.on('data', (chunk: Buffer) => {
       if (this.ended) return;
       const before = this.pushed;
-      this.take(this.parser.push(this.decoder.write(chunk)));
+      this.take(this.parse(() => this.parser.push(this.decoder.write(chunk))));
       // Bytes that carried no event (keep-alive comment, role-only chunk) still show the upstream is alive.
       if (!this.ended && this.pushed === before) this.push({ type: 'ping' });
       if (this.queue.length - this.head > 1024) body.pause();
     });
     body.once('end', () => {
       if (this.ended) return;
-      this.take(this.parser.push(this.decoder.end()).concat(this.parser.flush()));
+      this.take(this.parse(() => this.parser.push(this.decoder.end()).concat(this.parser.flush())));
       if (!this.ended) {
         if (this.finished) this.finish();
         else this.fail(new UpstreamStreamError('The model stream ended unexpectedly'));
@@ -208,6 +208,16 @@ class SseEventQueue implements AsyncIterableIterator<ProviderEvent> {
     body.once('close', () => {
       if (!this.ended) this.fail(this.signal.aborted ? (this.signal.reason ?? new Error('aborted')) : new UpstreamStreamError('Connection to the model was lost'));
     });
+  }
+
+  /** Runs the parser; an event past its size cap (sse.ts) fails the stream rather than buffering on. */
+  private parse(step: () => SseEvent[]): SseEvent[] {
+    try {
+      return step();
+    } catch (e) {
+      this.fail(e instanceof SseTooLargeError ? new UpstreamStreamError(e.message) : e);
+      return [];
+    }
   }
 
   private take(events: SseEvent[]): void {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AmountError, ceilDiv, formatNanoRaw, formatNanoRawCeil, formatPrice, formatUsdMicro, parseDecimal, replyCostMicro, usdMicroToNanoRaw } from '../../../src/server/money';
 import { chunkEvents, upstreamError } from '../../../src/server/providers/openai';
-import { SseParser } from '../../../src/server/providers/sse';
+import { SseParser, SseTooLargeError } from '../../../src/server/providers/sse';
 import { UpstreamStreamError, type ProviderEvent } from '../../../src/server/providers/types';
 
 describe('money', () => {
@@ -62,6 +62,40 @@ describe('SSE parser', () => {
     const p = new SseParser();
     expect(p.push('data: one\ndata:two\n\ndata: last')).toEqual([{ event: 'message', data: 'one\ntwo' }]);
     expect(p.flush()).toEqual([{ event: 'message', data: 'last' }]);
+  });
+});
+
+describe('SSE parser: linear and bounded', () => {
+  it('reads a 5 MB data line arriving in 16 KB chunks, the events around it intact', () => {
+    const big = 'x'.repeat(5 * 1024 * 1024);
+    const stream = `data: {"a":1}\n\ndata: ${big}\n\ndata: [DONE]\n\n`;
+    const p = new SseParser();
+    const got = [];
+    for (let i = 0; i < stream.length; i += 16 * 1024) got.push(...p.push(stream.slice(i, i + 16 * 1024)));
+    got.push(...p.flush());
+    expect(got.length).toBe(3);
+    expect(got[0]).toEqual({ event: 'message', data: '{"a":1}' });
+    expect(got[1]?.data.length).toBe(big.length);
+    expect(got[1]?.data === big).toBe(true);
+    expect(got[2]).toEqual({ event: 'message', data: '[DONE]' });
+  });
+
+  it('drops a byte-order mark at the start of the stream, even alone in the first chunk', () => {
+    const p = new SseParser();
+    expect(p.push('\uFEFFdata: first\n\n')).toEqual([{ event: 'message', data: 'first' }]);
+    expect(p.push('data: \uFEFFkept\n\n')).toEqual([{ event: 'message', data: '\uFEFFkept' }]);
+    const q = new SseParser();
+    expect(q.push('')).toEqual([]);
+    expect(q.push('\uFEFF')).toEqual([]);
+    expect(q.push('data: one\n\n')).toEqual([{ event: 'message', data: 'one' }]);
+  });
+
+  it('refuses an event past its size cap instead of buffering on', () => {
+    const p = new SseParser(1000);
+    expect(() => {
+      for (let i = 0; i < 10; i++) p.push(`data: ${'y'.repeat(200)}`);
+    }).toThrow(SseTooLargeError);
+    expect(() => p.push('data: more\n\n')).toThrow('larger than 1000 characters');
   });
 });
 
