@@ -201,7 +201,7 @@ export interface ExportHandlers {
   exportAllConversations(): Promise<ExportFile>;
 }
 
-export type CommandHandlers = CoreHandlers & ChatHandlers & ConversationHandlers & InstructionHandlers & BranchHandlers & MessageHandlers;
+export type CommandHandlers = CoreHandlers & ChatHandlers & ConversationHandlers & InstructionHandlers & BranchHandlers & MessageHandlers & ExportHandlers;
 
 export type EngineApi = CommandHandlers & {
   subscribe<Q extends Query>(query: Q, callback: (value: QueryResult<Q>) => void): Promise<() => void>;

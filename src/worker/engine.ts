@@ -11,6 +11,7 @@ import type { CommandHandlers, Query, QueryResult } from '../protocol/engine';
 import { EngineCore, type EngineHooks } from './core';
 import { branchCommands } from './commands/branches';
 import { chatCommands } from './commands/chat';
+import { exportCommands } from './commands/export';
 import { messageCommands } from './commands/messages';
 import { conversationCommands } from './commands/conversations';
 import { instructionCommands } from './commands/instructions';
@@ -34,7 +35,7 @@ export class Engine extends EngineCore {
 
   constructor(hooks: EngineHooks) {
     super(hooks);
-    const domains = { ...chatCommands(this), ...conversationCommands(this), ...instructionCommands(this), ...branchCommands(this), ...messageCommands(this) };
+    const domains = { ...chatCommands(this), ...conversationCommands(this), ...instructionCommands(this), ...branchCommands(this), ...messageCommands(this), ...exportCommands(this) };
     Object.assign(this, domains);
     this.commands = {
       handshake: (v) => this.handshake(v),

@@ -1,0 +1,75 @@
+/**
+ * Export (spec 000 sections 1 and 5): a conversation's active branch as Markdown, JSON or PDF, or every
+ * conversation as one zip. Reads only; appends nothing. The messages come from the same live query the
+ * conversation page renders (so the export is the path the user sees), and the pure formatters in
+ * ../services/export/ turn them into bytes. The PDF is built here, in the engine worker, off the page's thread;
+ * jspdf and the fonts load on the first PDF only. Bytes go to the tab as a transferred ArrayBuffer.
+ */
+import * as Comlink from 'comlink';
+import { firstValueFrom } from 'rxjs';
+import type { ExportFile, ExportFormat, ExportHandlers } from '../../protocol/engine';
+import type { EngineCore } from '../core';
+import { conversationQueries } from '../queries/conversations';
+import { EXPORT_NOTICE } from '../services/messages';
+import { archiveFileName, toArchive } from '../services/export/archive';
+import { toJson } from '../services/export/json';
+import { toMarkdown } from '../services/export/markdown';
+import { checkExportable, EXPORT_MIME, exportFileName, type ExportSource } from '../services/export/model';
+import type { PdfFonts } from '../services/export/pdf';
+
+export interface ExportOptions {
+  /** Where the PDF faces come from (the app's own assets in the browser; tests pass files). */
+  loadFonts?: () => Promise<PdfFonts>;
+  /** Clock of the export time written into the files. */
+  now?: () => number;
+}
+
+function file(fileName: string, mimeType: string, bytes: Uint8Array | ArrayBuffer): ExportFile {
+  const buffer = bytes instanceof ArrayBuffer ? bytes : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  const result: ExportFile = { ok: true, fileName, mimeType, bytes: buffer as ArrayBuffer };
+  // Moved to the tab, not copied (a PDF can be megabytes).
+  return Comlink.transfer(result, [result.bytes]);
+}
+
+export function exportCommands(core: EngineCore, options: ExportOptions = {}): ExportHandlers {
+  const queries = conversationQueries(core);
+  const now = options.now ?? Date.now;
+  const loadFonts = options.loadFonts ?? (async () => (await import('../services/export/fonts')).loadPdfFonts());
+
+  /** The conversation as its page shows it, checked against the spec's rule. */
+  async function source(slug: string, exportedAt: number): Promise<{ ok: true; source: ExportSource } | { ok: false; error: string }> {
+    const view = slug === '' ? null : await firstValueFrom(queries.conversation({ kind: 'conversation', slug }));
+    if (!view) return { ok: false, error: EXPORT_NOTICE.needsNamedConversation };
+    const { name, slug: s } = view.conversation;
+    return checkExportable({ conversation: { name, slug: s }, messages: view.messages, exportedAt });
+  }
+
+  return {
+    async exportConversation(slug: string, format: ExportFormat): Promise<ExportFile> {
+      const checked = await source(slug, now());
+      if (!checked.ok) return checked;
+      const src = checked.source;
+      const name = exportFileName(src, format);
+      if (format === 'markdown') return file(name, EXPORT_MIME.markdown, new TextEncoder().encode(toMarkdown(src)));
+      if (format === 'json') return file(name, EXPORT_MIME.json, new TextEncoder().encode(toJson(src)));
+      try {
+        const [{ toPdf }, fonts] = await Promise.all([import('../services/export/pdf'), loadFonts()]);
+        return file(name, EXPORT_MIME.pdf, toPdf(src, fonts));
+      } catch (err) {
+        return { ok: false, error: `${EXPORT_NOTICE.failedTitle}: ${err instanceof Error ? err.message : String(err)}` };
+      }
+    },
+
+    async exportAllConversations(): Promise<ExportFile> {
+      const exportedAt = now();
+      const list = await firstValueFrom(queries.conversations({ kind: 'conversations' }));
+      const sources: ExportSource[] = [];
+      for (const c of list) {
+        const checked = await source(c.slug, exportedAt);
+        if (checked.ok) sources.push(checked.source);
+      }
+      if (sources.length === 0) return { ok: false, error: EXPORT_NOTICE.nothingToArchive };
+      return file(archiveFileName(exportedAt), 'application/zip', toArchive(sources, exportedAt));
+    },
+  };
+}

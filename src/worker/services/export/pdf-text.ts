@@ -1,0 +1,210 @@
+/**
+ * Measuring, font fallback and word wrapping for the PDF writer. Widths come from the embedded fonts' own
+ * metrics (jspdf's parsed TTF tables), so lines wrap where they really end. Hand-written: jspdf's splitTextToSize
+ * knows one font per string, and a line here mixes faces (body, bold, code) and falls back per character.
+ */
+import type { jsPDF } from 'jspdf';
+import type { Run, RunStyle } from './pdf-blocks';
+
+/** jspdf font family names registered by the writer. */
+export const FACE = { body: 'DejaVuSans', bold: 'DejaVuSansBold', mono: 'DejaVuSansMono' } as const;
+export type Face = (typeof FACE)[keyof typeof FACE];
+
+/** Which faces to try for a character, in order: the run's own face first, then the others that may have it. */
+const FALLBACK: Record<RunStyle, readonly Face[]> = {
+  body: [FACE.body, FACE.mono],
+  bold: [FACE.bold, FACE.body, FACE.mono],
+  mono: [FACE.mono, FACE.body],
+};
+
+/** Drawn in place of a character none of the embedded faces has (DejaVu has U+FFFD): visible, never an empty box. */
+export const REPLACEMENT = '\uFFFD';
+
+/** One stretch of a line drawn in one face. */
+export interface Piece {
+  text: string;
+  face: Face;
+  size: number;
+  width: number;
+  link?: string;
+}
+export interface Line {
+  pieces: Piece[];
+  width: number;
+}
+
+interface TtfMetrics {
+  characterToGlyph(code: number): number;
+  widthOfGlyph(glyph: number): number;
+}
+
+/** Joins neighbouring pieces of one face and link: one text operation each, and words that extract as one string. */
+function merge(pieces: readonly Piece[]): Piece[] {
+  const out: Piece[] = [];
+  for (const p of pieces) {
+    const last = out.at(-1);
+    if (last && last.face === p.face && last.link === p.link && last.size === p.size) {
+      last.text += p.text;
+      last.width += p.width;
+    } else out.push({ ...p });
+  }
+  return out;
+}
+
+export class TextKit {
+  private readonly metrics = new Map<Face, TtfMetrics>();
+  private readonly unitWidth = new Map<string, number>();
+  private readonly faceOf = new Map<string, Face | null>();
+
+  constructor(private readonly doc: jsPDF) {
+    for (const face of Object.values(FACE)) {
+      doc.setFont(face, 'normal');
+      // jspdf types the parsed font as `any`; read only the two lookups used here. Its glyph widths are in
+      // thousandths of the font size.
+      const meta = doc.getFont().metadata as TtfMetrics;
+      this.metrics.set(face, {
+        characterToGlyph: (code) => meta.characterToGlyph(code),
+        widthOfGlyph: (glyph) => meta.widthOfGlyph(glyph) / 1000,
+      });
+    }
+  }
+
+  /** The face that draws `ch` for a run of `style`, or null when no embedded face has it. */
+  private pickFace(ch: string, style: RunStyle): Face | null {
+    const key = `${style}\u0000${ch}`;
+    let face = this.faceOf.get(key);
+    if (face === undefined) {
+      const code = ch.charCodeAt(0);
+      face = FALLBACK[style].find((f) => this.metrics.get(f)!.characterToGlyph(code) !== 0) ?? null;
+      this.faceOf.set(key, face);
+    }
+    return face;
+  }
+
+  /** Width of one character at size 1 in `face`. */
+  private charWidth(ch: string, face: Face): number {
+    const key = `${face}\u0000${ch}`;
+    let w = this.unitWidth.get(key);
+    if (w === undefined) {
+      const m = this.metrics.get(face)!;
+      w = m.widthOfGlyph(m.characterToGlyph(ch.charCodeAt(0)));
+      this.unitWidth.set(key, w);
+    }
+    return w;
+  }
+
+  /**
+   * Splits text into pieces of one face each, choosing per character. Characters outside the Basic Multilingual
+   * Plane (emoji) and characters no face has become U+FFFD: jspdf encodes text by UTF-16 unit, so they could
+   * only ever draw as missing-glyph boxes.
+   */
+  pieces(text: string, style: RunStyle, size: number, link?: string): Piece[] {
+    const out: Piece[] = [];
+    for (const cp of text) {
+      let ch = cp.length > 1 ? REPLACEMENT : cp;
+      let face = this.pickFace(ch, style);
+      if (face === null) {
+        ch = REPLACEMENT;
+        face = FALLBACK[style][0]!;
+      }
+      const w = this.charWidth(ch, face) * size;
+      const last = out.at(-1);
+      if (last && last.face === face) {
+        last.text += ch;
+        last.width += w;
+      } else {
+        out.push(link === undefined ? { text: ch, face, size, width: w } : { text: ch, face, size, width: w, link });
+      }
+    }
+    return out;
+  }
+
+  /** Word-wraps runs into lines no wider than `maxWidth` (a word longer than a line is broken between characters). */
+  wrap(runs: readonly Run[], size: number, maxWidth: number): Line[] {
+    const lines: Line[] = [];
+    let line: Piece[] = [];
+    let width = 0;
+    let space: Piece[] = [];
+    let spaceWidth = 0;
+    const flush = () => {
+      lines.push({ pieces: merge(line), width });
+      line = [];
+      width = 0;
+      space = [];
+      spaceWidth = 0;
+    };
+    const place = (word: Piece[], w: number) => {
+      if (line.length > 0 && width + spaceWidth + w > maxWidth) flush();
+      else if (line.length > 0) {
+        line.push(...space);
+        width += spaceWidth;
+      }
+      space = [];
+      spaceWidth = 0;
+      if (w <= maxWidth) {
+        line.push(...word);
+        width += w;
+        return;
+      }
+      // Longer than a whole line: break it between characters.
+      for (const piece of word) {
+        for (const ch of piece.text) {
+          const cw = this.charWidth(ch, piece.face) * piece.size;
+          if (width + cw > maxWidth && line.length > 0) flush();
+          line.push({ ...piece, text: ch, width: cw });
+          width += cw;
+        }
+      }
+    };
+    for (const run of runs) {
+      for (const token of run.text.split(/(\n|[^\S\n]+)/)) {
+        if (token === '') continue;
+        if (token === '\n') {
+          flush();
+          continue;
+        }
+        const ps = this.pieces(/\s/.test(token[0]!) ? ' ' : token, run.style, size, run.link);
+        const w = ps.reduce((sum, p) => sum + p.width, 0);
+        if (/\s/.test(token[0]!)) {
+          if (line.length > 0) {
+            space = ps;
+            spaceWidth = w;
+          }
+        } else {
+          place(ps, w);
+        }
+      }
+    }
+    if (line.length > 0 || lines.length === 0) flush();
+    return lines;
+  }
+
+  /** Hard-wraps one line of code (spaces kept) into segments no wider than `maxWidth`. */
+  wrapCode(text: string, size: number, maxWidth: number): Line[] {
+    const pieces = this.pieces(text.replace(/\t/g, '    '), 'mono', size);
+    const lines: Line[] = [];
+    let line: Piece[] = [];
+    let width = 0;
+    for (const piece of pieces) {
+      let part = '';
+      let partWidth = 0;
+      for (const ch of piece.text) {
+        const cw = this.charWidth(ch, piece.face) * size;
+        if (width + partWidth + cw > maxWidth && (line.length > 0 || part !== '')) {
+          if (part !== '') line.push({ ...piece, text: part, width: partWidth });
+          lines.push({ pieces: line, width: width + partWidth });
+          line = [];
+          width = 0;
+          part = '';
+          partWidth = 0;
+        }
+        part += ch;
+        partWidth += cw;
+      }
+      if (part !== '') line.push({ ...piece, text: part, width: partWidth });
+      width += partWidth;
+    }
+    lines.push({ pieces: line, width });
+    return lines;
+  }
+}

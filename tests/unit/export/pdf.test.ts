@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { markdownBlocks } from '../../../src/worker/services/export/pdf-blocks';
+import { PAGE, toPdf } from '../../../src/worker/services/export/pdf';
+import { checkExportable, type ExportSource } from '../../../src/worker/services/export/model';
+import { branchedSource, fonts, message, RICH_TEXT } from './fixtures';
+
+interface TextItem {
+  str: string;
+  transform: number[];
+  height: number;
+}
+
+/** Every page of a PDF as pdf.js (an independent reader) sees it: size and text items. */
+async function readPdf(bytes: ArrayBuffer): Promise<{ sizes: number[][]; pages: TextItem[][] }> {
+  const pdf = await getDocument({ data: new Uint8Array(bytes), disableFontFace: true }).promise;
+  const sizes: number[][] = [];
+  const pages: TextItem[][] = [];
+  for (let n = 1; n <= pdf.numPages; n++) {
+    const page = await pdf.getPage(n);
+    sizes.push(page.view);
+    const content = await page.getTextContent();
+    pages.push(content.items.filter((i): i is TextItem & typeof i => 'str' in i));
+  }
+  await pdf.destroy();
+  return { sizes, pages };
+}
+
+const squash = (s: string) => s.replace(/\s+/g, '');
+
+function source(s: ExportSource): ExportSource {
+  const c = checkExportable(s);
+  if (!c.ok) throw new Error(c.error);
+  return c.source;
+}
+
+describe('Markdown to PDF blocks', () => {
+  it('parses code, tables, lists and math with the remark stack, keeping TeX as written', () => {
+    const blocks = markdownBlocks(`${RICH_TEXT}\n\n1. first\n2. **second**\n\n- [x] done`);
+    expect(blocks.map((b) => b.kind)).toEqual(['text', 'code', 'table', 'text', 'code', 'text', 'text', 'text']);
+    const code = blocks[1]!;
+    expect(code.kind === 'code' && code.text).toBe('def square(x):\n    return x * x');
+    const table = blocks[2]!;
+    expect(table.kind === 'table' && table.rows.map((r) => r.map((c) => c.map((x) => x.text).join('')))).toEqual([['α', 'alpha'], ['ж', 'zhe']]);
+    const inline = blocks[3]!;
+    expect(inline.kind === 'text' && inline.runs.find((r) => r.style === 'mono')?.text).toBe('$e^{i\\pi} + 1 = 0$');
+    const display = blocks[4]!;
+    expect(display.kind === 'code' && display.math && display.text).toBe('$$\n\\sum_{k=1}^{n} k = \\frac{n(n+1)}{2}\n$$');
+    expect(blocks.slice(5).map((b) => (b.kind === 'text' ? b.marker : null))).toEqual(['1.', '2.', '☑']);
+  });
+});
+
+describe('PDF export', () => {
+  it('is letter pages with the text selectable in a Unicode font, no character lost', async () => {
+    const bytes = toPdf(source(branchedSource()), fonts);
+    expect(new TextDecoder().decode(new Uint8Array(bytes, 0, 5))).toBe('%PDF-');
+    const { sizes, pages } = await readPdf(bytes);
+    for (const size of sizes) expect(size).toEqual([0, 0, 612, 792]);
+    const text = pages.flat().map((i) => i.str).join('');
+    expect(text).not.toContain('\uFFFD');
+    for (const expected of ['Physics notes', 'Καλημέρα κόσμε', 'Привет, мир.', 'naïve café', 'return x * x', '\\sum_{k=1}^{n} k = \\frac{n(n+1)}{2}', '$e^{i\\pi} + 1 = 0$']) {
+      expect(squash(text)).toContain(squash(expected));
+    }
+    // Only the active branch.
+    expect(text).not.toContain('Old answer');
+  });
+
+  it('breaks pages between lines, never through one, inside the half-inch margins', async () => {
+    const long = Array.from({ length: 60 }, (_, i) =>
+      message({ id: i + 1, role: i % 2 ? 'assistant' : 'user', prompt: `Paragraph ${i} ${'lorem ipsum dolor sit amet '.repeat(12)}\n\n\`\`\`\n${'code line\n'.repeat(6)}\`\`\`` }),
+    );
+    const { sizes, pages } = await readPdf(toPdf(source({ ...branchedSource(), messages: long }), fonts));
+    expect(sizes.length).toBeGreaterThan(3);
+    for (const items of pages) {
+      for (const item of items.filter((i) => i.str.trim() !== '')) {
+        const baseline = item.transform[5]!;
+        const x = item.transform[4]!;
+        // A glyph's descent goes at most ~0.25 em below the baseline; its top at most one em above.
+        expect(baseline - item.height * 0.25).toBeGreaterThanOrEqual(PAGE.margin - 0.5);
+        expect(baseline + item.height).toBeLessThanOrEqual(PAGE.height - PAGE.margin + 0.5);
+        expect(x).toBeGreaterThanOrEqual(PAGE.margin - 0.5);
+      }
+    }
+    // Every paragraph made it, in order.
+    const all = squash(pages.flat().map((i) => i.str).join(''));
+    let at = 0;
+    for (let i = 0; i < 60; i++) {
+      const next = all.indexOf(`Paragraph${i}lorem`, at);
+      expect(next).toBeGreaterThan(at - 1);
+      at = next;
+    }
+  });
+
+  it('wraps by measured width: no text runs past the right margin', async () => {
+    const wide = message({ id: 1, role: 'user', prompt: `${'Широкий текст '.repeat(40)}\n\n| a | b |\n| - | - |\n| ${'x '.repeat(200)} | y |\n\n\`\`\`\n${'z'.repeat(400)}\n\`\`\`` });
+    const bytes = toPdf(source({ ...branchedSource(), messages: [wide] }), fonts);
+    const { pages } = await readPdf(bytes);
+    const items = pages.flat().filter((i) => i.str.trim() !== '') as (TextItem & { width: number })[];
+    for (const i of items) expect(i.transform[4]! + i.width).toBeLessThanOrEqual(PAGE.width - PAGE.margin + 0.5);
+    expect(squash(items.map((i) => i.str).join(''))).toContain('z'.repeat(400));
+  });
+
+  it('draws characters no embedded face has as U+FFFD, never as an empty box', async () => {
+    const cjk = message({ id: 1, role: 'user', prompt: 'Kanji 漢字 and emoji 😀 next to Ω' });
+    const { pages } = await readPdf(toPdf(source({ ...branchedSource(), messages: [cjk] }), fonts));
+    const text = pages.flat().map((i) => i.str).join('');
+    expect(text).toContain('Kanji \uFFFD\uFFFD and emoji \uFFFD next to Ω');
+  });
+});
