@@ -11,6 +11,8 @@ import { startGateway, type RunningGateway } from '../../../src/server/start';
 import { ParleyDB } from '../../../src/worker/db/schema';
 import { Engine } from '../../../src/worker/engine';
 import { readLog } from '../../../src/worker/log';
+import { decodeLog } from '../../../src/events/codec';
+import { fold } from '../../../src/projections/fold';
 import { startFakeUpstream, textReply, type FakeUpstream } from '../server/fake-upstream';
 
 function slowReply(words: number, delayMs: number): ReturnType<typeof textReply> {
@@ -328,5 +330,28 @@ describe('Continue', () => {
     // The gateway was asked to go on: the reply so far is the last message.
     expect(upstream.requests.at(-1)?.body?.messages?.at(-1)).toEqual({ role: 'assistant', content: 'The first part' });
     expect((await eventTypes(h.dbName)).slice(-2)).toEqual(['reply.continued', 'reply.completed']);
+  });
+});
+
+describe('replay', () => {
+  it('the exported log, folded in Node, gives the read models the engine holds', async () => {
+    const h = newEngine();
+    const { slug, view: v } = await started(h, 'Answer A.');
+    upstream.setScript(textReply('Answer B.'));
+    await h.engine.regenerate(slug, reply(v).id);
+    const two = await view(h.engine, slug, (x) => settled(x) && reply(x).text === 'Answer B.');
+    await h.engine.switchBranch(slug, reply(two).id, 'previous');
+    upstream.setScript(textReply('Edited answer.'));
+    await h.engine.editMessage(slug, (two.messages[0] as MessageView).id, 'Edited?');
+    const edited = await view(h.engine, slug, (x) => settled(x) && reply(x).text === 'Edited answer.');
+    await h.engine.deleteMessage(slug, reply(edited).id);
+    const dup = await h.engine.duplicateConversation(slug, (edited.messages[0] as MessageView).id);
+    expect(dup.ok).toBe(true);
+    await view(h.engine, slug, (x) => x.messages.length === 1);
+
+    const store = fold(decodeLog(await h.engine.exportLog()).events);
+    const byId = <T extends { id: number }>(rows: T[]) => [...rows].sort((a, b) => a.id - b.id);
+    expect(byId([...store.map('messages').values()])).toEqual(byId(await h.engine.db.messages.toArray()));
+    expect(byId([...store.map('conversations').values()])).toEqual(byId(await h.engine.db.conversations.toArray()));
   });
 });
