@@ -5,6 +5,7 @@
  */
 import type { ConversationRow, InstructionRow, MessageLibraryRow, MessageRow } from './model';
 import type { PaymentSource } from '../protocol/stream';
+import type { Preferences } from '../protocol/preferences';
 
 export interface ConversationCreatedV1 {
   conversation: ConversationRow;
@@ -192,6 +193,14 @@ export interface ConversationDuplicatedV1 {
   at: number;
 }
 
+// ---- preferences (src/worker/commands/preferences.ts) ----
+
+/** Some preferences changed: only the changed fields, each valid (src/protocol/preferences.ts PREFERENCE_CHECKS). */
+export interface PreferencesChangedV1 {
+  changes: Partial<Preferences>;
+  at: number;
+}
+
 /** Current event shapes, by type. */
 export interface EventPayloads {
   'conversation.created': ConversationCreatedV1;
@@ -217,6 +226,7 @@ export interface EventPayloads {
   'message.retried': MessageRetriedV1;
   'reply.continued': ReplyContinuedV1;
   'conversation.duplicated': ConversationDuplicatedV1;
+  'preferences.changed': PreferencesChangedV1;
 }
 
 export type EventType = keyof EventPayloads;
@@ -246,6 +256,7 @@ export const CURRENT_VERSION: { [K in EventType]: number } = {
   'message.retried': 1,
   'reply.continued': 1,
   'conversation.duplicated': 1,
+  'preferences.changed': 1,
 };
 
 /** An event as a command creates it (current version). */

@@ -62,6 +62,7 @@ export const upcasters: { readonly [K in EventType]: Readonly<Record<number, Upc
   'message.retried': {},
   'reply.continued': {},
   'conversation.duplicated': {},
+  'preferences.changed': {},
 };
 
 export interface UpcastOptions {

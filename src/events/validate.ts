@@ -5,6 +5,7 @@
  */
 import type { EventType } from './catalogue';
 import { CURRENT_VERSION } from './catalogue';
+import { checkPreferenceChanges } from '../protocol/preferences';
 
 type Check = (v: unknown) => boolean;
 type Shape = Record<string, Check>;
@@ -185,6 +186,7 @@ const fastPayload: { [K in EventType]: (p: unknown) => boolean } = {
   'message.retried': (p) => O(p) && S(p.conversationSlug) && I(p.messageId) && N(p.at),
   'reply.continued': (p) => O(p) && replyOk(p) && S(p.model) && S(p.requestId) && S(p.text) && S(p.thinking),
   'conversation.duplicated': (p) => checkDuplicated(p) === null,
+  'preferences.changed': (p) => O(p) && N(p.at) && checkPreferenceChanges(p.changes) === null,
 };
 
 const payloadShapes: { [K in EventType]: (p: unknown) => string | null } = {
@@ -214,6 +216,12 @@ const payloadShapes: { [K in EventType]: (p: unknown) => string | null } = {
   'message.retried': (p) => checkShape(p, messageRetried, 'payload'),
   'reply.continued': (p) => checkShape(p, replyContinued, 'payload'),
   'conversation.duplicated': checkDuplicated,
+  'preferences.changed': (p) => {
+    const top = checkShape(p, { changes: isObj, at: num }, 'payload');
+    if (top !== null) return top;
+    const bad = checkPreferenceChanges((p as Record<string, unknown>).changes);
+    return bad === null ? null : `payload.changes: ${bad}`;
+  },
 };
 
 export function isEventType(type: string): type is EventType {

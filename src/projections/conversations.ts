@@ -54,6 +54,7 @@ export const conversationsProjection: Projection = {
       case 'reply.checkpointed':
       case 'reply.failed':
       case 'reply.interrupted':
+      case 'preferences.changed':
       case 'instruction.created':
       case 'instruction.updated':
       case 'instruction.deleted':

@@ -22,6 +22,7 @@ export const messagesProjection: Projection = {
       case 'conversation.pinned':
       case 'conversation.unpinned':
       case 'conversation.instructionsSet':
+      case 'preferences.changed':
       case 'instruction.created':
       case 'instruction.updated':
       case 'instruction.deleted':

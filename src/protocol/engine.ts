@@ -124,7 +124,14 @@ export interface CoreHandlers {
   exportLog(): Promise<string>;
   /** Append the events of an NDJSON log that this log does not have yet; rebuilds read models. */
   importLog(ndjson: string): Promise<{ imported: number; skipped: number }>;
-  /** Changes some preferences; every tab sees the new values through the `preferences` query. */
+}
+
+/** Preferences (src/worker/commands/preferences.ts), kept in the log. */
+export interface PreferencesHandlers {
+  /**
+   * Changes some preferences; every tab sees the new values through the `preferences` query. Rejects (throws)
+   * an unknown field or an invalid value (src/protocol/preferences.ts PREFERENCE_CHECKS); unchanged fields log nothing.
+   */
   setPreferences(changes: Partial<Preferences>): Promise<void>;
 }
 
@@ -201,7 +208,7 @@ export interface ExportHandlers {
   exportAllConversations(): Promise<ExportFile>;
 }
 
-export type CommandHandlers = CoreHandlers & ChatHandlers & ConversationHandlers & InstructionHandlers & BranchHandlers & MessageHandlers & ExportHandlers;
+export type CommandHandlers = CoreHandlers & PreferencesHandlers & ChatHandlers & ConversationHandlers & InstructionHandlers & BranchHandlers & MessageHandlers & ExportHandlers;
 
 export type EngineApi = CommandHandlers & {
   subscribe<Q extends Query>(query: Q, callback: (value: QueryResult<Q>) => void): Promise<() => void>;

@@ -30,3 +30,34 @@ export const DEFAULT_PREFERENCES: Preferences = {
   defaultModel: null,
   showThinkingBlocks: true,
 };
+
+/** Bounds of maxTokens: a positive whole number, no larger than the biggest context window we know of. */
+export const MAX_TOKENS_LIMIT = 1_000_000;
+
+/**
+ * What a valid value of each preference is. A mapped type: a preference added above without its check here is a
+ * type error. Used by the engine's setPreferences and by the log's validation of `preferences.changed`.
+ */
+export const PREFERENCE_CHECKS: { readonly [K in keyof Preferences]: (v: unknown) => boolean } = {
+  theme: (v) => v === 'dark' || v === 'light' || v === 'system',
+  maxTokens: (v) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 1 && v <= MAX_TOKENS_LIMIT,
+  autoGenerateTitle: (v) => typeof v === 'boolean',
+  hasBeenAskedAboutAutoTitle: (v) => typeof v === 'boolean',
+  enterSendsMessage: (v) => typeof v === 'boolean',
+  defaultModel: (v) => v === null || (typeof v === 'string' && v !== ''),
+  showThinkingBlocks: (v) => typeof v === 'boolean',
+};
+
+export function isPreferenceKey(key: string): key is keyof Preferences {
+  return Object.prototype.hasOwnProperty.call(PREFERENCE_CHECKS, key);
+}
+
+/** The first problem with a set of changes ("maxTokens is not valid: 0"), or null when every field is valid. */
+export function checkPreferenceChanges(changes: unknown): string | null {
+  if (typeof changes !== 'object' || changes === null || Array.isArray(changes)) return 'changes must be an object';
+  for (const [key, value] of Object.entries(changes)) {
+    if (!isPreferenceKey(key)) return `unknown preference '${key}'`;
+    if (!PREFERENCE_CHECKS[key](value)) return `${key} is not valid: ${JSON.stringify(value)}`;
+  }
+  return null;
+}

@@ -44,6 +44,8 @@ const CHANGES: { [K in EventType]: (payload: EventPayloads[K]) => Touch } = {
   'message.retried': (p) => ({ list: false, slugs: [p.conversationSlug] }),
   'reply.continued': (p) => ({ list: false, slugs: [p.conversationSlug] }),
   'conversation.duplicated': (p) => ({ list: true, slugs: [p.conversation.slug] }),
+  // Preferences are no conversation's data: the engine's preferences$ follows these events itself.
+  'preferences.changed': () => ({ list: false, slugs: [] }),
 };
 
 export function changeOf(events: readonly NewEvent[]): Change {

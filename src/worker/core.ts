@@ -23,6 +23,7 @@ import { classifyModelError } from './services/errors';
 import { ReplyStreamParser } from './services/stream-parser';
 import { gateway } from './services/gateway';
 import { IdAllocator } from './services/ids';
+import { loadPreferences } from './services/preferences';
 import { runReply, type LiveReply, type ReplyHost } from './services/reply-runner';
 
 /** Spec 000 section 9: stream text updates throttled to 150 ms. */
@@ -89,6 +90,8 @@ export class EngineCore implements CoreHandlers {
       });
       await this.db.open();
       await ensureProjectionsCurrent(this.db);
+      // Before anything runs (a resumed reply reads maxTokens), the preferences as the log has them.
+      this.preferences$.next(await loadPreferences(this.db));
       const lastConversation = await this.db.conversations.orderBy(':id').last();
       const lastMessage = await this.db.messages.orderBy(':id').last();
       this.ids = new IdAllocator(Math.max(lastConversation?.id ?? 0, lastMessage?.id ?? 0));
@@ -212,11 +215,6 @@ export class EngineCore implements CoreHandlers {
     const others = this.notices$.value.filter((n) => n.title !== notice.title);
     this.notices$.next([...others, { ...notice, id }]);
     if (notice.durationMs !== null) setTimeout(() => void this.dismissNotice(id), notice.durationMs);
-  }
-
-  /** In memory for now; persisted through the log by the preferences domain. */
-  async setPreferences(changes: Partial<Preferences>): Promise<void> {
-    this.preferences$.next({ ...this.preferences$.value, ...changes });
   }
 
   async dismissNotice(id: string): Promise<void> {

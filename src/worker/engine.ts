@@ -11,6 +11,7 @@ import type { CommandHandlers, Query, QueryResult } from '../protocol/engine';
 import { EngineCore, type EngineHooks } from './core';
 import { branchCommands } from './commands/branches';
 import { chatCommands } from './commands/chat';
+import { preferencesCommands } from './commands/preferences';
 import { exportCommands } from './commands/export';
 import { messageCommands } from './commands/messages';
 import { conversationCommands } from './commands/conversations';
@@ -35,7 +36,7 @@ export class Engine extends EngineCore {
 
   constructor(hooks: EngineHooks) {
     super(hooks);
-    const domains = { ...chatCommands(this), ...conversationCommands(this), ...instructionCommands(this), ...branchCommands(this), ...messageCommands(this), ...exportCommands(this) };
+    const domains = { ...chatCommands(this), ...preferencesCommands(this), ...conversationCommands(this), ...instructionCommands(this), ...branchCommands(this), ...messageCommands(this), ...exportCommands(this) };
     Object.assign(this, domains);
     this.commands = {
       handshake: (v) => this.handshake(v),
@@ -43,7 +44,6 @@ export class Engine extends EngineCore {
       refreshSession: () => this.refreshSession(),
       exportLog: () => this.exportLog(),
       importLog: (text) => this.importLog(text),
-      setPreferences: (changes) => this.setPreferences(changes),
       ...domains,
     };
     this.queries = { ...coreQueries(this), ...conversationQueries(this), ...instructionQueries(this) };
