@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from './db/types';
 import type { Ledger } from './ledger/ledger';
 import { AmountError, formatNanoRaw, formatUsdMicro, parseDecimal } from './money';
+import { listHolds } from './ledger/holds';
 import { findSession } from './sessions/store';
 
 export class AdminError extends Error {
@@ -73,6 +74,8 @@ export interface SessionSummary {
   usd_balance: string;
   nano_balance: string;
   numReplies: number;
+  /** The latest holds (money reserved for requests, docs/gateway.md "Holds"), one printable line each, newest first. */
+  holds: string[];
 }
 
 export async function showSession(db: Db, idOrUuid: string): Promise<SessionSummary> {
@@ -84,5 +87,10 @@ export async function showSession(db: Db, idOrUuid: string): Promise<SessionSumm
     usd_balance: formatUsdMicro(s.usdMicro),
     nano_balance: formatNanoRaw(s.nanoRaw),
     numReplies: s.numReplies,
+    holds: (await listHolds(db, s.id, 10)).map(
+      (h) =>
+        `${h.status} ${formatUsdMicro(h.maxUsdMicro)} USD max from ${h.source}` +
+        `${h.settledUsdMicro === null ? '' : `, charged ${formatUsdMicro(h.settledUsdMicro)}`}; ${h.key}; made ${h.createdAt}, expires ${h.expiresAt}`,
+    ),
   };
 }

@@ -92,6 +92,7 @@ function printCredit(io: AdminIo, r: CreditOutcome): void {
 function printShow(io: AdminIo, s: SessionSummary): void {
   io.out(`Session ${s.sessionId} (${s.sessionUUID})`);
   io.out(`Balance: ${s.usd_balance} USD, ${s.nano_balance} XNO; replies: ${s.numReplies}`);
+  for (const h of s.holds ?? []) io.out(`Hold: ${h}`);
 }
 
 /** Runs the command; returns the exit code (0 ok, 1 failure, 2 usage error). */

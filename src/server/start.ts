@@ -18,6 +18,7 @@ import type { AppEnv } from './context';
 import { openDatabase, type DbTarget } from './db/open';
 import type { Db } from './db/types';
 import { Ledger } from './ledger/ledger';
+import { startHoldSweeper } from './ledger/sweeper';
 import { Catalogue } from './providers/catalogue';
 import { ReplyRegistry } from './routes/reply-registry';
 
@@ -125,6 +126,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
   const db = await openDatabase(target);
   let server: Server | null = null;
   let lockPath: string | null = null;
+  let stopSweeper: () => Promise<void> = () => Promise.resolve();
   try {
     const catalogue = await Catalogue.create(config.upstreams, {
       offlineTokenDelayMs: config.offlineTokenDelayMs,
@@ -132,6 +134,9 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
       log,
     });
     const ledger = new Ledger(db, { nanoPriceUsdMicro: config.nanoPriceUsdMicro });
+    // Holds a dead gateway left open are given back at startup and then every minute (docs/gateway.md, "Holds").
+    const sweeper = startHoldSweeper(ledger, log);
+    stopSweeper = () => sweeper.stop();
     const adminToken = target.kind === 'pglite' ? randomBytes(32).toString('base64url') : null;
     const clientDir = options.clientDir === undefined ? config.clientDir : options.clientDir;
     const replies = new ReplyRegistry({ graceMs: config.resumeGraceMs, retainMs: config.replyRetainMs, budgetBytes: config.replyBufferBytes });
@@ -166,6 +171,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
           running.closeAllConnections();
         });
         catalogue.close();
+        await stopSweeper();
         replies.close();
         if (lockPath) rmSync(lockPath, { force: true });
         await db.close();
@@ -176,6 +182,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
   } catch (e) {
     server?.close();
     if (lockPath) rmSync(lockPath, { force: true });
+    await stopSweeper();
     await db.close().catch(() => {});
     throw e;
   }

@@ -4,10 +4,10 @@
  * overspend: the money a request may use leaves the balance, under the same conditional UPDATE as a charge, before
  * any work is done for it, so the sum of what runs at once can never exceed what the session holds.
  *
- *  - reserve: one transaction. Lock the session row, pick the source (USD if the USD balance covers the whole
+ *  - reserve: one statement. Lock the session row, pick the source (USD if the USD balance covers the whole
  *    maximum, else nano at the configured price, else a shortfall and nothing changes), INSERT the hold
- *    (`hold_key` UNIQUE: reserving a key twice returns the first hold), then take the amount with
- *    `UPDATE ... WHERE usd_micro >= $amount AND nano_raw >= $raw`.
+ *    (`hold_key` UNIQUE: reserving a key twice returns the first hold), then take the amount from the locked row
+ *    (the balance's CHECK (>= 0) fails the whole statement rather than overdraw).
  *  - settle: one transaction. `UPDATE ledger_holds SET status = 'settled' WHERE status = 'held'` claims the hold
  *    (a second settle finds nothing to claim and returns the first result), the unused part goes back to the
  *    balance, and one `ledger_entries` charge records what was taken (at most the hold: the hold is the most a
@@ -90,62 +90,73 @@ function holdOf(key: string, r: HoldRow): Hold {
   };
 }
 
-/** Reserve; see the file comment. `null` from the callback means the session does not exist. */
+/**
+ * Reserve; see the file comment. One statement (it sits before every paid reply's first token): lock the session
+ * row and pick the source, insert the hold, take its amount. A statement is atomic, and the balance's
+ * CHECK (>= 0) would fail the whole of it rather than let the UPDATE overdraw; the locked row cannot change between
+ * the choice and the UPDATE. Returns null when the session does not exist.
+ */
 export async function reserveHold(
-  db: Db,
+  q: Queryable,
   sessionId: string,
   req: ReserveRequest,
   nanoPriceUsdMicro: bigint,
 ): Promise<ReserveResult | null> {
-  return db.transaction(async (tx) => {
-    const locked = await tx.query<{ usd_micro: string; nano_raw: string }>(
-      'SELECT usd_micro::text AS usd_micro, nano_raw::text AS nano_raw FROM sessions WHERE id = $1 FOR UPDATE',
-      [sessionId],
-    );
-    const row = locked[0];
-    if (!row) return null;
-    const bal: Balance = { usdMicro: BigInt(row.usd_micro), nanoRaw: BigInt(row.nano_raw) };
-    const raw = usdMicroToNanoRaw(req.maxUsdMicro, nanoPriceUsdMicro);
-    const above = req.above ?? { usdMicro: -1n, nanoRaw: -1n };
-    let source: HoldSource | null = null;
-    if (bal.usdMicro >= req.maxUsdMicro && bal.usdMicro > above.usdMicro) source = 'USD';
-    else if (bal.nanoRaw >= raw && bal.nanoRaw > above.nanoRaw) source = 'nano';
-    if (source === null) {
-      const existing = await findHold(tx, req.key);
-      if (existing) return { ok: true, hold: existing, duplicate: true, balance: bal };
-      return { ok: false, requiredUsdMicro: req.maxUsdMicro, requiredNanoRaw: raw, balance: bal };
-    }
-    const heldUsd = source === 'USD' ? req.maxUsdMicro : 0n;
-    const heldNano = source === 'nano' ? raw : 0n;
-    const inserted = await tx.query<{ id: string }>(
-      `INSERT INTO ledger_holds (hold_key, session_id, source, max_usd_micro, held_usd_micro, held_nano_raw,
+  const raw = usdMicroToNanoRaw(req.maxUsdMicro, nanoPriceUsdMicro);
+  const above = req.above ?? { usdMicro: -1n, nanoRaw: -1n };
+  const rows = await q.query<{ usd_micro: string; nano_raw: string; source: string | null; usd_after: string | null; nano_after: string | null }>(
+    `WITH s AS (
+       SELECT id, usd_micro, nano_raw,
+         CASE WHEN usd_micro >= $3::bigint AND usd_micro > $5::bigint THEN 'USD'
+              WHEN nano_raw >= $4::numeric AND nano_raw > $6::numeric THEN 'nano' END AS source
+       FROM sessions WHERE id = $2 FOR UPDATE
+     ), h AS (
+       INSERT INTO ledger_holds (hold_key, session_id, source, max_usd_micro, held_usd_micro, held_nano_raw,
          nano_price_usd_micro, note, expires_at)
-       VALUES ($1, $2, $3, $4::bigint, $5::bigint, $6::numeric, $7::bigint, $8, now() + $9::bigint * interval '1 millisecond')
+       SELECT $1, s.id, s.source, $3::bigint,
+         CASE WHEN s.source = 'USD' THEN $3::bigint ELSE 0 END,
+         CASE WHEN s.source = 'nano' THEN $4::numeric ELSE 0 END,
+         $7::bigint, $8, now() + $9::bigint * interval '1 millisecond'
+       FROM s WHERE s.source IS NOT NULL
        ON CONFLICT (hold_key) DO NOTHING
-       RETURNING id::text AS id`,
-      [req.key, sessionId, source, req.maxUsdMicro.toString(), heldUsd.toString(), heldNano.toString(),
-        nanoPriceUsdMicro.toString(), req.note ?? null, String(Math.max(0, Math.round(req.ttlMs)))],
-    );
-    if (!inserted[0]) {
-      const existing = await findHold(tx, req.key);
-      if (!existing || existing.sessionId !== sessionId) throw new HoldKeyError(req.key);
-      return { ok: true, hold: existing, duplicate: true, balance: bal };
-    }
-    const upd = await tx.query<{ usd_micro: string; nano_raw: string }>(
-      `UPDATE sessions SET usd_micro = usd_micro - $2::bigint, nano_raw = nano_raw - $3::numeric
-       WHERE id = $1 AND usd_micro >= $2::bigint AND nano_raw >= $3::numeric
-       RETURNING usd_micro::text AS usd_micro, nano_raw::text AS nano_raw`,
-      [sessionId, heldUsd.toString(), heldNano.toString()],
-    );
-    const after = upd[0];
-    if (!after) throw new Error('Ledger invariant broken: the locked balance changed during a hold');
+       RETURNING session_id, held_usd_micro, held_nano_raw
+     ), u AS (
+       UPDATE sessions SET usd_micro = sessions.usd_micro - h.held_usd_micro, nano_raw = sessions.nano_raw - h.held_nano_raw
+       FROM h WHERE sessions.id = h.session_id
+       RETURNING sessions.usd_micro, sessions.nano_raw
+     )
+     SELECT s.usd_micro::text AS usd_micro, s.nano_raw::text AS nano_raw, s.source,
+       (SELECT usd_micro::text FROM u) AS usd_after, (SELECT nano_raw::text FROM u) AS nano_after
+     FROM s`,
+    [req.key, sessionId, req.maxUsdMicro.toString(), raw.toString(), above.usdMicro.toString(), above.nanoRaw.toString(),
+      nanoPriceUsdMicro.toString(), req.note ?? null, String(Math.max(0, Math.round(req.ttlMs)))],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  const bal: Balance = { usdMicro: BigInt(row.usd_micro), nanoRaw: BigInt(row.nano_raw) };
+  if (row.usd_after !== null && row.nano_after !== null && row.source !== null) {
+    const source = row.source as HoldSource;
     return {
       ok: true,
       duplicate: false,
-      hold: { key: req.key, sessionId, source, maxUsdMicro: req.maxUsdMicro, heldUsdMicro: heldUsd, heldNanoRaw: heldNano },
-      balance: { usdMicro: BigInt(after.usd_micro), nanoRaw: BigInt(after.nano_raw) },
+      hold: {
+        key: req.key,
+        sessionId,
+        source,
+        maxUsdMicro: req.maxUsdMicro,
+        heldUsdMicro: source === 'USD' ? req.maxUsdMicro : 0n,
+        heldNanoRaw: source === 'nano' ? raw : 0n,
+      },
+      balance: { usdMicro: BigInt(row.usd_after), nanoRaw: BigInt(row.nano_after) },
     };
-  });
+  }
+  // Not taken: the key was reserved before (return that hold), or the balance is short.
+  const existing = await findHold(q, req.key);
+  if (existing) {
+    if (existing.sessionId !== sessionId) throw new HoldKeyError(req.key);
+    return { ok: true, hold: existing, duplicate: true, balance: bal };
+  }
+  return { ok: false, requiredUsdMicro: req.maxUsdMicro, requiredNanoRaw: raw, balance: bal };
 }
 
 export class HoldKeyError extends Error {

@@ -3,6 +3,7 @@
  * dead gateway left open. Balances are checked against the entries: balance = credits - charges - open holds.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAdmin } from '../../../src/server/admin';
 import { openDatabase } from '../../../src/server/db/open';
 import type { Db } from '../../../src/server/db/types';
 import { Ledger } from '../../../src/server/ledger/ledger';
@@ -15,7 +16,7 @@ let ledger: Ledger;
 beforeAll(async () => {
   db = await openDatabase({ kind: 'memory' });
   ledger = new Ledger(db, { nanoPriceUsdMicro: 1_000_000n }); // 1 USD per XNO
-});
+}, 60_000);
 afterAll(async () => {
   await db.close();
 });
@@ -122,6 +123,20 @@ describe('ledger holds', () => {
     const late = await ledger.settle(id, `dead:${id}`, 5_000n);
     expect(late).toMatchObject({ status: 'applied', chargedUsdMicro: 5_000n });
     await expectLedgerBalanced(db, id);
+  });
+
+  it('`admin show` prints a session’s holds', async () => {
+    const id = await sessionWith(100_000n);
+    await ledger.reserve(id, { key: `show:${id}:1`, maxUsdMicro: 30_000n, ttlMs: HOUR });
+    await ledger.reserve(id, { key: `show:${id}:2`, maxUsdMicro: 20_000n, ttlMs: HOUR });
+    await ledger.settle(id, `show:${id}:2`, 1_234n);
+    const out: string[] = [];
+    const code = await runAdmin(['show', id], { out: (l) => out.push(l), err: (l) => out.push(l), env: {}, db });
+    expect(code).toBe(0);
+    const holds = out.filter((l) => l.startsWith('Hold: '));
+    expect(holds).toHaveLength(2);
+    expect(holds[0]).toMatch(new RegExp(`^Hold: settled 0\\.020000 USD max from USD, charged 0\\.001234; show:${id}:2; made `));
+    expect(holds[1]).toMatch(new RegExp(`^Hold: held 0\\.030000 USD max from USD; show:${id}:1; made .* expires `));
   });
 
   it('a reserve short of money first sweeps its own session’s expired holds', async () => {

@@ -10,6 +10,8 @@ import { parallelPaidRequests } from './money-scenarios';
 
 let up: FakeUpstream;
 let gw: TestGateway;
+/** The same gateway and database with a long stall limit: for many requests at once on a loaded machine. */
+let roomy: TestGateway;
 
 const STALL_MS = 250;
 const PRICING = { 'paid-model': { input: '1.5', output: '3' } }; // USD per 1M tokens
@@ -22,7 +24,8 @@ const env = (): Record<string, string> => ({
 beforeAll(async () => {
   up = await startFakeUpstream(textReply('unused'));
   gw = await testGateway(env());
-});
+  roomy = await gw.rebuild({ ...env(), PARLEY_STALL_MS: '10000' });
+}, 60_000);
 afterAll(async () => {
   await up.close();
   await gw.close();
@@ -99,7 +102,7 @@ describe('requestId binding', () => {
     up.setScript(textReply('only once', { usage: USAGE, delayMs: 30 }));
     const s = await credited(1_000_000n);
     const body = chatBody('paid-model', 'hi', { requestId: 'req-parallel-01' });
-    const all = await Promise.all(Array.from({ length: 8 }, () => postStream(gw.app, s.cookie, body)));
+    const all = await Promise.all(Array.from({ length: 8 }, () => postStream(roomy.app, s.cookie, body)));
     for (const res of all) {
       expect(res.status).toBe(200);
       expect((await readStream(res)).body).toBe('only once');
@@ -138,12 +141,6 @@ describe('requestId binding', () => {
 });
 
 describe('holds', () => {
-  // Fifty requests at once through one process: give the upstream's headers more than the short stall limit.
-  let roomy: TestGateway;
-  beforeAll(async () => {
-    roomy = await gw.rebuild({ ...env(), PARLEY_STALL_MS: '10000' });
-  });
-
   it('$1 and 50 parallel paid requests: no reply unpaid, balance change = sum of charges, never negative', async () => {
     // Each holds 1 x 1.5 + 50,000 x 3 = $0.150002 and costs 1000 x 1.5 + 40,000 x 3 = $0.1215.
     up.setScript(textReply('a paid answer in words', { usage: { prompt_tokens: 1000, completion_tokens: 40_000 }, delayMs: 40 }));

@@ -1,0 +1,175 @@
+/**
+ * What holds add to a paid reply's time to first token: the same reply from the same fake upstream through the
+ * same gateway, once on a priced model (bind the requestId, reserve the hold, then call the upstream) and once on
+ * a free model (bind the requestId only, no hold), interleaved in one run after a warm-up. The figure is the
+ * difference of the percentiles. Targets (issue 5): p50 added < 2 ms, p99 added < 5 ms.
+ *
+ * As in gateway-relay.bench.ts, the gateway and the fake upstream run in a child process (this file with
+ * PARLEY_BENCH_CHILD=holds), so the client's reads do not wait on the gateway's event loop. The child credits
+ * the session the client names on its stdin.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { cpus, loadavg } from 'node:os';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { startGateway } from '../../src/server/start';
+import { startFakeUpstream } from '../unit/server/fake-upstream';
+import type { BenchResult } from './types';
+
+const WARMUP = 60;
+const ITERATIONS = 500;
+const FREE = 'bench-free';
+const PAID = 'bench-paid';
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i] as number;
+}
+
+/** Ms from t0 until the reply text holds 'Hello', then drains the rest (the settle runs after the first token). */
+async function timeToFirst(res: Response, t0: number): Promise<number> {
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let at = Number.NaN;
+  for (;;) {
+    const r = await reader.read();
+    if (r.done) break;
+    text += decoder.decode(r.value, { stream: true });
+    if (Number.isNaN(at) && text.includes('Hello')) at = performance.now() - t0;
+  }
+  if (Number.isNaN(at)) throw new Error(`first token never seen in: ${text.slice(0, 200)}`);
+  if (!text.includes('"cost"')) throw new Error(`no metadata in: ${text.slice(-200)}`);
+  return at;
+}
+
+async function serveChild(): Promise<void> {
+  const up = await startFakeUpstream(
+    { steps: [{ content: 'Hello' }, { content: ' world' }], usage: { prompt_tokens: 3, completion_tokens: 2 } },
+    { models: [FREE, PAID] },
+  );
+  const gw = await startGateway({
+    port: 0,
+    memory: true,
+    inheritEnv: false,
+    clientDir: null,
+    env: {
+      PARLEY_UPSTREAM_URL: up.url,
+      PARLEY_UPSTREAM_MODELS: `${FREE},${PAID}`,
+      PARLEY_UPSTREAM_PRICING: JSON.stringify({ [PAID]: { input: '0.15', output: '0.6' } }),
+    },
+    log: () => {},
+  });
+  process.stdout.write(`${JSON.stringify({ gateway: gw.url })}\n`);
+  const lines = createInterface({ input: process.stdin });
+  lines.on('line', (sessionId) => {
+    void gw.ledger
+      .credit(sessionId, { key: `bench:${sessionId}`, usdMicro: 1_000_000_000n })
+      .then(() => process.stdout.write('credited\n'));
+  });
+  lines.once('close', () => {
+    void Promise.all([gw.close(), up.close()]).finally(() => process.exit(0));
+  });
+}
+
+function startChild(): Promise<{ child: ChildProcess; next: () => Promise<string> }> {
+  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)], {
+    env: { ...process.env, PARLEY_BENCH_CHILD: 'holds' },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout as NonNullable<typeof child.stdout> });
+  const queue: string[] = [];
+  const waiters: ((l: string) => void)[] = [];
+  lines.on('line', (l) => {
+    const w = waiters.shift();
+    if (w) w(l);
+    else queue.push(l);
+  });
+  const next = (): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const l = queue.shift();
+      if (l !== undefined) return resolve(l);
+      const timer = setTimeout(() => reject(new Error('bench child did not answer within 60 s')), 60_000);
+      waiters.push((line) => {
+        clearTimeout(timer);
+        resolve(line);
+      });
+    });
+  child.once('exit', (code) => {
+    if (code !== 0) for (const w of waiters.splice(0)) w(`exit ${code}`);
+  });
+  return Promise.resolve({ child, next });
+}
+
+const entry = process.argv[1];
+if (process.env.PARLEY_BENCH_CHILD === 'holds' && entry !== undefined && import.meta.url === pathToFileURL(entry).href) {
+  await serveChild();
+}
+
+export default async function bench(): Promise<BenchResult[]> {
+  const { child, next } = await startChild();
+  try {
+    const { gateway } = JSON.parse(await next()) as { gateway: string };
+    const ls = await fetch(`${gateway}/auth/local-session`);
+    const cookie = (ls.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const session = (await ls.json()) as { data: { id: string } };
+    child.stdin?.write(`${session.data.id}\n`);
+    if ((await next()) !== 'credited') throw new Error('the bench session was not credited');
+    const messages = [{ role: 'user', content: 'Say hello.' }];
+
+    const ask = async (model: string): Promise<number> => {
+      const body = JSON.stringify({ model, messages, conversationUUID: 'bench', requestId: randomUUID() });
+      const t0 = performance.now();
+      const res = await fetch(`${gateway}/api/stream-gpt`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body });
+      if (res.status !== 200) throw new Error(`gateway answered ${res.status}: ${await res.text()}`);
+      return timeToFirst(res, t0);
+    };
+
+    for (let i = 0; i < WARMUP; i++) {
+      await ask(FREE);
+      await ask(PAID);
+    }
+    const paid: number[] = [];
+    const free: number[] = [];
+    for (let i = 0; i < ITERATIONS; i++) {
+      // Alternate the order so neither model always runs on a just-warmed connection.
+      if (i % 2 === 0) {
+        free.push(await ask(FREE));
+        paid.push(await ask(PAID));
+      } else {
+        paid.push(await ask(PAID));
+        free.push(await ask(FREE));
+      }
+    }
+    paid.sort((a, b) => a - b);
+    free.sort((a, b) => a - b);
+    const load = `load ${loadavg()[0]?.toFixed(2)} on ${cpus().length} CPUs`;
+    const row = (p: number, target: number): BenchResult => {
+      const pp = percentile(paid, p);
+      const pf = percentile(free, p);
+      const added = pp - pf;
+      return {
+        name: `holds: time to first token of a paid reply, p${p} added`,
+        unit: 'ms',
+        value: added,
+        baseline: pf,
+        ratio: pp / pf,
+        target: `p${p} added < ${target} ms`,
+        pass: added < target,
+        notes: `paid (hold) ${pp.toFixed(3)} ms vs free (no hold) ${pf.toFixed(3)} ms; ${ITERATIONS} each after ${WARMUP} warm-up; ${load}`,
+      };
+    };
+    return [row(50, 2), row(99, 5)];
+  } finally {
+    await new Promise<void>((r) => {
+      child.once('exit', () => r());
+      child.stdin?.end();
+      setTimeout(() => {
+        child.kill();
+        r();
+      }, 5_000).unref();
+    });
+  }
+}
