@@ -89,7 +89,7 @@ export function ConversationItem({ conversation, current }: { conversation: Conv
   }
 
   return (
-    <li className={`conversation-item${current ? ' current' : ''}`}>
+    <li className={`conversation-item${current ? ' current' : ''}`} data-pinned={pinned ? 'true' : undefined}>
       {renaming ? (
         <input
           ref={input}
@@ -114,11 +114,8 @@ export function ConversationItem({ conversation, current }: { conversation: Conv
         />
       ) : (
         <LinkTo href={`/conversation/${slug}`} current={current} className="conversation-link">
-          {pinned && (
-            <span className="pin-mark" title="Pinned" aria-hidden="true">
-              ●
-            </span>
-          )}
+          {/* The dot is drawn by CSS, so the link's text (and accessible name) stays the conversation's name. */}
+          {pinned && <span className="pin-mark" title="Pinned" aria-hidden="true" />}
           <span className="conversation-name">{name || 'Untitled'}</span>
         </LinkTo>
       )}

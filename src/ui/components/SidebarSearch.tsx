@@ -18,10 +18,16 @@ export function useSearchShortcut(input: React.RefObject<HTMLInputElement | null
     const onKey = (e: KeyboardEvent) => {
       if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === 'k') {
         e.preventDefault();
-        // On a phone the list is in the drawer: open it first.
+        const el = input.current;
+        if (!el) return;
+        const focus = () => {
+          el.focus();
+          el.select();
+        };
+        if (getComputedStyle(el).visibility !== 'hidden') return focus();
+        // On a phone the list is in the closed drawer: open it, then focus once it shows (after the drawer's own focus).
         view.drawerOpen = true;
-        input.current?.focus();
-        input.current?.select();
+        requestAnimationFrame(() => requestAnimationFrame(focus));
       }
     };
     document.addEventListener('keydown', onKey);
