@@ -3,7 +3,7 @@
  * Events are never removed or reinterpreted; a new shape is a new version plus an upcaster (./upcasters.ts).
  * Ids, timestamps and every other nondeterministic value travel in the payload.
  */
-import type { ConversationRow, InstructionRow, MessageLibraryRow, MessageRow } from './model';
+import type { ConversationRow, InstructionRow, MessageLibraryRow, MessageRow, QueuedMessage } from './model';
 import type { PaymentSource } from '../protocol/stream';
 import type { Preferences } from '../protocol/preferences';
 
@@ -64,6 +64,11 @@ export interface ReplyFailedV1 {
   cost: number;
   paymentSource: PaymentSource | null;
   at: number;
+  /**
+   * The failure is this reply's alone (one model of a multi-model request): the assistant message stays, with
+   * the error and whatever text arrived; the user message is not marked. Absent on older events (= false).
+   */
+  ownError?: boolean;
 }
 
 /** The engine that ran the reply went away mid-stream (leader tab closed); the checkpointed text is kept. */
@@ -201,6 +206,25 @@ export interface PreferencesChangedV1 {
   at: number;
 }
 
+/**
+ * A message was queued while a reply was generating (spec 000 section 4, pending flag): it is sent when the
+ * conversation's replies end. `model` and `extraModels` are what it will be sent with.
+ */
+export interface QueueMessageAddedV1 {
+  conversationSlug: string;
+  message: QueuedMessage;
+  model: string;
+  extraModels: string[];
+  at: number;
+}
+/** A queued message left the queue: removed by the user, or taken to be sent. */
+export interface QueueMessageRemovedV1 {
+  conversationSlug: string;
+  id: string;
+  reason: 'removed' | 'submitted';
+  at: number;
+}
+
 /** Current event shapes, by type. */
 export interface EventPayloads {
   'conversation.created': ConversationCreatedV1;
@@ -220,6 +244,8 @@ export interface EventPayloads {
   'instruction.created': InstructionCreatedV1;
   'instruction.updated': InstructionUpdatedV1;
   'instruction.deleted': InstructionDeletedV1;
+  'queue.messageAdded': QueueMessageAddedV1;
+  'queue.messageRemoved': QueueMessageRemovedV1;
   'message.branched': MessageBranchedV1;
   'branch.activated': BranchActivatedV1;
   'message.deleted': MessageDeletedV1;
@@ -250,6 +276,8 @@ export const CURRENT_VERSION: { [K in EventType]: number } = {
   'instruction.created': 1,
   'instruction.updated': 1,
   'instruction.deleted': 1,
+  'queue.messageAdded': 1,
+  'queue.messageRemoved': 1,
   'message.branched': 1,
   'branch.activated': 1,
   'message.deleted': 1,

@@ -54,6 +54,12 @@ export interface MessageRow {
   continuedFrom?: { text: string; thinking: string };
   modelContext?: string;
   visible?: boolean;
+  /** Spec 000 section 3: the thanks detector's verdict on a short user message. */
+  sentiment?: 'thankful';
+  /** How many older messages the request of this prompt left out to fit the model's context window. */
+  contextOmitted?: number;
+  /** Replies of one multi-model request share it (the request id): the view shows them side by side. */
+  multiModelRequest?: string;
   // Branch fields (schema v41).
   parentMessageId: number | null;
   alternativeGroup: string | null;
@@ -61,6 +67,17 @@ export interface MessageRow {
   isActiveBranch: boolean;
   branchDepth: number;
   updatedAt: number;
+}
+
+/** Spec 000 section 3: a message queued while a reply generates. */
+export interface QueuedMessage {
+  id: string;
+  prompt: string;
+  /** Library ids of attached files. */
+  attachments: string[];
+  scrapedUrls: string[];
+  scrapedContent: { url: string; title: string; content: string }[];
+  timestamp: number;
 }
 
 export interface MessageLibraryRow { id: number; messageId: number; libraryId: number }

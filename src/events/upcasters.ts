@@ -56,6 +56,8 @@ export const upcasters: { readonly [K in EventType]: Readonly<Record<number, Upc
   'instruction.created': {},
   'instruction.updated': {},
   'instruction.deleted': {},
+  'queue.messageAdded': {},
+  'queue.messageRemoved': {},
   'message.branched': {},
   'branch.activated': {},
   'message.deleted': {},

@@ -99,6 +99,10 @@ const instructionShape: Shape = { id: int, name: str, instructions: str, created
 const instructionPayload: Shape = { instruction: isObj };
 const instructionUpdated: Shape = { id: int, name: str, instructions: str, at: num };
 const instructionDeleted: Shape = { id: int, at: num };
+const strings: Check = (v) => Array.isArray(v) && v.every((x) => typeof x === 'string');
+const queuedMessageShape: Shape = { id: str, prompt: str, attachments: strings, scrapedUrls: strings, scrapedContent: Array.isArray, timestamp: num };
+const queueAdded: Shape = { conversationSlug: str, message: isObj, model: str, extraModels: strings, at: num };
+const queueRemoved: Shape = { conversationSlug: str, id: str, reason: oneOf('removed', 'submitted'), at: num };
 
 // The message tree (branches, delete, retry, continue, duplicate).
 const ints: Check = (v) => Array.isArray(v) && v.every((x) => typeof x === 'number' && Number.isSafeInteger(x));
@@ -180,6 +184,8 @@ const fastPayload: { [K in EventType]: (p: unknown) => boolean } = {
   },
   'instruction.updated': (p) => O(p) && I(p.id) && S(p.name) && S(p.instructions) && N(p.at),
   'instruction.deleted': (p) => O(p) && I(p.id) && N(p.at),
+  'queue.messageAdded': (p) => O(p) && S(p.conversationSlug) && S(p.model) && Array.isArray(p.extraModels) && N(p.at) && O(p.message) && checkShape(p.message, queuedMessageShape, '') === null,
+  'queue.messageRemoved': (p) => O(p) && S(p.conversationSlug) && S(p.id) && (p.reason === 'removed' || p.reason === 'submitted') && N(p.at),
   'message.branched': (p) => O(p) && S(p.conversationSlug) && I(p.messageId) && S(p.alternativeGroup) && N(p.at),
   'branch.activated': (p) => O(p) && S(p.conversationSlug) && S(p.alternativeGroup) && I(p.messageId) && N(p.at),
   'message.deleted': (p) => checkShape(p, messageDeleted, 'payload') === null,
@@ -210,6 +216,9 @@ const payloadShapes: { [K in EventType]: (p: unknown) => string | null } = {
     checkShape(p, instructionPayload, 'payload') ?? checkShape((p as Record<string, unknown>).instruction, instructionShape, 'payload.instruction'),
   'instruction.updated': (p) => checkShape(p, instructionUpdated, 'payload'),
   'instruction.deleted': (p) => checkShape(p, instructionDeleted, 'payload'),
+  'queue.messageAdded': (p) =>
+    checkShape(p, queueAdded, 'payload') ?? checkShape((p as Record<string, unknown>).message, queuedMessageShape, 'payload.message'),
+  'queue.messageRemoved': (p) => checkShape(p, queueRemoved, 'payload'),
   'message.branched': (p) => checkShape(p, messageBranched, 'payload'),
   'branch.activated': (p) => checkShape(p, branchActivated, 'payload'),
   'message.deleted': (p) => checkShape(p, messageDeleted, 'payload'),

@@ -58,6 +58,8 @@ export const conversationsProjection: Projection = {
       case 'instruction.created':
       case 'instruction.updated':
       case 'instruction.deleted':
+      case 'queue.messageAdded':
+      case 'queue.messageRemoved':
       case 'message.branched':
       case 'branch.activated':
       case 'message.deleted':

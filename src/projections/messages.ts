@@ -26,6 +26,8 @@ export const messagesProjection: Projection = {
       case 'instruction.created':
       case 'instruction.updated':
       case 'instruction.deleted':
+      case 'queue.messageAdded':
+      case 'queue.messageRemoved':
         return [];
       // A deleted conversation keeps its messages through the undo window; they go when it is purged.
       case 'conversation.purged':
@@ -83,6 +85,12 @@ export const messagesProjection: Projection = {
       }
       case 'reply.failed': {
         const p = event.payload;
+        if (p.ownError === true) {
+          const own: Partial<MessageRow> = { prompt: p.text, thinking: p.thinking, status: 'error', hasError: true, error: p.error, cost: p.cost, updatedAt: event.at };
+          if (p.text !== '') own.isPartial = true;
+          if (p.paymentSource !== null) own.paymentSource = p.paymentSource;
+          return [update('messages', p.messageId, own)];
+        }
         const user = update('messages', p.userMessageId, {
           hasError: true,
           error: p.error,

@@ -2,7 +2,7 @@
  * The one typed interface of the engine (the leader tab's dedicated worker), as every tab sees it through Comlink.
  * Subscriptions: the callback is passed as a Comlink proxy; the returned unsubscribe is a Comlink proxy too.
  */
-import type { ConversationRow, InstructionRow, MessageRow } from '../events/model';
+import type { ConversationRow, InstructionRow, MessageRow, Mode, QueuedMessage } from '../events/model';
 import type { ModelInfo, SessionData } from './api';
 import type { Preferences } from './preferences';
 
@@ -97,7 +97,11 @@ export interface ConversationQueries {
 export interface InstructionQueries {
   instructions: { query: { kind: 'instructions' }; result: InstructionRow[] };
 }
-export interface QueryDefs extends CoreQueries, ConversationQueries, InstructionQueries {}
+/** A conversation's queued messages, oldest first (src/worker/commands/queue.ts). */
+export interface QueueQueries {
+  queue: { query: { kind: 'queue'; slug: string }; result: QueuedMessage[] };
+}
+export interface QueryDefs extends CoreQueries, ConversationQueries, InstructionQueries, QueueQueries {}
 
 export type QueryKind = keyof QueryDefs;
 export type Query = QueryDefs[QueryKind]['query'];
@@ -108,10 +112,19 @@ export interface SendMessageInput {
   slug: string | null;
   prompt: string;
   model: string;
+  /** Spec 000 section 2: only chat is built; other modes are refused with a plain message. Default 'chat'. */
+  mode?: Mode;
+  /** Multi-model: up to 4 extra text models, no duplicates; each answers as its own assistant message. */
+  extraModels?: string[];
+  /** Library ids of attached files; scraped pages (spec 000 section 3, queued message). */
+  attachments?: string[];
+  scrapedUrls?: string[];
+  scrapedContent?: QueuedMessage['scrapedContent'];
 }
 
 export type SendMessageResult =
-  | { ok: true; slug: string; userMessageId: number }
+  /** queued: a reply was generating, so the message waits in the conversation's queue (userMessageId 0). */
+  | { ok: true; slug: string; userMessageId: number; queued?: boolean }
   /** notified: the engine already raised a notice for this failure, so the tab shows nothing more. */
   | { ok: false; error: string; notified?: boolean };
 
@@ -208,7 +221,12 @@ export interface ExportHandlers {
   exportAllConversations(): Promise<ExportFile>;
 }
 
-export type CommandHandlers = CoreHandlers & PreferencesHandlers & ChatHandlers & ConversationHandlers & InstructionHandlers & BranchHandlers & MessageHandlers & ExportHandlers;
+/** The message queue (src/worker/commands/queue.ts). */
+export interface QueueHandlers {
+  removeQueuedMessage(slug: string, id: string): Promise<ActionResult>;
+}
+
+export type CommandHandlers = CoreHandlers & PreferencesHandlers & ChatHandlers & ConversationHandlers & InstructionHandlers & BranchHandlers & MessageHandlers & ExportHandlers & QueueHandlers;
 
 export type EngineApi = CommandHandlers & {
   subscribe<Q extends Query>(query: Q, callback: (value: QueryResult<Q>) => void): Promise<() => void>;

@@ -38,6 +38,8 @@ const CHANGES: { [K in EventType]: (payload: EventPayloads[K]) => Touch } = {
   'instruction.created': () => ({ list: false, slugs: [] }),
   'instruction.updated': () => ({ list: false, slugs: [] }),
   'instruction.deleted': () => ({ list: false, slugs: [] }),
+  'queue.messageAdded': (p) => ({ list: false, slugs: [p.conversationSlug] }),
+  'queue.messageRemoved': (p) => ({ list: false, slugs: [p.conversationSlug] }),
   'message.branched': (p) => ({ list: false, slugs: [p.conversationSlug] }),
   'branch.activated': (p) => ({ list: false, slugs: [p.conversationSlug] }),
   'message.deleted': (p) => ({ list: true, slugs: [p.conversationSlug] }),

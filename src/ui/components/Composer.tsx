@@ -1,4 +1,22 @@
-import { useEffect, useRef } from 'react';
+/**
+ * The composer: the message input with Send and Stop, the Mode group, multi-model extras ("Add model",
+ * "Remove {model name}"), the "Web search" switch, the queue ("Queued messages") and the token counts.
+ *
+ * While a reply generates, Send stays: the engine queues the message and sends it when the reply ends (spec 000
+ * section 4). Modes other than Chat are not built yet and say so next to the group; Send in one gets the same
+ * plain message from the engine. Token counts are estimates, recomputed 400 ms after the last keystroke.
+ */
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
+import { useSnapshot } from 'valtio';
+import type { ModelInfo } from '../../protocol/api';
+import type { ActionResult, MessageView } from '../../protocol/engine';
+import { MAX_EXTRA_MODELS } from '../../protocol/multi';
+import { countTokens, TOKEN_COUNT_DEBOUNCE_MS, type TokenCounts } from '../../worker/services/tokens';
+import { MODE_UNAVAILABLE, WEB_SEARCH_UNAVAILABLE } from '../../worker/services/messages';
+import { addExtraModel, applyModelChoice, composer, MODES, modeForModel, readAddress, removeExtraModel } from '../composer-state';
+import { engine, useQuery } from '../engine';
+import { showLocalNotice, view } from '../state';
+import { ModelPicker } from './ModelPicker';
 
 interface Props {
   value: string;
@@ -6,6 +24,16 @@ interface Props {
   pending: boolean;
   onSend(): void;
   onStop(): void;
+  /** The conversation (null for a new one): its queue is shown. */
+  slug?: string | null;
+  /** The conversation's messages, for the token counts. */
+  messages?: readonly MessageView[];
+  /** The catalogue. */
+  models?: readonly ModelInfo[];
+  /** The chosen model (extras cannot repeat it). */
+  model?: string;
+  /** The page has what it needs to apply the address (catalogue loaded, conversation loaded or new). */
+  loaded?: boolean;
 }
 
 /** Spec 001 section 5: input height is clamped between 40 and min(max(200, 75% of the window), 800). */
@@ -13,8 +41,19 @@ function maxInputHeight(): number {
   return Math.min(Math.max(200, window.innerHeight * 0.75), 800);
 }
 
-export function Composer({ value, onChange, pending, onSend, onStop }: Props) {
+const NO_MESSAGES: readonly MessageView[] = [];
+const NO_MODELS: readonly ModelInfo[] = [];
+
+export function Composer({ value, onChange, pending, onSend, onStop, slug = null, messages = NO_MESSAGES, models = NO_MODELS, model = '', loaded = false }: Props) {
   const ref = useRef<HTMLTextAreaElement>(null);
+  const state = useSnapshot(composer);
+  const preferences = useQuery({ kind: 'preferences' });
+  const queued = useQuery({ kind: 'queue', slug: slug ?? '' });
+  const ids = useId();
+  const enterSends = preferences?.enterSendsMessage ?? true;
+  const textModels = useMemo(() => models.filter((m) => m.modality === 'text'), [models]);
+  const names = useMemo(() => new Map(models.map((m) => [m.id, m.name])), [models]);
+
   useEffect(() => {
     const el = ref.current;
     if (!el) return;
@@ -22,38 +61,165 @@ export function Composer({ value, onChange, pending, onSend, onStop }: Props) {
     el.style.height = `${Math.min(Math.max(40, el.scrollHeight), maxInputHeight())}px`;
   }, [value]);
 
+  // On load (spec 000 sections 2 and 4): the last message's model restores the mode, then the address's mode,
+  // model (which sets the mode), online / source and transcriptId apply. Once per page.
+  const applied = useRef<string | null>(null);
+  useEffect(() => {
+    const key = `${slug ?? 'new'}${location.search}`;
+    if (!loaded || models.length === 0 || applied.current === key) return;
+    applied.current = key;
+    const last = messages.at(-1);
+    const lastModel = last ? models.find((m) => m.id === last.model) : undefined;
+    composer.mode = lastModel ? modeForModel(lastModel) : 'chat';
+    const address = readAddress(location.search, sessionStorage);
+    if (address.badMode !== null) {
+      showLocalNotice({ title: `Unknown mode: ${address.badMode}`, text: 'Modes are chat, image, video, audio and voice.', tone: 'orange', durationMs: 5000 });
+    }
+    if (address.mode) composer.mode = address.mode;
+    if (address.model !== null) {
+      const chosen = models.find((m) => m.id === address.model);
+      if (chosen) {
+        if (chosen.modality === 'text') view.model = chosen.id;
+        applyModelChoice(chosen);
+      } else {
+        const fallback = models.find((m) => m.modality === 'text' && m.id === view.model) ?? textModels[0];
+        showLocalNotice({ title: `Unknown model: ${address.model}`, text: `Using ${fallback?.name ?? 'the default model'} instead.`, tone: 'orange', durationMs: 5000 });
+      }
+    }
+    if (address.webSearch !== null) composer.webSearch = address.webSearch;
+    if (address.transcript !== null) onChange(address.transcript);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once per page and address, when loaded
+  }, [loaded, models, slug]);
+
+  // Token counts, debounced 400 ms (spec 000 section 9).
+  const maxTokens = preferences?.maxTokens ?? 8192;
+  const [counts, setCounts] = useState<TokenCounts | null>(null);
+  useEffect(() => {
+    const t = setTimeout(() => {
+      const history = messages.filter((m) => m.status === 'done' && !m.hasError).map((m) => ({ content: m.prompt }));
+      setCounts(countTokens(history, value, 0, maxTokens));
+    }, TOKEN_COUNT_DEBOUNCE_MS);
+    return () => clearTimeout(t);
+  }, [messages, value, maxTokens]);
+
+  function addModel() {
+    const chosen = new Set([model, ...composer.extraModels]);
+    const next = textModels.find((m) => !chosen.has(m.id));
+    if (!next || !addExtraModel(next.id)) {
+      showLocalNotice({ title: `At most ${MAX_EXTRA_MODELS} additional text models in multi-model mode`, text: '', tone: 'orange', durationMs: 5000 });
+    }
+  }
+
+  const nonChat = state.mode !== 'chat' ? MODE_UNAVAILABLE[state.mode] : null;
+  const canAdd = state.mode === 'chat' && state.extraModels.length < MAX_EXTRA_MODELS && textModels.length > state.extraModels.length + 1;
+
   return (
-    <form
-      className="composer"
-      onSubmit={(e) => {
-        e.preventDefault();
-        if (!pending) onSend();
-      }}
-    >
-      <textarea
-        ref={ref}
-        aria-label="Message"
-        placeholder="Message Parley…"
-        rows={1}
-        value={value}
-        onChange={(e) => onChange(e.target.value)}
-        onKeyDown={(e) => {
-          // enterSendsMessage defaults to true (spec 001 section 9); Shift+Enter inserts a newline.
-          if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
-            e.preventDefault();
-            if (!pending) onSend();
-          }
+    <div className="composer-area">
+      {queued && queued.length > 0 && (
+        <ul className="queue" aria-label="Queued messages">
+          {queued.map((q) => (
+            <li key={q.id}>
+              <span className="queue-text">{q.prompt}</span>
+              <button
+                type="button"
+                className="icon"
+                aria-label={`Remove queued message: ${q.prompt.slice(0, 40)}`}
+                onClick={() => slug && void engine<ActionResult>((api) => api.removeQueuedMessage(slug, q.id))}
+              >
+                ×
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <div className="composer-tools">
+        <div role="radiogroup" aria-label="Mode" className="mode-group">
+          {MODES.map((m) => (
+            <label key={m.id} className={state.mode === m.id ? 'mode on' : 'mode'}>
+              <input type="radio" name={`${ids}-mode`} value={m.id} checked={state.mode === m.id} onChange={() => (composer.mode = m.id)} />
+              {m.label}
+            </label>
+          ))}
+        </div>
+        <div className="extras">
+          {state.extraModels.map((id, i) => (
+            <span className="extra-model" key={id}>
+              <ModelPicker
+                label={`Extra model ${i + 1}`}
+                value={id}
+                models={textModels}
+                exclude={[model, ...state.extraModels.filter((x) => x !== id)]}
+                onChange={(next) => (composer.extraModels = composer.extraModels.map((x) => (x === id ? next : x)))}
+              />
+              <button type="button" className="icon" aria-label={`Remove ${names.get(id) ?? id}`} onClick={() => removeExtraModel(id)}>
+                ×
+              </button>
+            </span>
+          ))}
+          <button type="button" className="add-model" onClick={addModel} disabled={!canAdd}>
+            Add model
+          </button>
+        </div>
+        <span className="web-search">
+          <button type="button" role="switch" aria-checked={false} aria-label="Web search" aria-describedby={`${ids}-ws`} disabled className="switch">
+            <span aria-hidden="true" className="switch-knob" />
+          </button>
+          <span aria-hidden="true">Web search</span>
+          <span id={`${ids}-ws`} className="visually-hidden">
+            {WEB_SEARCH_UNAVAILABLE}
+          </span>
+        </span>
+      </div>
+      {nonChat && (
+        <p className="mode-note" role="status">
+          {nonChat}
+        </p>
+      )}
+      {state.webSearch && (
+        <p className="mode-note" role="status">
+          {WEB_SEARCH_UNAVAILABLE}
+        </p>
+      )}
+      <form
+        className="composer"
+        onSubmit={(e) => {
+          e.preventDefault();
+          onSend();
         }}
-      />
-      {pending ? (
-        <button type="button" className="stop" onClick={onStop}>
-          Stop
-        </button>
-      ) : (
+      >
+        <textarea
+          ref={ref}
+          aria-label="Message"
+          placeholder={pending ? 'Queue a message…' : 'Message Parley…'}
+          rows={1}
+          value={value}
+          onChange={(e) => onChange(e.target.value)}
+          onKeyDown={(e) => {
+            // enterSendsMessage (spec 001 section 9, default true); Shift+Enter inserts a newline.
+            if (enterSends && e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+              e.preventDefault();
+              onSend();
+            }
+          }}
+        />
+        {pending && (
+          <button type="button" className="stop" onClick={onStop}>
+            Stop
+          </button>
+        )}
         <button type="submit" className="send">
           Send
         </button>
+      </form>
+      {counts && (
+        <p className="token-counts" aria-label="Token counts">
+          <span>Conversation {counts.conversation.toLocaleString('en-US')}</span>
+          <span>Input {counts.input.toLocaleString('en-US')}</span>
+          <span>
+            Total {counts.total.toLocaleString('en-US')} · max reply {counts.maxTokens.toLocaleString('en-US')} tokens
+          </span>
+        </p>
       )}
-    </form>
+    </div>
   );
 }

@@ -5,6 +5,7 @@ import { engine, useQuery } from '../engine';
 import { decodeSlugPrompt, navigate } from '../router';
 import { showLocalNotice, view } from '../state';
 import { Composer } from './Composer';
+import { composer } from '../composer-state';
 import { ConversationHeader } from './ConversationHeader';
 import { InstructionsButton } from './SystemPromptDialog';
 import { MessageList } from './MessageList';
@@ -39,7 +40,7 @@ export function ConversationPage({ slug }: { slug: string }) {
       showLocalNotice({ title: MESSAGE_REQUIRED, text: 'Type a message before sending.', tone: 'orange', durationMs: 5000 });
       return;
     }
-    const result = await engine<SendMessageResult>((api) => api.sendMessage({ slug: targetSlug, prompt, model }));
+    const result = await engine<SendMessageResult>((api) => api.sendMessage({ slug: targetSlug, prompt, model, mode: composer.mode, extraModels: [...composer.extraModels] }));
     if (!result.ok) {
       if (result.notified) return;
       showLocalNotice({ title: result.error, text: '', tone: result.error === MESSAGE_REQUIRED ? 'orange' : 'red', durationMs: 5000 });
@@ -116,6 +117,11 @@ export function ConversationPage({ slug }: { slug: string }) {
         pending={pending}
         onSend={() => void submit(view.drafts[draftKey] ?? '', isNew || unknownSlug ? null : slug)}
         onStop={() => void engine((api) => api.stopReply(slug))}
+        slug={conversation ? conversation.conversation.slug : null}
+        messages={conversation?.messages}
+        models={models?.models}
+        model={model}
+        loaded={(models?.models.length ?? 0) > 0 && (isNew || conversation !== undefined)}
       />
     </div>
   );

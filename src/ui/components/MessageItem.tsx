@@ -65,7 +65,7 @@ export const MessageItem = memo(function MessageItem({ message, modelName }: Mes
   const status = message.hasError || message.interrupted ? 'error' : message.status;
   const isAssistant = message.role === 'assistant';
   return (
-    <article className={`message message-${message.role}`} data-role={message.role} data-status={status} aria-label={isAssistant ? 'Assistant message' : 'Your message'}>
+    <article className={`message message-${message.role}`} data-role={message.role} data-status={status} data-model={message.model} aria-label={isAssistant ? 'Assistant message' : 'Your message'}>
       <header className="message-header">
         <span className="message-author">{isAssistant ? modelName : 'You'}</span>
         <MessageMenu text={message.text} />

@@ -9,6 +9,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import type { ModelInfo } from '../../protocol/api';
 import type { MessageView } from '../../protocol/engine';
 import { MessageItem } from './MessageItem';
+import { listRows, MultiModelReplies, OmittedMarker } from './MultiModelReplies';
 
 /** Within this many pixels of the end counts as "at the end": the list keeps following. */
 const STICK_PX = 80;
@@ -26,13 +27,15 @@ export function MessageList({ messages, models, empty }: Props) {
   const [atEnd, setAtEnd] = useState(true);
   // One lookup for all rows rather than a search of the catalogue per message.
   const names = useMemo(() => new Map(models.map((m) => [m.id, m.name])), [models]);
+  // Multi-model replies share a row (side by side); a marker shows where the latest request's context began.
+  const rows = useMemo(() => listRows(messages), [messages]);
 
   const virtualizer = useVirtualizer({
-    count: messages.length,
+    count: rows.length,
     getScrollElement: () => scroller.current,
     estimateSize: () => 120,
     overscan: 6,
-    getItemKey: (i) => messages[i]?.id ?? i,
+    getItemKey: (i) => rows[i]?.key ?? i,
   });
 
   const last = messages.at(-1);
@@ -52,7 +55,7 @@ export function MessageList({ messages, models, empty }: Props) {
   function jumpToLatest() {
     stick.current = true;
     setAtEnd(true);
-    if (messages.length > 0) virtualizer.scrollToIndex(messages.length - 1, { align: 'end' });
+    if (rows.length > 0) virtualizer.scrollToIndex(rows.length - 1, { align: 'end' });
     const el = scroller.current;
     if (el) el.scrollTop = el.scrollHeight;
   }
@@ -74,11 +77,13 @@ export function MessageList({ messages, models, empty }: Props) {
         {messages.length === 0 && empty}
         <div className="messages-inner" style={{ height: totalSize }}>
           {items.map((row) => {
-            const m = messages[row.index];
-            if (!m) return null;
+            const r = rows[row.index];
+            if (!r) return null;
             return (
               <div key={row.key} data-index={row.index} ref={virtualizer.measureElement} className="message-row" style={{ transform: `translateY(${row.start}px)` }}>
-                <MessageItem message={m} modelName={names.get(m.model) ?? m.model} />
+                {r.kind === 'message' && <MessageItem message={r.message} modelName={names.get(r.message.model) ?? r.message.model} />}
+                {r.kind === 'multi' && <MultiModelReplies messages={r.messages} names={names} />}
+                {r.kind === 'omitted' && <OmittedMarker count={r.count} />}
               </div>
             );
           })}

@@ -1,117 +1,202 @@
 /**
- * Chat commands (spec 000 section 4, submit flow): send a message and stop a reply.
+ * Chat commands: the submit flow of spec 000 section 4, in its seven steps and order, and Stop.
+ *
+ *   (1) validate; (2) check balance; (3) describe pending images; (4) create the conversation if new;
+ *   (5) add the user message; (6) create a pending assistant message (not in multi-model mode);
+ *   (7) call the chat handler (one model: POST /api/stream-gpt; several: ./multimodel.ts).
+ *
+ * While a reply generates in the conversation (the pending flag), Send queues the message instead
+ * (./queue.ts); the queue sends it when the replies end. Steps 4 to 6 (and the queue entry a queued message leaves)
+ * are one append: the log never holds half a submit.
  */
-import type { ChatMessage, StreamGptRequest } from '../../protocol/api';
+import type { ChatMessage, ModelInfo, StreamGptRequest } from '../../protocol/api';
 import type { ChatHandlers, SendMessageInput, SendMessageResult } from '../../protocol/engine';
+import { MAX_EXTRA_MODELS } from '../../protocol/multi';
 import { makeEvent, type NewEvent } from '../../events/catalogue';
-import type { MessageRow } from '../../events/model';
+import type { ConversationRow, MessageRow } from '../../events/model';
 import type { EngineCore } from '../core';
 import { classifyModelError } from '../services/errors';
 import { ReplyStreamParser } from '../services/stream-parser';
 import { gateway } from '../services/gateway';
 import { defaultName, makeSlug } from '../services/ids';
-import { MESSAGE_REQUIRED } from '../services/messages';
-import { DEFAULT_MAX_TOKENS, type LiveReply } from '../services/reply-runner';
-import { byTime } from '../queries/conversations';
+import { activePath, buildTree, byTime, requestMessages } from '../services/history';
+import { systemMessageFor } from '../services/instructions';
+import { fitContext } from '../services/context-window';
+import { detectSentiment } from '../services/tokens';
+import { MESSAGE_REQUIRED, MODE_UNAVAILABLE, MULTI_MODEL } from '../services/messages';
+import type { LiveReply } from '../services/reply-runner';
+import { enqueueMessage } from './queue';
+import { startMultiModel } from './multimodel';
 
 export const REPLY_IN_PROGRESS = 'Please wait for the current response to complete.';
 
-export function chatCommands(core: EngineCore): ChatHandlers {
-  return {
-    async sendMessage(input: SendMessageInput): Promise<SendMessageResult> {
-      await core.whenStarted();
-      if (!core.storageOk) return { ok: false, error: 'Local storage unavailable', notified: true };
-      const prompt = input.prompt.trim();
-      if (prompt === '') return { ok: false, error: MESSAGE_REQUIRED };
-      if (core.models$.value.models.length === 0) await core.loadModels();
-      // A prompt sent before the tab had the catalogue (or with no choice made) goes to the default model.
-      const wanted = input.model || core.models$.value.defaultModel;
-      const model = core.models$.value.models.find((m) => m.id === wanted);
-      if (!model) return { ok: false, error: `Unknown model: ${input.model}` };
-      if (core.session$.value.session === null) await core.refreshSession();
-      if (!model.free && !core.session$.value.canUsePaidModels) {
-        core.notify(classifyModelError({ status: 402, code: 'INSUFFICIENT_BALANCE', body: { requiredBalance: '0.00001' } }));
-        return { ok: false, error: 'Insufficient balance', notified: true };
-      }
+/** A conversation has a reply generating (the spec's pending flag). */
+export function isPending(core: EngineCore, slug: string): boolean {
+  for (const r of core.live.values()) if (r.slug === slug) return true;
+  return false;
+}
 
-      const now = Date.now();
-      const events: NewEvent[] = [];
-      let conversation = input.slug ? await core.db.conversations.where('slug').equals(input.slug).first() : undefined;
-      if (input.slug && !conversation) return { ok: false, error: 'Conversation not found' };
-      if (conversation && [...core.live.values()].some((r) => r.slug === conversation?.slug)) {
-        return { ok: false, error: REPLY_IN_PROGRESS };
-      }
-      let history: MessageRow[] = [];
-      if (!conversation) {
-        conversation = {
-          id: core.ids.next(now),
-          uuid: crypto.randomUUID(),
-          slug: makeSlug(prompt, crypto.getRandomValues(new Uint8Array(7))),
-          name: defaultName(prompt),
-          createdAt: now,
-          updatedAt: now,
-          latestMessage: '',
-          isMediaOnly: false,
-        };
-        events.push(makeEvent('conversation.created', { conversation }, crypto.randomUUID(), now));
-      } else {
-        history = await core.db.messages.where('conversationSlug').equals(conversation.slug).toArray();
-        history.sort(byTime);
-      }
-      const slug = conversation.slug;
-      const branch = { alternativeGroup: null, branchIndex: 0, isActiveBranch: true, branchDepth: 0, updatedAt: now };
-      const user: MessageRow = {
-        id: core.ids.next(now),
-        conversationSlug: slug,
-        timestamp: now,
-        role: 'user',
-        prompt,
-        model: model.id,
-        mode: 'chat',
-        status: 'done',
-        parentMessageId: history.at(-1)?.id ?? null,
-        ...branch,
-      };
-      const assistant: MessageRow = {
-        id: core.ids.next(now),
-        conversationSlug: slug,
-        timestamp: now + 1,
-        role: 'assistant',
-        prompt: '',
-        model: model.id,
-        mode: 'chat',
-        status: 'pending',
-        parentMessageId: user.id,
-        ...branch,
-        updatedAt: now + 1,
-      };
-      const requestId = crypto.randomUUID();
-      events.push(
-        makeEvent('message.added', { message: user }, crypto.randomUUID(), now),
-        makeEvent('message.added', { message: assistant }, crypto.randomUUID(), now),
-        makeEvent('reply.started', { messageId: assistant.id, conversationSlug: slug, model: model.id, requestId, at: now }, crypto.randomUUID(), now),
-      );
+/** What a request sends for one model: system prompt, then the history that fits the model's context window. */
+export function buildRequestMessages(conversation: ConversationRow, history: readonly MessageRow[], user: MessageRow, model: ModelInfo, maxTokens: number, now: number): { messages: ChatMessage[]; omitted: number } {
+  const fitted = fitContext({
+    system: [systemMessageFor(conversation, model.name, now)],
+    history: requestMessages([...history, user]),
+    contextLength: model.contextLength,
+    maxTokens,
+  });
+  return { messages: fitted.messages, omitted: fitted.omitted };
+}
 
-      const reply: LiveReply = { messageId: assistant.id, userMessageId: user.id, slug, requestId, parser: new ReplyStreamParser(), controller: new AbortController(), stoppedByUser: false };
-      // Live before the append commits, so that the view shows the new reply as pending, never as an empty stream.
-      core.live.set(reply.messageId, reply);
+export type Submit = (input: SendMessageInput, queuedId?: string) => Promise<SendMessageResult>;
+
+/** The submit flow. `queuedId`: the queued message being sent (its queue entry leaves in the same append). */
+export function submitter(core: EngineCore): Submit {
+  return async function submit(input, queuedId) {
+    await core.whenStarted();
+    if (!core.storageOk) return { ok: false, error: 'Local storage unavailable', notified: true };
+
+    // (1) Validate.
+    const mode = input.mode ?? 'chat';
+    if (mode !== 'chat') return { ok: false, error: MODE_UNAVAILABLE[mode] };
+    const prompt = input.prompt.trim();
+    const hasExtras = (input.attachments?.length ?? 0) > 0 || (input.scrapedContent?.length ?? 0) > 0;
+    if (prompt === '' && !hasExtras) return { ok: false, error: MESSAGE_REQUIRED };
+    if (core.models$.value.models.length === 0) await core.loadModels();
+    const catalogue = core.models$.value;
+    // A prompt sent before the tab had the catalogue (or with no choice made) goes to the default model.
+    const wanted = input.model || catalogue.defaultModel;
+    const model = catalogue.models.find((m) => m.id === wanted);
+    if (!model) return { ok: false, error: `Unknown model: ${input.model}` };
+    const extraIds = input.extraModels ?? [];
+    if (extraIds.length > MAX_EXTRA_MODELS) return { ok: false, error: MULTI_MODEL.tooManyExtras };
+    if (new Set([model.id, ...extraIds]).size !== extraIds.length + 1) return { ok: false, error: MULTI_MODEL.duplicate };
+    const extras: ModelInfo[] = [];
+    for (const id of extraIds) {
+      const m = catalogue.models.find((x) => x.id === id);
+      if (!m) return { ok: false, error: `Unknown model: ${id}` };
+      if (m.modality !== 'text') return { ok: false, error: MULTI_MODEL.textOnly };
+      extras.push(m);
+    }
+
+    const now = Date.now();
+    let conversation = input.slug ? await core.db.conversations.where('slug').equals(input.slug).first() : undefined;
+    if (input.slug && !conversation) return { ok: false, error: 'Conversation not found' };
+    // The pending flag: while a reply generates here, Send queues the message (chat mode only).
+    if (conversation && isPending(core, conversation.slug)) {
+      if (queuedId !== undefined) return { ok: false, error: REPLY_IN_PROGRESS };
+      return enqueueMessage(core, conversation.slug, { ...input, prompt }, model.id, extraIds, now);
+    }
+
+    // (2) Check balance: a paid model needs a balance above the threshold (the gateway holds the exact amount).
+    if (core.session$.value.session === null) await core.refreshSession();
+    if ([model, ...extras].some((m) => !m.free) && !core.session$.value.canUsePaidModels) {
+      core.notify(classifyModelError({ status: 402, code: 'INSUFFICIENT_BALANCE', body: { requiredBalance: '0.00001' } }));
+      return { ok: false, error: 'Insufficient balance', notified: true };
+    }
+
+    // (3) Describe pending images: attachments are another issue; nothing is pending until they exist.
+
+    // (4) Create the conversation if new.
+    const events: NewEvent[] = [];
+    let history: MessageRow[] = [];
+    if (!conversation) {
+      conversation = {
+        id: core.ids.next(now),
+        uuid: crypto.randomUUID(),
+        slug: makeSlug(prompt, crypto.getRandomValues(new Uint8Array(7))),
+        name: defaultName(prompt),
+        createdAt: now,
+        updatedAt: now,
+        latestMessage: '',
+        isMediaOnly: false,
+      };
+      events.push(makeEvent('conversation.created', { conversation }, crypto.randomUUID(), now));
+    } else {
+      const rows = await core.db.messages.where('conversationSlug').equals(conversation.slug).toArray();
+      rows.sort(byTime);
+      history = activePath(buildTree(rows));
+    }
+    const slug = conversation.slug;
+
+    // (5) Add the user message. Its request is built first: the user message records what the request left out.
+    const maxTokens = core.preferences$.value.maxTokens;
+    const last = history.at(-1);
+    const branch = { alternativeGroup: null, branchIndex: 0, isActiveBranch: true, updatedAt: now };
+    const user: MessageRow = {
+      id: core.ids.next(now),
+      conversationSlug: slug,
+      timestamp: now,
+      role: 'user',
+      prompt,
+      model: model.id,
+      mode: 'chat',
+      status: 'done',
+      parentMessageId: last?.id ?? null,
+      ...branch,
+      branchDepth: last ? last.branchDepth : 0,
+    };
+    const sentiment = detectSentiment(prompt);
+    if (sentiment) user.sentiment = sentiment;
+    const main = buildRequestMessages(conversation, history, user, model, maxTokens, now);
+    if (main.omitted > 0) user.contextOmitted = main.omitted;
+    events.push(makeEvent('message.added', { message: user }, crypto.randomUUID(), now));
+    if (queuedId !== undefined) {
+      events.push(makeEvent('queue.messageRemoved', { conversationSlug: slug, id: queuedId, reason: 'submitted', at: now }, crypto.randomUUID(), now));
+    }
+
+    // (7, several models) Multi-model: no pending message here; each model's reply is stored once it starts.
+    if (extras.length > 0) {
       try {
         await core.append(events);
       } catch {
-        core.live.delete(reply.messageId);
         return { ok: false, error: 'Local storage unavailable', notified: true };
       }
-
-      const request: StreamGptRequest = {
-        model: model.id,
-        messages: [...history, user].filter((m) => m.status === 'done' && !m.hasError).map(toChatMessage),
-        conversationUUID: conversation.uuid,
-        requestId,
-        maxTokens: DEFAULT_MAX_TOKENS,
-      };
-      core.startReply(reply, (signal) => gateway.streamReply(request, signal));
+      const targets = [model, ...extras].map((m) => ({ model: m, messages: buildRequestMessages(conversation, history, user, m, maxTokens, now).messages }));
+      void startMultiModel(core, { conversation, user, targets, maxTokens });
       return { ok: true, slug, userMessageId: user.id };
-    },
+    }
+
+    // (6) Create the pending assistant message.
+    const assistant: MessageRow = {
+      id: core.ids.next(now),
+      conversationSlug: slug,
+      timestamp: now + 1,
+      role: 'assistant',
+      prompt: '',
+      model: model.id,
+      mode: 'chat',
+      status: 'pending',
+      parentMessageId: user.id,
+      ...branch,
+      branchDepth: user.branchDepth,
+      updatedAt: now + 1,
+    };
+    const requestId = crypto.randomUUID();
+    events.push(
+      makeEvent('message.added', { message: assistant }, crypto.randomUUID(), now),
+      makeEvent('reply.started', { messageId: assistant.id, conversationSlug: slug, model: model.id, requestId, at: now }, crypto.randomUUID(), now),
+    );
+    const reply: LiveReply = { messageId: assistant.id, userMessageId: user.id, slug, requestId, parser: new ReplyStreamParser(), controller: new AbortController(), stoppedByUser: false };
+    // Live before the append commits, so that the view shows the new reply as pending, never as an empty stream.
+    core.live.set(reply.messageId, reply);
+    try {
+      await core.append(events);
+    } catch {
+      core.live.delete(reply.messageId);
+      return { ok: false, error: 'Local storage unavailable', notified: true };
+    }
+
+    // (7) Call the chat handler.
+    const request: StreamGptRequest = { model: model.id, messages: main.messages, conversationUUID: conversation.uuid, requestId, maxTokens };
+    core.startReply(reply, (signal) => gateway.streamReply(request, signal));
+    return { ok: true, slug, userMessageId: user.id };
+  };
+}
+
+export function chatCommands(core: EngineCore): ChatHandlers {
+  const submit = submitter(core);
+  return {
+    sendMessage: (input: SendMessageInput) => submit(input),
 
     async stopReply(slug: string): Promise<void> {
       for (const reply of core.live.values()) {
@@ -123,8 +208,4 @@ export function chatCommands(core: EngineCore): ChatHandlers {
       }
     },
   };
-}
-
-function toChatMessage(m: MessageRow): ChatMessage {
-  return { role: m.role, content: m.prompt };
 }

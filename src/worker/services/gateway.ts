@@ -7,6 +7,7 @@ import type {
   ModelsResponse,
   StreamGptRequest,
 } from '../../protocol/api';
+import type { TalkToGptMultiRequest } from '../../protocol/multi';
 
 export class GatewayError extends Error {
   constructor(
@@ -38,6 +39,8 @@ export const gateway = {
   models: () => getJson<ModelsResponse>('/api/models'),
   /** Starts a reply stream. Resolves with the response once headers arrive; a non-2xx answer throws GatewayError. */
   streamReply: (request: StreamGptRequest, signal: AbortSignal) => postStream('/api/stream-gpt', request, signal),
+  /** Starts a multi-model stream (NDJSON lines, src/protocol/multi.ts); a non-2xx answer throws GatewayError. */
+  multiReply: (request: TalkToGptMultiRequest, signal: AbortSignal) => postStream('/api/talk-to-gpt-multi', request, signal),
   /** The whole stream of a reply whose connection was lost, from its first byte; 404 when the gateway lost it. */
   resumeReply: (requestId: string, signal: AbortSignal) => postStream('/api/stream-gpt/resume', { requestId }, signal),
   /** A title for a conversation from its opening text (spec 000 section 7). */

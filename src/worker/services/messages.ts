@@ -31,6 +31,27 @@ export const VALIDATION = {
   noTextInDocument: 'No text content found in document',
 } as const;
 
+/** Multi-model mode (spec 000 section 5: at most 4 additional text models, no duplicates). */
+export const MULTI_MODEL = {
+  tooManyExtras: 'At most 4 additional text models in multi-model mode',
+  duplicate: 'Each model can be added only once in multi-model mode',
+  textOnly: 'Multi-model mode takes text models only',
+} as const;
+
+/**
+ * Modes whose capability is not built yet (spec 000 section 2 lists them; issue 6: "never silent"). Ours: the spec
+ * gives no wording for a mode that does not exist yet.
+ */
+export const MODE_UNAVAILABLE: Readonly<Record<'image' | 'video' | 'audio' | 'voice', string>> = {
+  image: 'Image generation is not available yet. Switch to Chat to send a message.',
+  video: 'Video generation is not available yet. Switch to Chat to send a message.',
+  audio: 'Audio generation is not available yet. Switch to Chat to send a message.',
+  voice: 'Voice conversations are not available yet. Switch to Chat to send a message.',
+};
+
+/** Web search (spec 000 section 2: online=true turns it on). Ours: why the switch cannot be turned on yet. */
+export const WEB_SEARCH_UNAVAILABLE = 'Web search is not available: no search provider is configured.';
+
 /** Model-request error catalogue (spec 000 section 8): titles verbatim; `...Text` entries are ours. */
 export const MODEL_ERROR = {
   localStorageTitle: 'Local storage unavailable',

@@ -31,6 +31,8 @@ export interface LiveReply {
   parser: ReplyStreamParser;
   controller: AbortController;
   stoppedByUser: boolean;
+  /** One model of a multi-model request: a failure stays on this reply's message (reply.failed ownError). */
+  ownError?: boolean;
   /**
    * Continue (reply.continued): what the reply held before this request. The new text is appended to it, cost and
    * output tokens add up, and a failure always keeps the reply (it is never deleted).
@@ -126,6 +128,7 @@ export async function runReply(host: ReplyHost, reply: LiveReply, open: (signal:
           thinking,
           cost,
           paymentSource: meta?.paymentSource ?? null,
+          ...(reply.ownError ? { ownError: true } : {}),
         },
         host.newEventId(),
         at,

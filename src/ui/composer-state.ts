@@ -1,0 +1,74 @@
+/**
+ * Ephemeral state of the composer (valtio, DESIGN rule 7): the mode, the extra models of multi-model mode and the
+ * web-search flag, and the conversation page's address parameters (spec 000 section 2) that set them.
+ */
+import { proxy } from 'valtio';
+import type { Mode } from '../events/model';
+import type { ModelInfo, Modality } from '../protocol/api';
+import { MAX_EXTRA_MODELS } from '../protocol/multi';
+
+export const MODES: readonly { id: Mode; label: string }[] = [
+  { id: 'chat', label: 'Chat' },
+  { id: 'image', label: 'Image' },
+  { id: 'video', label: 'Video' },
+  { id: 'audio', label: 'Audio' },
+  { id: 'voice', label: 'Voice' },
+];
+
+export const composer = proxy({
+  mode: 'chat' as Mode,
+  /** Multi-model mode: up to 4 extra text models, no duplicates (spec 000 section 5). */
+  extraModels: [] as string[],
+  /** online=true turns it on, source=translate off (spec 000 section 2). No search provider exists yet. */
+  webSearch: false,
+});
+
+const MODALITY_MODE: Record<Modality, Mode> = { text: 'chat', image: 'image', video: 'video', audio: 'audio' };
+
+/** Spec 000 section 4: choosing a model sets the matching mode; an image, video or audio model ends multi-model. */
+export function modeForModel(model: Pick<ModelInfo, 'modality'>): Mode {
+  return MODALITY_MODE[model.modality];
+}
+
+export function applyModelChoice(model: Pick<ModelInfo, 'modality'>): void {
+  composer.mode = modeForModel(model);
+  if (model.modality !== 'text') composer.extraModels = [];
+}
+
+export function addExtraModel(id: string): boolean {
+  if (composer.extraModels.length >= MAX_EXTRA_MODELS || composer.extraModels.includes(id)) return false;
+  composer.extraModels = [...composer.extraModels, id];
+  return true;
+}
+
+export function removeExtraModel(id: string): void {
+  composer.extraModels = composer.extraModels.filter((m) => m !== id);
+}
+
+export interface AddressParams {
+  mode: Mode | null;
+  model: string | null;
+  /** true: online=true; false: source=translate; null: neither. */
+  webSearch: boolean | null;
+  /** Text of transcriptId's session storage entry (the entry is removed). */
+  transcript: string | null;
+  /** A mode value that is not one of the five. */
+  badMode: string | null;
+}
+
+/** Reads the conversation page's query parameters (spec 000 section 2). Removes the transcript entry it reads. */
+export function readAddress(search: string, storage: Pick<Storage, 'getItem' | 'removeItem'> | null): AddressParams {
+  const q = new URLSearchParams(search);
+  const rawMode = q.get('mode');
+  const mode = MODES.find((m) => m.id === rawMode)?.id ?? null;
+  let webSearch: boolean | null = null;
+  if (q.get('online') === 'true') webSearch = true;
+  if (q.get('source') === 'translate') webSearch = false;
+  let transcript: string | null = null;
+  const key = q.get('transcriptId');
+  if (key && storage) {
+    transcript = storage.getItem(key);
+    storage.removeItem(key);
+  }
+  return { mode, model: q.get('model'), webSearch, transcript, badMode: rawMode !== null && mode === null ? rawMode : null };
+}

@@ -1,0 +1,28 @@
+/** Live query of the message queue: a conversation's queued messages, oldest first (src/worker/commands/queue.ts). */
+import { asyncScheduler, defer, filter, from, startWith, switchMap, throttleTime, type Observable } from 'rxjs';
+import type { QueuedMessage } from '../../events/model';
+import { STREAM_THROTTLE_MS, type EngineCore } from '../core';
+import { loadQueues } from '../commands/queue';
+import type { QueryHandlers } from './types';
+
+export function queueQueries(core: EngineCore): Pick<QueryHandlers, 'queue'> {
+  return {
+    queue: ({ slug }): Observable<QueuedMessage[]> =>
+      core.changes$.pipe(
+        filter((c) => c.all || c.slugs.has(slug)),
+        startWith(null),
+        throttleTime(STREAM_THROTTLE_MS, asyncScheduler, { leading: true, trailing: true }),
+        switchMap(() =>
+          defer(() =>
+            from(
+              (async () => {
+                await core.whenStarted();
+                if (!core.storageOk) return [];
+                return ((await loadQueues(core)).get(slug) ?? []).map((q) => q.message);
+              })(),
+            ),
+          ),
+        ),
+      ),
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * Multi-model in Chromium: extras added and removed by name, one prompt answered by two models side by side (one
+ * of them failing on its own), stacked on a phone; modes that are not built say so; address parameters.
+ */
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { textReply } from '../unit/server/fake-upstream';
+import { FREE_MODEL, assistant, chooseModel, openApp, send, user, useStack } from './stack';
+
+const getStack = useStack();
+const OFFLINE = 'parley-offline';
+const shots = process.env.PARLEY_E2E_SHOTS;
+
+async function shoot(page: Page, name: string): Promise<void> {
+  if (shots) await page.screenshot({ path: `${shots}/${name}.png`, fullPage: false });
+}
+
+describe('multi-model', () => {
+  it('answers with each model side by side; a failing model keeps its own error and the other finishes', async () => {
+    // The upstream model refuses; the built-in offline model answers.
+    getStack().upstream.setScript({ error: { status: 503, body: { error: { message: 'Overloaded', type: 'server_error' } } } });
+    const context = await getStack().newContext();
+    const page = await openApp(context);
+    await page.setViewportSize({ width: 1366, height: 900 });
+    await chooseModel(page, OFFLINE);
+    await page.getByRole('button', { name: 'Add model' }).click();
+    const remove = page.getByRole('button', { name: `Remove ${FREE_MODEL}` });
+    await remove.waitFor();
+    // Only text models that are not chosen yet can be added: one more (the paid one) is left.
+    await page.getByRole('button', { name: 'Add model' }).click();
+    await page.getByRole('button', { name: 'Remove fake-paid' }).click();
+    expect(await page.getByRole('combobox', { name: /^Extra model/ }).count()).toBe(1);
+
+    await send(page, 'Compare yourselves');
+    const offline = page.locator(`article[data-role="assistant"][data-model="${OFFLINE}"]`);
+    const failing = page.locator(`article[data-role="assistant"][data-model="${FREE_MODEL}"]`);
+    await failing.and(page.locator('[data-status="error"]')).waitFor({ timeout: 15_000 });
+    await offline.and(page.locator('[data-status="done"]')).waitFor({ timeout: 15_000 });
+    expect(await failing.textContent()).toContain('Overloaded');
+    expect(await user(page).first().getAttribute('data-status')).toBe('done');
+    const group = page.getByRole('group', { name: 'Replies from 2 models' });
+    await group.waitFor();
+    // Side by side on a wide screen.
+    const [a, b] = [await offline.boundingBox(), await failing.boundingBox()];
+    expect(a && b && Math.abs(a.y - b.y) < 4 && a.x !== b.x).toBe(true);
+    await shoot(page, 'multimodel-1366');
+
+    // Stacked on a phone.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect.poll(async () => {
+      const [p, q] = [await offline.boundingBox(), await failing.boundingBox()];
+      return p && q ? Math.abs(p.x - q.x) < 4 && p.y !== q.y : false;
+    }).toBe(true);
+    await shoot(page, 'multimodel-390');
+
+    // Multi-model stays on for the next prompt; removing the extra ends it.
+    await remove.click();
+    getStack().upstream.setScript(textReply('single'));
+    await send(page, 'Only you now');
+    await expect.poll(() => assistant(page).count(), { timeout: 15_000 }).toBe(3);
+  });
+
+  it('says plainly that other modes are not available, and refuses to send in them', async () => {
+    const context = await getStack().newContext();
+    const page = await openApp(context, '/conversation/new?mode=video');
+    const mode = page.getByRole('radiogroup', { name: 'Mode' });
+    for (const name of ['Chat', 'Image', 'Video', 'Audio', 'Voice']) await mode.getByRole('radio', { name }).waitFor({ state: 'attached' });
+    expect(await mode.getByRole('radio', { name: 'Video' }).isChecked()).toBe(true);
+    await page.getByText('Video generation is not available yet.', { exact: false }).first().waitFor();
+    await send(page, 'a cat on a skateboard');
+    await page.getByRole('region', { name: 'Notifications' }).getByText('Video generation is not available yet', { exact: false }).waitFor();
+    expect(await page.locator('article').count()).toBe(0);
+    await mode.getByRole('radio', { name: 'Chat' }).check();
+    // The note beside the composer goes with the mode (the notice closes on its own).
+    await expect.poll(() => page.locator('.composer-area').getByText('Video generation is not available yet.', { exact: false }).count()).toBe(0);
+  });
+
+  it('reads the address: an unknown model falls back with a notice, online keeps web search off with its reason, transcriptId fills the prompt', async () => {
+    const context = await getStack().newContext();
+    const setup = await openApp(context);
+    await setup.evaluate(() => sessionStorage.setItem('t-1', 'Transcribed words'));
+    await setup.goto('/conversation/new?model=no-such-model&online=true&transcriptId=t-1');
+    await setup.getByRole('region', { name: 'Notifications' }).getByText('Unknown model: no-such-model').waitFor();
+    expect(await setup.getByRole('textbox', { name: 'Message' }).inputValue()).toBe('Transcribed words');
+    expect(await setup.evaluate(() => sessionStorage.getItem('t-1'))).toBeNull();
+    const search = setup.getByRole('switch', { name: 'Web search' });
+    expect(await search.isDisabled()).toBe(true);
+    expect(await search.getAttribute('aria-checked')).toBe('false');
+    await setup.getByText('Web search is not available: no search provider is configured.').first().waitFor({ state: 'attached' });
+    // A known model in the address is chosen.
+    await setup.goto(`/conversation/new?model=${OFFLINE}`);
+    await setup.getByRole('combobox', { name: 'Model', exact: true }).and(setup.locator(`[data-value="${OFFLINE}"]`)).waitFor();
+    await chooseModel(setup, FREE_MODEL);
+  });
+});

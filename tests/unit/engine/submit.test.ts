@@ -1,0 +1,245 @@
+/**
+ * The submit flow on the engine (fake-indexeddb) against the in-process gateway: the queue (pending flag, order,
+ * removal, a restart with messages still queued), multi-model replies with one failing model, the context window
+ * of a 10,000-message conversation, and replay of the log these produce.
+ */
+import 'fake-indexeddb/auto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { filter, firstValueFrom, type Observable } from 'rxjs';
+import { makeEvent, type NewEvent } from '../../../src/events/catalogue';
+import type { MessageRow, QueuedMessage } from '../../../src/events/model';
+import type { ConversationView, Notice } from '../../../src/protocol/engine';
+import { foldQueue } from '../../../src/projections/queue';
+import { fold } from '../../../src/projections/fold';
+import { decodeLog } from '../../../src/events/codec';
+import { startGateway, type RunningGateway } from '../../../src/server/start';
+import { ParleyDB } from '../../../src/worker/db/schema';
+import { Engine } from '../../../src/worker/engine';
+import { appendEvents, readLog } from '../../../src/worker/log';
+import { MODE_UNAVAILABLE, MULTI_MODEL } from '../../../src/worker/services/messages';
+import { openAiError, startFakeUpstream, textReply, type FakeUpstream } from '../server/fake-upstream';
+
+let upstream: FakeUpstream;
+let gateway: RunningGateway;
+const realFetch = globalThis.fetch;
+/** Per upstream model: how long each word takes (a slow model keeps the conversation pending). */
+const wordDelay = new Map<string, number>();
+
+beforeAll(async () => {
+  upstream = await startFakeUpstream((req) => {
+    const model = req.body?.model ?? '?';
+    if (model.startsWith('broken-model')) return { error: { status: 503, body: openAiError('Overloaded', 'server_error') } };
+    const last = (req.body?.messages ?? []).at(-1) as { content?: string } | undefined;
+    return textReply(`${model} answers: ${String(last?.content ?? '')}`, { delayMs: wordDelay.get(model) ?? 0 });
+  });
+  gateway = await startGateway({
+    port: 0,
+    memory: true,
+    inheritEnv: false,
+    clientDir: null,
+    log: () => undefined,
+    env: {
+      PARLEY_UPSTREAM_URL: upstream.url,
+      PARLEY_UPSTREAM_MODELS: 'fake-model,other-model,broken-model,broken-model-2,slow-model',
+      PARLEY_OFFLINE_TOKEN_DELAY_MS: '0',
+    },
+  });
+  let cookie = '';
+  globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
+    const url = new URL(String(input), gateway.url);
+    const headers = new Headers(init?.headers);
+    if (cookie) headers.set('cookie', cookie);
+    const res = await realFetch(url, { ...init, headers });
+    const set = res.headers.get('set-cookie');
+    if (set) cookie = set.split(';')[0] ?? '';
+    return res;
+  };
+  wordDelay.set('slow-model', 60);
+}, 60_000);
+afterAll(async () => {
+  globalThis.fetch = realFetch;
+  await gateway?.close();
+  await upstream?.close();
+});
+
+const engines: Engine[] = [];
+function newEngine(dbName: string): Engine {
+  const engine = new Engine({ requestReload: () => undefined, storeMarker: () => undefined, dbName });
+  engines.push(engine);
+  return engine;
+}
+afterEach(async () => {
+  for (const e of engines.splice(0)) await e.dispose();
+});
+
+function until<T>(source: Observable<unknown>, test: (v: T) => boolean, ms = 15_000): Promise<T> {
+  return Promise.race([
+    firstValueFrom((source as Observable<T>).pipe(filter((v) => v !== null && test(v)))),
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timed out waiting for a value')), ms)),
+  ]);
+}
+const view = (e: Engine, slug: string, test: (v: ConversationView) => boolean) => until<ConversationView>(e.observe({ kind: 'conversation', slug }), test);
+const queue = (e: Engine, slug: string, test: (v: QueuedMessage[]) => boolean) => until<QueuedMessage[]>(e.observe({ kind: 'queue', slug }), test);
+const done = (v: ConversationView) => !v.pending && v.messages.every((m) => m.status === 'done' || m.status === 'error');
+
+async function logOf(dbName: string): Promise<NewEvent[]> {
+  const db = new ParleyDB(dbName);
+  const log = await readLog(db);
+  db.close();
+  return log;
+}
+
+describe('submit flow: validation', () => {
+  it('says plainly that other modes are not available, and refuses a 5th extra model and duplicates', async () => {
+    const engine = newEngine('submit-validate');
+    expect(await engine.sendMessage({ slug: null, prompt: 'a cat', model: 'fake-model', mode: 'image' })).toEqual({ ok: false, error: MODE_UNAVAILABLE.image });
+    const five = ['other-model', 'broken-model', 'slow-model', 'offline', 'x'];
+    expect(await engine.sendMessage({ slug: null, prompt: 'hi', model: 'fake-model', extraModels: five })).toEqual({ ok: false, error: MULTI_MODEL.tooManyExtras });
+    expect(await engine.sendMessage({ slug: null, prompt: 'hi', model: 'fake-model', extraModels: ['other-model', 'other-model'] })).toEqual({ ok: false, error: MULTI_MODEL.duplicate });
+    expect(await engine.sendMessage({ slug: null, prompt: 'hi', model: 'fake-model', extraModels: ['fake-model'] })).toEqual({ ok: false, error: MULTI_MODEL.duplicate });
+    expect(await engine.sendMessage({ slug: null, prompt: 'hi', model: 'fake-model', extraModels: ['no-such-model'] })).toEqual({ ok: false, error: 'Unknown model: no-such-model' });
+    expect(await logOf('submit-validate')).toEqual([]);
+  });
+
+  it('marks a short thank-you as thankful', async () => {
+    const engine = newEngine('submit-thanks');
+    const r = await engine.sendMessage({ slug: null, prompt: 'Thanks a lot!', model: 'fake-model' });
+    if (!r.ok) throw new Error(r.error);
+    const v = await view(engine, r.slug, done);
+    expect(v.messages[0]?.sentiment).toBe('thankful');
+  });
+});
+
+describe('queue', () => {
+  it('queues Send while a reply generates, shows the queue, sends each in order when the reply ends, and removes on request', async () => {
+    const engine = newEngine('queue-order');
+    const first = await engine.sendMessage({ slug: null, prompt: 'one two three four five six', model: 'slow-model' });
+    if (!first.ok) throw new Error(first.error);
+    const slug = first.slug;
+    const a = await engine.sendMessage({ slug, prompt: 'second', model: 'fake-model' });
+    const b = await engine.sendMessage({ slug, prompt: 'dropped', model: 'fake-model' });
+    const c = await engine.sendMessage({ slug, prompt: 'third', model: 'fake-model' });
+    expect([a, b, c].map((r) => r.ok && r.queued)).toEqual([true, true, true]);
+    expect(await engine.sendMessage({ slug, prompt: '   ', model: 'fake-model' })).toEqual({ ok: false, error: 'Message is required' });
+    const queued = await queue(engine, slug, (q) => q.length === 3);
+    expect(queued.map((q) => q.prompt)).toEqual(['second', 'dropped', 'third']);
+    expect(queued[0]).toMatchObject({ attachments: [], scrapedUrls: [], scrapedContent: [] });
+    expect(await engine.removeQueuedMessage(slug, queued[1]?.id ?? '')).toEqual({ ok: true });
+    expect((await engine.removeQueuedMessage(slug, 'nope')).ok).toBe(false);
+
+    const final = await view(engine, slug, (v) => done(v) && v.messages.length === 6);
+    expect(final.messages.map((m) => [m.role, m.text])).toEqual([
+      ['user', 'one two three four five six'],
+      ['assistant', 'slow-model answers: one two three four five six'],
+      ['user', 'second'],
+      ['assistant', 'fake-model answers: second'],
+      ['user', 'third'],
+      ['assistant', 'fake-model answers: third'],
+    ]);
+    expect(await queue(engine, slug, (q) => q.length === 0)).toEqual([]);
+    // The queue entry leaves in the same append as its user message: replay gives the same queue and messages.
+    const log = await logOf('queue-order');
+    expect(foldQueue(log).size).toBe(0);
+    const removed = log.filter((e) => e.type === 'queue.messageRemoved').map((e) => (e.payload as { reason: string }).reason);
+    expect(removed).toEqual(['removed', 'submitted', 'submitted']);
+  });
+
+  it('survives a restart: a new engine sends what was still queued', async () => {
+    const at = 1_763_800_000_000;
+    const db = new ParleyDB('queue-restart');
+    await db.open();
+    const base = { alternativeGroup: null, branchIndex: 0, isActiveBranch: true, branchDepth: 0, updatedAt: at };
+    const user: MessageRow = { id: 1, conversationSlug: 'q-1', timestamp: at, role: 'user', prompt: 'hello', model: 'fake-model', status: 'done', parentMessageId: null, ...base };
+    const reply: MessageRow = { ...user, id: 2, role: 'assistant', prompt: 'hi', parentMessageId: 1, timestamp: at + 1 };
+    const message: QueuedMessage = { id: 'qm-1', prompt: 'left in the queue', attachments: [], scrapedUrls: [], scrapedContent: [], timestamp: at + 2 };
+    await appendEvents(db, [
+      makeEvent('conversation.created', { conversation: { id: 1, uuid: 'u-q', slug: 'q-1', name: 'hello', createdAt: at, updatedAt: at, latestMessage: '', isMediaOnly: false } }, 'q1', at),
+      makeEvent('message.added', { message: user }, 'q2', at),
+      makeEvent('message.added', { message: reply }, 'q3', at),
+      makeEvent('queue.messageAdded', { conversationSlug: 'q-1', message, model: 'fake-model', extraModels: [], at: at + 2 }, 'q4', at + 2),
+    ]);
+    db.close();
+    const engine = newEngine('queue-restart');
+    const v = await view(engine, 'q-1', (x) => done(x) && x.messages.length === 4);
+    expect(v.messages.slice(2).map((m) => m.text)).toEqual(['left in the queue', 'fake-model answers: left in the queue']);
+    expect(v.messages[2]?.parentMessageId).toBe(2);
+  });
+});
+
+describe('multi-model', () => {
+  it('stores one reply per model; a failing model keeps its error on its own message and the others finish', async () => {
+    const engine = newEngine('multi');
+    const notices: Notice[] = [];
+    engine.observe({ kind: 'notices' }).subscribe((n) => notices.push(...(n as Notice[])));
+    const r = await engine.sendMessage({ slug: null, prompt: 'Compare', model: 'fake-model', extraModels: ['other-model', 'broken-model'] });
+    if (!r.ok) throw new Error(r.error);
+    const v = await view(engine, r.slug, (x) => done(x) && x.messages.length === 4);
+    const [user, ...replies] = v.messages;
+    expect(user).toMatchObject({ role: 'user', status: 'done' });
+    expect(user?.hasError).toBeUndefined();
+    expect(replies.map((m) => [m.model, m.status, m.text])).toEqual([
+      ['fake-model', 'done', 'fake-model answers: Compare'],
+      ['other-model', 'done', 'other-model answers: Compare'],
+      ['broken-model', 'error', ''],
+    ]);
+    expect(replies[2]).toMatchObject({ hasError: true, error: 'Overloaded' });
+    expect(new Set(replies.map((m) => m.multiModelRequest)).size).toBe(1);
+    expect(replies.every((m) => m.parentMessageId === user?.id)).toBe(true);
+
+    // Replay: folding the log gives the same messages.
+    const engineLog = await engine.exportLog();
+    const folded = fold(decodeLog(engineLog).events);
+    const rows = [...folded.rows('messages')].sort((x, y) => x.id - y.id);
+    expect(rows.map((m) => [m.model, m.status, m.hasError ?? false])).toEqual([
+      ['fake-model', 'done', false],
+      ['fake-model', 'done', false],
+      ['other-model', 'done', false],
+      ['broken-model', 'error', true],
+    ]);
+  });
+
+  it("marks the prompt with 'Failed to start multi-model stream' when no model starts", async () => {
+    const engine = newEngine('multi-none');
+    const notices: Notice[] = [];
+    engine.observe({ kind: 'notices' }).subscribe((n) => notices.push(...(n as Notice[])));
+    const r = await engine.sendMessage({ slug: null, prompt: 'Nobody?', model: 'broken-model', extraModels: ['broken-model-2'] });
+    if (!r.ok) throw new Error(r.error);
+    const v = await view(engine, r.slug, (x) => !x.pending && x.messages[0]?.hasError === true);
+    expect(v.messages).toHaveLength(1);
+    expect(v.messages[0]).toMatchObject({ role: 'user', status: 'error', error: 'Failed to start multi-model stream' });
+    expect(notices.map((n) => n.title)).toContain('Model is temporarily not responding');
+  });
+});
+
+describe('context window', () => {
+  it('a 10,000-message conversation keeps working: the request carries what fits, and the prompt records what was left out', async () => {
+    const at = 1_763_900_000_000;
+    const db = new ParleyDB('long');
+    await db.open();
+    const events: NewEvent[] = [
+      makeEvent('conversation.created', { conversation: { id: 1, uuid: 'u-long', slug: 'long-1', name: 'long', createdAt: at, updatedAt: at, latestMessage: '', isMediaOnly: false } }, 'l0', at),
+    ];
+    for (let i = 0; i < 10_000; i++) {
+      const row: MessageRow = {
+        id: i + 1, conversationSlug: 'long-1', timestamp: at + i, role: i % 2 === 0 ? 'user' : 'assistant', prompt: `message ${i} `.padEnd(200, '.'), model: 'fake-model',
+        status: 'done', parentMessageId: i === 0 ? null : i, alternativeGroup: null, branchIndex: 0, isActiveBranch: true, branchDepth: 0, updatedAt: at + i,
+      };
+      events.push(makeEvent('message.added', { message: row }, `l${i + 1}`, at + i));
+    }
+    await appendEvents(db, events);
+    db.close();
+    const engine = newEngine('long');
+    upstream.requests.length = 0;
+    const r = await engine.sendMessage({ slug: 'long-1', prompt: 'Still there?', model: 'fake-model' });
+    if (!r.ok) throw new Error(r.error);
+    const v = await view(engine, 'long-1', (x) => done(x) && x.messages.length === 10_002);
+    expect(v.messages.at(-1)).toMatchObject({ role: 'assistant', status: 'done', text: 'fake-model answers: Still there?' });
+    const sent = upstream.requests.at(-1)?.body?.messages as { role: string; content: string }[];
+    expect(sent[0]?.role).toBe('system');
+    expect(sent.at(-1)).toEqual({ role: 'user', content: 'Still there?' });
+    expect(sent.length).toBeLessThan(1000);
+    expect(sent[1]?.role).toBe('user');
+    const prompt = v.messages.at(-2);
+    expect(prompt?.contextOmitted).toBe(10_000 - (sent.length - 2));
+  }, 60_000);
+});
