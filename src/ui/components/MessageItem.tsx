@@ -1,37 +1,12 @@
 import { Suspense, lazy, memo, useState } from 'react';
-import type { MessageView } from '../../protocol/engine';
+import type { MessageView, TreeResult } from '../../protocol/engine';
+import { engine } from '../engine';
+import { navigate } from '../router';
+import { AlternativesNav } from './AlternativesNav';
+import { MessageMenu, type MessageAction } from './MessageMenu';
 
 // Markdown, GFM, math and KaTeX are heavy: loaded on first use, not with the page.
 const Markdown = lazy(() => import('./Markdown'));
-
-function MessageMenu({ text }: { text: string }) {
-  const [open, setOpen] = useState(false);
-  const [copied, setCopied] = useState(false);
-  return (
-    <div className="message-menu">
-      <button type="button" aria-label="Message actions" aria-haspopup="menu" aria-expanded={open} onClick={() => setOpen((o) => !o)}>
-        ⋯
-      </button>
-      {open && (
-        <div role="menu" className="menu" onKeyDown={(e) => e.key === 'Escape' && setOpen(false)}>
-          <button
-            type="button"
-            role="menuitem"
-            onClick={() => {
-              void navigator.clipboard.writeText(text).then(() => {
-                setCopied(true);
-                setTimeout(() => setCopied(false), 1500);
-              });
-              setOpen(false);
-            }}
-          >
-            {copied ? 'Copied' : 'Copy text'}
-          </button>
-        </div>
-      )}
-    </div>
-  );
-}
 
 /**
  * Messages arrive as fresh objects on every update (they are cloned across the worker boundary), so identity says
@@ -51,7 +26,10 @@ function sameMessage(a: MessageItemProps, b: MessageItemProps): boolean {
     x.interrupted === y.interrupted &&
     x.isPartial === y.isPartial &&
     x.model === y.model &&
-    x.role === y.role
+    x.role === y.role &&
+    x.canContinue === y.canContinue &&
+    x.alternatives?.index === y.alternatives?.index &&
+    x.alternatives?.count === y.alternatives?.count
   );
 }
 
@@ -61,14 +39,105 @@ interface MessageItemProps {
   modelName: string;
 }
 
+/** Runs a tree command; the engine raises the spec's notice for a refusal, so nothing more is shown here. */
+function tree(fn: Parameters<typeof engine<TreeResult>>[0]): Promise<TreeResult> {
+  return engine<TreeResult>(fn);
+}
+
+/** The actions a message offers, by role and state (DESIGN UI contract, "message actions"). */
+function actionsFor(message: MessageView, status: string, copy: () => void, edit: () => void): MessageAction[] {
+  const { conversationSlug: slug, id } = message;
+  const finished = status !== 'pending' && status !== 'streaming';
+  const out: MessageAction[] = [{ label: 'Copy text', run: copy }];
+  if (message.role === 'assistant' && finished) out.push({ label: 'Regenerate', run: () => void tree((api) => api.regenerate(slug, id)) });
+  if (message.role === 'user' && finished) out.push({ label: 'Edit', run: edit });
+  if (finished) {
+    out.push({
+      label: 'Duplicate from here',
+      run: () =>
+        void tree((api) => api.duplicateConversation(slug, id)).then((r) => {
+          if (r.ok && r.slug) navigate(`/conversation/${r.slug}`);
+        }),
+    });
+  }
+  const failed = message.hasError === true || message.interrupted === true || (message.role === 'assistant' && message.isPartial === true);
+  if (failed && finished) out.push({ label: 'Retry', run: () => void tree((api) => api.retryMessage(slug, id)) });
+  if (finished) out.push({ label: 'Delete', run: () => void tree((api) => api.deleteMessage(slug, id)), danger: true });
+  return out;
+}
+
+function EditForm({ initial, onSave, onCancel }: { initial: string; onSave: (text: string) => void; onCancel: () => void }) {
+  const [text, setText] = useState(initial);
+  return (
+    <form
+      className="message-edit"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSave(text);
+      }}
+    >
+      <textarea
+        aria-label="Edit message"
+        value={text}
+        autoFocus
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') {
+            e.preventDefault();
+            e.stopPropagation();
+            onCancel();
+          } else if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+            e.preventDefault();
+            onSave(text);
+          }
+        }}
+      />
+      <div className="message-edit-buttons">
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="submit" className="primary" disabled={text.trim() === ''}>
+          Save
+        </button>
+      </div>
+    </form>
+  );
+}
+
 export const MessageItem = memo(function MessageItem({ message, modelName }: MessageItemProps) {
   const status = message.hasError || message.interrupted ? 'error' : message.status;
   const isAssistant = message.role === 'assistant';
+  const [editing, setEditing] = useState(false);
+  const [copied, setCopied] = useState(false);
+  const slug = message.conversationSlug;
+  const copy = () =>
+    void navigator.clipboard.writeText(message.text).then(() => {
+      setCopied(true);
+      setTimeout(() => setCopied(false), 1500);
+    });
+  const alt = message.alternatives;
   return (
-    <article className={`message message-${message.role}`} data-role={message.role} data-status={status} data-model={message.model} aria-label={isAssistant ? 'Assistant message' : 'Your message'}>
+    <article
+      className={`message message-${message.role}`}
+      data-role={message.role}
+      data-status={status}
+      data-model={message.model}
+      aria-label={isAssistant ? 'Assistant message' : 'Your message'}
+    >
       <header className="message-header">
         <span className="message-author">{isAssistant ? modelName : 'You'}</span>
-        <MessageMenu text={message.text} />
+        <span className="message-tools">
+          {copied && <span role="status">Copied</span>}
+          {alt && (
+            <AlternativesNav
+              index={alt.index}
+              count={alt.count}
+              disabled={status === 'pending' || status === 'streaming'}
+              onSwitch={(direction) => void tree((api) => api.switchBranch(slug, message.id, direction))}
+            />
+          )}
+          <MessageMenu actions={actionsFor(message, status, copy, () => setEditing(true))} />
+        </span>
       </header>
       {isAssistant && message.thinking && (
         <details className="thinking" open={status === 'streaming' && message.text === ''}>
@@ -77,7 +146,17 @@ export const MessageItem = memo(function MessageItem({ message, modelName }: Mes
         </details>
       )}
       <div className="message-body">
-        {isAssistant ? (
+        {editing ? (
+          <EditForm
+            initial={message.text}
+            onCancel={() => setEditing(false)}
+            onSave={(text) => {
+              if (text.trim() === '') return;
+              setEditing(false);
+              void tree((api) => api.editMessage(slug, message.id, text));
+            }}
+          />
+        ) : isAssistant ? (
           status === 'pending' ? (
             <span className="typing" aria-label="Waiting for the reply">
               <span />
@@ -98,6 +177,13 @@ export const MessageItem = memo(function MessageItem({ message, modelName }: Mes
         <p className="message-error" role="note">
           {message.error}
         </p>
+      )}
+      {message.canContinue && (
+        <div className="message-footer">
+          <button type="button" onClick={() => void tree((api) => api.continueReply(slug, message.id))}>
+            Continue
+          </button>
+        </div>
       )}
     </article>
   );

@@ -1,0 +1,99 @@
+/**
+ * The "Message actions" menu of one message (DESIGN UI contract): Copy text, Regenerate, Edit, Delete, Duplicate
+ * from here, Retry. A menu button with `menuitem`s, keyboard first: it opens on the first item, arrows move,
+ * Home/End jump, Escape and Tab close it (focus back on the button), and a click outside closes it.
+ */
+import { useEffect, useRef, useState } from 'react';
+
+export interface MessageAction {
+  label: string;
+  run: () => void;
+  danger?: boolean;
+}
+
+export function MessageMenu({ actions }: { actions: readonly MessageAction[] }) {
+  const [open, setOpen] = useState(false);
+  const root = useRef<HTMLDivElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
+  const menu = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    if (!open) return;
+    menu.current?.querySelector<HTMLButtonElement>('[role="menuitem"]')?.focus();
+    const outside = (e: PointerEvent) => {
+      if (root.current && !root.current.contains(e.target as Node)) setOpen(false);
+    };
+    document.addEventListener('pointerdown', outside);
+    return () => document.removeEventListener('pointerdown', outside);
+  }, [open]);
+
+  const close = (refocus: boolean) => {
+    setOpen(false);
+    if (refocus) button.current?.focus();
+  };
+
+  const onKeyDown = (e: React.KeyboardEvent) => {
+    const items = [...(menu.current?.querySelectorAll<HTMLButtonElement>('[role="menuitem"]') ?? [])];
+    const at = items.indexOf(document.activeElement as HTMLButtonElement);
+    const focus = (i: number) => items[(i + items.length) % items.length]?.focus();
+    if (e.key === 'Escape') {
+      e.preventDefault();
+      e.stopPropagation(); // Escape here closes the menu; it does not stop a reply
+      close(true);
+    } else if (e.key === 'ArrowDown') {
+      e.preventDefault();
+      focus(at + 1);
+    } else if (e.key === 'ArrowUp') {
+      e.preventDefault();
+      focus(at - 1);
+    } else if (e.key === 'Home') {
+      e.preventDefault();
+      focus(0);
+    } else if (e.key === 'End') {
+      e.preventDefault();
+      focus(items.length - 1);
+    } else if (e.key === 'Tab') {
+      close(false);
+    }
+  };
+
+  return (
+    <div className="message-menu" ref={root}>
+      <button
+        ref={button}
+        type="button"
+        aria-label="Message actions"
+        aria-haspopup="menu"
+        aria-expanded={open}
+        onClick={() => setOpen((o) => !o)}
+        onKeyDown={(e) => {
+          if (e.key === 'ArrowDown' && !open) {
+            e.preventDefault();
+            setOpen(true);
+          }
+        }}
+      >
+        ⋯
+      </button>
+      {open && (
+        <div role="menu" aria-label="Message actions" className="menu" ref={menu} onKeyDown={onKeyDown}>
+          {actions.map((a) => (
+            <button
+              key={a.label}
+              type="button"
+              role="menuitem"
+              tabIndex={-1}
+              className={a.danger ? 'danger' : undefined}
+              onClick={() => {
+                close(true);
+                a.run();
+              }}
+            >
+              {a.label}
+            </button>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,156 @@
+/**
+ * The message tree in Chromium (issue 6 items 4, 5, 6 and 12): the branch navigator with 10 alternatives and the
+ * 11th refused, a switch refused while a reply generates, Edit as a new branch, Duplicate from here, Delete, and
+ * the menu's keyboard use; in both the SharedWorker and the no-SharedWorker modes where the engine path differs.
+ */
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { textReply } from '../unit/server/fake-upstream';
+import { FREE_MODEL, assistant, chooseModel, openApp, send, slowReply, user, useStack } from './stack';
+
+const getStack = useStack();
+
+async function action(page: Page, article: ReturnType<Page['locator']>, name: string): Promise<void> {
+  await article.getByRole('button', { name: 'Message actions' }).click();
+  await page.getByRole('menuitem', { name, exact: true }).click();
+}
+
+const doneReplies = (page: Page) => page.locator('article[data-role="assistant"][data-status="done"]');
+const notice = (page: Page, title: string) => page.getByRole('region', { name: 'Notifications' }).getByText(title, { exact: true });
+
+async function firstExchange(page: Page, answer: string): Promise<void> {
+  await chooseModel(page, FREE_MODEL);
+  getStack().upstream.setScript(textReply(answer));
+  await send(page, 'Tell me something');
+  await expect.poll(() => assistant(page).first().getAttribute('data-status')).toBe('done');
+  await expect.poll(() => assistant(page).first().textContent()).toContain(answer);
+}
+
+describe.each([
+  { mode: 'SharedWorker broker', withoutSharedWorker: false },
+  { mode: 'no SharedWorker', withoutSharedWorker: true },
+])('alternatives: $mode', ({ withoutSharedWorker }) => {
+  it('Regenerate makes alternatives; the navigator moves between them, and everything after follows its branch', async () => {
+    const page = await openApp(await getStack().newContext({ withoutSharedWorker }));
+    await firstExchange(page, 'Answer one.');
+    getStack().upstream.setScript(textReply('Answer two.'));
+    await action(page, assistant(page).first(), 'Regenerate');
+    await expect.poll(() => assistant(page).first().textContent()).toContain('Answer two.');
+    const nav = assistant(page).first().getByRole('group', { name: 'Alternatives' });
+    await expect.poll(() => nav.textContent()).toContain('2 / 2');
+
+    getStack().upstream.setScript(textReply('Follow-up on two.'));
+    await send(page, 'And then?');
+    await expect.poll(() => doneReplies(page).count()).toBe(2);
+
+    await nav.getByRole('button', { name: 'Previous alternative' }).click();
+    await expect.poll(() => assistant(page).first().textContent()).toContain('Answer one.');
+    expect(await nav.textContent()).toContain('1 / 2');
+    await expect.poll(() => user(page).count()).toBe(1);
+    await nav.getByRole('button', { name: 'Next alternative' }).click();
+    await expect.poll(() => assistant(page).nth(1).textContent()).toContain('Follow-up on two.');
+    expect(await user(page).nth(1).textContent()).toContain('And then?');
+  });
+});
+
+describe('the message tree in the page', () => {
+  it("keeps at most 10 alternatives: the 11th is refused with 'Alternative limit reached'", async () => {
+    const page = await openApp(await getStack().newContext());
+    await firstExchange(page, 'Alternative 1');
+    for (let i = 2; i <= 10; i++) {
+      getStack().upstream.setScript(textReply(`Alternative ${i}`));
+      await action(page, assistant(page).first(), 'Regenerate');
+      await expect.poll(() => assistant(page).first().getByRole('group', { name: 'Alternatives' }).textContent()).toContain(`${i} / ${i}`);
+      await expect.poll(() => assistant(page).first().getAttribute('data-status')).toBe('done');
+    }
+    const requests = getStack().upstream.requests.length;
+    await action(page, assistant(page).first(), 'Regenerate');
+    await notice(page, 'Alternative limit reached').waitFor();
+    await page.getByText('You can create up to 10 alternative responses per message').waitFor();
+    expect(getStack().upstream.requests.length).toBe(requests);
+    expect(await assistant(page).first().getByRole('group', { name: 'Alternatives' }).textContent()).toContain('10 / 10');
+    // Walk back through all ten.
+    const nav = assistant(page).first().getByRole('group', { name: 'Alternatives' });
+    for (let i = 9; i >= 1; i--) {
+      await nav.getByRole('button', { name: 'Previous alternative' }).click();
+      await expect.poll(() => nav.textContent()).toContain(`${i} / 10`);
+    }
+    expect(await assistant(page).first().textContent()).toContain('Alternative 1');
+    expect(await nav.getByRole('button', { name: 'Previous alternative' }).isDisabled()).toBe(true);
+  });
+
+  it("refuses a branch switch while a reply generates with 'Error switching conversation branch'", async () => {
+    const page = await openApp(await getStack().newContext());
+    await firstExchange(page, 'First.');
+    getStack().upstream.setScript(textReply('Second.'));
+    await action(page, assistant(page).first(), 'Regenerate');
+    await expect.poll(() => assistant(page).first().textContent()).toContain('Second.');
+    getStack().upstream.setScript(slowReply(60, 40));
+    await send(page, 'A long one please');
+    await page.locator('article[data-role="assistant"][data-status="streaming"]').waitFor();
+    await assistant(page).first().getByRole('button', { name: 'Previous alternative' }).click();
+    await notice(page, 'Error switching conversation branch').waitFor();
+    expect(await assistant(page).first().textContent()).toContain('Second.');
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await expect.poll(() => assistant(page).nth(1).getAttribute('data-status')).toBe('done');
+  });
+
+  it('Edit makes the edited prompt and its reply a new branch; the original stays reachable', async () => {
+    const page = await openApp(await getStack().newContext());
+    await firstExchange(page, 'Reply to the original.');
+    await action(page, user(page).first(), 'Edit');
+    const box = page.getByRole('textbox', { name: 'Edit message' });
+    await box.fill('Tell me something else');
+    getStack().upstream.setScript(textReply('Reply to the edit.'));
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => assistant(page).first().textContent()).toContain('Reply to the edit.');
+    expect(await user(page).first().textContent()).toContain('Tell me something else');
+    const nav = user(page).first().getByRole('group', { name: 'Alternatives' });
+    expect(await nav.textContent()).toContain('2 / 2');
+    await nav.getByRole('button', { name: 'Previous alternative' }).click();
+    await expect.poll(() => user(page).first().textContent()).toContain('Tell me something');
+    await expect.poll(() => assistant(page).first().textContent()).toContain('Reply to the original.');
+  });
+
+  it("Duplicate from here opens a copy named ' (Copy)' up to that message; Delete removes a message", async () => {
+    const page = await openApp(await getStack().newContext());
+    await firstExchange(page, 'Kept in the copy.');
+    getStack().upstream.setScript(textReply('Not in the copy.'));
+    await send(page, 'Second question');
+    await expect.poll(() => doneReplies(page).count()).toBe(2);
+    const source = new URL(page.url()).pathname;
+    await action(page, assistant(page).first(), 'Duplicate from here');
+    await notice(page, 'Conversation duplicated').waitFor();
+    await expect.poll(() => new URL(page.url()).pathname).not.toBe(source);
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Tell me something (Copy)');
+    await expect.poll(() => page.locator('article').count()).toBe(2);
+    expect(await assistant(page).first().textContent()).toContain('Kept in the copy.');
+    await page.getByRole('navigation', { name: 'Conversations' }).getByRole('link', { name: 'Tell me something (Copy)' }).waitFor();
+
+    await action(page, assistant(page).first(), 'Delete');
+    await expect.poll(() => page.locator('article').count()).toBe(1);
+  });
+
+  it('the menu works from the keyboard and closes on Escape and on a click outside', async () => {
+    const page = await openApp(await getStack().newContext());
+    await firstExchange(page, 'Keyboard.');
+    const button = assistant(page).first().getByRole('button', { name: 'Message actions' });
+    await button.focus();
+    await page.keyboard.press('Enter');
+    const items = page.getByRole('menuitem');
+    await expect.poll(() => items.allTextContents()).toEqual(['Copy text', 'Regenerate', 'Duplicate from here', 'Delete']);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Copy text');
+    await page.keyboard.press('ArrowDown');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Regenerate');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => items.count()).toBe(0);
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Message actions');
+    await button.click();
+    await items.first().waitFor();
+    await page.locator('h1').click();
+    await expect.poll(() => items.count()).toBe(0);
+    // A prompt offers Edit, not Regenerate.
+    await user(page).first().getByRole('button', { name: 'Message actions' }).click();
+    await expect.poll(() => items.allTextContents()).toEqual(['Copy text', 'Edit', 'Duplicate from here', 'Delete']);
+  });
+});
