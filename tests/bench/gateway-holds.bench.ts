@@ -59,6 +59,9 @@ async function serveChild(): Promise<void> {
       PARLEY_UPSTREAM_URL: up.url,
       PARLEY_UPSTREAM_MODELS: `${FREE},${PAID}`,
       PARLEY_UPSTREAM_PRICING: JSON.stringify({ [PAID]: { input: '0.15', output: '0.6' } }),
+      // One client sends 1,120 replies: the per-address limit on costly routes is not what is measured here.
+      PARLEY_COSTLY_RATE_BURST: '1000000',
+      PARLEY_COSTLY_RATE_PER_MIN: '60000000',
     },
     log: () => {},
   });
