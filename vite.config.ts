@@ -1,5 +1,6 @@
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
+import { fileURLToPath } from 'node:url';
 
 const gateway = process.env.PARLEY_GATEWAY_URL ?? 'http://127.0.0.1:8787';
 
@@ -12,7 +13,20 @@ export default defineConfig({
     sourcemap: true,
     target: 'es2022',
   },
-  worker: { format: 'es' },
+  worker: {
+    format: 'es',
+    // Workers have no DOM: the Markdown parser (PDF export in the engine worker) must take the entity decoder's
+    // plain build, not the `browser` one that decodes through document.createElement.
+    plugins: () => [
+      {
+        name: 'parley-worker-entities',
+        enforce: 'pre' as const,
+        resolveId(id: string) {
+          return id === 'decode-named-character-reference' ? fileURLToPath(new URL('./node_modules/decode-named-character-reference/index.js', import.meta.url)) : null;
+        },
+      },
+    ],
+  },
   server: {
     proxy: {
       '/api': gateway,

@@ -8,6 +8,7 @@ import { Composer } from './Composer';
 import { composer } from '../composer-state';
 import { ConversationHeader } from './ConversationHeader';
 import { InstructionsButton } from './SystemPromptDialog';
+import { ExportMenu } from './ExportMenu';
 import { MessageList } from './MessageList';
 import { formatTotalCost } from './cost-format';
 
@@ -98,6 +99,7 @@ export function ConversationPage({ slug }: { slug: string }) {
     <div className="conversation" ref={page}>
       <ConversationHeader title={title} model={model} models={textModels} onModelChange={(id) => (view.model = id)} totalCost={totalCost}>
         <InstructionsButton slug={conversation ? conversation.conversation.slug : null} instructions={conversation?.conversation.instructions} />
+        <ExportMenu slug={conversation ? conversation.conversation.slug : null} />
       </ConversationHeader>
       <MessageList
         messages={conversation?.messages ?? []}

@@ -6,6 +6,7 @@ import { useEffect, useId, useState } from 'react';
 import type { Preferences, Theme } from '../../protocol/preferences';
 import { engine, useQuery } from '../engine';
 import { ModelPicker } from './ModelPicker';
+import { ExportAllButton } from './ExportMenu';
 
 /** Bounds of the max-tokens setting: a positive whole number no larger than the biggest context we know. */
 export const MAX_TOKENS_MIN = 1;
@@ -109,6 +110,7 @@ export function SettingsPage() {
           <Toggle label="Show thinking" checked={preferences.showThinkingBlocks} onChange={(v) => save({ showThinkingBlocks: v })} hint="Show a model's reasoning above its reply." />
         </form>
       )}
+      <ExportAllButton />
     </div>
   );
 }

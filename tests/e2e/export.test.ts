@@ -1,0 +1,139 @@
+/**
+ * Export through the real UI in Chromium: a conversation with Latin, Greek and Cyrillic text, a code block, a
+ * table and math, saved as Markdown, JSON and PDF (the browser's download event), and every conversation as a zip
+ * from Settings. The PDF is read back with pdf.js in Node: letter pages and the text, every character present.
+ */
+import { readFile } from 'node:fs/promises';
+import { strFromU8, unzipSync } from 'fflate';
+import type { Page } from 'playwright-core';
+import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { describe, expect, it } from 'vitest';
+import { textReply } from '../unit/server/fake-upstream';
+import { FREE_MODEL, chooseModel, openApp, send, useStack } from './stack';
+
+const getStack = useStack();
+
+const PROMPT = 'Γειά σου κόσμε, Привет мир: show me squares';
+const REPLY = [
+  'Here is café code, Ελληνικά and Русский:',
+  '',
+  '```python',
+  'def square(x):',
+  '    return x * x',
+  '```',
+  '',
+  '| n | n² |',
+  '| --- | --- |',
+  '| 2 | 4 |',
+  '| 3 | 9 |',
+  '',
+  'So $n^2 = n \\cdot n$ and',
+  '',
+  '$$',
+  '\\sum_{k=1}^{n} (2k-1) = n^2',
+  '$$',
+].join('\n');
+
+async function download(page: Page, format: 'Markdown' | 'JSON' | 'PDF'): Promise<{ name: string; bytes: Buffer }> {
+  await page.getByRole('button', { name: 'Export', exact: true }).click();
+  const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('menuitem', { name: format }).click()]);
+  const path = await file.path();
+  return { name: file.suggestedFilename(), bytes: await readFile(path) };
+}
+
+async function pdfText(bytes: Buffer): Promise<{ sizes: number[][]; text: string }> {
+  const pdf = await getDocument({ data: new Uint8Array(bytes), disableFontFace: true }).promise;
+  const sizes: number[][] = [];
+  let text = '';
+  for (let n = 1; n <= pdf.numPages; n++) {
+    const page = await pdf.getPage(n);
+    sizes.push(page.view);
+    const content = await page.getTextContent();
+    text += content.items.map((i) => ('str' in i ? i.str : '')).join('');
+  }
+  await pdf.destroy();
+  return { sizes, text };
+}
+
+const squash = (s: string) => s.replace(/\s+/g, '');
+
+async function conversationWithReply(page: Page): Promise<void> {
+  await chooseModel(page, FREE_MODEL);
+  await send(page, PROMPT);
+  await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+  await expect.poll(() => new URL(page.url()).pathname).toMatch(/^\/conversation\/.+/);
+}
+
+describe('export, end to end in Chromium', () => {
+  it('saves the conversation as Markdown, JSON and PDF from the header menu', async () => {
+    getStack().upstream.setScript(textReply(REPLY, { usage: { prompt_tokens: 11, completion_tokens: 40 } }));
+    const page = await openApp(await getStack().newContext());
+    await conversationWithReply(page);
+    const title = await page.getByRole('heading', { level: 1 }).textContent();
+    expect(title).toBeTruthy();
+
+    const md = await download(page, 'Markdown');
+    expect(md.name).toMatch(/\.md$/);
+    const markdown = md.bytes.toString('utf8');
+    expect(markdown.startsWith(`# ${title}\n`)).toBe(true);
+    expect(markdown).toContain(PROMPT);
+    expect(markdown).toContain(REPLY);
+    expect(markdown).toMatch(/### Assistant · fake-model · \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
+
+    const json = await download(page, 'JSON');
+    expect(json.name).toMatch(/\.json$/);
+    const doc = JSON.parse(json.bytes.toString('utf8'));
+    expect(doc.name).toBe(title);
+    expect(doc.messages.map((m: { role: string; prompt: string }) => [m.role, m.prompt])).toEqual([['user', PROMPT], ['assistant', REPLY]]);
+    for (const m of doc.messages) expect(Object.keys(m).sort()).toEqual(['completion', 'images', 'model', 'prompt', 'role', 'timestamp']);
+    expect(doc.messages[0].completion).toBeNull();
+    expect(doc.messages[1]).toMatchObject({ model: FREE_MODEL, images: [], completion: { outputTokens: 40 } });
+
+    const pdf = await download(page, 'PDF');
+    expect(pdf.name).toMatch(/\.pdf$/);
+    const { sizes, text } = await pdfText(pdf.bytes);
+    expect(sizes.length).toBeGreaterThan(0);
+    for (const s of sizes) expect(s).toEqual([0, 0, 612, 792]);
+    // Every character of the test text came out as itself: none fell back to U+FFFD or a missing glyph.
+    expect(text).not.toContain('\uFFFD');
+    for (const piece of [title ?? '', PROMPT, 'Here is café code, Ελληνικά and Русский:', 'def square(x):', 'return x * x', 'n²', '$n^2 = n \\cdot n$', '\\sum_{k=1}^{n} (2k-1) = n^2']) {
+      expect(squash(text)).toContain(squash(piece));
+    }
+  });
+
+  it('works without SharedWorker too (bytes cross the BroadcastChannel bridge)', async () => {
+    getStack().upstream.setScript(textReply('Short answer: Ωμέγα.', { usage: { prompt_tokens: 3, completion_tokens: 4 } }));
+    const page = await openApp(await getStack().newContext({ withoutSharedWorker: true }));
+    await conversationWithReply(page);
+    const { sizes, text } = await pdfText((await download(page, 'PDF')).bytes);
+    expect(sizes[0]).toEqual([0, 0, 612, 792]);
+    expect(text).toContain('Short answer: Ωμέγα.');
+  });
+
+  it('refuses a conversation with no name and messages, with the spec notice', async () => {
+    const page = await openApp(await getStack().newContext());
+    await page.getByRole('button', { name: 'Export', exact: true }).click();
+    await page.getByRole('menuitem', { name: 'Markdown' }).click();
+    await page.getByRole('status').filter({ hasText: 'Exporting needs a named conversation with messages' }).waitFor();
+  });
+
+  it('exports every conversation at once as one zip from Settings', async () => {
+    getStack().upstream.setScript(textReply('First reply.'));
+    const page = await openApp(await getStack().newContext());
+    await conversationWithReply(page);
+    await page.goto('/conversation/new');
+    await page.getByRole('textbox', { name: 'Message' }).waitFor();
+    getStack().upstream.setScript(textReply('Second reply.'));
+    await send(page, 'Another topic entirely');
+    await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+    await page.goto('/settings');
+    const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export all conversations' }).click()]);
+    expect(file.suggestedFilename()).toMatch(/^parley-conversations-\d{4}-\d\d-\d\d\.zip$/);
+    const files = unzipSync(new Uint8Array(await readFile(await file.path())));
+    const index = JSON.parse(strFromU8(files['index.json']!));
+    expect(index.conversations).toHaveLength(2);
+    const replies = index.conversations.map((c: { json: string }) => JSON.parse(strFromU8(files[c.json]!)).messages[1].prompt).sort();
+    expect(replies).toEqual(['First reply.', 'Second reply.']);
+    for (const c of index.conversations) expect(strFromU8(files[c.markdown]!)).toContain(`# `);
+  });
+});
