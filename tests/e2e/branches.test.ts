@@ -131,6 +131,34 @@ describe('the message tree in the page', () => {
     await expect.poll(() => page.locator('article').count()).toBe(1);
   });
 
+  it('Continue extends a reply that stopped near max tokens, in place', async () => {
+    const page = await openApp(await getStack().newContext());
+    await chooseModel(page, FREE_MODEL);
+    // 7,400 of the default 8,192 max tokens: within 10%.
+    getStack().upstream.setScript(textReply('The story begins', { usage: { prompt_tokens: 5, completion_tokens: 7400 } }));
+    await send(page, 'A very long story');
+    await page.getByRole('button', { name: 'Continue' }).waitFor();
+    getStack().upstream.setScript(textReply(' and ends well.', { usage: { prompt_tokens: 5, completion_tokens: 4 } }));
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await expect.poll(() => assistant(page).first().textContent()).toContain('The story begins and ends well.');
+    expect(await assistant(page).count()).toBe(1);
+    expect(getStack().upstream.requests.at(-1)?.body?.messages?.at(-1)).toEqual({ role: 'assistant', content: 'The story begins' });
+    // 7,404 tokens now: still near the limit, so it can go on again.
+    await page.getByRole('button', { name: 'Continue' }).waitFor();
+  });
+
+  it('Retry sends a failed prompt again', async () => {
+    const page = await openApp(await getStack().newContext());
+    await chooseModel(page, FREE_MODEL);
+    getStack().upstream.setScript({ error: { status: 503, body: { error: { message: 'Overloaded', type: 'server_error' } } } });
+    await send(page, 'Are you there?');
+    await page.locator('article[data-role="user"][data-status="error"]').waitFor();
+    getStack().upstream.setScript(textReply('Yes, now I am.'));
+    await action(page, user(page).first(), 'Retry');
+    await expect.poll(() => assistant(page).first().textContent()).toContain('Yes, now I am.');
+    await expect.poll(() => user(page).first().getAttribute('data-status')).toBe('done');
+  });
+
   it('the menu works from the keyboard and closes on Escape and on a click outside', async () => {
     const page = await openApp(await getStack().newContext());
     await firstExchange(page, 'Keyboard.');
