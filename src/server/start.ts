@@ -21,6 +21,7 @@ import { Ledger } from './ledger/ledger';
 import { startHoldSweeper } from './ledger/sweeper';
 import { Catalogue } from './providers/catalogue';
 import { ReplyRegistry } from './routes/reply-registry';
+import { PgReplyStore } from './routes/reply-store';
 
 export interface StartGatewayOptions {
   /** Port to listen on; 0 = any free port. Default: PORT, else 8787. */
@@ -126,6 +127,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
   const db = await openDatabase(target);
   let server: Server | null = null;
   let lockPath: string | null = null;
+  let stopReplies: () => Promise<void> = () => Promise.resolve();
   let stopSweeper: () => Promise<void> = () => Promise.resolve();
   try {
     const catalogue = await Catalogue.create(config.upstreams, {
@@ -140,6 +142,13 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
     const adminToken = target.kind === 'pglite' ? randomBytes(32).toString('base64url') : null;
     const clientDir = options.clientDir === undefined ? config.clientDir : options.clientDir;
     const replies = new ReplyRegistry({ graceMs: config.resumeGraceMs, retainMs: config.replyRetainMs, budgetBytes: config.replyBufferBytes });
+    // On Postgres, replies are shared with the other gateway processes (resume, retry and Stop through any of them).
+    if (db.kind === 'postgres') {
+      const store = new PgReplyStore(db, { retainMs: config.replyRetainMs, log });
+      store.start((key) => replies.get(key)?.abandon());
+      replies.share(store);
+      stopReplies = () => store.close();
+    }
     const app = createApp({
       db,
       catalogue,
@@ -173,6 +182,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
         catalogue.close();
         await stopSweeper();
         replies.close();
+        await stopReplies();
         if (lockPath) rmSync(lockPath, { force: true });
         await db.close();
       })();
@@ -183,6 +193,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
     server?.close();
     if (lockPath) rmSync(lockPath, { force: true });
     await stopSweeper();
+    await stopReplies();
     await db.close().catch(() => {});
     throw e;
   }

@@ -95,7 +95,32 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
-  { id: 3, name: 'inflight_replies', statements: [] },
+  {
+    id: 3,
+    name: 'inflight_replies',
+    statements: [
+      // Replies in flight, shared by the gateway processes on one Postgres (src/server/routes/reply-store.ts): a row
+      // per reply, its text in chunks written in batches (the metadata tag is the last chunk). Rows expire: a
+      // finished reply after the retention time, a streaming one when its owner stops renewing it.
+      `CREATE TABLE inflight_replies (
+        reply_key TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        state TEXT NOT NULL DEFAULT 'streaming' CHECK (state IN ('streaming', 'finished')),
+        cancel_requested BOOLEAN NOT NULL DEFAULT false,
+        follower_until TIMESTAMPTZ,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        expires_at TIMESTAMPTZ NOT NULL
+      )`,
+      `CREATE INDEX inflight_replies_expires_idx ON inflight_replies (expires_at)`,
+      `CREATE INDEX inflight_replies_owner_idx ON inflight_replies (owner) WHERE state = 'streaming'`,
+      `CREATE TABLE inflight_reply_chunks (
+        reply_key TEXT NOT NULL REFERENCES inflight_replies(reply_key) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (reply_key, seq)
+      )`,
+    ],
+  },
   { id: 4, name: 'rate_limits_and_session_expiry', statements: [] },
 ];
 

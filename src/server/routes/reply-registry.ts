@@ -38,6 +38,12 @@ export interface SharedReplies {
   finished(key: string): void;
   /** Whether a client on another process follows this reply now (so its grace period must not end it). */
   followedElsewhere(key: string): Promise<boolean>;
+  /** Whether the store knows this reply (run by any process, in flight or finished and still kept). */
+  exists(key: string): Promise<boolean>;
+  /** Stop for a reply another process runs; resolves to whether the reply is known. */
+  requestCancel(key: string): Promise<boolean>;
+  /** Relays a reply another process runs into `sink`, from its first byte to its end (`gone`: the client left). */
+  follow(key: string, sink: ReplySink, gone: () => boolean): Promise<void>;
 }
 
 export interface ReplyRegistryOptions {

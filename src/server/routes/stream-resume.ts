@@ -56,11 +56,20 @@ export function openSink(c: Context<AppEnv>, onCancel: () => void): { sink: Repl
 
 /**
  * This request's client joins the reply under `key`: everything written so far, then the rest live, ending with
- * the metadata tag. Resolves to null when there is no such reply (never started, or no longer kept).
+ * the metadata tag. Resolves to null when there is no such reply (never started, or no longer kept). A reply this
+ * process runs is joined in memory; one that another gateway process runs is followed through the shared store.
  */
 export async function attachReply(c: Context<AppEnv>, replies: ReplyRegistry, key: string): Promise<Response | null> {
   const live = replies.get(key);
-  if (!live) return null;
+  if (!live) {
+    const store = replies.sharedStore;
+    if (store === null || !(await store.exists(key))) return null;
+    let gone = false;
+    const opened = openSink(c, () => (gone = true));
+    const stopWatching = watchClientGone(c, () => (gone = true));
+    void store.follow(key, opened.sink, () => gone).finally(stopWatching);
+    return opened.response;
+  }
   let sink: ReplySink | null = null;
   const opened = openSink(c, () => sink && live.detach(sink));
   sink = opened.sink;
@@ -96,7 +105,13 @@ export function registerReplyRoutes(app: Hono<AppEnv>, _ctx: RouteContext, repli
     const named = await namedKey(c);
     if (!named.ok) return named.response;
     const live = replies.get(named.key);
-    live?.abandon();
-    return c.json({ ok: true, found: live !== undefined });
+    if (live) {
+      live.abandon();
+      return c.json({ ok: true, found: true });
+    }
+    // Another gateway process may run it: flag it there (its owner looks for Stop requests twice a second).
+    const store = replies.sharedStore;
+    const found = store !== null && (await store.requestCancel(named.key));
+    return c.json({ ok: true, found });
   });
 }
