@@ -55,7 +55,11 @@ export interface Notice {
   tone: NoticeTone;
   /** Milliseconds before it closes; null = stays until dismissed. */
   durationMs: number | null;
-  action?: { label: string; kind: 'reload' | 'wallet' } | { label: string; kind: 'undo'; slug: string };
+  action?:
+    | { label: string; kind: 'reload' | 'wallet' }
+    | { label: string; kind: 'undo'; slug: string }
+    /** Sends a failed prompt again (the context memory notice, spec 000 section 4). */
+    | { label: string; kind: 'resend'; slug: string; messageId: number };
 }
 
 export interface EngineStatus {

@@ -275,6 +275,8 @@ export class EngineCore implements CoreHandlers {
       notify: (notice) => this.notify(notice),
       newEventId: () => crypto.randomUUID(),
       now: () => Date.now(),
+      // Spec 001: the user pays in USD when the USD balance is above 0, else in XNO (a 402 notice uses it).
+      currency: () => (Number.parseFloat(this.session$.value.session?.usd_balance ?? '0') > 0 ? 'USD' : 'XNO'),
       ...(this.hooks.replyStallMs === undefined ? {} : { stallMs: this.hooks.replyStallMs }),
     };
   }

@@ -1,5 +1,5 @@
 import { useSnapshot } from 'valtio';
-import type { ActionResult, Notice } from '../../protocol/engine';
+import type { ActionResult, Notice, TreeResult } from '../../protocol/engine';
 import { engine, useQuery } from '../engine';
 import { navigate } from '../router';
 import { dismissLocalNotice, view } from '../state';
@@ -12,6 +12,21 @@ function UndoButton({ label, slug, onDone }: { label: string; slug: string; onDo
       type="button"
       onClick={() => {
         void engine<ActionResult>((api) => api.restoreConversation(slug)).then(onDone);
+      }}
+    >
+      {label}
+    </button>
+  );
+}
+
+/** Sends a failed prompt again (the context memory notice's Resend). */
+function ResendButton({ label, slug, messageId, onDone }: { label: string; slug: string; messageId: number; onDone(): void }) {
+  return (
+    <button
+      type="button"
+      onClick={() => {
+        onDone();
+        void engine<TreeResult>((api) => api.retryMessage(slug, messageId));
       }}
     >
       {label}
@@ -32,6 +47,9 @@ function NoticeItem({ notice, onDismiss }: { notice: Notice; onDismiss(): void }
         )}
         {notice.action?.kind === 'undo' && (
           <UndoButton label={notice.action.label} slug={notice.action.slug} onDone={onDismiss} />
+        )}
+        {notice.action?.kind === 'resend' && (
+          <ResendButton label={notice.action.label} slug={notice.action.slug} messageId={notice.action.messageId} onDone={onDismiss} />
         )}
         {notice.action?.kind === 'wallet' && (
           <button

@@ -17,13 +17,13 @@ import type { ConversationRow, MessageRow } from '../../events/model';
 import type { EngineCore } from '../core';
 import { classifyModelError } from '../services/errors';
 import { ReplyStreamParser } from '../services/stream-parser';
-import { gateway } from '../services/gateway';
+import { gateway, GatewayError } from '../services/gateway';
 import { defaultName, makeSlug } from '../services/ids';
 import { activePath, buildTree, byTime, requestMessages } from '../services/history';
 import { systemMessageFor } from '../services/instructions';
 import { fitContext } from '../services/context-window';
 import { detectSentiment } from '../services/tokens';
-import { MESSAGE_REQUIRED, MODE_UNAVAILABLE, MULTI_MODEL } from '../services/messages';
+import { FAILED_TO_START_STREAM, MESSAGE_REQUIRED, MODE_UNAVAILABLE, MODEL_ERROR, MULTI_MODEL } from '../services/messages';
 import type { LiveReply } from '../services/reply-runner';
 import { enqueueMessage } from './queue';
 import { startMultiModel } from './multimodel';
@@ -45,6 +45,49 @@ export function buildRequestMessages(conversation: ConversationRow, history: rea
     maxTokens,
   });
   return { messages: fitted.messages, omitted: fitted.omitted };
+}
+
+/** The currency the user pays in (spec 001): USD when the USD balance is above 0, else XNO. */
+export function sessionCurrency(core: EngineCore): 'USD' | 'XNO' {
+  const usd = Number.parseFloat(core.session$.value.session?.usd_balance ?? '0');
+  return usd > 0 ? 'USD' : 'XNO';
+}
+
+/**
+ * Asks the gateway what a request to paid models needs when the session's balance is below the paid-use threshold:
+ * the gateway refuses to hold it and answers 402 with the amount (requiredBalance in XNO, requiredUsd), which the
+ * notice shows in the user's currency. Should the balance have arrived meanwhile, the probe is accepted: it is
+ * abandoned at once (its hold is given back) and the submit goes on.
+ */
+async function balanceRefusal(core: EngineCore, conversation: ConversationRow | null, prompt: string, paid: ModelInfo[], now: number): Promise<SendMessageResult | null> {
+  let history: MessageRow[] = [];
+  if (conversation) {
+    const rows = await core.db.messages.where('conversationSlug').equals(conversation.slug).toArray();
+    rows.sort(byTime);
+    history = activePath(buildTree(rows));
+  }
+  const base = conversation ?? { instructions: '' };
+  const user = { id: 0, conversationSlug: '', timestamp: now, role: 'user', prompt, model: '', status: 'done', parentMessageId: null, alternativeGroup: null, branchIndex: 0, isActiveBranch: true, branchDepth: 0, updatedAt: now } satisfies MessageRow;
+  const maxTokens = core.preferences$.value.maxTokens;
+  const conversationUUID = conversation?.uuid ?? 'new-conversation';
+  const controller = new AbortController();
+  try {
+    const payloads = paid.map((m, modelIndex) => ({ modelIndex, model: m.id, messages: buildRequestMessages(base as ConversationRow, history, user, m, maxTokens, now).messages }));
+    const [first] = payloads;
+    const body =
+      payloads.length === 1 && first
+        ? await gateway.streamReply({ model: first.model, messages: first.messages, conversationUUID, maxTokens }, controller.signal)
+        : await gateway.multiReply({ conversationUUID, models: paid.map((m) => m.id), modelPayloads: payloads, maxTokens, isMultiModel: true }, controller.signal);
+    controller.abort();
+    void body.cancel().catch(() => undefined);
+    await core.refreshSession();
+    return null;
+  } catch (error) {
+    if (!(error instanceof GatewayError)) return { ok: false, error: FAILED_TO_START_STREAM };
+    const b = error.body;
+    core.notify(classifyModelError({ status: error.status, code: b?.error, message: b?.message, body: b, currency: sessionCurrency(core) }));
+    return { ok: false, error: error.status === 402 ? MODEL_ERROR.insufficientBalanceTitle : (b?.message ?? FAILED_TO_START_STREAM), notified: true };
+  }
 }
 
 export type Submit = (input: SendMessageInput, queuedId?: string) => Promise<SendMessageResult>;
@@ -87,11 +130,13 @@ export function submitter(core: EngineCore): Submit {
       return enqueueMessage(core, conversation.slug, { ...input, prompt }, model.id, extraIds, now);
     }
 
-    // (2) Check balance: a paid model needs a balance above the threshold (the gateway holds the exact amount).
+    // (2) Check balance: a paid model needs a balance above the threshold. Without one, the gateway is asked what
+    // this request needs (its 402 names the amount it would hold); nothing is written.
     if (core.session$.value.session === null) await core.refreshSession();
-    if ([model, ...extras].some((m) => !m.free) && !core.session$.value.canUsePaidModels) {
-      core.notify(classifyModelError({ status: 402, code: 'INSUFFICIENT_BALANCE', body: { requiredBalance: '0.00001' } }));
-      return { ok: false, error: 'Insufficient balance', notified: true };
+    const paid = [model, ...extras].filter((m) => !m.free);
+    if (paid.length > 0 && !core.session$.value.canUsePaidModels) {
+      const refused = await balanceRefusal(core, conversation ?? null, prompt, paid, now);
+      if (refused) return refused;
     }
 
     // (3) Describe pending images: attachments are another issue; nothing is pending until they exist.

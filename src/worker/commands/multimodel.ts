@@ -22,6 +22,7 @@ import { MultiStreamParser } from '../services/multi-stream';
 import { ReplyStreamParser } from '../services/stream-parser';
 import type { LiveReply } from '../services/reply-runner';
 import { FAILED_TO_START_MULTI_STREAM } from '../services/messages';
+import { sessionCurrency } from './chat';
 
 export interface MultiModelTarget {
   model: ModelInfo;
@@ -201,7 +202,7 @@ async function failToStart(core: EngineCore, run: MultiModelRun, messageId: numb
   if (error instanceof GatewayError) {
     const body = error.body;
     text = streamFailureText(body, { multi: true });
-    core.notify(classifyModelError({ status: error.status, code: body?.error, message: body?.message, body }));
+    core.notify(classifyModelError({ status: error.status, code: body?.error, message: body?.message, body, currency: sessionCurrency(core) }));
   } else if (!(error instanceof DOMException && error.name === 'AbortError')) {
     core.notify(classifyModelError({ message: FAILED_TO_START_MULTI_STREAM }));
   }

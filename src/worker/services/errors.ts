@@ -14,6 +14,11 @@ export interface ModelErrorInput {
   message?: string;
   /** Parsed (or raw JSON text) error body: `{ error, message, requiredBalance }` or `{ error: { code, message } }`. */
   body?: unknown;
+  /**
+   * The currency the user pays in (spec 001: USD when the USD balance is above 0, else XNO): a 402 shows the
+   * request's required amount in it (the body's requiredUsd or requiredBalance). Default XNO.
+   */
+  currency?: 'USD' | 'XNO';
 }
 
 export type ModelErrorNotice = Omit<Notice, 'id'>;
@@ -190,11 +195,11 @@ export function classifyModelError(input: ModelErrorInput): ModelErrorNotice {
       return notice(M.errorOccurredTitle, first || M.unknownError, 'red', DURATION.medium);
     }
     case 402: {
-      const required = formatAmount(body?.requiredBalance);
-      const text =
-        required === null
-          ? M.insufficientBalanceText
-          : `This request needs a balance of ${required} XNO. ${M.insufficientBalanceText}`;
+      // The gateway's amount for this request (its hold), in the currency the user pays in.
+      const usd = input.currency === 'USD' ? formatAmount(body?.requiredUsd) : null;
+      const nano = formatAmount(body?.requiredBalance);
+      const required = usd !== null ? `${usd} USD` : nano !== null ? `${nano} XNO` : null;
+      const text = required === null ? M.insufficientBalanceText : `This request needs a balance of ${required}. ${M.insufficientBalanceText}`;
       return notice(M.insufficientBalanceTitle, text, 'red', DURATION.long, { label: M.goToWallet, kind: 'wallet' });
     }
     case 403:

@@ -69,6 +69,8 @@ export const MODEL_ERROR = {
 
   contextMemoryTitle: 'Context Memory is indexing your conversation',
   contextMemoryResend: 'When it has finished, press Resend to send your message.', // ours
+  /** The context memory notice's action (spec 000 section 4: "the user then presses Resend"). */
+  resend: 'Resend',
 
   tooManyTokensTitle: 'Too many input tokens',
   tooManyTokensGuidance:
@@ -105,6 +107,7 @@ export const STREAM_ERROR = {
   noMessageContent: 'No message content was returned from the model',
   supportLine: 'If this keeps happening, please contact support.', // ours ("a support contact line")
   invalidImageType: '[Invalid image type]',
+  streamBroke: 'The connection broke before the reply finished; the part that arrived is kept.', // ours
 } as const;
 
 export const MEDIA_ERROR = {

@@ -8,7 +8,7 @@ import { makeEvent } from '../../events/catalogue';
 import { ReplyStreamParser } from './stream-parser';
 import { classifyModelError, failedChatText, streamFailureText } from './errors';
 import { GatewayError } from './gateway';
-import { NO_MESSAGE_RETURNED, NO_MESSAGE_RETURNED_TEXT } from './messages';
+import { FAILED_TO_START_STREAM, MODEL_ERROR, NO_MESSAGE_CONTENT_RETURNED, NO_MESSAGE_RETURNED, NO_MESSAGE_RETURNED_TEXT, STREAM_ERROR } from './messages';
 
 /** How often a streaming reply's text is saved for crash recovery. */
 export const CHECKPOINT_INTERVAL_MS = 2000;
@@ -19,6 +19,8 @@ export const CHECKPOINT_INTERVAL_MS = 2000;
  */
 export const CLIENT_STALL_MS = 45_000;
 export const CLIENT_STALL_ERROR = 'The reply stopped arriving: no data for too long.';
+/** A reply whose connection broke after text arrived (ours; spec 000 section 8 keeps such a partial reply). */
+export const STREAM_BROKE = STREAM_ERROR.streamBroke;
 /** Spec 000 section 9: max-tokens default. */
 export const DEFAULT_MAX_TOKENS = 8192;
 
@@ -57,6 +59,8 @@ export interface ReplyHost {
   now(): number;
   /** Inactivity limit of a reply stream; CLIENT_STALL_MS unless a test sets a shorter one. */
   stallMs?: number;
+  /** The currency the user pays in (a 402 notice shows the required amount in it); default XNO. */
+  currency?(): 'USD' | 'XNO';
 }
 
 /**
@@ -67,6 +71,8 @@ export async function runReply(host: ReplyHost, reply: LiveReply, open: (signal:
   const parser = reply.parser;
   let transportError: unknown = null;
   let stalled = false;
+  /** The gateway answered with a stream (a failure after this is not a failure to start). */
+  let opened = false;
   let lastCheckpoint = host.now();
   // Re-armed on every chunk (clear + set: timer handles are plain numbers in browsers, with no refresh()).
   let stallTimer: ReturnType<typeof setTimeout> | undefined;
@@ -80,6 +86,7 @@ export async function runReply(host: ReplyHost, reply: LiveReply, open: (signal:
   armStallTimer();
   try {
     const body = await open(reply.controller.signal);
+    opened = true;
     const reader = body.getReader();
     for (;;) {
       const { done, value } = await reader.read();
@@ -146,18 +153,33 @@ export async function runReply(host: ReplyHost, reply: LiveReply, open: (signal:
   }
   if (transportError instanceof GatewayError) {
     const body = transportError.body;
-    const notice = classifyModelError({ status: transportError.status, code: body?.error, message: body?.message, body });
-    await fail(streamFailureText(body), false, notice);
+    const currency = host.currency?.();
+    const notice = classifyModelError({ status: transportError.status, code: body?.error, message: body?.message, body, ...(currency ? { currency } : {}) });
+    // Context memory still indexing (413): the notice offers Resend, which sends the prompt again.
+    const resend = notice.title === MODEL_ERROR.contextMemoryTitle ? { ...notice, action: { label: MODEL_ERROR.resend, kind: 'resend' as const, slug: reply.slug, messageId: reply.userMessageId } } : notice;
+    await fail(streamFailureText(body), false, resend);
+    return;
+  }
+  if (transportError !== null && !opened) {
+    // The request never got an answer (network down, gateway unreachable): 'Failed to start stream'.
+    await fail(FAILED_TO_START_STREAM, false, classifyModelError({ message: FAILED_TO_START_STREAM }));
     return;
   }
   if (transportError !== null || meta === null || meta.error) {
-    const message = meta?.error ?? (transportError instanceof Error && transportError.message ? transportError.message : parser.metadataError ?? 'The reply stream ended unexpectedly.');
+    // Bytes arrived and then the stream broke (or ended without its metadata): what arrived is a partial reply,
+    // kept and marked; the prompt carries the reason.
+    const broken = transportError !== null && !stalled && parser.text !== '' ? STREAM_BROKE : null;
+    const message = meta?.error ?? broken ?? (transportError instanceof Error && transportError.message ? transportError.message : parser.metadataError ?? 'The reply stream ended unexpectedly.');
     const keepPartial = text.length > 0 && (meta ? meta.isPartial === true : true);
     await fail(failedChatText(message), keepPartial, classifyModelError({ message }));
     return;
   }
   if (parser.text.trim() === '') {
-    await fail(NO_MESSAGE_RETURNED, false, { title: NO_MESSAGE_RETURNED, text: NO_MESSAGE_RETURNED_TEXT, tone: 'orange', durationMs: 15_000 });
+    // Spec 000 section 8, two wordings: nothing at all came back, or the model worked (reasoning, output tokens)
+    // but gave no message content.
+    const worked = parser.thinking.trim() !== '' || (meta.outputTokens ?? 0) > 0;
+    const title = worked ? NO_MESSAGE_CONTENT_RETURNED : NO_MESSAGE_RETURNED;
+    await fail(title, false, { title, text: NO_MESSAGE_RETURNED_TEXT, tone: 'orange', durationMs: 15_000 });
     return;
   }
   await host.append([
