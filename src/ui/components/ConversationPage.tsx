@@ -26,7 +26,17 @@ export function ConversationPage({ slug }: { slug: string }) {
   const page = useRef<HTMLDivElement>(null);
 
   const textModels = useMemo(() => models?.models.filter((m) => m.modality === 'text') ?? [], [models]);
+  const preferences = useQuery({ kind: 'preferences' });
   const model = snap.model || models?.defaultModel || '';
+  /** The user picked a model on this page: the default-model preference no longer applies to it. */
+  const pickedHere = useRef(false);
+
+  // A new conversation starts with the "Default model" preference (when the catalogue has it), else the catalogue's.
+  useEffect(() => {
+    if (!isNew || !models || !preferences || pickedHere.current || models.models.length === 0) return;
+    const preferred = preferences.defaultModel;
+    view.model = preferred && models.models.some((m) => m.id === preferred) ? preferred : models.defaultModel;
+  }, [isNew, models, preferences]);
 
   // Spec 000 section 4: on load the last message's model restores the model; unknown falls back to the default.
   useEffect(() => {
@@ -97,7 +107,10 @@ export function ConversationPage({ slug }: { slug: string }) {
 
   return (
     <div className="conversation" ref={page}>
-      <ConversationHeader title={title} model={model} models={textModels} onModelChange={(id) => (view.model = id)} totalCost={totalCost}>
+      <ConversationHeader title={title} model={model} models={textModels} onModelChange={(id) => {
+          pickedHere.current = true;
+          view.model = id;
+        }} totalCost={totalCost}>
         <InstructionsButton slug={conversation ? conversation.conversation.slug : null} instructions={conversation?.conversation.instructions} />
         <ExportMenu slug={conversation ? conversation.conversation.slug : null} />
       </ConversationHeader>

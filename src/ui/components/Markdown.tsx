@@ -2,38 +2,18 @@
  * Markdown of model output: GFM, $ math (KaTeX, fonts served from this origin), fenced code with a copy button.
  * Raw HTML in model output is not rendered (no rehype-raw), and links open outside the app: no script from a
  * model ever runs in the app's origin.
+ *
+ * Parsing is the costly part of a message, so a finished message is parsed once: its rendered tree is cached
+ * under the caller's key (message id and updatedAt), and a message scrolled back into the virtualised list, or
+ * re-rendered for any other reason, reuses it. A streaming message has no key and is parsed on each update.
  */
-import { useState } from 'react';
+import type { ReactElement } from 'react';
 import ReactMarkdown, { type Components } from 'react-markdown';
 import remarkGfm from 'remark-gfm';
 import remarkMath from 'remark-math';
 import rehypeKatex from 'rehype-katex';
 import 'katex/dist/katex.min.css';
-
-function CodeBlock({ language, code }: { language: string; code: string }) {
-  const [copied, setCopied] = useState(false);
-  return (
-    <div className="code-block">
-      <div className="code-bar">
-        <span>{language || 'text'}</span>
-        <button
-          type="button"
-          onClick={() =>
-            void navigator.clipboard.writeText(code).then(() => {
-              setCopied(true);
-              setTimeout(() => setCopied(false), 1500);
-            })
-          }
-        >
-          {copied ? 'Copied' : 'Copy code'}
-        </button>
-      </div>
-      <pre>
-        <code className={language ? `language-${language}` : undefined}>{code}</code>
-      </pre>
-    </div>
-  );
-}
+import { CodeBlock } from './CodeBlock';
 
 const components: Components = {
   pre({ children }) {
@@ -66,12 +46,34 @@ const components: Components = {
   },
 };
 
-export default function Markdown({ text }: { text: string }) {
-  return (
-    <div className="markdown">
-      <ReactMarkdown remarkPlugins={[remarkGfm, remarkMath]} rehypePlugins={[rehypeKatex]} components={components}>
-        {text}
-      </ReactMarkdown>
-    </div>
-  );
+const remarkPlugins = [remarkGfm, remarkMath];
+const rehypePlugins = [rehypeKatex];
+
+/** Rendered trees of finished messages, by key; least recently used first (a Map keeps insertion order). */
+const cache = new Map<string, ReactElement>();
+export const MARKDOWN_CACHE_SIZE = 2000;
+
+function render(text: string): ReactElement {
+  // react-markdown's component is a plain synchronous function of its props (no hooks): calling it yields the
+  // element tree, which is what we keep.
+  return ReactMarkdown({ remarkPlugins, rehypePlugins, components, children: text }) as ReactElement;
+}
+
+function cached(key: string, text: string): ReactElement {
+  const hit = cache.get(key);
+  if (hit !== undefined) {
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit;
+  }
+  const tree = render(text);
+  cache.set(key, tree);
+  if (cache.size > MARKDOWN_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  return tree;
+}
+
+export default function Markdown({ text, cacheKey }: { text: string; cacheKey?: string }) {
+  // The text's length rides along in the key: a key reused for other text (it should not happen) misses the cache.
+  const tree = cacheKey === undefined ? render(text) : cached(`${cacheKey}:${text.length}`, text);
+  return <div className="markdown">{tree}</div>;
 }

@@ -24,10 +24,15 @@ export function formatPrice(model: Pick<ModelInfo, 'pricing'>): string {
   return `$${trimDecimal(model.pricing.input)} / $${trimDecimal(model.pricing.output)} per 1M tokens`;
 }
 
-/** 128000 and 131072 -> '128K context', 1048576 -> '1M context', 2000000 -> '2M context' (binary sizes read as such). */
+/** Decimal when the number is round in decimal, else binary when round in binary (131072 = 128K), else decimal. */
+function unit(tokens: number, decimal: number, binary: number): number {
+  return tokens % decimal !== 0 && tokens % binary === 0 ? binary : decimal;
+}
+
+/** 128000 and 131072 -> '128K context', 1048576 -> '1M context', 1500000 -> '1.5M context'. */
 export function formatContextLength(tokens: number): string {
-  if (tokens >= 1_000_000) return `${Number((tokens / (tokens % 1_048_576 === 0 ? 1_048_576 : 1_000_000)).toFixed(1))}M context`;
-  if (tokens >= 1000) return `${Math.round(tokens / (tokens % 1024 === 0 ? 1024 : 1000))}K context`;
+  if (tokens >= 1_000_000) return `${Number((tokens / unit(tokens, 1_000_000, 1_048_576)).toFixed(1))}M context`;
+  if (tokens >= 1000) return `${Math.round(tokens / unit(tokens, 1000, 1024))}K context`;
   return `${tokens} tokens context`;
 }
 

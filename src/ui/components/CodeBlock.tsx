@@ -1,0 +1,70 @@
+/**
+ * A fenced code block of model output: its language, a "Copy code" button, and syntax colours from highlight.js,
+ * which is loaded (dynamic import, its own chunk) only when the first code block appears. Until it arrives, and
+ * for a language it does not know, the code shows as plain text. The colours come from theme.css variables.
+ */
+import { memo, useEffect, useState } from 'react';
+import type { HLJSApi } from 'highlight.js';
+
+let hljs: Promise<HLJSApi> | null = null;
+/** highlight.js with its common languages, loaded once for the page. */
+function loadHighlighter(): Promise<HLJSApi> {
+  hljs ??= import('highlight.js/lib/common').then((m) => m.default);
+  return hljs;
+}
+
+/** Longer code is left plain: colouring it would hold the main thread for too long. */
+const HIGHLIGHT_MAX_CHARS = 100_000;
+
+/**
+ * highlight.js escapes the code it is given (its output is text plus its own span elements), so its HTML is safe
+ * to set: nothing of the model's text becomes markup.
+ */
+function useHighlighted(code: string, language: string): string | null {
+  const [html, setHtml] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    setHtml(null);
+    if (code.length > HIGHLIGHT_MAX_CHARS) return;
+    void loadHighlighter().then((h) => {
+      if (!live) return;
+      const lang = language && h.getLanguage(language) ? language : null;
+      if (lang === null) return;
+      setHtml(h.highlight(code, { language: lang, ignoreIllegals: true }).value);
+    });
+    return () => {
+      live = false;
+    };
+  }, [code, language]);
+  return html;
+}
+
+export const CodeBlock = memo(function CodeBlock({ language, code }: { language: string; code: string }) {
+  const [copied, setCopied] = useState(false);
+  const html = useHighlighted(code, language);
+  return (
+    <div className="code-block">
+      <div className="code-bar">
+        <span>{language || 'text'}</span>
+        <button
+          type="button"
+          onClick={() =>
+            void navigator.clipboard.writeText(code).then(() => {
+              setCopied(true);
+              setTimeout(() => setCopied(false), 1500);
+            })
+          }
+        >
+          {copied ? 'Copied' : 'Copy code'}
+        </button>
+      </div>
+      <pre>
+        {html === null ? (
+          <code className={language ? `language-${language}` : undefined}>{code}</code>
+        ) : (
+          <code className={`hljs language-${language}`} dangerouslySetInnerHTML={{ __html: html }} />
+        )}
+      </pre>
+    </div>
+  );
+});

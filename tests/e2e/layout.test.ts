@@ -1,0 +1,274 @@
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { textReply } from '../unit/server/fake-upstream';
+import { FREE_MODEL, PAID_MODEL, assistant, chooseModel, modelPicker, openApp, send, slowReply, useStack } from './stack';
+
+const getStack = useStack();
+
+const PHONE = { width: 390, height: 844 };
+
+async function box(locator: Locator) {
+  const b = await locator.boundingBox();
+  if (!b) throw new Error('element has no box (not visible)');
+  return b;
+}
+function overlaps(a: { x: number; y: number; width: number; height: number }, b: { x: number; y: number; width: number; height: number }): boolean {
+  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+}
+const focusedLabel = (page: Page) => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.tagName ?? '');
+
+describe('layout', () => {
+  it('phone layout: "Menu" opens the conversation list; choosing a conversation, Escape and the backdrop close it', async () => {
+    const context = await getStack().newContext();
+    const page = await openApp(context);
+    await page.setViewportSize(PHONE);
+    await chooseModel(page, FREE_MODEL);
+    getStack().upstream.setScript(textReply('First reply.'));
+    await send(page, 'First chat');
+    await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+    const firstPath = new URL(page.url()).pathname;
+    await page.goto('/conversation/new');
+
+    const list = page.getByRole('navigation', { name: 'Conversations' });
+    const menu = page.getByRole('button', { name: 'Menu' });
+    // Closed: the list is not shown, nothing sticks out sideways.
+    await menu.waitFor();
+    expect(await list.isVisible()).toBe(false);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+
+    // Menu opens it; Escape closes it and gives the focus back to Menu.
+    await menu.click();
+    await list.waitFor({ state: 'visible' });
+    expect(await menu.getAttribute('aria-expanded')).toBe('true');
+    expect((await box(list)).width).toBeLessThanOrEqual(PHONE.width);
+    await page.keyboard.press('Escape');
+    await list.waitFor({ state: 'hidden' });
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Menu');
+
+    // A click on the backdrop (right of the drawer) closes it.
+    await menu.click();
+    await list.waitFor({ state: 'visible' });
+    await page.mouse.click(PHONE.width - 10, PHONE.height / 2);
+    await list.waitFor({ state: 'hidden' });
+
+    // Choosing a conversation goes there and closes the drawer; the page links are in it too.
+    await menu.click();
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Settings' }).waitFor({ state: 'visible' });
+    await list.getByRole('link', { name: 'First chat' }).click();
+    await expect.poll(() => new URL(page.url()).pathname).toBe(firstPath);
+    await list.waitFor({ state: 'hidden' });
+    await assistant(page).first().waitFor();
+
+    // The header, messages and composer fit the phone's width.
+    for (const part of [page.locator('.conversation-header'), page.getByRole('region', { name: 'Messages' }), page.getByRole('textbox', { name: 'Message' })]) {
+      const b = await box(part);
+      expect(b.x).toBeGreaterThanOrEqual(0);
+      expect(b.x + b.width).toBeLessThanOrEqual(PHONE.width + 0.5);
+    }
+  });
+
+  it('focus after first send: the message input has the focus on load and keeps it after the first send moves to the new route', async () => {
+    const context = await getStack().newContext();
+    const page = await openApp(context);
+    await expect.poll(() => focusedLabel(page)).toBe('Message');
+    await chooseModel(page, FREE_MODEL);
+    getStack().upstream.setScript(textReply('Hello back.'));
+    // Typed and sent with Enter.
+    await page.getByRole('textbox', { name: 'Message' }).focus();
+    await page.keyboard.type('Hello there');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => new URL(page.url()).pathname).toMatch(/^\/conversation\/hello-there-[a-z0-9]{7}$/);
+    await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+    await expect.poll(() => focusedLabel(page)).toBe('Message');
+    // The next message can be typed straight away.
+    getStack().upstream.setScript(textReply('Second.'));
+    await page.keyboard.type('And again');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => assistant(page).count()).toBe(2);
+    await expect.poll(() => focusedLabel(page)).toBe('Message');
+
+    // Sent with the Send button in a new conversation: the focus still comes back to the input.
+    await page.goto('/conversation/new');
+    await expect.poll(() => focusedLabel(page)).toBe('Message');
+    await chooseModel(page, FREE_MODEL);
+    getStack().upstream.setScript(textReply('By button.'));
+    await page.getByRole('textbox', { name: 'Message' }).fill('Clicked send');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => new URL(page.url()).pathname).toMatch(/^\/conversation\/clicked-send-/);
+    await expect.poll(() => focusedLabel(page)).toBe('Message');
+  });
+
+  it('notices never cover the messages or the composer', async () => {
+    const context = await getStack().newContext();
+    const page = await openApp(context);
+    for (const size of [PHONE, { width: 1366, height: 768 }]) {
+      await page.setViewportSize(size);
+      await chooseModel(page, FREE_MODEL);
+      await page.getByRole('textbox', { name: 'Message' }).fill('   ');
+      await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+      const notice = page.getByRole('region', { name: 'Notifications' }).getByText('Message is required', { exact: true });
+      await notice.waitFor();
+      const n = await box(page.getByRole('region', { name: 'Notifications' }));
+      expect(overlaps(n, await box(page.getByRole('region', { name: 'Messages' })))).toBe(false);
+      expect(overlaps(n, await box(page.locator('form.composer')))).toBe(false);
+      await page.getByRole('region', { name: 'Notifications' }).getByRole('button', { name: 'Dismiss' }).click();
+      await notice.waitFor({ state: 'detached' });
+    }
+  });
+
+  it('Escape stops a streaming reply and keeps what arrived', async () => {
+    getStack().upstream.setScript(slowReply(200, 40, 'bit'));
+    const context = await getStack().newContext();
+    const page = await openApp(context);
+    await chooseModel(page, FREE_MODEL);
+    await send(page, 'Tell me a long story');
+    await page.locator('article[data-role="assistant"][data-status="streaming"]').waitFor();
+    await page.keyboard.press('Escape');
+    await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+    await page.getByRole('button', { name: 'Send' }).waitFor();
+    const text = (await assistant(page).first().textContent()) ?? '';
+    expect(text).toContain('bit1');
+    expect(text).not.toContain('bit200');
+  });
+
+  it('"Jump to latest" appears when scrolled up and brings the end back', async () => {
+    const long = Array.from({ length: 120 }, (_, i) => `Line ${i + 1} of a long answer.`).join('\n\n');
+    getStack().upstream.setScript(textReply(long, { chunkSize: 400 }));
+    const context = await getStack().newContext();
+    const page = await openApp(context);
+    await page.setViewportSize({ width: 1366, height: 700 });
+    await chooseModel(page, FREE_MODEL);
+    await send(page, 'Write a lot');
+    await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+    const messages = page.getByRole('region', { name: 'Messages' });
+    const atEnd = () => messages.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight < 80);
+    // It followed the reply to its end.
+    await expect.poll(atEnd).toBe(true);
+    const jump = page.getByRole('button', { name: 'Jump to latest' });
+    expect(await jump.count()).toBe(0);
+    await messages.evaluate((el) => el.scrollTo({ top: 0 }));
+    await jump.waitFor();
+    await jump.click();
+    await expect.poll(atEnd).toBe(true);
+    await jump.waitFor({ state: 'detached' });
+  });
+
+  it('code blocks get colours (highlight.js loaded on demand) and a "Copy code" button', async () => {
+    getStack().upstream.setScript(textReply('Here:\n\n```js\nconst answer = 42; // the answer\nfunction f() { return "x"; }\n```\n'));
+    const context = await getStack().newContext();
+    const page = await openApp(context);
+    const scripts = () => page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.includes('common') || n.includes('highlight')));
+    expect(await scripts()).toEqual([]);
+    await chooseModel(page, FREE_MODEL);
+    await send(page, 'Show me code');
+    const block = page.locator('article[data-role="assistant"] .code-block');
+    await block.waitFor();
+    await block.locator('.hljs-keyword').first().waitFor();
+    expect(await block.locator('.hljs-keyword').first().textContent()).toBe('const');
+    expect(await block.locator('.hljs-comment').textContent()).toBe('// the answer');
+    await block.getByRole('button', { name: 'Copy code' }).waitFor();
+    expect(await scripts()).not.toEqual([]);
+  });
+});
+
+describe('model picker', () => {
+  it('is a searchable list grouped by provider, with prices and the free ones marked, usable by keyboard', async () => {
+    const context = await getStack().newContext();
+    const page = await openApp(context);
+    await chooseModel(page, FREE_MODEL);
+    const picker = modelPicker(page);
+    await picker.focus();
+    await page.keyboard.press('ArrowDown');
+    const search = page.getByRole('searchbox', { name: 'Search models' });
+    await search.waitFor();
+    expect(await focusedLabel(page)).toBe('Search models');
+    const list = page.getByRole('listbox', { name: 'Model' });
+    // Grouped by provider, the free model marked, the paid one with its price per million tokens.
+    expect(await list.getByRole('group').count()).toBeGreaterThanOrEqual(1);
+    const free = list.getByRole('option').and(page.locator(`[data-value="${FREE_MODEL}"]`));
+    const paid = list.getByRole('option').and(page.locator(`[data-value="${PAID_MODEL}"]`));
+    expect(await free.textContent()).toContain('Free');
+    expect(await paid.textContent()).toContain('$1 / $2 per 1M tokens');
+    expect(await paid.textContent()).not.toContain('Free');
+    expect(await free.getAttribute('aria-selected')).toBe('true');
+    // Typing filters; arrows move; Enter chooses and gives the focus back to the button.
+    await page.keyboard.type('paid');
+    await expect.poll(() => list.getByRole('option').count()).toBe(1);
+    await page.keyboard.press('Enter');
+    await search.waitFor({ state: 'detached' });
+    expect(await picker.getAttribute('data-value')).toBe(PAID_MODEL);
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('role'))).toBe('combobox');
+    // Escape closes without choosing.
+    await page.keyboard.press('ArrowDown');
+    await search.waitFor();
+    await page.keyboard.type('zzz-no-model');
+    await list.getByText('No model matches').waitFor();
+    await page.keyboard.press('Escape');
+    await search.waitFor({ state: 'detached' });
+    expect(await picker.getAttribute('data-value')).toBe(PAID_MODEL);
+  });
+});
+
+describe.each([
+  { mode: 'SharedWorker broker', withoutSharedWorker: false },
+  { mode: 'BroadcastChannel relay (SharedWorker removed)', withoutSharedWorker: true },
+])('settings: $mode', ({ withoutSharedWorker }) => {
+  it('the theme and other preferences are kept by the engine: they reach another tab and survive a reload', async () => {
+    const context = await getStack().newContext({ withoutSharedWorker });
+    const page = await openApp(context);
+    expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Settings' }).click();
+    await expect.poll(() => new URL(page.url()).pathname).toBe('/settings');
+    const theme = page.getByRole('combobox', { name: 'Theme' });
+    await theme.selectOption('light');
+    await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
+    const lightBackground = 'rgb(247, 248, 250)';
+    await expect.poll(() => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor)).toBe(lightBackground);
+
+    // Max tokens: a bad value is explained and not saved; a good one is.
+    const maxTokens = page.getByRole('spinbutton', { name: 'Max tokens' });
+    expect(await maxTokens.inputValue()).toBe('8192');
+    await maxTokens.fill('0');
+    await maxTokens.press('Enter');
+    await page.getByText('Enter a whole number from 1 to 1000000.').waitFor();
+    await maxTokens.fill('4096');
+    await maxTokens.press('Tab');
+    const enterSends = page.getByRole('switch', { name: 'Enter sends message' });
+    expect(await enterSends.isChecked()).toBe(true);
+    await enterSends.click();
+    await page.getByRole('switch', { name: 'Auto-generate titles' }).waitFor();
+    await page.getByRole('switch', { name: 'Show thinking' }).waitFor();
+
+    // Default model: the same picker, with "no choice" first.
+    await page.getByRole('combobox', { name: 'Default model' }).click();
+    await page.getByRole('searchbox', { name: 'Search models' }).fill(FREE_MODEL);
+    await page.getByRole('option').and(page.locator(`[data-value="${FREE_MODEL}"]`)).click();
+    await expect.poll(() => page.getByRole('combobox', { name: 'Default model' }).getAttribute('data-value')).toBe(FREE_MODEL);
+
+    // Another tab of the same profile sees them at once.
+    const other = await context.newPage();
+    await other.goto('/settings');
+    await expect.poll(() => other.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
+    await expect.poll(() => other.getByRole('spinbutton', { name: 'Max tokens' }).inputValue()).toBe('4096');
+    expect(await other.getByRole('switch', { name: 'Enter sends message' }).isChecked()).toBe(false);
+
+    // And a reload keeps them; a new conversation starts with the default model.
+    await page.reload();
+    await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
+    expect(await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor)).toBe(lightBackground);
+    await expect.poll(() => page.getByRole('spinbutton', { name: 'Max tokens' }).inputValue()).toBe('4096');
+    await page.goto('/conversation/new');
+    await expect.poll(() => modelPicker(page).getAttribute('data-value')).toBe(FREE_MODEL);
+
+    // System follows the colour scheme the browser reports, live. (Media query changes are reported when the page
+    // renders: it must be the tab in front.)
+    await page.bringToFront();
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.goto('/settings');
+    await page.getByRole('combobox', { name: 'Theme' }).selectOption('system');
+    await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+    await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme), { timeout: 5000 }).toBe('light');
+  });
+});
