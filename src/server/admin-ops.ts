@@ -3,13 +3,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Db } from './db/types';
-import type { Ledger } from './ledger/ledger';
+import { LedgerInputError, type Ledger } from './ledger/ledger';
 import { AmountError, formatNanoRaw, formatUsdMicro, parseDecimal } from './money';
 import { listHolds } from './ledger/holds';
 import { findSession } from './sessions/store';
 
 export class AdminError extends Error {
   override name = 'AdminError';
+}
+
+/** The idempotency key already names another operation (other session, amount or currency): HTTP 409. */
+export class AdminConflictError extends AdminError {
+  override name = 'AdminConflictError';
 }
 
 /** Largest single credit, a guard against typos: 1,000,000 USD or 1,000,000,000 XNO. */
@@ -53,11 +58,22 @@ export async function creditSession(db: Db, ledger: Ledger, cmd: CreditCommand):
   const session = await findSession(db, cmd.session.trim());
   if (!session) throw new AdminError(`No session '${cmd.session}' (use the id 'ses_...' or the sessionUUID from GET /auth/local-session)`);
   const key = cmd.key ?? `admin:${randomUUID()}`;
-  const r = await ledger.credit(session.id, {
-    key,
-    ...(cmd.currency === 'USD' ? { usdMicro: units } : { nanoRaw: units }),
-    note: 'admin credit',
-  });
+  const clash = `The key '${key}' was already used for a different operation; nothing changed (use a new --key, or the same amount, currency and session to repeat it safely)`;
+  let r: Awaited<ReturnType<Ledger['credit']>>;
+  try {
+    r = await ledger.credit(session.id, {
+      key,
+      ...(cmd.currency === 'USD' ? { usdMicro: units } : { nanoRaw: units }),
+      note: 'admin credit',
+    });
+  } catch (e) {
+    if (e instanceof LedgerInputError && /idempotency key/i.test(e.message)) throw new AdminConflictError(clash);
+    throw e;
+  }
+  // The same key for another amount or currency on this session is a clash too, not a silent replay.
+  if (r.duplicate && (cmd.currency === 'USD' ? r.creditedUsdMicro !== units || r.creditedNanoRaw !== 0n : r.creditedNanoRaw !== units || r.creditedUsdMicro !== 0n)) {
+    throw new AdminConflictError(clash);
+  }
   return {
     sessionId: session.id,
     duplicate: r.duplicate,

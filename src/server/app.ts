@@ -13,9 +13,14 @@ import { registerAdminRoutes } from './routes/admin';
 import { registerModelRoutes } from './routes/models';
 import { registerSessionRoutes } from './routes/session';
 import { registerStreamGptRoute } from './routes/stream-gpt';
-import { registerTalkToGptMultiRoute } from './routes/talk-to-gpt-multi';
 import { registerConversationSummaryRoute } from './routes/conversation-summary';
+import { registerTalkToGptMultiRoute } from './routes/talk-to-gpt-multi';
 import { serveClient } from './static';
+import { loadConfig } from './config';
+import { adminAccessGuard } from './guards/admin-access';
+import { clientAddressResolver, type ClientAddressFn } from './guards/client-address';
+import { crossSiteGuard } from './guards/cross-site';
+import { createLimiter } from './guards/rate-limit';
 
 export interface AppDeps {
   /** Migrated database (openDatabase in src/server/db/open.ts). */
@@ -30,32 +35,54 @@ export interface AppDeps {
   settings?: Partial<AppSettings>;
   /** Folder of the built client to serve; omitted or null = API only. */
   clientDir?: string | null;
+  /** How a request's client address is found; default from settings.guards (guards/client-address.ts). Tests. */
+  clientAddress?: ClientAddressFn;
   /** Enables /admin/* for bearers of this token (see routes/admin.ts). */
   adminToken?: string | null;
   log?: (line: string) => void;
 }
 
-export const DEFAULT_SETTINGS: AppSettings = { stallMs: 30_000, cookieSecure: false, maxBodyBytes: 25 * 1024 * 1024, resumeGraceMs: RESUME_GRACE_MS };
+export const DEFAULT_SETTINGS: AppSettings = {
+  stallMs: 30_000,
+  cookieSecure: false,
+  maxBodyBytes: 25 * 1024 * 1024,
+  resumeGraceMs: RESUME_GRACE_MS,
+  guards: loadConfig({}).guards,
+};
+
+/** Routes that spend money or upstream capacity: limited per client address (PARLEY_COSTLY_RATE_*). */
+const COSTLY_ROUTES = ['/api/stream-gpt', '/api/talk-to-gpt-multi', '/api/conversation-summary'];
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const settings: AppSettings = { ...DEFAULT_SETTINGS, ...deps.settings };
   const log = deps.log ?? ((line: string) => console.error(`[gateway] ${line}`));
   const ledger = deps.ledger ?? new Ledger(deps.db, { nanoPriceUsdMicro: deps.nanoPriceUsdMicro ?? 1_000_000n });
   const replies = deps.replies ?? new ReplyRegistry({ graceMs: settings.resumeGraceMs });
-  const ctx: RouteContext = { db: deps.db, ledger, catalogue: deps.catalogue, settings, replies, log };
+  const address = deps.clientAddress ?? clientAddressResolver(settings.guards.trustedProxyHeader);
+  const costlyLimit = createLimiter(deps.db, 'costly', settings.guards.costlyRate, address, 'requests');
+  const sessionLimit = createLimiter(deps.db, 'sessions', settings.guards.sessionRate, address, 'new sessions');
+  const ctx: RouteContext = { db: deps.db, ledger, catalogue: deps.catalogue, settings, replies, costlyLimit, log };
   const app = new Hono<AppEnv>();
+
+  // Before anything reads a body or a session: state-changing requests must be JSON from this site.
+  const crossSite = crossSiteGuard(settings.guards.allowedOrigins);
+  for (const prefix of ['/api/*', '/auth/*', '/admin/*']) app.use(prefix, crossSite);
 
   // Body size is enforced where bodies are read (readJson in context.ts): hono's bodyLimit middleware re-wraps
   // the request in a web stream, which takes the body off @hono/node-server's fast path.
   app.get('/healthz', (c) => c.json({ ok: true }));
 
-  const requireSession = registerSessionRoutes(app, ctx);
+  const requireSession = registerSessionRoutes(app, ctx, { creationLimiter: sessionLimit });
   app.use('/api/*', requireSession);
+  for (const path of COSTLY_ROUTES) app.use(path, costlyLimit.middleware);
   registerModelRoutes(app, ctx);
   registerStreamGptRoute(app, ctx);
-  registerTalkToGptMultiRoute(app, ctx);
   registerConversationSummaryRoute(app, ctx);
-  if (deps.adminToken) registerAdminRoutes(app, ctx, deps.adminToken);
+  registerTalkToGptMultiRoute(app, ctx);
+  if (deps.adminToken) {
+    app.use('/admin/*', adminAccessGuard(settings.guards.adminLoopbackOnly));
+    registerAdminRoutes(app, ctx, deps.adminToken);
+  }
 
   if (deps.clientDir) app.use('*', serveClient(deps.clientDir));
 

@@ -44,6 +44,33 @@ export interface GatewayConfig {
   /** Catalogue id of the model that writes conversation titles; null = deterministic offline titles. */
   titleModel: string | null;
   upstreams: UpstreamConfig[];
+  /** Request guards: client address, rate limits, cross-site checks, admin access (docs/gateway.md "Security and limits"). */
+  guards: GuardConfig;
+  /** A session that never held money expires after this long unused, ms (PARLEY_SESSION_IDLE_MS). */
+  sessionIdleMs: number;
+  /** How often the expiry sweep runs, ms (PARLEY_SESSION_SWEEP_MS). */
+  sessionSweepMs: number;
+}
+
+/** A token bucket: `burst` requests at once, refilled at `perMinute`; perMinute 0 turns the limit off. */
+export interface RateLimit {
+  burst: number;
+  perMinute: number;
+}
+
+export interface GuardConfig {
+  /** Header a trusted reverse proxy sets to the client address (right-most entry is used); null = the socket address. */
+  trustedProxyHeader: string | null;
+  /** Origins besides the gateway's own that may send state-changing requests (PARLEY_ALLOWED_ORIGINS). */
+  allowedOrigins: string[];
+  /** New sessions per client address (PARLEY_SESSION_RATE_*). */
+  sessionRate: RateLimit;
+  /** Costly requests (model replies) per client address (PARLEY_COSTLY_RATE_*). */
+  costlyRate: RateLimit;
+  /** last_seen_at is written at most once per this many ms per session (PARLEY_SESSION_TOUCH_MS). */
+  sessionTouchMs: number;
+  /** Admin routes answer only loopback connections without proxy headers (PARLEY_ADMIN_LOOPBACK_ONLY). */
+  adminLoopbackOnly: boolean;
 }
 
 const PriceValue = z.union([z.string(), z.number().nonnegative().finite()]);
@@ -181,6 +208,7 @@ export function loadConfig(env: Env): GatewayConfig {
   }
   if (nanoPriceUsdMicro <= 0n) throw new ConfigError('PARLEY_NANO_USD_PRICE must be above 0');
 
+  const sessionIdleMs = intVar(env, 'PARLEY_SESSION_IDLE_MS', 30 * DAY_MS, 1_000, 3650 * DAY_MS);
   return {
     port: intVar(env, 'PORT', 8787, 0, 65535),
     host: env.HOST?.trim() || '127.0.0.1',
@@ -198,5 +226,50 @@ export function loadConfig(env: Env): GatewayConfig {
     replyBufferBytes: intVar(env, 'PARLEY_REPLY_BUFFER_MB', 64, 1, 65_536) * 1024 * 1024,
     titleModel: env.PARLEY_TITLE_MODEL?.trim() || null,
     upstreams,
+    guards: loadGuards(env, sessionIdleMs),
+    sessionIdleMs,
+    sessionSweepMs: intVar(env, 'PARLEY_SESSION_SWEEP_MS', 10 * 60_000, 1_000, 24 * 3_600_000),
+  };
+}
+
+const DAY_MS = 24 * 3_600_000;
+
+function originList(env: Env, name: string): string[] {
+  const raw = env[name]?.trim();
+  if (!raw) return [];
+  return raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0).map((s) => {
+    let u: URL;
+    try {
+      u = new URL(s);
+    } catch {
+      throw new ConfigError(`${name} must list origins like http://localhost:5173, got '${s}'`);
+    }
+    if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.origin !== s.replace(/\/+$/, '')) {
+      throw new ConfigError(`${name} must list bare origins (scheme://host[:port]), got '${s}'`);
+    }
+    return u.origin;
+  });
+}
+
+function loadGuards(env: Env, sessionIdleMs: number): GuardConfig {
+  const header = env.PARLEY_TRUSTED_PROXY_HEADER?.trim() || null;
+  if (header !== null && !/^[A-Za-z0-9-]{1,100}$/.test(header)) {
+    throw new ConfigError(`PARLEY_TRUSTED_PROXY_HEADER must be a header name like X-Forwarded-For, got '${header}'`);
+  }
+  const touch = intVar(env, 'PARLEY_SESSION_TOUCH_MS', 10 * 60_000, 0, DAY_MS);
+  return {
+    trustedProxyHeader: header === null ? null : header.toLowerCase(),
+    allowedOrigins: originList(env, 'PARLEY_ALLOWED_ORIGINS'),
+    sessionRate: {
+      burst: intVar(env, 'PARLEY_SESSION_RATE_BURST', 20, 1, 1_000_000),
+      perMinute: intVar(env, 'PARLEY_SESSION_RATE_PER_MIN', 10, 0, 60_000_000),
+    },
+    costlyRate: {
+      burst: intVar(env, 'PARLEY_COSTLY_RATE_BURST', 60, 1, 1_000_000),
+      perMinute: intVar(env, 'PARLEY_COSTLY_RATE_PER_MIN', 120, 0, 60_000_000),
+    },
+    // A session is re-checked at least twice per idle period, so the cache never outlives an expired session.
+    sessionTouchMs: Math.min(touch, Math.floor(sessionIdleMs / 2)),
+    adminLoopbackOnly: boolVar(env, 'PARLEY_ADMIN_LOOPBACK_ONLY', true),
   };
 }

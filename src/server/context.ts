@@ -2,10 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ErrorBody } from '../protocol/api';
+import type { GuardConfig } from './config';
 import type { Db } from './db/types';
 import type { Ledger } from './ledger/ledger';
 import type { Catalogue } from './providers/catalogue';
 import type { ReplyRegistry } from './routes/reply-registry';
+import type { Limiter } from './guards/rate-limit';
 
 /**
  * Hono environment of the gateway app: the authenticated session id is set by the /api auth middleware. Under
@@ -27,6 +29,8 @@ export interface AppSettings {
   resumeGraceMs: number;
   /** Model that writes conversation titles (PARLEY_TITLE_MODEL); unset = the offline deterministic title. */
   titleModel?: string | null;
+  /** Client address, rate limits, cross-site and admin checks (guards/, docs/gateway.md "Security and limits"). */
+  guards: GuardConfig;
 }
 
 /** What every route module gets. */
@@ -37,6 +41,12 @@ export interface RouteContext {
   settings: AppSettings;
   /** Streamed replies in flight and recently finished, for resume, Stop and retries (routes/reply-registry.ts). */
   replies: ReplyRegistry;
+  /**
+   * Per-address limit for costly requests (model replies, paid tools). app.ts applies it to the routes it knows;
+   * a new costly route calls `await ctx.costlyLimit.check(c)` (a 429 Response, or null to go on) or mounts
+   * `ctx.costlyLimit.middleware` (guards/rate-limit.ts).
+   */
+  costlyLimit: Limiter;
   log: (line: string) => void;
 }
 

@@ -20,8 +20,12 @@ import type { Db } from './db/types';
 import { Ledger } from './ledger/ledger';
 import { startHoldSweeper } from './ledger/sweeper';
 import { Catalogue } from './providers/catalogue';
+import { startSessionSweeper } from './sessions/expiry';
 import { ReplyRegistry } from './routes/reply-registry';
 import { PgReplyStore } from './routes/reply-store';
+
+/** Rate-limit buckets untouched this long are dropped by the sweep (any bucket refills in well under a day). */
+const BUCKET_IDLE_MS = 24 * 3_600_000;
 
 export interface StartGatewayOptions {
   /** Port to listen on; 0 = any free port. Default: PORT, else 8787. */
@@ -138,7 +142,12 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
     const ledger = new Ledger(db, { nanoPriceUsdMicro: config.nanoPriceUsdMicro });
     // Holds a dead gateway left open are given back at startup and then every minute (docs/gateway.md, "Holds").
     const sweeper = startHoldSweeper(ledger, log);
-    stopSweeper = () => sweeper.stop();
+    // Idle sessions that never held money expire, at startup and then every PARLEY_SESSION_SWEEP_MS (sessions/expiry.ts).
+    const sessionSweeper = startSessionSweeper(db, { idleMs: config.sessionIdleMs, everyMs: config.sessionSweepMs, bucketIdleMs: BUCKET_IDLE_MS }, log);
+    stopSweeper = async () => {
+      await sweeper.stop();
+      await sessionSweeper.stop();
+    };
     const adminToken = target.kind === 'pglite' ? randomBytes(32).toString('base64url') : null;
     const clientDir = options.clientDir === undefined ? config.clientDir : options.clientDir;
     const replies = new ReplyRegistry({ graceMs: config.resumeGraceMs, retainMs: config.replyRetainMs, budgetBytes: config.replyBufferBytes });
@@ -154,7 +163,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
       catalogue,
       ledger,
       replies,
-      settings: { stallMs: config.stallMs, cookieSecure: config.cookieSecure, maxBodyBytes: config.maxBodyBytes, resumeGraceMs: config.resumeGraceMs, titleModel: config.titleModel },
+      settings: { stallMs: config.stallMs, cookieSecure: config.cookieSecure, maxBodyBytes: config.maxBodyBytes, resumeGraceMs: config.resumeGraceMs, titleModel: config.titleModel, guards: config.guards },
       clientDir,
       adminToken,
       log,
@@ -182,6 +191,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
         catalogue.close();
         await stopSweeper();
         replies.close();
+        await stopSweeper();
         await stopReplies();
         if (lockPath) rmSync(lockPath, { force: true });
         await db.close();

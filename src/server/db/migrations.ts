@@ -121,7 +121,23 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
-  { id: 4, name: 'rate_limits_and_session_expiry', statements: [] },
+  {
+    id: 4,
+    name: 'rate_limits_and_session_expiry',
+    statements: [
+      // Token buckets shared by every gateway process on one database (src/server/guards/rate-limit.ts): one row
+      // per (limit, client address), refilled from timestamps by the upsert that takes a token.
+      `CREATE TABLE rate_limits (
+        bucket_key TEXT PRIMARY KEY,
+        tokens DOUBLE PRECISION NOT NULL,
+        allowed BOOLEAN NOT NULL DEFAULT true,
+        updated_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      )`,
+      `CREATE INDEX rate_limits_updated_idx ON rate_limits (updated_at)`,
+      // The expiry sweep (src/server/sessions/expiry.ts) looks for idle moneyless sessions, oldest first.
+      `CREATE INDEX sessions_last_seen_idx ON sessions (last_seen_at) WHERE usd_micro = 0 AND nano_raw = 0`,
+    ],
+  },
 ];
 
 const LOCK_ID = 727_001;

@@ -1,12 +1,13 @@
 /**
  * Loopback admin routes, used by `npm run admin` while a gateway with embedded PGlite owns the data folder (PGlite
  * allows one process per folder). Enabled only with an admin token, which the gateway writes to
- * {PARLEY_DATA_DIR}/gateway.json (mode 0600) at startup; the request must carry `Authorization: Bearer <token>`.
+ * {PARLEY_DATA_DIR}/gateway.json (mode 0600) at startup; the request must carry `Authorization: Bearer <token>`
+ * and, by default, come over a direct loopback connection (guards/admin-access.ts, mounted in app.ts).
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { AdminError, creditSession, showSession } from '../admin-ops';
+import { AdminConflictError, AdminError, creditSession, showSession } from '../admin-ops';
 import { describeIssues, jsonError, readJson, type AppEnv, type RouteContext } from '../context';
 
 const CreditBody = z.object({
@@ -37,6 +38,7 @@ export function registerAdminRoutes(app: Hono<AppEnv>, ctx: RouteContext, adminT
     try {
       return c.json(await creditSession(ctx.db, ctx.ledger, parsed.data));
     } catch (e) {
+      if (e instanceof AdminConflictError) return jsonError(c, 409, 'KEY_CONFLICT', e.message);
       if (e instanceof AdminError) return jsonError(c, 400, 'BAD_REQUEST', e.message);
       throw e;
     }

@@ -142,8 +142,10 @@ export async function findSession(db: Queryable, idOrUuid: string): Promise<Sess
   return rows[0] ? fromRow(rows[0]) : null;
 }
 
-export async function touchSession(db: Queryable, id: string): Promise<void> {
-  await db.query('UPDATE sessions SET last_seen_at = now() WHERE id = $1', [id]);
+/** Writes last_seen_at now; false when the session no longer exists (expired, sessions/expiry.ts). */
+export async function touchSession(db: Queryable, id: string): Promise<boolean> {
+  const rows = await db.query<{ id: string }>('UPDATE sessions SET last_seen_at = now() WHERE id = $1 RETURNING id', [id]);
+  return rows.length > 0;
 }
 
 /** The wire shape of spec 001 section 3 (src/protocol/api.ts): amounts as decimal strings floored to 6 decimals. */

@@ -40,7 +40,7 @@ export async function buildApp(db: Db, env: Env): Promise<TestGateway> {
     db,
     catalogue,
     ledger,
-    settings: { stallMs: config.stallMs, cookieSecure: config.cookieSecure, maxBodyBytes: config.maxBodyBytes },
+    settings: { stallMs: config.stallMs, cookieSecure: config.cookieSecure, maxBodyBytes: config.maxBodyBytes, guards: config.guards },
     log,
   });
   return {

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSessionSweeper, expireIdleSessions } from '../../../src/server/sessions/expiry';
 import { testGateway, newSession, getSession, errorBody, type TestGateway } from './helpers';
 
 let gw: TestGateway;
 beforeAll(async () => {
   gw = await testGateway();
-});
+}, 60_000);
 afterAll(async () => {
   await gw.close();
 });
@@ -87,7 +88,7 @@ describe('session required on /api', () => {
     for (const headers of variants) {
       const calls: [string, RequestInit][] = [
         ['/api/models', { headers }],
-        ['/api/stream-gpt', { method: 'POST', headers, body: '{}' }],
+        ['/api/stream-gpt', { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{}' }],
         ['/api/anything', { headers }],
       ];
       for (const [path, init] of calls) {
@@ -105,5 +106,65 @@ describe('session required on /api', () => {
     const res = await gw.app.request('/api/nope', { headers: { cookie: s.cookie } });
     expect(res.status).toBe(404);
     expect((await errorBody(res)).error).toBe('NOT_FOUND');
+  });
+});
+
+describe('session expiry', () => {
+  const idleFor = (id: string, ms: number) =>
+    gw.db.query(`UPDATE sessions SET last_seen_at = now() - ($2::float8 * interval '1 millisecond') WHERE id = $1`, [id, ms]);
+  const exists = async (id: string) => (await gw.db.query('SELECT 1 FROM sessions WHERE id = $1', [id])).length === 1;
+
+  it('deletes an idle session that never held money, with its free replies; keeps one that holds or held money', async () => {
+    const idle = await newSession(gw.app);
+    const funded = await newSession(gw.app);
+    const spent = await newSession(gw.app);
+    const fresh = await newSession(gw.app);
+    await gw.ledger.credit(funded.data.id, { key: `seed:${funded.data.id}`, usdMicro: 5n });
+    // Credited once, then everything spent: it held money, so its history stays.
+    await gw.ledger.credit(spent.data.id, { key: `seed:${spent.data.id}`, usdMicro: 1n });
+    await gw.db.query('UPDATE sessions SET usd_micro = 0 WHERE id = $1', [spent.data.id]);
+    // A free reply leaves a $0 charge in the ledger: it goes with the session.
+    const reply = await gw.app.request('/api/stream-gpt', {
+      method: 'POST',
+      headers: { cookie: idle.cookie, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'parley-offline', messages: [{ role: 'user', content: 'hi' }], conversationUUID: 'c', requestId: 'req-expiry-01' }),
+    });
+    await reply.text();
+    for (const s of [idle, funded, spent]) await idleFor(s.data.id, 2 * 3_600_000);
+    await idleFor(fresh.data.id, 1_000);
+
+    expect(await expireIdleSessions(gw.db, 3_600_000)).toBeGreaterThanOrEqual(1);
+    expect(await exists(idle.data.id)).toBe(false);
+    expect(await gw.db.query('SELECT 1 FROM ledger_entries WHERE session_id = $1', [idle.data.id])).toHaveLength(0);
+    expect(await exists(funded.data.id)).toBe(true);
+    expect(await exists(spent.data.id)).toBe(true);
+    expect(await exists(fresh.data.id)).toBe(true);
+  });
+
+  it('the token cache does not keep an expired session alive; the sweeper runs at startup', async () => {
+    const quick = await gw.rebuild({ PARLEY_SESSION_TOUCH_MS: '0' });
+    const s = await newSession(quick.app);
+    expect((await quick.app.request('/api/models', { headers: { cookie: s.cookie } })).status).toBe(200);
+    await idleFor(s.data.id, 10 * 60_000);
+    const sweeper = startSessionSweeper(gw.db, { idleMs: 60_000, everyMs: 3_600_000, bucketIdleMs: 3_600_000 }, () => {});
+    await sweeper.runOnce();
+    await sweeper.stop();
+    expect(await exists(s.data.id)).toBe(false);
+    const res = await quick.app.request('/api/models', { headers: { cookie: s.cookie } });
+    expect(res.status).toBe(401);
+    expect((await errorBody(res)).message).toBe('Unknown or expired session: call GET /auth/local-session again');
+    // The browser then gets a new session with its next GET /auth/local-session.
+    const again = await quick.app.request('/auth/local-session', { headers: { cookie: s.cookie } });
+    expect(again.headers.get('set-cookie')).toMatch(/^parley_session=/);
+  });
+
+  it('last_seen_at is written at most once per touch interval, not per request', async () => {
+    const s = await newSession(gw.app); // default interval: 10 minutes
+    await idleFor(s.data.id, 60_000);
+    const before = await gw.db.query<{ t: string }>('SELECT last_seen_at::text AS t FROM sessions WHERE id = $1', [s.data.id]);
+    for (let i = 0; i < 5; i++) expect((await gw.app.request('/api/models', { headers: { cookie: s.cookie } })).status).toBe(200);
+    await getSession(gw.app, s.cookie);
+    const after = await gw.db.query<{ t: string }>('SELECT last_seen_at::text AS t FROM sessions WHERE id = $1', [s.data.id]);
+    expect(after[0]?.t).toBe(before[0]?.t);
   });
 });

@@ -1,0 +1,48 @@
+/**
+ * Cross-site request refusal for the JSON routes (docs/gateway.md "Security and limits"). The session cookie is
+ * SameSite=Lax, which stops another site's POST from carrying it, but a sibling subdomain or another port on the
+ * same host is the same *site* and gets the cookie: a text/plain form POST or no-cors fetch from there needs no
+ * CORS preflight. So state-changing requests (anything but GET, HEAD, OPTIONS) must:
+ * - not say Sec-Fetch-Site: cross-site or same-site (browsers set it; same-origin and none pass);
+ * - when an Origin is sent, carry the gateway's own origin (its Host) or one of PARLEY_ALLOWED_ORIGINS;
+ * - have Content-Type application/json (a cross-origin page can only send that after a CORS preflight, which the
+ *   gateway never grants).
+ * Requests from non-browser clients (no Origin, no Sec-Fetch-Site) pass on to the session or admin token check.
+ */
+import type { MiddlewareHandler } from 'hono';
+import { jsonError, type AppEnv } from '../context';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export function isJsonContentType(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  const type = (value.split(';')[0] ?? '').trim().toLowerCase();
+  return type === 'application/json';
+}
+
+export function crossSiteGuard(allowedOrigins: readonly string[]): MiddlewareHandler<AppEnv> {
+  const allowed = new Set(allowedOrigins);
+  return async (c, next) => {
+    if (SAFE_METHODS.has(c.req.method)) return next();
+    const site = c.req.header('sec-fetch-site')?.toLowerCase();
+    if (site === 'cross-site' || site === 'same-site') {
+      return jsonError(c, 403, 'CROSS_SITE', `Refused: a ${site} request (Sec-Fetch-Site) may not change anything here`);
+    }
+    const origin = c.req.header('origin');
+    if (origin !== undefined && !allowed.has(origin)) {
+      let host: string | null = null;
+      try {
+        host = origin === 'null' ? null : new URL(origin).host;
+      } catch {
+        host = null;
+      }
+      if (host === null || host !== c.req.header('host')) {
+        return jsonError(c, 403, 'CROSS_SITE', `Refused: requests from the origin '${origin.slice(0, 200)}' are not allowed`);
+      }
+    }
+    if (!isJsonContentType(c.req.header('content-type'))) {
+      return jsonError(c, 415, 'UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON, sent with Content-Type: application/json');
+    }
+    return next();
+  };
+}
