@@ -23,86 +23,133 @@ export const MAX_ALTERNATIVES = 10;
 /** Parent key of the conversation's first messages. */
 const ROOT = 0;
 
+/** A read-only lookup by key (a Map's `get`, without building a Map where an index into arrays does). */
+export interface Lookup<K, V> {
+  get(key: K): V | undefined;
+}
+
 export interface MessageTree {
   /** The messages, in time order (timestamp, then id). */
   readonly ordered: readonly MessageRow[];
-  readonly byId: ReadonlyMap<number, MessageRow>;
+  readonly byId: Lookup<number, MessageRow>;
   /** Effective parent id of each message (ROOT = 0 for none). */
-  readonly parentOf: ReadonlyMap<number, number>;
-  /** Children of each message id (ROOT for the first level), in time order. */
-  readonly children: ReadonlyMap<number, MessageRow[]>;
+  readonly parentOf: Lookup<number, number>;
+  /** Children of a message id (ROOT for the first level), in time order; undefined when it has none. */
+  readonly children: Lookup<number, MessageRow[]>;
   /** Members of each alternative group, by branchIndex then time. */
   readonly groups: ReadonlyMap<string, MessageRow[]>;
+  /** The active branch path (see activePath). */
+  activePath(): MessageRow[];
 }
 
 export function byTime(a: MessageRow, b: MessageRow): number {
   return a.timestamp - b.timestamp || a.id - b.id;
 }
 
-/** Builds the tree. `messages` must be in time order (timestamp, then id), as the conversation query loads them. */
+/**
+ * Builds the tree. `messages` must be in time order (timestamp, then id), as the conversation query loads them.
+ * Positions, not objects: one Map (id -> position) and typed arrays for parents and child lists (first child,
+ * next sibling), so a long line allocates no array per message.
+ */
 export function buildTree(messages: readonly MessageRow[]): MessageTree {
-  const byId = new Map<number, MessageRow>();
-  for (const m of messages) byId.set(m.id, m);
-  const parentOf = new Map<number, number>();
-  const children = new Map<number, MessageRow[]>();
+  const n = messages.length;
+  const at = new Map<number, number>();
+  for (let i = 0; i < n; i++) at.set((messages[i] as MessageRow).id, i);
+  // Positions: parent (-1 = root), first child, last child, next sibling (-1 = none). Index n is the root.
+  const parent = new Int32Array(n);
+  const first = new Int32Array(n + 1).fill(-1);
+  const last = new Int32Array(n + 1).fill(-1);
+  const next = new Int32Array(n).fill(-1);
   const groups = new Map<string, MessageRow[]>();
   const groupParent = new Map<string, number>();
-  let chainTail = ROOT;
-  for (const m of messages) {
-    let parent: number;
+  let chainTail = -1;
+  for (let i = 0; i < n; i++) {
+    const m = messages[i] as MessageRow;
+    let p: number;
     const group = m.alternativeGroup;
-    if (m.parentMessageId !== null && m.parentMessageId !== m.id && byId.has(m.parentMessageId)) parent = m.parentMessageId;
-    else if (group !== null && groupParent.has(group)) parent = groupParent.get(group) as number;
+    const explicit = m.parentMessageId === null || m.parentMessageId === m.id ? undefined : at.get(m.parentMessageId);
+    if (explicit !== undefined) p = explicit;
+    else if (group !== null && groupParent.has(group)) p = groupParent.get(group) as number;
     else {
-      parent = chainTail;
-      chainTail = m.id;
+      p = chainTail;
+      chainTail = i;
     }
     if (group !== null) {
-      if (!groupParent.has(group)) groupParent.set(group, parent);
+      if (!groupParent.has(group)) groupParent.set(group, p);
       let members = groups.get(group);
       if (members === undefined) groups.set(group, (members = []));
       members.push(m);
     }
-    parentOf.set(m.id, parent);
-    let list = children.get(parent);
-    if (list === undefined) children.set(parent, (list = []));
-    list.push(m);
+    parent[i] = p;
+    const slot = p === -1 ? n : p;
+    if (last[slot] === -1) first[slot] = i;
+    else next[last[slot] as number] = i;
+    last[slot] = i;
   }
   for (const members of groups.values()) if (members.length > 1) members.sort((a, b) => a.branchIndex - b.branchIndex || byTime(a, b));
-  return { ordered: messages, byId, parentOf, children, groups };
-}
-
-/**
- * The messages shown at one level: every active child (several when a multi-model reply stored one message per
- * model), or, when no child is marked active (a group whose active member was lost), the last member of the
- * newest group. The path continues from the last shown message that has children.
- */
-function shownChildren(tree: MessageTree, list: readonly MessageRow[]): MessageRow[] {
-  const active = list.filter((m) => m.isActiveBranch);
-  if (active.length > 0) return active;
-  const last = list.at(-1) as MessageRow;
-  const members = last.alternativeGroup === null ? undefined : tree.groups.get(last.alternativeGroup);
-  return [members?.at(-1) ?? last];
+  const rowOf = (id: number): MessageRow | undefined => {
+    const i = at.get(id);
+    return i === undefined ? undefined : messages[i];
+  };
+  return {
+    ordered: messages,
+    byId: { get: rowOf },
+    parentOf: {
+      get(id) {
+        const i = at.get(id);
+        if (i === undefined) return undefined;
+        const p = parent[i] as number;
+        return p === -1 ? ROOT : (messages[p] as MessageRow).id;
+      },
+    },
+    children: {
+      get(id) {
+        const slot = id === ROOT ? n : at.get(id);
+        if (slot === undefined || first[slot] === -1) return undefined;
+        const out: MessageRow[] = [];
+        for (let c = first[slot] as number; c !== -1; c = next[c] as number) out.push(messages[c] as MessageRow);
+        return out;
+      },
+    },
+    groups,
+    activePath() {
+      // At each level: every active child (several when a multi-model reply stored one message per model), or,
+      // when none is marked active (a group whose active member was lost), the newest member of the last child's
+      // group. The path goes on below the last shown child that has children. Each message has one parent, so
+      // what hangs from the root has no cycle; the length guard is for damaged data all the same.
+      const path: MessageRow[] = [];
+      let slot = n;
+      while (first[slot] !== -1 && path.length <= n) {
+        let below = -1;
+        let lastChild = -1;
+        let shown = 0;
+        for (let c = first[slot] as number; c !== -1; c = next[c] as number) {
+          lastChild = c;
+          const m = messages[c] as MessageRow;
+          if (!m.isActiveBranch) continue;
+          shown++;
+          path.push(m);
+          if (first[c] !== -1) below = c;
+        }
+        if (shown === 0) {
+          const m = messages[lastChild] as MessageRow;
+          const members = m.alternativeGroup === null ? undefined : groups.get(m.alternativeGroup);
+          const fallback = members?.at(-1) ?? m;
+          path.push(fallback);
+          const f = at.get(fallback.id) as number;
+          below = first[f] === -1 ? -1 : f;
+        }
+        if (below === -1) break;
+        slot = below;
+      }
+      return path;
+    },
+  };
 }
 
 /** The messages along the active branch path, from the first message down (what the page shows). */
 export function activePath(tree: MessageTree): MessageRow[] {
-  const path: MessageRow[] = [];
-  const seen = new Set<number>();
-  let level = tree.children.get(ROOT);
-  while (level !== undefined && level.length > 0) {
-    const shown = shownChildren(tree, level);
-    let next: MessageRow[] | undefined;
-    for (const m of shown) {
-      if (seen.has(m.id)) return path; // a cycle in damaged data: stop rather than loop
-      seen.add(m.id);
-      path.push(m);
-      const kids = tree.children.get(m.id);
-      if (kids !== undefined && kids.length > 0) next = kids;
-    }
-    level = next;
-  }
-  return path;
+  return tree.activePath();
 }
 
 /** The path from the first message down to `messageId` (inclusive); empty when the message is not in the tree. */
