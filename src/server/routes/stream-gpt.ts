@@ -132,6 +132,11 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
           { requiredBalance: formatNanoRawCeil(raw), requiredUsd: formatUsdMicro(usd) },
         );
       }
+      if (r.duplicate) {
+        // This key already had a hold (an earlier request under this requestId got past its binding): never a
+        // second generation under one key, whatever state that hold is in.
+        return jsonError(c, 409, 'REQUEST_ALREADY_ANSWERED', 'This request was already answered; send a new requestId to ask again');
+      }
       held = true;
       providerReq.maxTokens = plan.outputTokens;
     }

@@ -125,6 +125,19 @@ describe('requestId binding', () => {
     expect(up.requests).toHaveLength(1);
   });
 
+  it('a key whose hold exists is never generated again, even if its binding was lost', async () => {
+    up.setScript(textReply('paid once', { usage: USAGE }));
+    const s = await credited(1_000_000n);
+    const body = chatBody('paid-model', 'hi', { requestId: 'req-lost-binding' });
+    await readStream(await postStream(gw.app, s.cookie, body));
+    await gw.db.query('DELETE FROM request_bindings WHERE request_id = $1', ['req-lost-binding']);
+    const res = await postStream(gw.app, s.cookie, body);
+    expect(res.status).toBe(409);
+    expect(await errorBody(res)).toMatchObject({ error: 'REQUEST_ALREADY_ANSWERED' });
+    expect(up.requests).toHaveLength(1);
+    expect((await getSession(gw.app, s.cookie)).usd_balance).toBe('0.992500');
+  });
+
   it('a request refused before its upstream (upstream 429) frees its requestId and its hold', async () => {
     const s = await credited(1_000_000n);
     up.setScript({ error: { status: 429 } });
