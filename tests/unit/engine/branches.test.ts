@@ -333,6 +333,23 @@ describe('Continue', () => {
   });
 });
 
+describe('Continue that fails', () => {
+  it('keeps the reply it was extending (never deletes it), with what arrived', async () => {
+    const h = newEngine();
+    await h.engine.setPreferences({ maxTokens: 100 });
+    upstream.setScript(textReply('Kept text', { usage: { prompt_tokens: 5, completion_tokens: 95 } }));
+    const r = await h.engine.sendMessage({ slug: null, prompt: 'Go', model: 'fake-model' });
+    if (!r.ok) throw new Error(r.error);
+    const v = await view(h.engine, r.slug, (x) => settled(x) && x.messages.length === 2);
+    upstream.setScript({ error: { status: 503, body: { error: { message: 'Overloaded', type: 'server_error' } } } });
+    expect((await h.engine.continueReply(r.slug, reply(v).id)).ok).toBe(true);
+    const after = await view(h.engine, r.slug, (x) => settled(x) && x.messages[0]?.hasError === true);
+    expect(after.messages).toHaveLength(2);
+    expect(reply(after)).toMatchObject({ id: reply(v).id, text: 'Kept text', status: 'done' });
+    expect(h.notices()).toContain('Model is temporarily not responding');
+  });
+});
+
 describe('replay', () => {
   it('the exported log, folded in Node, gives the read models the engine holds', async () => {
     const h = newEngine();
