@@ -67,7 +67,13 @@ async function conversationWithReply(page: Page): Promise<void> {
 describe('export, end to end in Chromium', () => {
   it('saves the conversation as Markdown, JSON and PDF from the header menu', async () => {
     getStack().upstream.setScript(textReply(REPLY, { usage: { prompt_tokens: 11, completion_tokens: 40 } }));
-    const page = await openApp(await getStack().newContext());
+    const context = await getStack().newContext();
+    // The PDF is laid out in a dedicated worker of its own, beside the engine.
+    const workerScripts: string[] = [];
+    context.on('request', (r) => {
+      if (/\/assets\/pdf-worker-[^/]+\.js$/.test(new URL(r.url()).pathname)) workerScripts.push(r.url());
+    });
+    const page = await openApp(context);
     await conversationWithReply(page);
     const title = await page.getByRole('heading', { level: 1 }).textContent();
     expect(title).toBeTruthy();
@@ -91,6 +97,7 @@ describe('export, end to end in Chromium', () => {
 
     const pdf = await download(page, 'PDF');
     expect(pdf.name).toMatch(/\.pdf$/);
+    expect(workerScripts).toHaveLength(1);
     const { sizes, text } = await pdfText(pdf.bytes);
     expect(sizes.length).toBeGreaterThan(0);
     for (const s of sizes) expect(s).toEqual([0, 0, 612, 792]);

@@ -2,8 +2,9 @@
  * Export (spec 000 sections 1 and 5): a conversation's active branch as Markdown, JSON or PDF, or every
  * conversation as one zip. Reads only; appends nothing. The messages come from the same live query the
  * conversation page renders (so the export is the path the user sees), and the pure formatters in
- * ../services/export/ turn them into bytes. The PDF is built here, in the engine worker, off the page's thread;
- * jspdf and the fonts load on the first PDF only. Bytes go to the tab as a transferred ArrayBuffer.
+ * ../services/export/ turn them into bytes. The PDF is built in a dedicated worker the engine starts for it, off
+ * the page's thread and beside the engine; jspdf and the fonts load only there. Bytes go to the tab as a
+ * transferred ArrayBuffer.
  */
 import * as Comlink from 'comlink';
 import { firstValueFrom } from 'rxjs';
@@ -16,6 +17,7 @@ import { toJson } from '../services/export/json';
 import { toMarkdown } from '../services/export/markdown';
 import { checkExportable, EXPORT_MIME, exportFileName, type ExportSource } from '../services/export/model';
 import type { PdfFonts } from '../services/export/pdf';
+import type { PdfWorkerApi } from '../services/export/pdf-worker';
 
 export interface ExportOptions {
   /** Where the PDF faces come from (the app's own assets in the browser; tests pass files). */
@@ -34,7 +36,26 @@ function file(fileName: string, mimeType: string, bytes: Uint8Array | ArrayBuffe
 export function exportCommands(core: EngineCore, options: ExportOptions = {}): ExportHandlers {
   const queries = conversationQueries(core);
   const now = options.now ?? Date.now;
-  const loadFonts = options.loadFonts ?? (async () => (await import('../services/export/fonts')).loadPdfFonts());
+
+  /**
+   * In a browser the PDF is laid out in a dedicated worker of its own (../services/export/pdf-worker.ts), so the
+   * engine keeps serving replies meanwhile; where there are no workers (Node tests) or fonts are given, here.
+   */
+  async function pdfBytes(src: ExportSource): Promise<ArrayBuffer> {
+    if (options.loadFonts || typeof Worker === 'undefined') {
+      const load = options.loadFonts ?? (async () => (await import('../services/export/fonts')).loadPdfFonts());
+      const [{ toPdf }, fonts] = await Promise.all([import('../services/export/pdf'), load()]);
+      return toPdf(src, fonts);
+    }
+    const worker = new Worker(new URL('../services/export/pdf-worker.ts', import.meta.url), { type: 'module', name: 'parley-pdf' });
+    const remote = Comlink.wrap<PdfWorkerApi>(worker);
+    try {
+      return await remote.build(src);
+    } finally {
+      remote[Comlink.releaseProxy]();
+      worker.terminate();
+    }
+  }
 
   /** The conversation as its page shows it, checked against the spec's rule. */
   async function source(slug: string, exportedAt: number): Promise<{ ok: true; source: ExportSource } | { ok: false; error: string }> {
@@ -53,8 +74,7 @@ export function exportCommands(core: EngineCore, options: ExportOptions = {}): E
       if (format === 'markdown') return file(name, EXPORT_MIME.markdown, new TextEncoder().encode(toMarkdown(src)));
       if (format === 'json') return file(name, EXPORT_MIME.json, new TextEncoder().encode(toJson(src)));
       try {
-        const [{ toPdf }, fonts] = await Promise.all([import('../services/export/pdf'), loadFonts()]);
-        return file(name, EXPORT_MIME.pdf, toPdf(src, fonts));
+        return file(name, EXPORT_MIME.pdf, await pdfBytes(src));
       } catch (err) {
         return { ok: false, error: `${EXPORT_NOTICE.failedTitle}: ${err instanceof Error ? err.message : String(err)}` };
       }

@@ -39,11 +39,20 @@ const COLOR = {
   quote: '#b7bcc4',
 } as const;
 
-/** jspdf's virtual file system takes a binary string. */
-function binaryString(bytes: ArrayBuffer | Uint8Array): string {
+const binaries = new WeakMap<ArrayBuffer | Uint8Array, string>();
+
+/**
+ * jspdf's virtual file system takes a font as a binary string. Made once per font buffer and kept while the
+ * buffer lives (the engine keeps its fetched faces), so later exports skip 1.8 MB of conversion.
+ */
+export function fontBinary(bytes: ArrayBuffer | Uint8Array): string {
+  let s = binaries.get(bytes);
+  if (s !== undefined) return s;
   const b = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
-  let s = '';
-  for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000));
+  const parts: string[] = [];
+  for (let i = 0; i < b.length; i += 0x2000) parts.push(String.fromCharCode.apply(null, b.subarray(i, i + 0x2000) as unknown as number[]));
+  s = parts.join('');
+  binaries.set(bytes, s);
   return s;
 }
 
@@ -52,7 +61,7 @@ export function newPdfDocument(fonts: PdfFonts): jsPDF {
   const doc = new jsPDF({ unit: 'pt', format: 'letter', orientation: 'portrait', compress: true, putOnlyUsedFonts: true });
   const files: [keyof PdfFonts, string][] = [['body', FACE.body], ['bold', FACE.bold], ['mono', FACE.mono]];
   for (const [key, family] of files) {
-    doc.addFileToVFS(`${family}.ttf`, binaryString(fonts[key]));
+    doc.addFileToVFS(`${family}.ttf`, fontBinary(fonts[key]));
     doc.addFont(`${family}.ttf`, family, 'normal', 'normal', 'Identity-H');
   }
   return doc;
