@@ -7,7 +7,8 @@ import type { ModelInfo, SessionData } from './api';
 import type { Preferences } from './preferences';
 
 /** Bumped whenever this interface changes shape: a tab whose bundle is stale reloads. */
-export const ENGINE_PROTOCOL_VERSION = 1;
+/** 2: the workspace commands of issue 6 (conversations, presets, queue, message tree). */
+export const ENGINE_PROTOCOL_VERSION = 2;
 
 export interface ConversationSummary {
   id: number;
