@@ -53,8 +53,10 @@ function merge(pieces: readonly Piece[]): Piece[] {
 
 export class TextKit {
   private readonly metrics = new Map<Face, TtfMetrics>();
-  private readonly unitWidth = new Map<string, number>();
-  private readonly faceOf = new Map<string, Face | null>();
+  /** Per face: width at size 1 by UTF-16 code (NaN = not measured yet). Typed arrays: no key strings to build. */
+  private readonly unitWidth = new Map<Face, Float64Array>();
+  /** Per run style: index into FALLBACK[style] + 1 of the face drawing a code (0 = not looked up, -1 = none). */
+  private readonly faceOf = new Map<RunStyle, Int8Array>();
 
   constructor(private readonly doc: jsPDF) {
     for (const face of Object.values(FACE)) {
@@ -66,29 +68,32 @@ export class TextKit {
         characterToGlyph: (code) => meta.characterToGlyph(code),
         widthOfGlyph: (glyph) => meta.widthOfGlyph(glyph) / 1000,
       });
+      this.unitWidth.set(face, new Float64Array(0x10000).fill(Number.NaN));
     }
+    for (const style of Object.keys(FALLBACK) as RunStyle[]) this.faceOf.set(style, new Int8Array(0x10000));
   }
 
-  /** The face that draws `ch` for a run of `style`, or null when no embedded face has it. */
+  /** The face that draws `ch` (one UTF-16 unit) for a run of `style`, or null when no embedded face has it. */
   private pickFace(ch: string, style: RunStyle): Face | null {
-    const key = `${style}\u0000${ch}`;
-    let face = this.faceOf.get(key);
-    if (face === undefined) {
-      const code = ch.charCodeAt(0);
-      face = FALLBACK[style].find((f) => this.metrics.get(f)!.characterToGlyph(code) !== 0) ?? null;
-      this.faceOf.set(key, face);
+    const code = ch.charCodeAt(0);
+    const table = this.faceOf.get(style)!;
+    let at = table[code]!;
+    if (at === 0) {
+      at = FALLBACK[style].findIndex((f) => this.metrics.get(f)!.characterToGlyph(code) !== 0) + 1 || -1;
+      table[code] = at;
     }
-    return face;
+    return at > 0 ? FALLBACK[style][at - 1]! : null;
   }
 
   /** Width of one character at size 1 in `face`. */
   private charWidth(ch: string, face: Face): number {
-    const key = `${face}\u0000${ch}`;
-    let w = this.unitWidth.get(key);
-    if (w === undefined) {
+    const code = ch.charCodeAt(0);
+    const table = this.unitWidth.get(face)!;
+    let w = table[code]!;
+    if (Number.isNaN(w)) {
       const m = this.metrics.get(face)!;
-      w = m.widthOfGlyph(m.characterToGlyph(ch.charCodeAt(0)));
-      this.unitWidth.set(key, w);
+      w = m.widthOfGlyph(m.characterToGlyph(code));
+      table[code] = w;
     }
     return w;
   }

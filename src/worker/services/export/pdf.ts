@@ -75,6 +75,17 @@ class Writer {
     this.kit = new TextKit(doc);
   }
 
+  private face = '';
+  private size = 0;
+  private color = '';
+
+  /** Sets the text state, skipping what is already set (each setter costs jspdf work and stream bytes). */
+  use(face: string, size: number, color: string): void {
+    if (face !== this.face) this.doc.setFont((this.face = face), 'normal');
+    if (size !== this.size) this.doc.setFontSize((this.size = size));
+    if (color !== this.color) this.doc.setTextColor((this.color = color));
+  }
+
   /** Starts a new page unless `height` more points fit on this one. */
   ensure(height: number): void {
     if (this.y + height > BOTTOM && this.y > PAGE.margin) {
@@ -106,9 +117,7 @@ class Writer {
     let cx = x;
     for (const p of line.pieces) {
       if (p.text.trim() !== '') {
-        doc.setFont(p.face, 'normal');
-        doc.setFontSize(p.size);
-        doc.setTextColor(p.link ? COLOR.link : (opts.color ?? COLOR.text));
+        this.use(p.face, p.size, p.link ? COLOR.link : (opts.color ?? COLOR.text));
         doc.text(p.text, cx, baseline);
         if (p.link) doc.link(cx, top, p.width, height, { url: p.link });
       }
@@ -126,8 +135,7 @@ class Writer {
       const top = this.line(line, x, height, { color: opts.color, quoteX: opts.quote ? PAGE.margin + indent - 7 : undefined });
       if (i === 0 && opts.marker) {
         const marker = this.kit.wrap([{ text: opts.marker, style: 'body' }], size, 100)[0]!;
-        this.doc.setFont(marker.pieces[0]?.face ?? FACE.body, 'normal');
-        this.doc.setTextColor(COLOR.text);
+        this.use(marker.pieces[0]?.face ?? FACE.body, size, COLOR.text);
         this.doc.text(opts.marker, x - 4 - marker.width, top + (height - size) / 2 + size * 0.8);
       }
     });
