@@ -25,6 +25,14 @@ describe.each([
     const queue = page.getByRole('list', { name: 'Queued messages' });
     await expect.poll(() => queue.getByRole('listitem').allTextContents()).toEqual([expect.stringContaining('Queued second'), expect.stringContaining('Queued third')]);
     expect(await page.getByRole('textbox', { name: 'Message' }).inputValue()).toBe('');
+    const shots = process.env.PARLEY_E2E_SHOTS;
+    if (shots && !withoutSharedWorker) {
+      await page.setViewportSize({ width: 1366, height: 900 });
+      await page.screenshot({ path: `${shots}/queue-1366.png` });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.waitForTimeout(400);
+      await page.screenshot({ path: `${shots}/queue-390.png` });
+    }
     await queue.getByRole('button', { name: /Remove queued message: Queued third/ }).click();
     await expect.poll(() => queue.getByRole('listitem').count()).toBe(1);
 
