@@ -6,13 +6,16 @@
  *   show SESSION                                print a session's balances
  *
  * SESSION is the session id (ses_...) or its sessionUUID. Uses the gateway's database configuration
- * (DATABASE_URL, else PGlite in PARLEY_DATA_DIR). While a gateway owns the PGlite folder, the command goes
- * through that gateway's loopback admin routes instead (PGlite allows one process per folder).
+ * (DATABASE_URL, else PGlite in PARLEY_DATA_DIR), prints which database that is, and never creates one (a folder
+ * with no database is an error). While a gateway owns the PGlite folder, the command goes through that
+ * gateway's loopback admin routes instead (PGlite allows one process per folder).
  */
 import { pathToFileURL } from 'node:url';
-import { AdminError, creditSession, showSession, type CreditCommand, type CreditOutcome, type SessionSummary } from './admin-ops';
-import { ConfigError, loadConfig, type Env } from './config';
-import { openDatabase, type DbTarget } from './db/open';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { AdminConflictError, AdminError, creditSession, showSession, type CreditCommand, type CreditOutcome, type SessionSummary } from './admin-ops';
+import { ConfigError, loadConfig, type Env, type GatewayConfig } from './config';
+import { openDatabase, pgliteDir, type DbTarget } from './db/open';
 import type { Db } from './db/types';
 import { Ledger } from './ledger/ledger';
 import { readLiveLock, type GatewayLockFile } from './start';
@@ -75,9 +78,20 @@ async function viaGateway<T>(lock: GatewayLockFile, method: 'GET' | 'POST', path
   const json = (await res.json().catch(() => null)) as unknown;
   if (!res.ok) {
     const msg = json && typeof json === 'object' && 'message' in json && typeof json.message === 'string' ? json.message : `HTTP ${res.status}`;
-    throw new AdminError(msg);
+    throw res.status === 409 ? new AdminConflictError(msg) : new AdminError(msg);
   }
   return json as T;
+}
+
+/** Which database the command works on, for the operator to check: the PGlite folder, or the server without password. */
+export function describeDatabase(config: Pick<GatewayConfig, 'databaseUrl' | 'dataDir'>): string {
+  if (!config.databaseUrl) return `PGlite in ${pgliteDir(config.dataDir)}`;
+  try {
+    const u = new URL(config.databaseUrl);
+    return `PostgreSQL ${u.username ? `${decodeURIComponent(u.username)}@` : ''}${u.host}${u.pathname} (DATABASE_URL)`;
+  } catch {
+    return 'PostgreSQL (DATABASE_URL)';
+  }
 }
 
 function printCredit(io: AdminIo, r: CreditOutcome): void {
@@ -118,11 +132,20 @@ export async function runAdmin(argv: readonly string[], io: AdminIo): Promise<nu
     else {
       const lock = config.databaseUrl ? null : readLiveLock(config.dataDir);
       if (lock) {
+        io.out(`Database: ${describeDatabase(config)}, through the gateway at ${lock.url} (pid ${lock.pid})`);
         if (parsed.kind === 'credit') printCredit(io, await viaGateway<CreditOutcome>(lock, 'POST', '/admin/credit', parsed.cmd));
         else printShow(io, await viaGateway<SessionSummary>(lock, 'GET', `/admin/session/${encodeURIComponent(parsed.session)}`));
         return 0;
       }
       const target: DbTarget = config.databaseUrl ? { kind: 'postgres', url: config.databaseUrl } : { kind: 'pglite', dataDir: config.dataDir };
+      // Never create a database here: an operator in the wrong folder would credit an empty one and see "No session".
+      if (target.kind === 'pglite' && !existsSync(join(pgliteDir(target.dataDir), 'PG_VERSION'))) {
+        throw new AdminError(
+          `No database in ${pgliteDir(target.dataDir)} (PARLEY_DATA_DIR=${config.dataDir}); nothing was opened or created. ` +
+            "Set PARLEY_DATA_DIR to the gateway's data folder, or DATABASE_URL for PostgreSQL.",
+        );
+      }
+      io.out(`Database: ${describeDatabase(config)}`);
       db = await openDatabase(target);
     }
     if (parsed.kind === 'credit') printCredit(io, await creditSession(db, ledger(db), parsed.cmd));

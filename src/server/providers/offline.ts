@@ -165,8 +165,14 @@ function formatNumber(v: number): string {
 /** Longest arithmetic candidate evaluated: longer runs (huge numbers, deep brackets) are not arithmetic anyone asked for. */
 export const MAX_EXPRESSION_CHARS = 200;
 
-const EXPR_CHARS = new Set('0123456789 \t\n\r\f\v.+-*/^()×÷');
-const isDigit = (c: string): boolean => c >= '0' && c <= '9';
+/** Characters an arithmetic run is made of: digits, whitespace, . + - * / ^ ( ) × ÷ (by code: no per-character strings). */
+function isExprCode(c: number): boolean {
+  return (
+    (c >= 48 && c <= 57) || c === 32 || (c >= 9 && c <= 13) || c === 46 || c === 43 || c === 45 || c === 42 || c === 47 ||
+    c === 94 || c === 40 || c === 41 || c === 0xd7 || c === 0xf7
+  );
+}
+const isDigitCode = (c: number): boolean => c >= 48 && c <= 57;
 
 /**
  * Arithmetic candidates: maximal runs of expression characters, each trimmed to start at a digit or '(' and end
@@ -175,20 +181,21 @@ const isDigit = (c: string): boolean => c >= '0' && c <= '9';
  */
 function findExpressions(text: string): string[] {
   const out: string[] = [];
+  const n = text.length;
   let i = 0;
-  while (i < text.length && out.length < 3) {
-    if (!EXPR_CHARS.has(text[i] ?? '')) {
+  while (i < n && out.length < 3) {
+    if (!isExprCode(text.charCodeAt(i))) {
       i++;
       continue;
     }
     let j = i;
     let first = -1;
     let last = -1;
-    while (j < text.length && EXPR_CHARS.has(text[j] ?? '')) {
-      const c = text[j] ?? '';
-      if (first === -1 && (c === '(' || isDigit(c))) first = j;
-      if (c === ')' || isDigit(c)) last = j;
-      j++;
+    for (; j < n; j++) {
+      const c = text.charCodeAt(j);
+      if (!isExprCode(c)) break;
+      if (first === -1 && (c === 40 || isDigitCode(c))) first = j;
+      if (c === 41 || isDigitCode(c)) last = j;
     }
     if (first !== -1 && last > first && last - first < MAX_EXPRESSION_CHARS) {
       const candidate = text.slice(first, last + 1).trim();
@@ -199,26 +206,35 @@ function findExpressions(text: string): string[] {
   return out;
 }
 
+const isSentenceEnd = (c: number): boolean => c === 46 || c === 33 || c === 63; // . ! ?
+
 /** Sentence ends: runs of '.', '!' or '?' followed by whitespace or the end, counted in one pass. */
 function countSentenceEnds(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c !== '.' && c !== '!' && c !== '?') continue;
-    while (i + 1 < text.length && (text[i + 1] === '.' || text[i + 1] === '!' || text[i + 1] === '?')) i++;
-    const next = text[i + 1];
-    if (next === undefined || /\s/.test(next)) n++;
+  let count = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    if (!isSentenceEnd(text.charCodeAt(i))) continue;
+    while (i + 1 < n && isSentenceEnd(text.charCodeAt(i + 1))) i++;
+    if (i + 1 === n || /\s/.test(text[i + 1] ?? '')) count++;
   }
-  return n;
+  return count;
+}
+
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+
+/** A letter or digit at index i: ASCII by code, the rest by the Unicode classes. */
+function isWordCharAt(w: string, i: number): boolean {
+  const c = w.charCodeAt(i);
+  if (c < 128) return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+  return LETTER_OR_DIGIT.test(w[i] ?? '');
 }
 
 /** A word without the punctuation around it, found by index (an anchored `[^…]+$` regex is quadratic on a long word). */
 function bareWord(w: string): string {
-  const isWordChar = (c: string): boolean => /[\p{L}\p{N}]/u.test(c);
   let a = 0;
   let b = w.length;
-  while (a < b && !isWordChar(w[a] ?? '')) a++;
-  while (b > a && !isWordChar(w[b - 1] ?? '')) b--;
+  while (a < b && !isWordCharAt(w, a)) a++;
+  while (b > a && !isWordCharAt(w, b - 1)) b--;
   return w.slice(a, b).toLowerCase();
 }
 

@@ -1,5 +1,13 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAdmin } from '../../../src/server/admin';
+import { describeDatabase, runAdmin } from '../../../src/server/admin';
+import { createApp } from '../../../src/server/app';
+import { loadConfig } from '../../../src/server/config';
+import type { AppEnv } from '../../../src/server/context';
+import { Catalogue } from '../../../src/server/providers/catalogue';
 import { openDatabase } from '../../../src/server/db/open';
 import type { Db } from '../../../src/server/db/types';
 import { createSession } from '../../../src/server/sessions/store';
@@ -7,7 +15,7 @@ import { createSession } from '../../../src/server/sessions/store';
 let db: Db;
 beforeAll(async () => {
   db = await openDatabase({ kind: 'memory' });
-});
+}, 60_000);
 afterAll(async () => {
   await db.close();
 });
@@ -67,4 +75,96 @@ describe('npm run admin', () => {
     }
     expect((await admin('show', session.id)).out).toContain('0.000000 USD');
   });
+});
+
+describe('admin: key clashes, the database it opens, where the routes answer', () => {
+  it('a key reused for another session, amount or currency is a clear error, nothing changed', async () => {
+    const { session: a } = await createSession(db);
+    const { session: b } = await createSession(db);
+    expect((await admin('credit', a.id, '1', '--key', 'clash-1')).code).toBe(0);
+    for (const argv of [
+      ['credit', b.id, '1', '--key', 'clash-1'],
+      ['credit', a.id, '2', '--key', 'clash-1'],
+      ['credit-nano', a.id, '1', '--key', 'clash-1'],
+    ]) {
+      const r = await admin(...argv);
+      expect(r.code, argv.join(' ')).toBe(1);
+      expect(r.err).toBe(
+        "Error: The key 'clash-1' was already used for a different operation; nothing changed (use a new --key, or the same amount, currency and session to repeat it safely)",
+      );
+    }
+    expect((await admin('show', a.id)).out).toContain('Balance: 1.000000 USD, 0.000000 XNO');
+    expect((await admin('show', b.id)).out).toContain('Balance: 0.000000 USD, 0.000000 XNO');
+  });
+
+  it('POST /admin/credit answers 409 on a clash; the routes refuse non-loopback and proxied connections', async () => {
+    const { session: a } = await createSession(db);
+    const { session: b } = await createSession(db);
+    const catalogue = await Catalogue.create([], { offlineTokenDelayMs: 0, discoveryTimeoutMs: 1000, log: () => {} });
+    const app = createApp({ db, catalogue, adminToken: 'tok', log: () => {} });
+    const socket = (remoteAddress: string): AppEnv['Bindings'] => ({ incoming: { socket: { remoteAddress } } as unknown as IncomingMessage });
+    const credit = (session: string, headers: Record<string, string> = {}, from = '127.0.0.1') =>
+      app.request(
+        '/admin/credit',
+        { method: 'POST', headers: { authorization: 'Bearer tok', 'content-type': 'application/json', ...headers }, body: JSON.stringify({ session, amount: '1', currency: 'USD', key: 'route-clash' }) },
+        socket(from),
+      );
+    expect((await credit(a.id)).status).toBe(200);
+    expect((await credit(a.id)).status).toBe(200); // a true repeat
+    const clash = await credit(b.id);
+    expect(clash.status).toBe(409);
+    expect(await clash.json()).toEqual({
+      error: 'KEY_CONFLICT',
+      message: "The key 'route-clash' was already used for a different operation; nothing changed (use a new --key, or the same amount, currency and session to repeat it safely)",
+    });
+    for (const [headers, from] of [
+      [{}, '10.1.2.3'],
+      [{}, '::ffff:192.168.1.9'],
+      [{ 'x-forwarded-for': '203.0.113.1' }, '127.0.0.1'],
+      [{ forwarded: 'for=203.0.113.1' }, '::1'],
+    ] as const) {
+      const res = await credit(a.id, headers, from);
+      expect(res.status, `${from} ${JSON.stringify(headers)}`).toBe(403);
+      expect(((await res.json()) as { error: string }).error).toBe('ADMIN_LOOPBACK_ONLY');
+    }
+    expect((await credit(a.id, {}, '::1')).status).toBe(200);
+    const loose = createApp({ db, catalogue, adminToken: 'tok', settings: { guards: loadConfig({ PARLEY_ADMIN_LOOPBACK_ONLY: 'false' }).guards }, log: () => {} });
+    const far = await loose.request('/admin/session/' + a.id, { headers: { authorization: 'Bearer tok' } }, socket('10.1.2.3'));
+    expect(far.status).toBe(200);
+  });
+
+  it('says which database it opened, and never creates one in a folder without a database', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-admin-'));
+    try {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await runAdmin(['credit', 'ses_x', '1'], { out: (l) => out.push(l), err: (l) => err.push(l), env: { PARLEY_DATA_DIR: dir } });
+      expect(code).toBe(1);
+      expect(err.join('\n')).toContain(`No database in ${join(dir, 'pglite')} (PARLEY_DATA_DIR=${dir}); nothing was opened or created.`);
+      expect(existsSync(join(dir, 'pglite'))).toBe(false);
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(describeDatabase({ databaseUrl: null, dataDir: '/srv/parley' })).toBe('PGlite in /srv/parley/pglite');
+    expect(describeDatabase({ databaseUrl: 'postgres://parley:secret@db.internal:5432/parley', dataDir: './data' })).toBe(
+      'PostgreSQL parley@db.internal:5432/parley (DATABASE_URL)',
+    );
+  });
+
+  it('on an existing PGlite folder, prints it first', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-admin-'));
+    try {
+      const made = await openDatabase({ kind: 'pglite', dataDir: dir });
+      const { session } = await createSession(made);
+      await made.close();
+      const out: string[] = [];
+      const code = await runAdmin(['show', session.id], { out: (l) => out.push(l), err: () => {}, env: { PARLEY_DATA_DIR: dir } });
+      expect(code).toBe(0);
+      expect(out[0]).toBe(`Database: PGlite in ${join(dir, 'pglite')}`);
+      expect(out[1]).toBe(`Session ${session.id} (${session.sessionUUID})`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

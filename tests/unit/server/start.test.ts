@@ -31,7 +31,7 @@ beforeAll(async () => {
     env: { PARLEY_UPSTREAM_URL: up.url, PARLEY_UPSTREAM_MODELS: 'fake-model', PARLEY_OFFLINE_TOKEN_DELAY_MS: '1', PARLEY_RESUME_GRACE_MS: '500' },
     log: () => {},
   });
-});
+}, 90_000);
 afterAll(async () => {
   await gw?.close();
   await up?.close();
@@ -89,11 +89,13 @@ describe('startGateway: a real server on loopback', () => {
   it('frames thinking and metadata the same way over a real socket; upstream errors are JSON', async () => {
     const ls = await fetch(`${gw.url}/auth/local-session`);
     const cookie = (ls.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    // Each request its own requestId: a reused one replays the first reply (docs/gateway.md "Request binding").
+    let n = 0;
     const post = (): Promise<Response> =>
       fetch(`${gw.url}/api/stream-gpt`, {
         method: 'POST',
         headers: { cookie, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'fake-model', messages: [{ role: 'user', content: 'hi' }], conversationUUID: 'c', requestId: 'req-real-0001' }),
+        body: JSON.stringify({ model: 'fake-model', messages: [{ role: 'user', content: 'hi' }], conversationUUID: 'c', requestId: `req-real-000${++n}` }),
       });
     up.setScript({ steps: [{ reasoning: 'hmm' }, { content: 'ok' }], usage: { prompt_tokens: 7, completion_tokens: 3 } });
     const res = await post();
@@ -226,7 +228,7 @@ describe('startGateway: a real server on loopback', () => {
     const after = (await (await fetch(`${gw.url}/auth/local-session`, { headers: { cookie } })).json()) as LocalSessionResponse;
     expect(after.data.usd_balance).toBe('3.500000');
     // The admin routes need the token.
-    const forged = await fetch(`${gw.url}/admin/credit`, { method: 'POST', headers: { authorization: 'Bearer nope' }, body: '{}' });
+    const forged = await fetch(`${gw.url}/admin/credit`, { method: 'POST', headers: { authorization: 'Bearer nope', 'content-type': 'application/json' }, body: '{}' });
     expect(forged.status).toBe(403);
   });
 
