@@ -13,6 +13,8 @@ function loadHighlighter(): Promise<HLJSApi> {
   return hljs;
 }
 
+/** Quiet time before colouring: a block that is still growing is coloured once, when it stops. */
+const HIGHLIGHT_SETTLE_MS = 200;
 /** Longer code is left plain: colouring it would hold the main thread for too long. */
 const HIGHLIGHT_MAX_CHARS = 100_000;
 
@@ -21,22 +23,26 @@ const HIGHLIGHT_MAX_CHARS = 100_000;
  * to set: nothing of the model's text becomes markup.
  */
 function useHighlighted(code: string, language: string): string | null {
-  const [html, setHtml] = useState<string | null>(null);
+  // Kept with the code it colours: while new code waits for its colours, the plain text shows, never stale colours.
+  const [state, setState] = useState<{ code: string; language: string; html: string } | null>(null);
   useEffect(() => {
     let live = true;
-    setHtml(null);
     if (code.length > HIGHLIGHT_MAX_CHARS) return;
-    void loadHighlighter().then((h) => {
-      if (!live) return;
-      const lang = language && h.getLanguage(language) ? language : null;
-      if (lang === null) return;
-      setHtml(h.highlight(code, { language: lang, ignoreIllegals: true }).value);
-    });
+    // Code still streaming in changes on every update: colour it once it has been still for a moment.
+    const timer = setTimeout(() => {
+      void loadHighlighter().then((h) => {
+        if (!live) return;
+        const lang = language && h.getLanguage(language) ? language : null;
+        if (lang === null) return;
+        setState({ code, language, html: h.highlight(code, { language: lang, ignoreIllegals: true }).value });
+      });
+    }, HIGHLIGHT_SETTLE_MS);
     return () => {
       live = false;
+      clearTimeout(timer);
     };
   }, [code, language]);
-  return html;
+  return state !== null && state.code === code && state.language === language ? state.html : null;
 }
 
 export const CodeBlock = memo(function CodeBlock({ language, code }: { language: string; code: string }) {

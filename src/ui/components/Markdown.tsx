@@ -5,15 +5,17 @@
  *
  * Parsing is the costly part of a message, so a finished message is parsed once: its rendered tree is cached
  * under the caller's key (message id and updatedAt), and a message scrolled back into the virtualised list, or
- * re-rendered for any other reason, reuses it. A streaming message has no key and is parsed on each update.
+ * re-rendered for any other reason, reuses it. A streaming message has no key: it is parsed block by block and only
+ * its last block again on each update (./markdown-blocks.ts).
  */
-import type { ReactElement } from 'react';
+import { Fragment, type ReactElement } from 'react';
 import ReactMarkdown, { type Components } from 'react-markdown';
 import remarkGfm from 'remark-gfm';
 import remarkMath from 'remark-math';
 import rehypeKatex from 'rehype-katex';
 import 'katex/dist/katex.min.css';
 import { CodeBlock } from './CodeBlock';
+import { splitBlocks } from './markdown-blocks';
 
 const components: Components = {
   pre({ children }) {
@@ -72,8 +74,36 @@ function cached(key: string, text: string): ReactElement {
   return tree;
 }
 
+/** Rendered blocks of streaming replies, by their text (small: only the replies streaming right now use it). */
+const blockCache = new Map<string, ReactElement>();
+const BLOCK_CACHE_SIZE = 400;
+
+function renderBlock(block: string): ReactElement {
+  const hit = blockCache.get(block);
+  if (hit !== undefined) return hit;
+  const tree = render(block);
+  blockCache.set(block, tree);
+  if (blockCache.size > BLOCK_CACHE_SIZE) blockCache.delete(blockCache.keys().next().value as string);
+  return tree;
+}
+
+/**
+ * A reply still streaming: its finished blocks keep their rendered trees, only the last (growing) block is
+ * parsed again on each update, so the cost of an update stays flat however long the reply gets.
+ */
+function Streaming({ text }: { text: string }) {
+  const blocks = splitBlocks(text);
+  const last = blocks.length - 1;
+  return (
+    <>
+      {blocks.map((block, i) => (
+        <Fragment key={i}>{i === last ? render(block) : renderBlock(block)}</Fragment>
+      ))}
+    </>
+  );
+}
+
 export default function Markdown({ text, cacheKey }: { text: string; cacheKey?: string }) {
   // The text's length rides along in the key: a key reused for other text (it should not happen) misses the cache.
-  const tree = cacheKey === undefined ? render(text) : cached(`${cacheKey}:${text.length}`, text);
-  return <div className="markdown">{tree}</div>;
+  return <div className="markdown">{cacheKey === undefined ? <Streaming text={text} /> : cached(`${cacheKey}:${text.length}`, text)}</div>;
 }
