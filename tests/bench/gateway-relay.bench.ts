@@ -55,7 +55,8 @@ async function serveChild(): Promise<void> {
     memory: true,
     inheritEnv: false,
     clientDir: null,
-    env: { PARLEY_UPSTREAM_URL: up.url, PARLEY_UPSTREAM_MODELS: MODEL },
+    // One client sends every reply: the per-address limit on costly routes is not what is measured here.
+    env: { PARLEY_UPSTREAM_URL: up.url, PARLEY_UPSTREAM_MODELS: MODEL, PARLEY_COSTLY_RATE_BURST: '1000000', PARLEY_COSTLY_RATE_PER_MIN: '60000000' },
     log: () => {},
   });
   const urls: ChildUrls = { gateway: gw.url, upstream: up.url };

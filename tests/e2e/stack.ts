@@ -37,6 +37,9 @@ export async function startStack(): Promise<Stack> {
       PARLEY_UPSTREAM_MODELS: `${FREE_MODEL},${PAID_MODEL}`,
       PARLEY_UPSTREAM_PRICING: JSON.stringify({ [PAID_MODEL]: { input: '1', output: '2' } }),
       PARLEY_OFFLINE_TOKEN_DELAY_MS: '1',
+      // Every browser context is a new session from 127.0.0.1: room for a whole file of tests (docs/gateway.md).
+      PARLEY_SESSION_RATE_BURST: '10000',
+      PARLEY_COSTLY_RATE_BURST: '10000',
     },
   });
   const browser = await launchChromium();
