@@ -121,3 +121,10 @@ export const NO_MESSAGE_CONTENT_RETURNED = STREAM_ERROR.noMessageContent;
 export const NO_MESSAGE_RETURNED_TEXT = STREAM_ERROR.supportLine;
 export const FAILED_TO_START_STREAM = STREAM_ERROR.failedToStart;
 export const FAILED_TO_START_MULTI_STREAM = STREAM_ERROR.failedToStartMulti;
+
+/** Export (spec 000 section 5: "Exporting needs a named conversation with messages"). */
+export const EXPORT_NOTICE = {
+  needsNamedConversation: 'Exporting needs a named conversation with messages',
+  failedTitle: 'Export failed', // ours
+  nothingToArchive: 'No conversation has a name and messages to export', // ours
+} as const;
