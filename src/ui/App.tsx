@@ -52,7 +52,8 @@ export function App() {
   }
 
   return (
-    <div className="app" data-drawer={drawerOpen ? 'open' : 'closed'}>
+    // "Show thinking" off hides every reply's reasoning block (styles/layout.css), without touching each message.
+    <div className="app" data-drawer={drawerOpen ? 'open' : 'closed'} data-show-thinking={preferences?.showThinkingBlocks === false ? 'false' : 'true'}>
       <div className="drawer" id="app-drawer" ref={drawer}>
         <Sidebar route={route} />
         <nav aria-label="Pages" className="pages-nav">

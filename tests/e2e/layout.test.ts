@@ -172,6 +172,26 @@ describe('layout', () => {
   });
 });
 
+describe('reply details', () => {
+  it('each reply shows its tokens and cost; "Show thinking" off hides the reasoning', async () => {
+    getStack().upstream.setScript(textReply('Short answer.', { reasoning: 'Pondering.', usage: { prompt_tokens: 5, completion_tokens: 7 } }));
+    const context = await getStack().newContext();
+    const page = await openApp(context);
+    await chooseModel(page, FREE_MODEL);
+    await send(page, 'Quick one');
+    await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+    const reply = assistant(page).first();
+    expect(await reply.getAttribute('data-model')).toBe(FREE_MODEL);
+    await expect.poll(() => reply.getByLabel('Reply details').textContent()).toBe('7 tokens · free');
+    expect(await reply.locator('.thinking').isVisible()).toBe(true);
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('switch', { name: 'Show thinking' }).click();
+    await page.goBack();
+    await assistant(page).first().waitFor();
+    await expect.poll(() => assistant(page).first().locator('.thinking').isVisible()).toBe(false);
+  });
+});
+
 describe('model picker', () => {
   it('is a searchable list grouped by provider, with prices and the free ones marked, usable by keyboard', async () => {
     const context = await getStack().newContext();

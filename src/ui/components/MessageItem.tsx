@@ -4,6 +4,7 @@ import { engine } from '../engine';
 import { navigate } from '../router';
 import { AlternativesNav } from './AlternativesNav';
 import { MessageMenu, type MessageAction } from './MessageMenu';
+import { MessageMeta } from './MessageMeta';
 
 // Markdown, GFM, math and KaTeX are heavy: loaded on first use, not with the page.
 const Markdown = lazy(() => import('./Markdown'));
@@ -27,6 +28,9 @@ function sameMessage(a: MessageItemProps, b: MessageItemProps): boolean {
     x.isPartial === y.isPartial &&
     x.model === y.model &&
     x.role === y.role &&
+    x.cost === y.cost &&
+    x.outputTokens === y.outputTokens &&
+    x.updatedAt === y.updatedAt &&
     x.canContinue === y.canContinue &&
     x.alternatives?.index === y.alternatives?.index &&
     x.alternatives?.count === y.alternatives?.count
@@ -165,13 +169,14 @@ export const MessageItem = memo(function MessageItem({ message, modelName }: Mes
             </span>
           ) : (
             <Suspense fallback={<div className="plain">{message.text}</div>}>
-              <Markdown text={message.text} />
+              <Markdown text={message.text} cacheKey={status === 'done' ? `${message.id}:${message.updatedAt}` : undefined} />
             </Suspense>
           )
         ) : (
           <div className="plain">{message.text}</div>
         )}
       </div>
+      <MessageMeta message={message} />
       {message.isPartial && <p className="message-note">Partial reply: the stream ended early.</p>}
       {(message.hasError || message.interrupted) && message.error && (
         <p className="message-error" role="note">
