@@ -7,8 +7,8 @@
  *  - `inflight_replies`: one row per reply (key, owner, state, cancel flag, until when a remote follower is
  *    reading, expiry); `inflight_reply_chunks`: its text in order, the metadata tag last.
  *  - Writes are batched: every FLUSH_MS the owner writes what its replies produced since, all replies in one
- *    transaction of two statements (rows, then chunks), never one INSERT per token. A reply that ends is flushed
- *    at once, its last chunk and 'finished' state in the same transaction.
+ *    transaction of two statements (rows, then chunks), never one INSERT per token nor a transaction per reply.
+ *    A reply's last chunk and its 'finished' state go in the same transaction.
  *  - Another process follows a reply by polling (FOLLOW_POLL_MS): it reads the state, then the chunks after the
  *    last it sent; 'finished' read before the chunks means it has them all. Each poll also marks the row followed,
  *    which keeps the owner from ending the reply when its own grace period runs out.
@@ -60,7 +60,6 @@ export class PgReplyStore implements SharedReplies {
   private readonly pending = new Map<string, Pending>();
   private readonly timers: ReturnType<typeof setInterval>[] = [];
   private flushing: Promise<void> | null = null;
-  private soon: ReturnType<typeof setTimeout> | null = null;
   private closed = false;
   /** Replies this process runs that have not finished (no cancel poll without them). */
   private streamingHere = 0;
@@ -122,11 +121,8 @@ export class PgReplyStore implements SharedReplies {
     if (!p || p.finished) return;
     p.finished = true;
     this.streamingHere--;
-    // The end goes out at once (not at the next tick): a follower elsewhere is waiting for the metadata.
-    this.soon ??= setTimeout(() => {
-      this.soon = null;
-      void this.flush().catch((e: unknown) => this.options.log(`reply store: flush failed: ${e instanceof Error ? e.message : String(e)}`));
-    }, 0);
+    // Written with the next batch like any text (not a transaction per finished reply): a follower elsewhere
+    // gets the metadata at most one flush and one poll later.
   }
 
   /** Writes what the replies produced since the last flush: one transaction, two statements. */
@@ -263,7 +259,6 @@ export class PgReplyStore implements SharedReplies {
 
   /** Flushes what is left and stops the timers (the gateway is closing; the database closes after). */
   async close(): Promise<void> {
-    if (this.soon !== null) clearTimeout(this.soon);
     for (const t of this.timers) clearInterval(t);
     this.timers.length = 0;
     await this.flush().catch((e: unknown) => this.options.log(`reply store: last flush failed: ${e instanceof Error ? e.message : String(e)}`));
