@@ -106,7 +106,7 @@ export function SettingsPage() {
             onChange={(v) => save({ autoGenerateTitle: v, hasBeenAskedAboutAutoTitle: true })}
             hint="After the first reply, a short title replaces the conversation's first words."
           />
-          <Toggle label="Enter sends message" checked={preferences.enterSendsMessage} onChange={(v) => save({ enterSendsMessage: v })} hint="When off, Enter starts a new line and Ctrl+Enter sends." />
+          <Toggle label="Enter sends message" checked={preferences.enterSendsMessage} onChange={(v) => save({ enterSendsMessage: v })} hint="When off, Enter starts a new line; send with the Send button." />
           <Toggle label="Show thinking" checked={preferences.showThinkingBlocks} onChange={(v) => save({ showThinkingBlocks: v })} hint="Show a model's reasoning above its reply." />
         </form>
       )}
