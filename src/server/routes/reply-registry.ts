@@ -66,6 +66,8 @@ export class InFlightReply {
   finishedAt = 0;
   /** Bytes counted against the registry's budget for this reply. */
   bytes = REPLY_OVERHEAD_BYTES;
+  /** No longer held by the registry (replaced under its key, or evicted): its bytes are not counted any more. */
+  forgotten = false;
 
   constructor(
     readonly key: string,
@@ -239,6 +241,7 @@ export class ReplyRegistry {
 
   /** @internal InFlightReply.write: count the bytes and pass them on to the shared store. */
   grew(reply: InFlightReply, text: string): void {
+    if (reply.forgotten) return;
     const n = textBytes(text);
     reply.bytes += n;
     this.heldBytes += n;
@@ -264,6 +267,8 @@ export class ReplyRegistry {
   }
 
   private forget(key: string, reply: InFlightReply): void {
+    if (reply.forgotten) return;
+    reply.forgotten = true;
     if (this.replies.get(key) === reply) this.replies.delete(key);
     if (this.finishedQueue.get(key) === reply) this.finishedQueue.delete(key);
     this.heldBytes -= reply.bytes;

@@ -7,7 +7,7 @@
  *  - `inflight_replies`: one row per reply (key, owner, state, cancel flag, until when a remote follower is
  *    reading, expiry); `inflight_reply_chunks`: its text in order, the metadata tag last.
  *  - Writes are batched: every FLUSH_MS the owner writes what its replies produced since, all replies in one
- *    transaction of two statements (rows, then chunks), never one INSERT per token nor a transaction per reply.
+ *    transaction (rows, then chunks), never one INSERT per token nor a transaction per reply.
  *    A reply's last chunk and its 'finished' state go in the same transaction.
  *  - Another process follows a reply by polling (FOLLOW_POLL_MS): it reads the state, then the chunks after the
  *    last it sent; 'finished' read before the chunks means it has them all. Each poll also marks the row followed,
@@ -107,7 +107,8 @@ export class PgReplyStore implements SharedReplies {
   }
 
   opened(key: string, _reply: InFlightReply): void {
-    this.streamingHere++;
+    const old = this.pending.get(key);
+    if (old === undefined || old.finished) this.streamingHere++;
     this.pending.set(key, { text: '', isNew: true, finished: false, nextSeq: 0 });
   }
 
@@ -125,16 +126,18 @@ export class PgReplyStore implements SharedReplies {
     // gets the metadata at most one flush and one poll later.
   }
 
-  /** Writes what the replies produced since the last flush: one transaction, two statements. */
+  /** Writes what the replies produced since the last flush: one transaction of two or three statements. */
   flush(): Promise<void> {
     if (this.flushing) return this.flushing.then(() => this.flush());
     if (this.pending.size === 0) return Promise.resolve();
     const rows: { reply_key: string; state: string }[] = [];
+    const fresh: { reply_key: string }[] = [];
     const chunks: { reply_key: string; seq: number; body: string }[] = [];
     const taken: [string, Pending, string][] = [];
     for (const [key, p] of this.pending) {
       if (p.text.length === 0 && !p.isNew && !p.finished) continue;
       if (p.isNew || p.finished) rows.push({ reply_key: key, state: p.finished ? 'finished' : 'streaming' });
+      if (p.isNew) fresh.push({ reply_key: key });
       if (p.text.length > 0) chunks.push({ reply_key: key, seq: p.nextSeq, body: p.text });
       taken.push([key, p, p.text]);
     }
@@ -155,6 +158,13 @@ export class PgReplyStore implements SharedReplies {
              FROM jsonb_to_recordset($1::text::jsonb) AS x(reply_key text, state text)
              ON CONFLICT (reply_key) DO UPDATE SET state = EXCLUDED.state, owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at`,
             [JSON.stringify(rows), this.owner, this.options.retainMs / 1000, LEASE_MS / 1000],
+          );
+        }
+        if (fresh.length > 0) {
+          // A key used again (a requestId freed and retried) starts from an empty text, never after the old one's.
+          await tx.query(
+            `DELETE FROM inflight_reply_chunks c USING jsonb_to_recordset($1::text::jsonb) AS x(reply_key text) WHERE c.reply_key = x.reply_key`,
+            [JSON.stringify(fresh)],
           );
         }
         if (chunks.length > 0) {

@@ -84,6 +84,21 @@ describe('reply registry: bounded memory', () => {
     replies.close();
   });
 
+  it('a key opened again while its first reply still runs: the first one is no longer counted', async () => {
+    const replies = new ReplyRegistry();
+    const first = replies.open('k', () => {});
+    await first.write('old text');
+    const second = replies.open('k', () => {});
+    await first.write(' still coming');
+    await second.write('new');
+    replies.finish('k', first);
+    replies.finish('k', second);
+    expect(replies.get('k')).toBe(second);
+    expect(replies.size).toBe(1);
+    expect(replies.bytes).toBe(REPLY_OVERHEAD_BYTES + 2 * 'new'.length);
+    replies.close();
+  });
+
   it('a listener that attaches while the reply ends mid-catch-up gets every character once', async () => {
     const replies = new ReplyRegistry();
     const r = replies.open('k', () => {});
