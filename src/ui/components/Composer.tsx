@@ -79,7 +79,8 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
     if (address.model !== null) {
       const chosen = models.find((m) => m.id === address.model);
       if (chosen) {
-        if (chosen.modality === 'text') view.model = chosen.id;
+        // After the page's own effects (children's effects run first), which set a new conversation's default model.
+        if (chosen.modality === 'text') setTimeout(() => (view.model = chosen.id), 0);
         applyModelChoice(chosen);
       } else {
         const fallback = models.find((m) => m.modality === 'text' && m.id === view.model) ?? textModels[0];
@@ -136,7 +137,12 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
         <div role="radiogroup" aria-label="Mode" className="mode-group">
           {MODES.map((m) => (
             <label key={m.id} className={state.mode === m.id ? 'mode on' : 'mode'}>
-              <input type="radio" name={`${ids}-mode`} value={m.id} checked={state.mode === m.id} onChange={() => (composer.mode = m.id)} />
+              <input type="radio" name={`${ids}-mode`} value={m.id} checked={state.mode === m.id} onChange={() => {
+                  composer.mode = m.id;
+                  // Multi-model is a chat capability: another mode ends it (spec 000 section 4, as an image model does).
+                  if (m.id !== 'chat') composer.extraModels = [];
+                }}
+              />
               {m.label}
             </label>
           ))}
