@@ -31,9 +31,10 @@ export function ConversationPage({ slug }: { slug: string }) {
   /** The user picked a model on this page: the default-model preference no longer applies to it. */
   const pickedHere = useRef(false);
 
-  // A new conversation starts with the "Default model" preference (when the catalogue has it), else the catalogue's.
+  // A new conversation starts with the "Default model" preference (when the catalogue has it), else the
+  // catalogue's; a model already chosen in this tab (view.model) is kept, as a person expects going back and forth.
   useEffect(() => {
-    if (!isNew || !models || !preferences || pickedHere.current || models.models.length === 0) return;
+    if (!isNew || !models || !preferences || pickedHere.current || view.model !== '' || models.models.length === 0) return;
     const preferred = preferences.defaultModel;
     view.model = preferred && models.models.some((m) => m.id === preferred) ? preferred : models.defaultModel;
   }, [isNew, models, preferences]);
