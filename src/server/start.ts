@@ -24,8 +24,13 @@ import { startSessionSweeper } from './sessions/expiry';
 import { ReplyRegistry } from './routes/reply-registry';
 import { PgReplyStore } from './routes/reply-store';
 
-/** Rate-limit buckets untouched this long are dropped by the sweep (any bucket refills in well under a day). */
-const BUCKET_IDLE_MS = 24 * 3_600_000;
+/** Rate-limit buckets untouched this long are dropped by the sweep: a day, or longer if a bucket refills slower. */
+function bucketIdleMs(config: GatewayConfig): number {
+  const refill = [config.guards.sessionRate, config.guards.costlyRate]
+    .filter((r) => r.perMinute > 0)
+    .map((r) => Math.ceil((r.burst / r.perMinute) * 60_000));
+  return Math.max(24 * 3_600_000, ...refill);
+}
 
 export interface StartGatewayOptions {
   /** Port to listen on; 0 = any free port. Default: PORT, else 8787. */
@@ -143,7 +148,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
     // Holds a dead gateway left open are given back at startup and then every minute (docs/gateway.md, "Holds").
     const sweeper = startHoldSweeper(ledger, log);
     // Idle sessions that never held money expire, at startup and then every PARLEY_SESSION_SWEEP_MS (sessions/expiry.ts).
-    const sessionSweeper = startSessionSweeper(db, { idleMs: config.sessionIdleMs, everyMs: config.sessionSweepMs, bucketIdleMs: BUCKET_IDLE_MS }, log);
+    const sessionSweeper = startSessionSweeper(db, { idleMs: config.sessionIdleMs, everyMs: config.sessionSweepMs, bucketIdleMs: bucketIdleMs(config) }, log);
     stopSweeper = async () => {
       await sweeper.stop();
       await sessionSweeper.stop();
@@ -191,6 +196,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
         catalogue.close();
         await stopSweeper();
         replies.close();
+        await stopSweeper();
         await stopSweeper();
         await stopReplies();
         if (lockPath) rmSync(lockPath, { force: true });
