@@ -194,11 +194,9 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
           running.closeAllConnections();
         });
         catalogue.close();
-        await stopSweeper();
         replies.close();
-        await stopSweeper();
-        await stopSweeper();
         await stopReplies();
+        await stopSweeper();
         if (lockPath) rmSync(lockPath, { force: true });
         await db.close();
       })();
