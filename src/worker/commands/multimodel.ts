@@ -161,11 +161,20 @@ export async function startMultiModel(core: EngineCore, run: MultiModelRun): Pro
     const reply = replies[i] as LiveReply;
     core.startReply(reply, () => Promise.resolve(channel.stream));
   });
-  void pump(body, channels);
+  // A model refused with a status (402 for a paid model the balance cannot hold, 429, 503...) gets the notice of
+  // that status, in place of the reply runner's generic one.
+  const byModel = new Map(targets.map((t, i) => [t.model.id, replies[i] as LiveReply]));
+  void pump(body, channels, (modelId, status, code, message) => {
+    const reply = byModel.get(modelId);
+    if (reply) reply.quietFailure = true;
+    core.notify(classifyModelError({ status, code, message, body: { error: code, message }, currency: sessionCurrency(core) }));
+  });
 }
 
 /** Reads the line stream and feeds each model's channel; a malformed line is logged and skipped. */
-async function pump(body: ReadableStream<Uint8Array>, channels: Map<string, ModelChannel>): Promise<void> {
+type RefusedFn = (modelId: string, status: number, code: string | undefined, message: string) => void;
+
+async function pump(body: ReadableStream<Uint8Array>, channels: Map<string, ModelChannel>, refused: RefusedFn): Promise<void> {
   const parser = new MultiStreamParser(channels.keys());
   const reader = body.getReader();
   const feed = (events: ReturnType<MultiStreamParser['push']>): void => {
@@ -177,7 +186,10 @@ async function pump(body: ReadableStream<Uint8Array>, channels: Map<string, Mode
       const channel = channels.get(e.modelId);
       if (!channel) continue;
       if (e.kind === 'chunk') channel.chunk(e.text);
-      else if (e.kind === 'error') channel.fail(e.error);
+      else if (e.kind === 'error') {
+        if (e.status !== undefined) refused(e.modelId, e.status, e.code, e.error);
+        channel.fail(e.error);
+      }
       else if (e.kind === 'metadata') channel.meta(e.metadata);
       else channel.complete();
     }

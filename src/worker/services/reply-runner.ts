@@ -35,6 +35,8 @@ export interface LiveReply {
   stoppedByUser: boolean;
   /** One model of a multi-model request: a failure stays on this reply's message (reply.failed ownError). */
   ownError?: boolean;
+  /** Its failure was already told with a better notice (a multi-model line with a status): no second notice. */
+  quietFailure?: boolean;
   /**
    * Continue (reply.continued): what the reply held before this request. The new text is appended to it, cost and
    * output tokens add up, and a failure always keeps the reply (it is never deleted).
@@ -119,7 +121,7 @@ export async function runReply(host: ReplyHost, reply: LiveReply, open: (signal:
   const outputTokens = meta?.outputTokens == null ? null : meta.outputTokens + (before?.outputTokens ?? 0);
 
   const fail = async (error: string, keepIt: boolean, notice: Omit<Notice, 'id'> | null) => {
-    if (notice) host.notify(notice);
+    if (notice && !reply.quietFailure) host.notify(notice);
     // A continued reply is never deleted: it keeps what it had, and what arrived.
     const keepPartial = before !== undefined || keepIt;
     const repair = keepPartial ? [] : (reply.onDropped?.() ?? []);

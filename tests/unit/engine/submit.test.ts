@@ -183,6 +183,9 @@ describe('multi-model', () => {
       ['broken-model', 'error', ''],
     ]);
     expect(replies[2]).toMatchObject({ hasError: true, error: 'Overloaded' });
+    // The refused model's notice is the one of its status, told once.
+    expect(notices.map((n) => n.title)).toContain('Model is temporarily not responding');
+    expect(notices.map((n) => n.title)).not.toContain('Error sending message');
     expect(new Set(replies.map((m) => m.multiModelRequest)).size).toBe(1);
     expect(replies.every((m) => m.parentMessageId === user?.id)).toBe(true);
 
