@@ -3,7 +3,7 @@
  * Start a real server with startGateway (src/server/start.ts) or `npm run serve`.
  */
 import { ReplyRegistry, RESUME_GRACE_MS } from './routes/reply-registry';
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { jsonError, type AppEnv, type AppSettings, type RouteContext } from './context';
 import type { Db } from './db/types';
@@ -50,6 +50,15 @@ export const DEFAULT_SETTINGS: AppSettings = {
   guards: loadConfig({}).guards,
 };
 
+/**
+ * Largest body of every JSON route but the reply routes ({requestId}, a title's 20,000 characters, an admin
+ * credit): parsing is on the event loop, so a small route does not accept the reply routes' 25 MiB.
+ */
+export const SMALL_BODY_BYTES = 256 * 1024;
+
+/** Routes whose body carries a conversation (its images too): PARLEY_MAX_BODY_BYTES applies. */
+const LARGE_BODY_ROUTES = new Set(['/api/stream-gpt', '/api/talk-to-gpt-multi']);
+
 /** Routes that spend money or upstream capacity: limited per client address (PARLEY_COSTLY_RATE_*). */
 const COSTLY_ROUTES = ['/api/stream-gpt', '/api/talk-to-gpt-multi', '/api/conversation-summary'];
 
@@ -66,7 +75,16 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   // Before anything reads a body or a session: state-changing requests must be JSON from this site.
   const crossSite = crossSiteGuard(settings.guards.allowedOrigins);
-  for (const prefix of ['/api/*', '/auth/*', '/admin/*']) app.use(prefix, crossSite);
+  const smallBodies: MiddlewareHandler<AppEnv> = async (c, next) => {
+    if (c.req.method === 'POST' && !LARGE_BODY_ROUTES.has(c.req.path) && Number(c.req.header('content-length') ?? 0) > SMALL_BODY_BYTES) {
+      return jsonError(c, 413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${SMALL_BODY_BYTES} bytes`);
+    }
+    await next();
+  };
+  for (const prefix of ['/api/*', '/auth/*', '/admin/*']) {
+    app.use(prefix, crossSite);
+    app.use(prefix, smallBodies);
+  }
 
   // Body size is enforced where bodies are read (readJson in context.ts): hono's bodyLimit middleware re-wraps
   // the request in a web stream, which takes the body off @hono/node-server's fast path.

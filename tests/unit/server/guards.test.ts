@@ -7,7 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Hono } from 'hono';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createApp } from '../../../src/server/app';
+import { createApp, SMALL_BODY_BYTES } from '../../../src/server/app';
 import { loadConfig, type Env } from '../../../src/server/config';
 import type { AppEnv } from '../../../src/server/context';
 import { openDatabase } from '../../../src/server/db/open';
@@ -189,6 +189,21 @@ describe('cross-site requests', () => {
     }
     expect(up.requests).toHaveLength(0);
     expect((await getSession(a, s.cookie)).usd_balance).toBe('1.000000');
+  });
+
+  it('small JSON routes refuse bodies over 256 KiB; the reply routes take large ones', async () => {
+    const a = await app();
+    const s = await newSession(a);
+    const big = JSON.stringify({ requestId: 'req-big-00001', pad: 'x'.repeat(300 * 1024) });
+    for (const path of ['/api/stream-gpt/resume', '/api/stream-gpt/cancel', '/api/conversation-summary']) {
+      const res = await a.request(path, { method: 'POST', headers: { cookie: s.cookie, 'content-type': 'application/json', 'content-length': String(big.length) }, body: big });
+      expect(res.status, path).toBe(413);
+      expect((await errorBody(res)).message).toBe(`The request body is larger than ${SMALL_BODY_BYTES} bytes`);
+    }
+    const prompt = JSON.stringify(chatBody('parley-offline', 'y'.repeat(300 * 1024)));
+    const reply = await a.request('/api/stream-gpt', { method: 'POST', headers: { cookie: s.cookie, 'content-type': 'application/json', 'content-length': String(prompt.length) }, body: prompt });
+    expect(reply.status).toBe(200);
+    await reply.text();
   });
 
   it('GET stays open (navigation, the session call); the admin routes are guarded too', async () => {
