@@ -2,11 +2,10 @@
  * Full-text search across every conversation's name and messages (issue 6 item 11), with minisearch.
  *
  * SearchIndex is the pure in-memory index (no Dexie; the benchmark drives it directly): one document per
- * conversation name and one per message with text. It is built once, lazily, and then kept current by the
- * events appended (EngineSearch below), never rebuilt per keystroke. Message text is not stored in the index:
- * the few hits shown get their snippet from text looked up afterwards.
+ * conversation name and per chunk of 32 consecutive messages. It is built once, lazily, and then kept current
+ * by the events appended (EngineSearch below), never rebuilt per keystroke.
  */
-import MiniSearch from 'minisearch';
+import MiniSearch, { type Query } from 'minisearch';
 import type { ConversationRow, MessageRow } from '../../events/model';
 import type { NewEvent } from '../../events/catalogue';
 import { promptText } from '../../projections/projection';
@@ -21,21 +20,12 @@ const SNIPPET_CONTEXT = 50;
 /** Shortest query that searches (one letter matches half the vocabulary as a prefix). */
 export const MIN_QUERY_CHARS = 2;
 
-type DocId = number | string;
 interface Doc {
-  id: DocId;
+  id: string;
   text: string;
 }
 
 const nameDocId = (conversationId: number): string => `c${conversationId}`;
-
-/** Terms of a query as the index sees them (lower case, split on anything but letters and digits). */
-export function queryTerms(text: string): string[] {
-  return text
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((t) => t.length > 0);
-}
 
 /** A line of `text` around the first place one of `terms` starts a word, with ellipses where it was cut. */
 export function makeSnippet(text: string, terms: readonly string[], context = SNIPPET_CONTEXT): string {
@@ -60,32 +50,68 @@ export function makeSnippet(text: string, terms: readonly string[], context = SN
   return `${start > 0 ? '…' : ''}${flat.slice(start, end)}${end < flat.length ? '…' : ''}`;
 }
 
-/** A hit before its snippet: the conversation and the best-scoring document of it. */
-export interface RawHit {
-  slug: string;
-  /** The matching message, or null when the conversation's name matched best. */
-  messageId: number | null;
+/** Completions a word being typed expands to (see PrefixIndex.completions). */
+export const MAX_COMPLETIONS = 8;
+/** Postings (document entries) the completions of one word may bring in, at most (the shortest always counts). */
+const COMPLETION_POSTINGS_BUDGET = 10_000;
+
+/**
+ * MiniSearch with a bounded prefix search. MiniSearch's own prefix search expands a prefix to every indexed word
+ * that starts with it: two letters can mean thousands of words and most of the index scored per keystroke. Here
+ * the word being typed expands to the few shortest completions (most frequent first among equals), within a
+ * postings budget. The term dictionary (_index, a radix tree) is MiniSearch's protected member, read here only.
+ */
+class PrefixIndex extends MiniSearch<Doc> {
+  completions(prefix: string): string[] {
+    const found: { term: string; df: number }[] = [];
+    for (const [term, fields] of this._index.atPrefix(prefix)) {
+      let df = 0;
+      for (const docs of fields.values()) df += docs.size;
+      if (df > 0) found.push({ term, df });
+    }
+    found.sort((a, b) => a.term.length - b.term.length || b.df - a.df);
+    const out: string[] = [];
+    let postings = 0;
+    for (const f of found) {
+      if (out.length >= MAX_COMPLETIONS || (out.length > 0 && postings + f.df > COMPLETION_POSTINGS_BUDGET)) break;
+      out.push(f.term);
+      postings += f.df;
+    }
+    return out;
+  }
 }
 
+/** Messages per indexed chunk of a conversation (see SearchIndex). */
+export const CHUNK_MESSAGES = 32;
+
+interface Chunk {
+  docId: string;
+  messages: number[];
+}
+interface IndexedConversation {
+  id: number;
+  name: string;
+  chunks: Chunk[];
+}
+
+/**
+ * The index. Documents are not single messages but chunks of up to CHUNK_MESSAGES (32) consecutive messages of one
+ * conversation (plus one per conversation name): a hit is a conversation anyway, and 32 times fewer documents
+ * make a common word cheap to score and rank. A new or changed message
+ * re-indexes only its chunk. Message texts are kept (by reference) for the chunk rebuilds and the snippets.
+ */
 export class SearchIndex {
-  private readonly mini = new MiniSearch<Doc>({
+  private readonly mini = new PrefixIndex({
     fields: ['text'],
     idField: 'id',
-    searchOptions: {
-      combineWith: 'AND',
-      // The last word is being typed: match it as a prefix. Typos are forgiven in longer words only.
-      prefix: (_term, i, terms) => i === terms.length - 1,
-      fuzzy: (term) => (term.length >= 5 ? 0.2 : false),
-      maxFuzzy: 2,
-      weights: { fuzzy: 0.3, prefix: 0.6 },
-    },
+    // Typos are forgiven in longer finished words only (one edit).
+    searchOptions: { combineWith: 'AND', prefix: false, fuzzy: (term) => (term.length >= 5 ? 0.2 : false), maxFuzzy: 1, weights: { fuzzy: 0.3, prefix: 0.6 } },
   });
-  /** Document -> its conversation's slug. */
-  private readonly slugOf = new Map<DocId, string>();
-  /** Conversation slug -> its documents (to drop them all when it is purged or reindexed). */
-  private readonly docsOf = new Map<string, Set<DocId>>();
-  /** Conversation slug -> name and row id. */
-  private readonly conversations = new Map<string, { id: number; name: string }>();
+  /** Document -> its conversation (and chunk, or null for the name document). */
+  private readonly docs = new Map<string, { slug: string; chunk: Chunk | null }>();
+  private readonly conversations = new Map<string, IndexedConversation>();
+  /** Message id -> its conversation, text and chunk. */
+  private readonly messages = new Map<number, { slug: string; text: string; chunk: Chunk }>();
   /** Deleted (restorable) conversations: indexed, never shown. */
   private readonly hidden = new Set<string>();
 
@@ -98,16 +124,19 @@ export class SearchIndex {
   }
 
   setConversation(row: Pick<ConversationRow, 'id' | 'slug' | 'name'> & { deletedAt?: number }): void {
-    this.conversations.set(row.slug, { id: row.id, name: row.name });
-    this.put(nameDocId(row.id), row.slug, row.name);
+    const c = this.conversations.get(row.slug);
+    if (c === undefined) this.conversations.set(row.slug, { id: row.id, name: row.name, chunks: [] });
     if (row.deletedAt !== undefined) this.hidden.add(row.slug);
+    this.rename(row.slug, row.name);
   }
 
   rename(slug: string, name: string): void {
     const c = this.conversations.get(slug);
     if (c === undefined) return;
     c.name = name;
-    this.put(nameDocId(c.id), slug, name);
+    const id = nameDocId(c.id);
+    this.discard(id);
+    if (name !== '') this.add(id, slug, null, name);
   }
 
   setHidden(slug: string, hidden: boolean): void {
@@ -117,80 +146,144 @@ export class SearchIndex {
 
   /** Index (or re-index) a message's text; an empty text removes it. */
   setMessage(id: number, slug: string, text: string): void {
-    this.put(id, slug, text);
+    const known = this.messages.get(id);
+    if (known !== undefined) {
+      if (text === '') {
+        this.removeMessage(id);
+        return;
+      }
+      known.text = text;
+      this.reindex(known.slug, known.chunk);
+      return;
+    }
+    if (text === '') return;
+    const c = this.conversations.get(slug);
+    if (c === undefined) return;
+    let chunk = c.chunks.at(-1);
+    if (chunk === undefined || chunk.messages.length >= CHUNK_MESSAGES) {
+      chunk = { docId: `${slug}#${c.chunks.length}`, messages: [] };
+      c.chunks.push(chunk);
+    }
+    chunk.messages.push(id);
+    this.messages.set(id, { slug, text, chunk });
+    this.reindex(slug, chunk);
   }
 
   removeMessage(id: number): void {
-    const slug = this.slugOf.get(id);
-    if (slug === undefined) return;
-    this.mini.discard(id);
-    this.slugOf.delete(id);
-    this.docsOf.get(slug)?.delete(id);
+    const m = this.messages.get(id);
+    if (m === undefined) return;
+    this.messages.delete(id);
+    m.chunk.messages = m.chunk.messages.filter((x) => x !== id);
+    this.reindex(m.slug, m.chunk);
   }
 
   /** Drop a conversation and every document of it. */
   removeConversation(slug: string): void {
-    for (const id of this.docsOf.get(slug) ?? []) {
-      this.mini.discard(id);
-      this.slugOf.delete(id);
+    const c = this.conversations.get(slug);
+    if (c === undefined) return;
+    this.discard(nameDocId(c.id));
+    for (const chunk of c.chunks) {
+      this.discard(chunk.docId);
+      for (const id of chunk.messages) this.messages.delete(id);
     }
-    this.docsOf.delete(slug);
     this.conversations.delete(slug);
     this.hidden.delete(slug);
   }
 
-  /** Bulk load (the lazy first build): far faster than one add per document. */
+  /** Bulk load (the lazy first build): far faster than one add per document. Messages in conversation order. */
   load(conversations: readonly ConversationRow[], messages: readonly MessageRow[]): void {
     const docs: Doc[] = [];
-    for (const c of conversations) {
-      this.conversations.set(c.slug, { id: c.id, name: c.name });
-      if (c.deletedAt !== undefined) this.hidden.add(c.slug);
-      this.track(nameDocId(c.id), c.slug);
-      docs.push({ id: nameDocId(c.id), text: c.name });
+    for (const row of conversations) {
+      if (this.conversations.has(row.slug)) continue;
+      this.conversations.set(row.slug, { id: row.id, name: row.name, chunks: [] });
+      if (row.deletedAt !== undefined) this.hidden.add(row.slug);
+      if (row.name !== '') {
+        this.docs.set(nameDocId(row.id), { slug: row.slug, chunk: null });
+        docs.push({ id: nameDocId(row.id), text: row.name });
+      }
     }
+    const touched: { slug: string; chunk: Chunk }[] = [];
     for (const m of messages) {
       const text = promptText(m.prompt);
-      if (text === '') continue;
-      this.track(m.id, m.conversationSlug);
-      docs.push({ id: m.id, text });
+      const c = this.conversations.get(m.conversationSlug);
+      if (text === '' || c === undefined || this.messages.has(m.id)) continue;
+      let chunk = c.chunks.at(-1);
+      if (chunk === undefined || chunk.messages.length >= CHUNK_MESSAGES) {
+        chunk = { docId: `${m.conversationSlug}#${c.chunks.length}`, messages: [] };
+        c.chunks.push(chunk);
+        touched.push({ slug: m.conversationSlug, chunk });
+      }
+      chunk.messages.push(m.id);
+      this.messages.set(m.id, { slug: m.conversationSlug, text, chunk });
+    }
+    for (const { slug, chunk } of touched) {
+      this.docs.set(chunk.docId, { slug, chunk });
+      docs.push({ id: chunk.docId, text: this.chunkText(chunk) });
     }
     this.mini.addAll(docs);
   }
 
   /**
-   * Conversations matching `text`, best first, at most `limit`, one hit each (its best document). Deleted
-   * conversations are left out.
+   * Conversations matching `text`, best first, at most `limit`, one hit each with a snippet of its best document
+   * (the first of its messages there that contains a matched term). Deleted conversations are left out.
    */
-  search(text: string, limit = SEARCH_RESULT_LIMIT): RawHit[] {
+  search(text: string, limit = SEARCH_RESULT_LIMIT): SearchHit[] {
     if (text.trim().length < MIN_QUERY_CHARS) return [];
-    const out: RawHit[] = [];
+    const out: SearchHit[] = [];
     const seen = new Set<string>();
-    for (const r of this.mini.search(text)) {
-      const slug = this.slugOf.get(r.id as DocId);
-      if (slug === undefined || seen.has(slug) || this.hidden.has(slug) || !this.conversations.has(slug)) continue;
-      seen.add(slug);
-      out.push({ slug, messageId: typeof r.id === 'number' ? r.id : null });
+    for (const r of this.mini.search(this.query(text))) {
+      const doc = this.docs.get(r.id as string);
+      if (doc === undefined || seen.has(doc.slug) || this.hidden.has(doc.slug)) continue;
+      const c = this.conversations.get(doc.slug);
+      if (c === undefined) continue;
+      seen.add(doc.slug);
+      out.push(this.hit(doc.slug, c.name, doc.chunk, r.terms));
       if (out.length >= limit) break;
     }
     return out;
   }
 
-  private track(id: DocId, slug: string): void {
-    this.slugOf.set(id, slug);
-    let set = this.docsOf.get(slug);
-    if (set === undefined) this.docsOf.set(slug, (set = new Set()));
-    set.add(id);
+  /** All words but the last must match (fuzzily when long); the last, being typed, matches one of its completions. */
+  private query(text: string): Query {
+    const words = text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0);
+    const typing = /[\p{L}\p{N}]$/u.test(text) ? words.pop() : undefined;
+    const queries: Query[] = [...words];
+    if (typing !== undefined) {
+      const completions = this.mini.completions(typing);
+      queries.push({ combineWith: 'OR', queries: completions.length > 0 ? completions : [typing], fuzzy: false, prefix: false });
+    }
+    return { combineWith: 'AND', queries };
   }
 
-  private put(id: DocId, slug: string, text: string): void {
-    if (this.slugOf.has(id)) {
-      this.mini.discard(id);
-      this.slugOf.delete(id);
-      this.docsOf.get(slug)?.delete(id);
+  private hit(slug: string, name: string, chunk: Chunk | null, terms: readonly string[]): SearchHit {
+    if (chunk !== null) {
+      for (const id of chunk.messages) {
+        const text = this.messages.get(id)?.text ?? '';
+        const lower = text.toLowerCase();
+        if (terms.some((t) => lower.includes(t))) return { slug, name, snippet: makeSnippet(text, terms), messageId: id };
+      }
     }
-    if (text === '') return;
-    this.track(id, slug);
+    return { slug, name, snippet: makeSnippet(name, terms), messageId: null };
+  }
+
+  private chunkText(chunk: Chunk): string {
+    return chunk.messages.map((id) => this.messages.get(id)?.text ?? '').join('\n');
+  }
+
+  private reindex(slug: string, chunk: Chunk): void {
+    this.discard(chunk.docId);
+    if (chunk.messages.length > 0) this.add(chunk.docId, slug, chunk, this.chunkText(chunk));
+  }
+
+  private add(id: string, slug: string, chunk: Chunk | null, text: string): void {
+    this.docs.set(id, { slug, chunk });
     this.mini.add({ id, text });
+  }
+
+  private discard(id: string): void {
+    if (!this.docs.has(id)) return;
+    this.docs.delete(id);
+    this.mini.discard(id);
   }
 }
 
@@ -226,17 +319,7 @@ export class EngineSearch {
     if (text.trim().length < MIN_QUERY_CHARS) return [];
     const index = await this.ready();
     await this.reindexDirty(index);
-    const raw = index.search(text, limit);
-    const ids = raw.flatMap((h) => (h.messageId === null ? [] : [h.messageId]));
-    const rows = ids.length > 0 ? await this.core.db.messages.bulkGet(ids) : [];
-    const textById = new Map<number, string>();
-    for (const m of rows) if (m !== undefined) textById.set(m.id, promptText(m.prompt));
-    const terms = queryTerms(text);
-    return raw.map((h) => {
-      const name = index.nameOf(h.slug) ?? '';
-      const source = h.messageId === null ? name : (textById.get(h.messageId) ?? '');
-      return { slug: h.slug, name, snippet: makeSnippet(source, terms), messageId: h.messageId };
-    });
+    return index.search(text, limit);
   }
 
   private ready(): Promise<SearchIndex> {
