@@ -6,7 +6,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { ActionResult, ConversationSummary } from '../../protocol/engine';
 import { engine } from '../engine';
 import { navigate } from '../router';
-import { showLocalNotice } from '../state';
+import { showLocalNotice, view } from '../state';
 
 export function LinkTo({ href, className, children, current }: { href: string; className?: string; children: React.ReactNode; current?: boolean }) {
   return (
@@ -85,6 +85,8 @@ export function ConversationItem({ conversation, current }: { conversation: Conv
   async function remove() {
     setMenuOpen(false);
     const ok = await run(() => engine<ActionResult>((api) => api.deleteConversation(slug)));
+    // On a phone the drawer closes, so that the notice with Undo is not hidden behind it.
+    if (ok) view.drawerOpen = false;
     if (ok && current) navigate('/conversation/new');
   }
 
