@@ -21,6 +21,7 @@ import { adminAccessGuard } from './guards/admin-access';
 import { clientAddressResolver, type ClientAddressFn } from './guards/client-address';
 import { crossSiteGuard } from './guards/cross-site';
 import { createLimiter } from './guards/rate-limit';
+import { registerWebRoutes, type WebDeps } from './search/register';
 
 export interface AppDeps {
   /** Migrated database (openDatabase in src/server/db/open.ts). */
@@ -40,6 +41,8 @@ export interface AppDeps {
   /** Enables /admin/* for bearers of this token (see routes/admin.ts). */
   adminToken?: string | null;
   log?: (line: string) => void;
+  /** Web search, scraping and suggestions (src/server/search/register.ts). */
+  web?: WebDeps;
 }
 
 export const DEFAULT_SETTINGS: AppSettings = {
@@ -97,6 +100,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   registerStreamGptRoute(app, ctx);
   registerConversationSummaryRoute(app, ctx);
   registerTalkToGptMultiRoute(app, ctx);
+  registerWebRoutes(app, ctx, deps.web);
   if (deps.adminToken) {
     app.use('/admin/*', adminAccessGuard(settings.guards.adminLoopbackOnly));
     registerAdminRoutes(app, ctx, deps.adminToken);
