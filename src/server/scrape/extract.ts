@@ -131,8 +131,10 @@ export function blockText(root: TextNodeLike): string {
 function extractHtml(page: FetchedPage): { title: string; text: string } {
   let html = decode(page.body, page.charset ?? metaCharset(page.body));
   if (html.length > HTML_MAX_CHARS) html = html.slice(0, HTML_MAX_CHARS);
-  const { document } = parseHTML(html);
-  const pageTitle = document.title ?? '';
+  let { document } = parseHTML(html);
+  // linkedom needs an <html> root: a page that is only a fragment (no <html>) is parsed again inside one.
+  if (document.documentElement?.nodeName !== 'HTML') document = parseHTML(`<!doctype html><html><head></head><body>${html}</body></html>`).document;
+  const pageTitle = document.title || (document.querySelector('title')?.textContent ?? '');
   // Readability changes the document it reads; the fallback below reads what is left of the body.
   const article = new Readability(document as unknown as Document, { charThreshold: 200 }).parse();
   let text = '';
