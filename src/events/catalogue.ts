@@ -3,7 +3,7 @@
  * Events are never removed or reinterpreted; a new shape is a new version plus an upcaster (./upcasters.ts).
  * Ids, timestamps and every other nondeterministic value travel in the payload.
  */
-import type { ConversationRow, InstructionRow, MessageLibraryRow, MessageRow, QueuedMessage } from './model';
+import type { ConversationRow, InstructionRow, MessageLibraryRow, MessageRow, QueuedMessage, WebSearchRecord } from './model';
 import type { PaymentSource } from '../protocol/stream';
 import type { Preferences } from '../protocol/preferences';
 
@@ -225,6 +225,17 @@ export interface QueueMessageRemovedV1 {
   at: number;
 }
 
+/**
+ * A web search ran for a user message before its reply (docs/events.md): its numbered sources go with the message
+ * to the model (and to every regeneration of its reply, which does not search again) and its replies cite them.
+ */
+export interface MessageWebSearchedV1 {
+  conversationSlug: string;
+  messageId: number;
+  webSearch: WebSearchRecord;
+  at: number;
+}
+
 /** Current event shapes, by type. */
 export interface EventPayloads {
   'conversation.created': ConversationCreatedV1;
@@ -253,6 +264,7 @@ export interface EventPayloads {
   'reply.continued': ReplyContinuedV1;
   'conversation.duplicated': ConversationDuplicatedV1;
   'preferences.changed': PreferencesChangedV1;
+  'message.webSearched': MessageWebSearchedV1;
 }
 
 export type EventType = keyof EventPayloads;
@@ -285,6 +297,7 @@ export const CURRENT_VERSION: { [K in EventType]: number } = {
   'reply.continued': 1,
   'conversation.duplicated': 1,
   'preferences.changed': 1,
+  'message.webSearched': 1,
 };
 
 /** An event as a command creates it (current version). */

@@ -65,6 +65,7 @@ export const upcasters: { readonly [K in EventType]: Readonly<Record<number, Upc
   'reply.continued': {},
   'conversation.duplicated': {},
   'preferences.changed': {},
+  'message.webSearched': {},
 };
 
 export interface UpcastOptions {

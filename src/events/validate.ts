@@ -193,6 +193,7 @@ const fastPayload: { [K in EventType]: (p: unknown) => boolean } = {
   'reply.continued': (p) => O(p) && replyOk(p) && S(p.model) && S(p.requestId) && S(p.text) && S(p.thinking),
   'conversation.duplicated': (p) => checkDuplicated(p) === null,
   'preferences.changed': (p) => O(p) && N(p.at) && checkPreferenceChanges(p.changes) === null,
+  'message.webSearched': (p) => checkWebSearched(p) === null,
 };
 
 const payloadShapes: { [K in EventType]: (p: unknown) => string | null } = {
@@ -231,7 +232,23 @@ const payloadShapes: { [K in EventType]: (p: unknown) => string | null } = {
     const bad = checkPreferenceChanges((p as Record<string, unknown>).changes);
     return bad === null ? null : `payload.changes: ${bad}`;
   },
+  'message.webSearched': checkWebSearched,
 };
+
+/** message.webSearched: the record and each of its sources. */
+function checkWebSearched(p: unknown): string | null {
+  const top = checkShape(p, { conversationSlug: str, messageId: int, webSearch: isObj, at: num }, 'payload');
+  if (top !== null) return top;
+  const w = (p as Record<string, unknown>).webSearch as Record<string, unknown>;
+  const rec = checkShape(w, { depth: oneOf('standard', 'deep'), provider: str, sources: Array.isArray, cost: num, paymentSource, at: num }, 'payload.webSearch');
+  if (rec !== null) return rec;
+  const sources = w.sources as unknown[];
+  for (let i = 0; i < sources.length; i++) {
+    const bad = checkShape(sources[i], { title: str, url: str, snippet: str }, `payload.webSearch.sources[${i}]`);
+    if (bad !== null) return bad;
+  }
+  return null;
+}
 
 export function isEventType(type: string): type is EventType {
   return Object.prototype.hasOwnProperty.call(CURRENT_VERSION, type);

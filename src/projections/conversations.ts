@@ -55,6 +55,7 @@ export const conversationsProjection: Projection = {
       case 'reply.failed':
       case 'reply.interrupted':
       case 'preferences.changed':
+      case 'message.webSearched':
       case 'instruction.created':
       case 'instruction.updated':
       case 'instruction.deleted':

@@ -109,6 +109,10 @@ export const messagesProjection: Projection = {
         if (p.paymentSource !== null) changes.paymentSource = p.paymentSource;
         return [user, update('messages', p.messageId, changes)];
       }
+      case 'message.webSearched': {
+        const p = event.payload;
+        return [update('messages', p.messageId, { webSearch: p.webSearch, updatedAt: p.at })];
+      }
       case 'reply.interrupted': {
         const p = event.payload;
         return [

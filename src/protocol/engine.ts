@@ -2,7 +2,8 @@
  * The one typed interface of the engine (the leader tab's dedicated worker), as every tab sees it through Comlink.
  * Subscriptions: the callback is passed as a Comlink proxy; the returned unsubscribe is a Comlink proxy too.
  */
-import type { ConversationRow, InstructionRow, MessageRow, Mode, QueuedMessage } from '../events/model';
+import type { ScrapedPage, ScrapeFailure, SearchDepth, Suggestion, SuggestionKind, WebSearchStatus } from './web';
+import type { ConversationRow, InstructionRow, MessageRow, Mode, QueuedMessage, WebSourceRecord } from '../events/model';
 import type { ModelInfo, SessionData } from './api';
 import type { Preferences } from './preferences';
 
@@ -39,6 +40,8 @@ export type MessageView = MessageRow & {
   alternatives?: { index: number; count: number };
   /** A finished reply whose output came within 10% of max tokens: it can be continued (spec 000 section 4). */
   canContinue?: boolean;
+  /** A reply to a message that searched the web: the numbered sources its [n] cite (src/worker/services/web-context.ts). */
+  citations?: WebSourceRecord[];
 };
 
 export interface ConversationView {
@@ -125,6 +128,8 @@ export interface SendMessageInput {
   attachments?: string[];
   scrapedUrls?: string[];
   scrapedContent?: QueuedMessage['scrapedContent'];
+  /** Web search before the reply (the composer's "Web search" switch), at this depth. */
+  webSearch?: { depth: SearchDepth };
 }
 
 export type SendMessageResult =
@@ -231,7 +236,22 @@ export interface QueueHandlers {
   removeQueuedMessage(slug: string, id: string): Promise<ActionResult>;
 }
 
-export type CommandHandlers = CoreHandlers & PreferencesHandlers & ChatHandlers & ConversationHandlers & InstructionHandlers & BranchHandlers & MessageHandlers & ExportHandlers & QueueHandlers;
+/** What scraping URLs for the composer gave: the pages read and why others were not (src/worker/commands/web.ts). */
+export type ScrapeOutcome =
+  | { ok: true; pages: ScrapedPage[]; failures: ScrapeFailure[]; cost: number }
+  | { ok: false; error: string; notified?: boolean };
+
+/** Web search status, scraping and starter suggestions (src/worker/commands/web.ts). */
+export interface WebHandlers {
+  /** Whether web search can be used, and why not (the composer's switch). */
+  webSearchStatus(): Promise<WebSearchStatus>;
+  /** Scrapes up to 25 unique URLs through the gateway (charged per page read). */
+  scrapeUrls(urls: string[]): Promise<ScrapeOutcome>;
+  /** Random starter prompts for an empty conversation; [] when the gateway cannot be asked. */
+  suggestions(kind: SuggestionKind): Promise<Suggestion[]>;
+}
+
+export type CommandHandlers = CoreHandlers & PreferencesHandlers & ChatHandlers & ConversationHandlers & InstructionHandlers & BranchHandlers & MessageHandlers & ExportHandlers & QueueHandlers & WebHandlers;
 
 export type EngineApi = CommandHandlers & {
   subscribe<Q extends Query>(query: Q, callback: (value: QueryResult<Q>) => void): Promise<() => void>;

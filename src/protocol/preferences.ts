@@ -19,6 +19,12 @@ export interface Preferences {
   defaultModel: string | null;
   /** Spec 001 section 9: true. */
   showThinkingBlocks: boolean;
+  /** Web search on for new messages (spec 001 section 3: linkupEnabled). Ours: off by default (it costs money). */
+  linkupEnabled: boolean;
+  /** Spec 001 section 9: standard. */
+  linkupDepth: 'standard' | 'deep';
+  /** Spec 001 section 9: ask. 'ask' offers to scrape pasted URLs, 'always' scrapes them, 'never' leaves them. */
+  urlScrapingPreference: 'ask' | 'always' | 'never';
 }
 
 export const DEFAULT_PREFERENCES: Preferences = {
@@ -29,6 +35,9 @@ export const DEFAULT_PREFERENCES: Preferences = {
   enterSendsMessage: true,
   defaultModel: null,
   showThinkingBlocks: true,
+  linkupEnabled: false,
+  linkupDepth: 'standard',
+  urlScrapingPreference: 'ask',
 };
 
 /** Bounds of maxTokens: a positive whole number, no larger than the biggest context window we know of. */
@@ -46,6 +55,9 @@ export const PREFERENCE_CHECKS: { readonly [K in keyof Preferences]: (v: unknown
   enterSendsMessage: (v) => typeof v === 'boolean',
   defaultModel: (v) => v === null || (typeof v === 'string' && v !== ''),
   showThinkingBlocks: (v) => typeof v === 'boolean',
+  linkupEnabled: (v) => typeof v === 'boolean',
+  linkupDepth: (v) => v === 'standard' || v === 'deep',
+  urlScrapingPreference: (v) => v === 'ask' || v === 'always' || v === 'never',
 };
 
 export function isPreferenceKey(key: string): key is keyof Preferences {

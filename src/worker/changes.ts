@@ -48,6 +48,7 @@ const CHANGES: { [K in EventType]: (payload: EventPayloads[K]) => Touch } = {
   'conversation.duplicated': (p) => ({ list: true, slugs: [p.conversation.slug] }),
   // Preferences are no conversation's data: the engine's preferences$ follows these events itself.
   'preferences.changed': () => ({ list: false, slugs: [] }),
+  'message.webSearched': (p) => ({ list: false, slugs: [p.conversationSlug] }),
 };
 
 export function changeOf(events: readonly NewEvent[]): Change {

@@ -17,6 +17,7 @@ import { messageCommands } from './commands/messages';
 import { conversationCommands } from './commands/conversations';
 import { instructionCommands } from './commands/instructions';
 import { queueCommands } from './commands/queue';
+import { webCommands } from './commands/web';
 import { conversationQueries } from './queries/conversations';
 import { coreQueries } from './queries/core';
 import { instructionQueries } from './queries/instructions';
@@ -38,7 +39,7 @@ export class Engine extends EngineCore {
 
   constructor(hooks: EngineHooks) {
     super(hooks);
-    const domains = { ...chatCommands(this), ...preferencesCommands(this), ...conversationCommands(this), ...instructionCommands(this), ...branchCommands(this), ...messageCommands(this), ...exportCommands(this), ...queueCommands(this) };
+    const domains = { ...chatCommands(this), ...preferencesCommands(this), ...conversationCommands(this), ...instructionCommands(this), ...branchCommands(this), ...messageCommands(this), ...exportCommands(this), ...queueCommands(this), ...webCommands(this) };
     Object.assign(this, domains);
     this.commands = {
       handshake: (v) => this.handshake(v),
