@@ -41,9 +41,9 @@ const components: Components = {
       </a>
     );
   },
-  a({ href, children }) {
+  a({ href, children, className }) {
     return (
-      <a href={href} target="_blank" rel="noopener noreferrer nofollow">
+      <a href={href} className={className} target="_blank" rel="noopener noreferrer nofollow">
         {children}
       </a>
     );
