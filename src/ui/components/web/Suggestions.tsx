@@ -6,37 +6,14 @@
  */
 import { useEffect, useState, type CSSProperties } from 'react';
 import type { Mode } from '../../../events/model';
-import { LOW_BALANCE_FREQUENCY, LOW_BALANCE_NANO, LOW_BALANCE_USD, NO_BALANCE_FREQUENCY, SUGGESTION_COUNTS, type Suggestion, type SuggestionKind } from '../../../protocol/web';
+import { SUGGESTION_COUNTS, type Suggestion, type SuggestionKind } from '../../../protocol/web';
+import { balanceLevel, withBalanceCards } from './suggestion-cards';
 import { engine, useQuery } from '../../engine';
 import { Link } from '../Link';
 
 const KIND: Partial<Record<Mode, SuggestionKind>> = { chat: 'text', image: 'image', video: 'video' };
 /** The gateway checks gradients too; the view applies only this exact form to a style. */
 const GRADIENT = /^linear-gradient\(\d{1,3}deg, #[0-9a-f]{6}, #[0-9a-f]{6}(, #[0-9a-f]{6})?\)$/;
-/** Spec 001: the paid-use threshold. */
-const PAID_THRESHOLD = 0.00001;
-
-export type BalanceLevel = 'none' | 'low' | 'ok';
-
-export function balanceLevel(usd: number, nano: number): BalanceLevel {
-  if (usd <= PAID_THRESHOLD && nano <= PAID_THRESHOLD) return 'none';
-  if (usd < LOW_BALANCE_USD && nano < LOW_BALANCE_NANO) return 'low';
-  return 'ok';
-}
-
-export type Card = { kind: 'prompt'; suggestion: Suggestion } | { kind: 'balance'; key: string };
-
-/** The suggestions with an "Add balance" card in every `frequency`-th place (no card when the balance is fine). */
-export function withBalanceCards(suggestions: readonly Suggestion[], level: BalanceLevel): Card[] {
-  const frequency = level === 'none' ? NO_BALANCE_FREQUENCY : level === 'low' ? LOW_BALANCE_FREQUENCY : 0;
-  const out: Card[] = [];
-  for (const s of suggestions) {
-    if (frequency > 0 && (out.length + 1) % frequency === 0) out.push({ kind: 'balance', key: `balance-${out.length}` });
-    out.push({ kind: 'prompt', suggestion: s });
-  }
-  return out;
-}
-
 export function Suggestions({ mode, onPick }: { mode: Mode; onPick: (s: Suggestion) => void }) {
   const kind = KIND[mode];
   const [items, setItems] = useState<Suggestion[]>([]);
