@@ -64,9 +64,9 @@ describe('message.webSearched', () => {
   });
 
   it('replies to a searched message carry its sources as citations; others do not', () => {
-    const user = { ...sampleMessage({ id: 1, conversationSlug: SLUG, role: 'user', prompt: 'q' }), webSearch, text: 'q' } as MessageView;
-    const reply = { ...sampleMessage({ id: 2, conversationSlug: SLUG, role: 'assistant', prompt: 'a', parentMessageId: 1 }), text: 'a' } as MessageView;
-    const other = { ...sampleMessage({ id: 3, conversationSlug: SLUG, role: 'assistant', prompt: 'b', parentMessageId: 99 }), text: 'b' } as MessageView;
+    const user = { ...sampleMessage({ id: 1, conversationSlug: SLUG, timestamp: T0, role: 'user', prompt: 'q' }), webSearch, text: 'q' } as MessageView;
+    const reply = { ...sampleMessage({ id: 2, conversationSlug: SLUG, timestamp: T0 + 1, role: 'assistant', prompt: 'a', parentMessageId: 1 }), text: 'a' } as MessageView;
+    const other = { ...sampleMessage({ id: 3, conversationSlug: SLUG, timestamp: T0 + 2, role: 'assistant', prompt: 'b', parentMessageId: 99 }), text: 'b' } as MessageView;
     const out = withCitations([user, reply, other]);
     expect(out[1]?.citations).toEqual(webSearch.sources);
     expect(out[2]?.citations).toBeUndefined();
