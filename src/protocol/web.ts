@@ -40,6 +40,9 @@ export interface WebSearchResponse {
   paymentSource: 'USD' | 'nano';
 }
 
+/** The switch's reason when the gateway could not be asked whether search is available (the engine asks again). */
+export const SEARCH_STATUS_UNKNOWN = 'Web search is not available right now: the server could not be asked.';
+
 /** GET /api/web-search: whether search can be used, and why not. */
 export interface WebSearchStatus {
   available: boolean;

@@ -71,7 +71,7 @@ describe('web search and scraping in the browser', () => {
     const sessionId = await fund(page);
     await chooseModel(page, FREE_MODEL);
     const toggle = page.getByRole('switch', { name: 'Web search' });
-    await expect.poll(() => toggle.isEnabled()).toBe(true);
+    await page.locator('[role="switch"][aria-label="Web search"]:enabled').waitFor();
     await toggle.click();
     expect(await toggle.getAttribute('aria-checked')).toBe('true');
     await send(page, 'How do I keep a sourdough starter?');

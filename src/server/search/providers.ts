@@ -86,12 +86,15 @@ async function readJsonCapped(res: Response): Promise<unknown> {
 }
 
 async function call(name: string, url: string, init: RequestInit, signal: AbortSignal): Promise<unknown> {
-  let res: Response;
-  try {
-    res = await fetch(url, { ...init, signal, redirect: 'error' });
-  } catch (e) {
-    if (signal.aborted) throw new SearchProviderError(`The search provider (${name}) took too long to answer`);
-    throw new SearchProviderError(`The search provider (${name}) could not be reached${e instanceof Error && e.message ? `: ${e.message}` : ''}`);
+  let res: Response | null = null;
+  // One retry when the connection fails before an answer: a kept-alive socket the provider closed just then.
+  for (let attempt = 0; res === null; attempt++) {
+    try {
+      res = await fetch(url, { ...init, signal, redirect: 'error' });
+    } catch (e) {
+      if (signal.aborted) throw new SearchProviderError(`The search provider (${name}) took too long to answer`);
+      if (attempt >= 1) throw new SearchProviderError(`The search provider (${name}) could not be reached${e instanceof Error && e.message ? `: ${e.message}` : ''}`);
+    }
   }
   if (!res.ok) {
     await res.body?.cancel().catch(() => undefined);

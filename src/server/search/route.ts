@@ -13,7 +13,7 @@ import { SearchProviderError } from './providers';
 
 const MAX_BODY_BYTES = 16 * 1024;
 
-export const SEARCH_UNAVAILABLE_REASON = 'Web search is not available: no search provider is configured on this server.';
+export const SEARCH_UNAVAILABLE_REASON = 'Web search is not available: no search provider is configured.';
 
 export function searchStatus(config: SearchConfig): WebSearchStatus {
   const prices = { standard: formatUsdMicro(BigInt(SEARCH_PRICE_MICRO.standard)), deep: formatUsdMicro(BigInt(SEARCH_PRICE_MICRO.deep)) };

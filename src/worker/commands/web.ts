@@ -11,7 +11,7 @@
  */
 import type { StreamGptRequest } from '../../protocol/api';
 import type { ScrapeOutcome, WebHandlers } from '../../protocol/engine';
-import { MAX_SCRAPE_URLS, type SearchDepth, type WebSearchStatus } from '../../protocol/web';
+import { MAX_SCRAPE_URLS, SEARCH_STATUS_UNKNOWN, type SearchDepth, type WebSearchStatus } from '../../protocol/web';
 import { makeEvent } from '../../events/catalogue';
 import type { MessageRow, WebSearchRecord, WebSourceRecord } from '../../events/model';
 import type { EngineCore } from '../core';
@@ -22,7 +22,6 @@ import { sourcesBlock, withContextOnLastUser } from '../services/web-context';
 import { sessionCurrency } from './chat';
 
 export const SCRAPE_FAILED = 'Could not scrape the pages. Check your connection and try again.';
-export const SEARCH_STATUS_UNKNOWN = 'Web search is not available right now: the server could not be asked.';
 
 /** The model id with the spec's web search suffix (spec 000 section 7). */
 export function onlineModel(model: string, depth: SearchDepth): string {
@@ -76,10 +75,16 @@ export async function searchForAll<T extends { messages: StreamGptRequest['messa
 
 export function webCommands(core: EngineCore): WebHandlers {
   let status: WebSearchStatus | null = null;
+  /** The web routes need the session cookie: a tab that asks right at load waits for the session first. */
+  const ready = async (): Promise<void> => {
+    await core.whenStarted();
+    if (core.session$.value.session === null) await core.refreshSession();
+  };
   return {
     async webSearchStatus() {
       if (status) return status;
       try {
+        await ready();
         status = await webClient.searchStatus();
         return status;
       } catch {
@@ -92,6 +97,7 @@ export function webCommands(core: EngineCore): WebHandlers {
       if (unique.length === 0) return { ok: true, pages: [], failures: [], cost: 0 };
       if (unique.length > MAX_SCRAPE_URLS) return { ok: false, error: `At most ${MAX_SCRAPE_URLS} URLs can be scraped for one message` };
       try {
+        await ready();
         const r = await webClient.scrape({ urls: unique, requestId: crypto.randomUUID() });
         void core.refreshSession();
         return { ok: true, pages: r.pages, failures: r.failures, cost: r.cost };
@@ -108,6 +114,7 @@ export function webCommands(core: EngineCore): WebHandlers {
 
     async suggestions(kind) {
       try {
+        await ready();
         return (await webClient.suggestions(kind)).suggestions;
       } catch {
         return [];

@@ -56,7 +56,7 @@ beforeAll(async () => {
     '/slow': () => undefined, // never answers
   });
   gw = await webGateway({ scrapeTest: { allow: [{ address: '127.0.0.1', port: host.port }] } });
-});
+}, 60_000);
 afterAll(async () => {
   await gw.close();
   await host.close();

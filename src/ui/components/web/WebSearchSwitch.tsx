@@ -9,6 +9,7 @@ import { useSnapshot } from 'valtio';
 import { composer } from '../../composer-state';
 import { engine, useQuery } from '../../engine';
 import { web } from '../../web-state';
+import { SEARCH_STATUS_UNKNOWN } from '../../../protocol/web';
 
 export function WebSearchSwitch() {
   const ids = useId();
@@ -18,8 +19,17 @@ export function WebSearchSwitch() {
   const seeded = useRef(false);
 
   useEffect(() => {
-    if (web.status) return;
-    void engine((api) => api.webSearchStatus()).then((s) => (web.status = s));
+    if (web.status?.reason === SEARCH_STATUS_UNKNOWN || !web.status) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const ask = (wait: number) =>
+        void engine((api) => api.webSearchStatus()).then((s) => {
+          web.status = s;
+          // The server could not be asked (offline, restarting): ask again, less and less often.
+          if (s.reason === SEARCH_STATUS_UNKNOWN) timer = setTimeout(() => ask(Math.min(wait * 2, 60_000)), wait);
+        });
+      ask(2000);
+      return () => clearTimeout(timer);
+    }
   }, []);
   // The stored preference seeds the switch once per page load (an address parameter may have set it already).
   useEffect(() => {
