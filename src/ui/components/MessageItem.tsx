@@ -180,7 +180,7 @@ export const MessageItem = memo(function MessageItem({ message, modelName }: Mes
           <div className="plain">{message.text}</div>
         )}
         {message.scrapedContent && <ScrapedChips label="Scraped pages" pages={message.scrapedContent} />}
-        {message.webSearch && <p className="web-searched muted">{`Searched the web: ${message.webSearch.sources.length} source${message.webSearch.sources.length === 1 ? '' : 's'}`}</p>}
+        {message.webSearch && <p className="web-searched muted">{`Searched the web: ${message.webSearch.sources.length} source${message.webSearch.sources.length === 1 ? '' : 's'}${message.webSearch.cost > 0 ? ` · $${message.webSearch.cost}` : ''}`}</p>}
       </div>
       {isAssistant && message.citations && status !== 'pending' && <Sources sources={message.citations} />}
       <MessageMeta message={message} />
