@@ -65,6 +65,9 @@ export const upcasters: { readonly [K in EventType]: Readonly<Record<number, Upc
   'reply.continued': {},
   'conversation.duplicated': {},
   'preferences.changed': {},
+  'scratchpad.entryAdded': {},
+  'scratchpad.entryEdited': {},
+  'scratchpad.entryDeleted': {},
 };
 
 export interface UpcastOptions {

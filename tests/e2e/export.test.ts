@@ -93,7 +93,7 @@ describe('export, end to end in Chromium', () => {
     expect(doc.messages.map((m: { role: string; prompt: string }) => [m.role, m.prompt])).toEqual([['user', PROMPT], ['assistant', REPLY]]);
     for (const m of doc.messages) expect(Object.keys(m).sort()).toEqual(['completion', 'images', 'model', 'prompt', 'role', 'timestamp']);
     expect(doc.messages[0].completion).toBeNull();
-    expect(doc.messages[1]).toMatchObject({ model: FREE_MODEL, images: [], completion: { outputTokens: 40 } });
+    expect(doc.messages[1]).toMatchObject({ model: FREE_MODEL, images: [], completion: { inputTokens: 11, outputTokens: 40 } });
 
     const pdf = await download(page, 'PDF');
     expect(pdf.name).toMatch(/\.pdf$/);
