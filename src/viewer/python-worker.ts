@@ -69,7 +69,7 @@ function writer(stream: OutputStream) {
   };
 }
 
-type Runner = (source: string) => { toJs(): [boolean, string | null]; destroy(): void };
+type Runner = (source: string) => { toJs(): [boolean, string | null | undefined]; destroy(): void };
 
 async function load(): Promise<Runner> {
   const started = performance.now();
@@ -105,7 +105,9 @@ self.onmessage = async (event: MessageEvent<unknown>) => {
   );
   try {
     const outcome = run(code);
-    const [ok, text] = outcome.toJs();
+    // Python's None comes back as undefined.
+    const [ok, value] = outcome.toJs();
+    const text = value ?? null;
     outcome.destroy();
     current.flush();
     post(ok ? { type: 'done', id, ok: true, result: text, ms: performance.now() - started } : { type: 'done', id, ok: false, error: text ?? '', ms: performance.now() - started });

@@ -128,8 +128,10 @@ export default function CodeViewer({ slug }: { slug: string | null }) {
   }
 
   const outputText = useMemo(() => output.map((c) => c.text).join(''), [output]);
-  const live = language !== 'python' ? null : runner.phase === 'loading' ? 'Loading Python…' : runner.busy ? 'Running…' : null;
-  const idle = language === 'python' && runner.phase === 'ready' && runner.version ? `Python ready (Pyodide ${runner.version})` : '';
+  // While a run is on: loading or running. Otherwise the last run's outcome, else what the worker is doing.
+  const live = language !== 'python' || !runner.busy ? null : runner.phase === 'ready' ? 'Running…' : 'Loading Python…';
+  const idle =
+    language !== 'python' ? '' : runner.phase === 'loading' ? 'Loading Python…' : runner.phase === 'ready' && runner.version ? `Python ready (Pyodide ${runner.version})` : '';
 
   return (
     <section className="tool-panel code-viewer" role="region" aria-label="Code viewer">
