@@ -55,17 +55,20 @@ describe('scratchpad', () => {
     await viewer.getByRole('button', { name: 'Run', exact: true }).click();
     await expect.poll(() => viewer.getByRole('log', { name: 'Output' }).textContent(), { timeout: 30_000 }).toBe('45\n');
     await viewer.getByRole('button', { name: 'Add output to scratchpad' }).click();
+    await page.getByRole('status').filter({ hasText: 'Added to scratchpad' }).first().waitFor();
+    await viewer.getByRole('textbox', { name: 'Code' }).fill('print(sum(range(11)))');
+    await viewer.getByRole('button', { name: 'Add code to scratchpad' }).click();
     await page.getByRole('button', { name: 'Scratchpad', exact: true }).click();
-    await expect.poll(() => entryTexts(page)).toEqual(['45', 'Check the sum\nsecond line', REPLY]);
-    expect(await entries(page).locator('.scratchpad-type').allTextContents()).toEqual(['Output', 'Note', 'Message']);
+    await expect.poll(() => entryTexts(page)).toEqual(['print(sum(range(11)))', '45', 'Check the sum\nsecond line', REPLY]);
+    expect(await entries(page).locator('.scratchpad-type').allTextContents()).toEqual(['Code', 'Output', 'Note', 'Message']);
 
     // Edit the note, delete the message entry.
-    const note = entries(page).nth(1);
+    const note = entries(page).nth(2);
     await note.getByRole('button', { name: 'Edit' }).click();
     await note.getByRole('textbox', { name: 'Edit entry' }).fill('Checked: 45');
     await note.getByRole('button', { name: 'Save' }).click();
-    await entries(page).nth(2).getByRole('button', { name: 'Delete' }).click();
-    await expect.poll(() => entryTexts(page)).toEqual(['45', 'Checked: 45']);
+    await entries(page).nth(3).getByRole('button', { name: 'Delete' }).click();
+    await expect.poll(() => entryTexts(page)).toEqual(['print(sum(range(11)))', '45', 'Checked: 45']);
 
     // The split: a keyboard step on the divider (panel wider by 5 points of the page), saved as the preference.
     const divider = page.getByRole('separator', { name: 'Resize scratchpad' });
@@ -82,7 +85,7 @@ describe('scratchpad', () => {
 
     await page.reload();
     await page.getByRole('button', { name: 'Scratchpad', exact: true }).click();
-    await expect.poll(() => entryTexts(page)).toEqual(['45', 'Checked: 45']);
+    await expect.poll(() => entryTexts(page)).toEqual(['print(sum(range(11)))', '45', 'Checked: 45']);
     await expect.poll(() => page.getByRole('separator', { name: 'Resize scratchpad' }).getAttribute('aria-valuenow')).toBe('55');
     // The code viewer keeps its own split (codeViewerHorizontalSplit, 50).
     await page.getByRole('button', { name: 'Open in viewer' }).click();

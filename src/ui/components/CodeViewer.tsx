@@ -186,13 +186,20 @@ export default function CodeViewer({ slug }: { slug: string | null }) {
               </span>
             ))}
           </pre>
-          <button type="button" disabled={outputText.trim() === '' || runner.busy} onClick={() => void addToScratchpad(slug, outputText, 'output')}>
-            Add output to scratchpad
-          </button>
         </div>
       ) : (
         preview && <HtmlPreview key={preview.key} html={preview.html} />
       )}
+      <div className="code-viewer-keep">
+        <button type="button" disabled={code.trim() === ''} onClick={() => void addToScratchpad(slug, code, 'code')}>
+          Add code to scratchpad
+        </button>
+        {language === 'python' && (
+          <button type="button" disabled={outputText.trim() === '' || runner.busy} onClick={() => void addToScratchpad(slug, outputText, 'output')}>
+            Add output to scratchpad
+          </button>
+        )}
+      </div>
     </section>
   );
 }
