@@ -3,21 +3,19 @@
  * `pyodide` npm package (its loader, the wasm module and its glue, the standard library and the lock file) are
  * copied into the build under /assets/pyodide-<version>/ (versioned, so the static server caches them immutably)
  * and served from node_modules by the dev server. The code viewer's worker imports the loader from there
- * (PYODIDE_BASE, defined at build time); nothing comes from a CDN.
+ * (src/viewer/pyodide-base.ts); nothing comes from a CDN.
  */
 import { createReadStream, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Plugin } from 'vite';
+import { PYODIDE_BASE } from '../src/viewer/pyodide-base';
 
 const require = createRequire(import.meta.url);
 const packageDir = dirname(require.resolve('pyodide/package.json'));
-const version = (JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** What loadPyodide fetches at start: the loader, the Emscripten glue and wasm, the stdlib, the lock file. */
 export const PYODIDE_FILES = ['pyodide.mjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'] as const;
-/** Where the files are served (with a trailing slash): the indexURL the worker gives loadPyodide. */
-export const PYODIDE_BASE = `/assets/pyodide-${version}/`;
 
 const TYPES: Record<string, string> = {
   '.mjs': 'text/javascript; charset=utf-8',
@@ -29,9 +27,6 @@ const TYPES: Record<string, string> = {
 export function pyodideAssets(): Plugin {
   return {
     name: 'parley-pyodide',
-    config() {
-      return { define: { __PYODIDE_BASE__: JSON.stringify(PYODIDE_BASE) } };
-    },
     generateBundle() {
       for (const file of PYODIDE_FILES) {
         this.emitFile({ type: 'asset', fileName: `${PYODIDE_BASE.slice(1)}${file}`, source: readFileSync(join(packageDir, file)) });

@@ -137,8 +137,9 @@ function checkDuplicated(p: unknown): string | null {
 }
 
 // The scratchpad.
+/** Types the scratchpad command makes; the log accepts any type name (adopted rows of the original app's). */
 export const SCRATCHPAD_TYPES = ['note', 'message', 'code', 'output'] as const;
-const scratchpadType = oneOf(...SCRATCHPAD_TYPES);
+const scratchpadType: Check = (v) => typeof v === 'string' && v !== '';
 const scratchpadEntryShape: Shape = { id: int, content: str, type: scratchpadType, timestamp: num, conversationSlug: str };
 const scratchpadEdited: Shape = { id: int, conversationSlug: str, content: str, at: num };
 const scratchpadDeleted: Shape = { id: int, conversationSlug: str, at: num };

@@ -10,9 +10,9 @@
  */
 import type { PyodideAPI } from 'pyodide';
 import { OutputBuffer, isRunRequest, type OutputStream, type WorkerMessage } from './protocol';
+import { PYODIDE_BASE } from './pyodide-base';
 
 declare const self: DedicatedWorkerGlobalScope;
-declare const __PYODIDE_BASE__: string;
 
 function post(message: WorkerMessage): void {
   self.postMessage(message);
@@ -73,8 +73,8 @@ type Runner = (source: string) => { toJs(): [boolean, string | null | undefined]
 
 async function load(): Promise<Runner> {
   const started = performance.now();
-  const { loadPyodide } = (await import(/* @vite-ignore */ `${__PYODIDE_BASE__}pyodide.mjs`)) as typeof import('pyodide');
-  const pyodide = await loadPyodide({ indexURL: __PYODIDE_BASE__, stdin: () => null });
+  const { loadPyodide } = (await import(/* @vite-ignore */ `${PYODIDE_BASE}pyodide.mjs`)) as typeof import('pyodide');
+  const pyodide = await loadPyodide({ indexURL: PYODIDE_BASE, stdin: () => null });
   pyodide.setStdout(writer('stdout'));
   pyodide.setStderr(writer('stderr'));
   pyodide.runPython(RUNNER);

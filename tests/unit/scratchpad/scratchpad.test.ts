@@ -24,7 +24,9 @@ const added = (e: ScratchpadEntryRow) => makeEvent('scratchpad.entryAdded', { en
 describe('scratchpad events', () => {
   it('validate the entry (spec fields, known type) and the edit and delete payloads', () => {
     expect(checkPayload('scratchpad.entryAdded', { entry: entry() })).toBeNull();
-    expect(checkPayload('scratchpad.entryAdded', { entry: { ...entry(), type: 'poem' } })).toMatch(/^payload\.entry\.type is not valid/);
+    // Any type name is kept (rows adopted from the original app may carry their own); an empty one is not.
+    expect(checkPayload('scratchpad.entryAdded', { entry: { ...entry(), type: 'poem' } })).toBeNull();
+    expect(checkPayload('scratchpad.entryAdded', { entry: { ...entry(), type: '' } })).toMatch(/^payload\.entry\.type is not valid/);
     expect(checkPayload('scratchpad.entryAdded', { entry: { ...entry(), conversationSlug: undefined } })).toBe('payload.entry.conversationSlug is missing');
     expect(checkPayload('scratchpad.entryAdded', { entry: { ...entry(), id: 1.5 } })).toMatch(/^payload\.entry\.id is not an integer/);
     expect(checkPayload('scratchpad.entryEdited', { id: 1, conversationSlug: 'chat', content: 'x', at: T0 })).toBeNull();
@@ -169,5 +171,33 @@ describe('scratchpad commands', () => {
     const table = await engine.db.scratchpadEntries.toArray();
     expect(folded.rows('scratchpadEntries').sort((x, y) => x.id - y.id)).toEqual(table.sort((x, y) => x.id - y.id));
     expect(table.map((r) => r.content).sort()).toEqual(['one, edited', 'two']);
+  });
+});
+
+describe('scratchpad rows from before the log', () => {
+  it('are adopted into the log once, before the projection first rebuilds: nothing is lost', async () => {
+    const { IDBFactory, IDBKeyRange } = await import('fake-indexeddb');
+    const { ParleyDB } = await import('../../../src/worker/db/schema');
+    const { ensureProjectionsCurrent, readLog } = await import('../../../src/worker/log');
+    const db = new ParleyDB('legacy-scratchpad', { indexedDB: new IDBFactory(), IDBKeyRange });
+    await db.open();
+    await db.scratchpadEntries.bulkPut([
+      { id: 7, content: 'old note', type: 'text', timestamp: 1_700_000_000, conversationSlug: 'chat' },
+      { id: 8, content: 'older code', type: 'code', timestamp: 1_700_000_000_500, conversationSlug: 'chat' },
+      { id: 9, content: 'no conversation' } as ScratchpadEntryRow,
+    ]);
+    await ensureProjectionsCurrent(db);
+    const rows = await db.scratchpadEntries.orderBy(':id').toArray();
+    // Seconds become milliseconds (spec 000 section 3); a row without its conversation cannot be kept.
+    expect(rows).toEqual([
+      { id: 7, content: 'old note', type: 'text', timestamp: 1_700_000_000_000, conversationSlug: 'chat' },
+      { id: 8, content: 'older code', type: 'code', timestamp: 1_700_000_000_500, conversationSlug: 'chat' },
+    ]);
+    const log = await readLog(db);
+    expect(log.map((e) => e.id)).toEqual(['legacy:scratchpad:7', 'legacy:scratchpad:8']);
+    // Once: a second start adds nothing.
+    await ensureProjectionsCurrent(db);
+    expect(await readLog(db)).toHaveLength(2);
+    db.close();
   });
 });
