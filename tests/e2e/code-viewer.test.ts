@@ -81,6 +81,13 @@ describe('code viewer: Python', () => {
     expect(trace).toContain('return a / b');
     expect(trace).toMatch(/ZeroDivisionError: division by zero\n?$/);
 
+    // Edited code runs with Ctrl+Enter from the code box.
+    const box = viewer(page).getByRole('textbox', { name: 'Code' });
+    await box.fill('print(6 * 7)');
+    await box.press('Control+Enter');
+    await expect.poll(() => status(page).textContent()).toMatch(/^Finished in /);
+    expect(await output(page).textContent()).toBe('42\n');
+
     // Every Pyodide file came from this origin, under the versioned assets folder; nothing from another host.
     const origin = new URL(getStack().url).origin;
     const pyodideFiles = requests.filter((u) => u.includes('pyodide'));

@@ -173,7 +173,21 @@ export default function CodeViewer({ slug }: { slug: string | null }) {
           </button>
         </span>
       </div>
-      <textarea className="code-viewer-code" aria-label="Code" spellCheck={false} value={code} onChange={(e) => setCode(e.target.value)} />
+      <textarea
+        className="code-viewer-code"
+        aria-label="Code"
+        aria-keyshortcuts="Control+Enter"
+        spellCheck={false}
+        value={code}
+        onChange={(e) => setCode(e.target.value)}
+        onKeyDown={(e) => {
+          // Ctrl+Enter (Cmd+Enter) runs, as in most code playgrounds.
+          if (e.key === 'Enter' && (e.ctrlKey || e.metaKey) && !(language === 'python' && runner.busy) && code.trim() !== '') {
+            e.preventDefault();
+            void run();
+          }
+        }}
+      />
       <p className="code-viewer-status muted" role="status">
         {live ?? (status || idle)}
       </p>
