@@ -2,8 +2,7 @@
  * The scratchpad: its events (validation), its projection (pure fold), and the engine's commands and live query on
  * fake-indexeddb, with replay: the exported log folded in Node gives the same entries as the engine's table.
  */
-import 'fake-indexeddb/auto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { filter, firstValueFrom } from 'rxjs';
 import { decodeLog } from '../../../src/events/codec';
 import { makeEvent, type NewEvent } from '../../../src/events/catalogue';
@@ -13,7 +12,8 @@ import { checkPayload } from '../../../src/events/validate';
 import { fold } from '../../../src/projections/fold';
 import { scratchpadProjection } from '../../../src/projections/scratchpad';
 import { SCRATCHPAD_ERROR, SCRATCHPAD_MAX_CHARS } from '../../../src/worker/commands/scratchpad';
-import { Engine } from '../../../src/worker/engine';
+import type { Engine } from '../../../src/worker/engine';
+import { useOfflineEngines } from '../engine/offline-engine';
 
 const T0 = 1_700_000_000_000;
 const entry = (over: Partial<ScratchpadEntryRow> = {}): ScratchpadEntryRow => ({
@@ -79,28 +79,8 @@ describe('scratchpad projection', () => {
   });
 });
 
-// The engine needs no gateway here: its session and catalogue calls get minimal answers.
-const realFetch = globalThis.fetch;
-beforeAll(() => {
-  globalThis.fetch = async (input: string | URL | Request) => {
-    const path = new URL(String(input), 'http://parley.test').pathname;
-    const body = path === '/api/models' ? { models: [], defaultModel: 'fake-model' } : { data: { id: 's', sessionUUID: 'u', usd_balance: '0', nano_balance: '0' } };
-    return new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } });
-  };
-});
-afterAll(() => {
-  globalThis.fetch = realFetch;
-});
-
-const engines: Engine[] = [];
-function newEngine(dbName: string): Engine {
-  const engine = new Engine({ requestReload: () => undefined, storeMarker: () => undefined, dbName });
-  engines.push(engine);
-  return engine;
-}
-afterEach(async () => {
-  for (const e of engines.splice(0)) await e.dispose();
-});
+// The engine needs no gateway here.
+const newEngine = useOfflineEngines();
 
 async function withConversation(engine: Engine, slug: string): Promise<void> {
   await engine.whenStarted();
