@@ -45,6 +45,8 @@ export interface MessageRow {
   cost?: number;
   paymentSource?: PaymentSource;
   outputTokens?: number;
+  /** Input tokens of the request that made this reply (from reply.completed; older replies lack it). */
+  inputTokens?: number;
   isPartial?: boolean;
   /** The reply stopped because the engine running it went away (leader tab closed) and could not be resumed. */
   interrupted?: boolean;

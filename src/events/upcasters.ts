@@ -66,6 +66,9 @@ export const upcasters: { readonly [K in EventType]: Readonly<Record<number, Upc
   'conversation.duplicated': {},
   'preferences.changed': {},
   'message.webSearched': {},
+  'scratchpad.entryAdded': {},
+  'scratchpad.entryEdited': {},
+  'scratchpad.entryDeleted': {},
 };
 
 export interface UpcastOptions {

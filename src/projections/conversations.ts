@@ -56,6 +56,9 @@ export const conversationsProjection: Projection = {
       case 'reply.interrupted':
       case 'preferences.changed':
       case 'message.webSearched':
+      case 'scratchpad.entryAdded':
+      case 'scratchpad.entryEdited':
+      case 'scratchpad.entryDeleted':
       case 'instruction.created':
       case 'instruction.updated':
       case 'instruction.deleted':

@@ -3,13 +3,13 @@
  * Subscriptions: the callback is passed as a Comlink proxy; the returned unsubscribe is a Comlink proxy too.
  */
 import type { ScrapedPage, ScrapeFailure, SearchDepth, Suggestion, SuggestionKind, WebSearchStatus } from './web';
-import type { ConversationRow, InstructionRow, MessageRow, Mode, QueuedMessage, WebSourceRecord } from '../events/model';
+import type { ConversationRow, InstructionRow, MessageRow, Mode, QueuedMessage, ScratchpadEntryRow, WebSourceRecord } from '../events/model';
 import type { ModelInfo, SessionData } from './api';
 import type { Preferences } from './preferences';
 
 /** Bumped whenever this interface changes shape: a tab whose bundle is stale reloads. */
-/** 2: the workspace commands of issue 6 (conversations, presets, queue, message tree). */
-export const ENGINE_PROTOCOL_VERSION = 2;
+/** 2: the workspace commands of issue 6 (conversations, presets, queue, message tree). 3: the scratchpad. */
+export const ENGINE_PROTOCOL_VERSION = 3;
 
 export interface ConversationSummary {
   id: number;
@@ -109,7 +109,11 @@ export interface InstructionQueries {
 export interface QueueQueries {
   queue: { query: { kind: 'queue'; slug: string }; result: QueuedMessage[] };
 }
-export interface QueryDefs extends CoreQueries, ConversationQueries, InstructionQueries, QueueQueries {}
+/** A conversation's scratchpad entries, newest first (src/worker/commands/scratchpad.ts). */
+export interface ScratchpadQueries {
+  scratchpad: { query: { kind: 'scratchpad'; slug: string }; result: ScratchpadEntryRow[] };
+}
+export interface QueryDefs extends CoreQueries, ConversationQueries, InstructionQueries, QueueQueries, ScratchpadQueries {}
 
 export type QueryKind = keyof QueryDefs;
 export type Query = QueryDefs[QueryKind]['query'];
@@ -251,7 +255,28 @@ export interface WebHandlers {
   suggestions(kind: SuggestionKind): Promise<Suggestion[]>;
 }
 
-export type CommandHandlers = CoreHandlers & PreferencesHandlers & ChatHandlers & ConversationHandlers & InstructionHandlers & BranchHandlers & MessageHandlers & ExportHandlers & QueueHandlers & WebHandlers;
+/** What a scratchpad entry holds: a note typed in the panel, a message's text, code, or a code run's output. */
+export type ScratchpadEntryType = 'note' | 'message' | 'code' | 'output';
+
+/** The scratchpad of each conversation (src/worker/commands/scratchpad.ts), kept in the log. */
+export interface ScratchpadHandlers {
+  addScratchpadEntry(slug: string, content: string, type: ScratchpadEntryType): Promise<{ ok: true; id: number } | { ok: false; error: string }>;
+  editScratchpadEntry(id: number, content: string): Promise<ActionResult>;
+  deleteScratchpadEntry(id: number): Promise<ActionResult>;
+}
+
+export type CommandHandlers =
+  & CoreHandlers
+  & PreferencesHandlers
+  & ChatHandlers
+  & ConversationHandlers
+  & InstructionHandlers
+  & BranchHandlers
+  & MessageHandlers
+  & ExportHandlers
+  & QueueHandlers
+  & WebHandlers
+  & ScratchpadHandlers;
 
 export type EngineApi = CommandHandlers & {
   subscribe<Q extends Query>(query: Q, callback: (value: QueryResult<Q>) => void): Promise<() => void>;

@@ -15,6 +15,7 @@ import { registerSessionRoutes } from './routes/session';
 import { registerStreamGptRoute } from './routes/stream-gpt';
 import { registerConversationSummaryRoute } from './routes/conversation-summary';
 import { registerTalkToGptMultiRoute } from './routes/talk-to-gpt-multi';
+import { registerPreviewRoute } from './routes/preview';
 import { serveClient } from './static';
 import { loadConfig } from './config';
 import { adminAccessGuard } from './guards/admin-access';
@@ -105,6 +106,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     app.use('/admin/*', adminAccessGuard(settings.guards.adminLoopbackOnly));
     registerAdminRoutes(app, ctx, deps.adminToken);
   }
+
+  registerPreviewRoute(app);
 
   if (deps.clientDir) app.use('*', serveClient(deps.clientDir));
 

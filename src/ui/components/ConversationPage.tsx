@@ -9,6 +9,7 @@ import { composer } from '../composer-state';
 import { ConversationHeader } from './ConversationHeader';
 import { InstructionsButton } from './SystemPromptDialog';
 import { ExportMenu } from './ExportMenu';
+import { ScratchpadButton } from './ToolSplit';
 import { MessageList } from './MessageList';
 import { formatTotalCost } from './cost-format';
 import { Suggestions } from './web/Suggestions';
@@ -118,6 +119,7 @@ export function ConversationPage({ slug }: { slug: string }) {
         }} totalCost={totalCost}>
         <InstructionsButton slug={conversation ? conversation.conversation.slug : null} instructions={conversation?.conversation.instructions} />
         <ExportMenu slug={conversation ? conversation.conversation.slug : null} />
+        <ScratchpadButton />
       </ConversationHeader>
       <MessageList
         messages={conversation?.messages ?? []}

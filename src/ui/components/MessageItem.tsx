@@ -7,6 +7,7 @@ import { MessageMenu, type MessageAction } from './MessageMenu';
 import { MessageMeta } from './MessageMeta';
 import { ScrapedChips } from './web/ScrapedChips';
 import { Sources } from './web/Sources';
+import { addToScratchpad } from '../tools-state';
 
 // Markdown, GFM, math and KaTeX are heavy: loaded on first use, not with the page.
 const Markdown = lazy(() => import('./Markdown'));
@@ -70,6 +71,8 @@ function actionsFor(message: MessageView, status: string, copy: () => void, edit
   }
   const failed = message.hasError === true || message.interrupted === true || (message.role === 'assistant' && message.isPartial === true);
   if (failed && finished) out.push({ label: 'Retry', run: () => void tree((api) => api.retryMessage(slug, id)) });
+  // The scratchpad (issue 8 item 6): the message's text as an entry of its conversation's scratchpad.
+  if (finished && message.text.trim() !== '') out.push({ label: 'Add to scratchpad', run: () => void addToScratchpad(slug, message.text, 'message') });
   if (finished) out.push({ label: 'Delete', run: () => void tree((api) => api.deleteMessage(slug, id)), danger: true });
   return out;
 }
