@@ -21,6 +21,8 @@ import { adminAccessGuard } from './guards/admin-access';
 import { clientAddressResolver, type ClientAddressFn } from './guards/client-address';
 import { crossSiteGuard } from './guards/cross-site';
 import { createLimiter } from './guards/rate-limit';
+import { loadMoneyConfig } from './payments/config';
+import { createMoneyServices, MONEY_PREFIXES, registerMoneyRoutes, type MoneyServices } from './payments/register';
 
 export interface AppDeps {
   /** Migrated database (openDatabase in src/server/db/open.ts). */
@@ -40,6 +42,8 @@ export interface AppDeps {
   /** Enables /admin/* for bearers of this token (see routes/admin.ts). */
   adminToken?: string | null;
   log?: (line: string) => void;
+  /** Payments, invitations, nano, recovery (payments/register.ts); default: built from an empty environment. */
+  money?: MoneyServices;
 }
 
 export const DEFAULT_SETTINGS: AppSettings = {
@@ -85,6 +89,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     app.use(prefix, crossSite);
     app.use(prefix, smallBodies);
   }
+  for (const prefix of MONEY_PREFIXES) {
+    app.use(prefix, crossSite);
+    app.use(prefix, smallBodies);
+  }
 
   // Body size is enforced where bodies are read (readJson in context.ts): hono's bodyLimit middleware re-wraps
   // the request in a web stream, which takes the body off @hono/node-server's fast path.
@@ -97,12 +105,14 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   registerStreamGptRoute(app, ctx);
   registerConversationSummaryRoute(app, ctx);
   registerTalkToGptMultiRoute(app, ctx);
+  const money = deps.money ?? createMoneyServices(deps.db, ledger, loadMoneyConfig({}), log);
+  registerMoneyRoutes(app, ctx, money, address, requireSession);
   if (deps.adminToken) {
     app.use('/admin/*', adminAccessGuard(settings.guards.adminLoopbackOnly));
     registerAdminRoutes(app, ctx, deps.adminToken);
   }
 
-  if (deps.clientDir) app.use('*', serveClient(deps.clientDir));
+  if (deps.clientDir) app.use('*', serveClient(deps.clientDir, { connectSrc: money.cfg.nano?.websocketUrls ?? [] }));
 
   app.notFound((c) => {
     const path = c.req.path;
