@@ -51,21 +51,26 @@ async function sameKindBefore(tx: Queryable, key: string, kind: 'charge' | 'cred
   }
 }
 
+/** The entry of a move, applied in full; false when its key was used before (nothing written). */
+async function insertEntry(tx: Queryable, kind: 'charge' | 'credit', sessionId: string, key: string, amounts: Amounts, after: Balance, note: string): Promise<boolean> {
+  const inserted = await tx.query<{ id: string }>(
+    `INSERT INTO ledger_entries (idempotency_key, session_id, kind, requested_usd_micro, requested_nano_raw, status, source,
+       applied_usd_micro, applied_nano_raw, usd_after_micro, nano_after_raw, note)
+     VALUES ($1, $2, $3, $4::bigint, $5::numeric, 'applied', $6, $4::bigint, $5::numeric, $7::bigint, $8::numeric, $9)
+     ON CONFLICT (idempotency_key) DO NOTHING
+     RETURNING id::text AS id`,
+    [key, sessionId, kind, amounts.usdMicro.toString(), amounts.nanoRaw.toString(), source(amounts), after.usdMicro.toString(), after.nanoRaw.toString(), note],
+  );
+  return inserted.length > 0;
+}
+
 /** Takes `amounts` from a session inside `tx`; nothing changes when the balance does not cover them. */
 export async function debitInTx(tx: Queryable, sessionId: string, key: string, amounts: Amounts, note: string): Promise<MoveResult> {
   check(key, amounts);
   const bal = await lockBalance(tx, sessionId);
   if (bal.usdMicro < amounts.usdMicro || bal.nanoRaw < amounts.nanoRaw) return { ok: false, reason: 'insufficient', balance: bal };
   const after: Balance = { usdMicro: bal.usdMicro - amounts.usdMicro, nanoRaw: bal.nanoRaw - amounts.nanoRaw };
-  const inserted = await tx.query<{ id: string }>(
-    `INSERT INTO ledger_entries (idempotency_key, session_id, kind, requested_usd_micro, requested_nano_raw, status, source,
-       applied_usd_micro, applied_nano_raw, usd_after_micro, nano_after_raw, note)
-     VALUES ($1, $2, 'charge', $3::bigint, $4::numeric, 'applied', $5, $3::bigint, $4::numeric, $6::bigint, $7::numeric, $8)
-     ON CONFLICT (idempotency_key) DO NOTHING
-     RETURNING id::text AS id`,
-    [key, sessionId, amounts.usdMicro.toString(), amounts.nanoRaw.toString(), source(amounts), after.usdMicro.toString(), after.nanoRaw.toString(), note],
-  );
-  if (!inserted[0]) {
+  if (!(await insertEntry(tx, 'charge', sessionId, key, amounts, after, note))) {
     await sameKindBefore(tx, key, 'charge', sessionId);
     return { ok: true, duplicate: true, balance: bal };
   }
@@ -83,15 +88,7 @@ export async function creditInTx(tx: Queryable, sessionId: string, key: string, 
   check(key, amounts);
   const bal = await lockBalance(tx, sessionId);
   const after: Balance = { usdMicro: bal.usdMicro + amounts.usdMicro, nanoRaw: bal.nanoRaw + amounts.nanoRaw };
-  const inserted = await tx.query<{ id: string }>(
-    `INSERT INTO ledger_entries (idempotency_key, session_id, kind, requested_usd_micro, requested_nano_raw, status, source,
-       applied_usd_micro, applied_nano_raw, usd_after_micro, nano_after_raw, note)
-     VALUES ($1, $2, 'credit', $3::bigint, $4::numeric, 'applied', $5, $3::bigint, $4::numeric, $6::bigint, $7::numeric, $8)
-     ON CONFLICT (idempotency_key) DO NOTHING
-     RETURNING id::text AS id`,
-    [key, sessionId, amounts.usdMicro.toString(), amounts.nanoRaw.toString(), source(amounts), after.usdMicro.toString(), after.nanoRaw.toString(), note],
-  );
-  if (!inserted[0]) {
+  if (!(await insertEntry(tx, 'credit', sessionId, key, amounts, after, note))) {
     await sameKindBefore(tx, key, 'credit', sessionId);
     return { ok: true, duplicate: true, balance: bal };
   }

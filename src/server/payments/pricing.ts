@@ -72,15 +72,17 @@ export interface Limits {
 }
 
 /** The limits of a ticker (spec 001 section 9), or null when it has no rate. */
-export function limitsOf(ticker: Ticker, perUnitMicro: bigint, priorDeposit: boolean): Limits {
+export function limitsOf(ticker: Ticker, perUnitMicro: bigint, priorDeposit: boolean, eurPerUsdMicro: bigint): Limits {
   const d = decimalsOf(ticker);
   const usd = (s: string): bigint => parseDecimal(s, 6);
   let minUnits: bigint;
   let maxUnits: bigint;
   if (ticker === 'USD' || ticker === 'EUR') {
     const minUsd = usd(priorDeposit ? LIMITS.cardMinUsdAfterDeposit : LIMITS.cardMinUsd);
-    minUnits = roundTo(unitsForUsd(minUsd, perUnitMicro, true), d, true);
-    maxUnits = roundTo(unitsForUsd(usd(LIMITS.cardMaxUsd), perUnitMicro, false), d, false);
+    // EUR straight from EUR per USD (the USD-per-EUR rate is rounded, which would nudge $1 to 0.91 EUR).
+    const toUnits = (u: bigint, up: boolean): bigint => (ticker === 'EUR' ? u * eurPerUsdMicro * 10n ** 18n : unitsForUsd(u, perUnitMicro, up));
+    minUnits = roundTo(toUnits(minUsd, true), d, true);
+    maxUnits = roundTo(toUnits(usd(LIMITS.cardMaxUsd), false), d, false);
   } else if (ticker === 'EURD') {
     minUnits = unitsOf(LIMITS.eurdMin);
     maxUnits = unitsOf(LIMITS.eurdMax);

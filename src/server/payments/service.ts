@@ -51,7 +51,7 @@ export class Payments {
     const rate = this.rate(ticker);
     if (rate === null) return null;
     const prior = ticker === 'USD' || ticker === 'EUR' ? await hasPriorDeposit(this.db, sessionId) : false;
-    const limits = limitsOf(ticker, rate, prior);
+    const limits = limitsOf(ticker, rate, prior, this.cfg.eurPerUsdMicro);
     const provider = ticker === 'XNO' ? (this.cfg.nano ? 'nano' : null) : (this.providerFor(ticker)?.name ?? null);
     return { limits, view: { ...limits.view, timestamp: Date.now(), provider } };
   }

@@ -91,7 +91,8 @@ export function registerTestCheckout(app: Hono<AppEnv>, deps: SettleDeps): void 
     const action = form.action;
     const outcome: PaymentStatus | null = action === 'pay' ? 'completed' : action === 'fail' ? 'failed' : action === 'expire' ? 'expired' : null;
     if (outcome === null) return c.html(page('Bad request', '<h1>Unknown action</h1>'), 400);
-    const status = await settlePayment(deps, tx, outcome, { provider: 'test', id: `${tx.id}:${outcome}` });
+    // A settled checkout is closed: its buttons do nothing more (the page just says how it ended).
+    const status = tx.status === 'pending' ? await settlePayment(deps, tx, outcome, { provider: 'test', id: `${tx.id}:${outcome}` }) : tx.status;
     return c.html(page('Test checkout', `<h1>Test checkout</h1><p role="status">${escape(RESULT[status])}</p><p><a href="/wallet">Back to Parley</a></p>`));
   });
 }
