@@ -52,39 +52,42 @@ interface Candidate {
   usd_micro: string;
   threshold: string;
   target: string;
-  armed: boolean | null;
 }
 
-/** One pass over the sessions with auto-recharge on; returns how many top-ups were asked for. */
+/**
+ * One pass over the sessions with auto-recharge on that are below their threshold; returns how many top-ups were
+ * asked for. A session is asked when its state is armed (it was seen at or above the threshold since the last
+ * top-up) or when its last top-up completed (that top-up lifted it to the target, above the threshold, so being
+ * below again is a new crossing). The claim is one conditional upsert, so concurrent sweeps ask once.
+ */
 export async function checkRecharges(payments: Payments, db: Db, log: (line: string) => void): Promise<number> {
+  // Re-arm the sessions seen at or above their threshold.
+  await db.query(
+    `UPDATE recharge_state r SET armed = true, updated_at = now() FROM sessions s
+     WHERE s.id = r.session_id AND s.recharge_enabled AND NOT r.armed AND s.usd_micro >= s.recharge_threshold_micro`,
+  );
   const rows = await db.query<Candidate>(
-    `SELECT s.id, s.usd_micro::text AS usd_micro, s.recharge_threshold_micro::text AS threshold,
-       s.recharge_amount_micro::text AS target, r.armed
-     FROM sessions s LEFT JOIN recharge_state r ON r.session_id = s.id
-     WHERE s.recharge_enabled LIMIT 1000`,
+    `SELECT s.id, s.usd_micro::text AS usd_micro, s.recharge_threshold_micro::text AS threshold, s.recharge_amount_micro::text AS target
+     FROM sessions s WHERE s.recharge_enabled AND s.usd_micro < s.recharge_threshold_micro LIMIT 1000`,
   );
   let asked = 0;
   for (const r of rows) {
     const usd = BigInt(r.usd_micro);
-    const threshold = BigInt(r.threshold);
     const target = BigInt(r.target);
-    if (usd >= threshold) {
-      if (r.armed === false) await db.query('UPDATE recharge_state SET armed = true, updated_at = now() WHERE session_id = $1 AND NOT armed', [r.id]);
-      continue;
-    }
-    if (r.armed === false) continue;
-    // Disarm first, conditionally: only the caller whose update took it asks the provider.
     const claimed = await db.query(
       `INSERT INTO recharge_state (session_id, armed) VALUES ($1, false)
-       ON CONFLICT (session_id) DO UPDATE SET armed = false, updated_at = now() WHERE recharge_state.armed
+       ON CONFLICT (session_id) DO UPDATE SET armed = false, last_tx_id = NULL, updated_at = now()
+       WHERE recharge_state.armed
+          OR EXISTS (SELECT 1 FROM payment_transactions p WHERE p.id = recharge_state.last_tx_id AND p.status = 'completed')
        RETURNING session_id`,
       [r.id],
     );
     if (claimed.length === 0 || target <= usd) continue;
     asked++;
     try {
-      const status = await payments.recharge(r.id, target - usd, (p) => savedMethod(db, r.id, p));
-      log(`auto-recharge of ${r.id} for $${formatUsdMicro(target - usd)}: ${status ?? 'no provider'}`);
+      const done = await payments.recharge(r.id, target - usd, (p) => savedMethod(db, r.id, p));
+      if (done) await db.query('UPDATE recharge_state SET last_tx_id = $2 WHERE session_id = $1', [r.id, done.txId]);
+      log(`auto-recharge of ${r.id} for $${formatUsdMicro(target - usd)}: ${done?.status ?? 'no provider'}`);
     } catch (e) {
       log(`auto-recharge of ${r.id} failed: ${e instanceof Error ? e.message : String(e)}`);
     }

@@ -132,7 +132,11 @@ export class Payments {
   }
 
   /** Creates and runs an auto-recharge top-up (./recharge.ts decides when). */
-  async recharge(sessionId: string, usdMicro: bigint, saved: (provider: string) => Promise<{ customerRef: string; methodRef: string | null } | null>): Promise<PaymentStatus | null> {
+  async recharge(
+    sessionId: string,
+    usdMicro: bigint,
+    saved: (provider: string) => Promise<{ customerRef: string; methodRef: string | null } | null>,
+  ): Promise<{ txId: string; status: PaymentStatus } | null> {
     for (const p of this.providers) {
       if (!p.recharge || !p.supports('USD')) continue;
       const method = p.name === 'test' ? null : await saved(p.name);
@@ -147,8 +151,11 @@ export class Payments {
         this.log(`recharge ${tx.id} via ${p.name}: ${e.message}`);
         outcome = 'failed';
       }
-      if (outcome === null) continue;
-      return settlePayment(this, tx, outcome, { provider: p.name, id: `${tx.id}:recharge:${outcome}` });
+      if (outcome === null) {
+        await this.db.query(`UPDATE payment_transactions SET status = 'failed', settled_at = now() WHERE id = $1 AND status = 'pending'`, [tx.id]);
+        continue;
+      }
+      return { txId: tx.id, status: await settlePayment(this, tx, outcome, { provider: p.name, id: `${tx.id}:recharge:${outcome}` }) };
     }
     return null;
   }

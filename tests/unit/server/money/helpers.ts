@@ -59,7 +59,8 @@ export async function call<T = Record<string, unknown>>(
 ): Promise<JsonAnswer<T>> {
   const h: Record<string, string> = { ...headers };
   if (cookie) h.cookie = cookie;
-  if (body !== undefined) h['content-type'] = 'application/json';
+  // State-changing requests must say JSON even with no body (the cross-site guard), as the engine's client does.
+  if (body !== undefined || method !== 'GET') h['content-type'] = 'application/json';
   const res = await app.request(path, { method, headers: h, ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}) });
   const text = await res.text();
   let parsed: unknown = null;
