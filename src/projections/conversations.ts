@@ -55,6 +55,8 @@ export const conversationsProjection: Projection = {
       case 'reply.failed':
       case 'reply.interrupted':
       case 'preferences.changed':
+      case 'payment.started':
+      case 'payment.settled':
       case 'instruction.created':
       case 'instruction.updated':
       case 'instruction.deleted':

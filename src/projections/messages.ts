@@ -23,6 +23,8 @@ export const messagesProjection: Projection = {
       case 'conversation.unpinned':
       case 'conversation.instructionsSet':
       case 'preferences.changed':
+      case 'payment.started':
+      case 'payment.settled':
       case 'instruction.created':
       case 'instruction.updated':
       case 'instruction.deleted':

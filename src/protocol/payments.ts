@@ -111,6 +111,14 @@ export interface PaymentLimits {
   provider: string | null;
 }
 
+/** GET /api/payment-methods: which provider takes each method here (null = shown as unavailable). */
+export interface PaymentMethodsResponse {
+  methods: { id: string; ticker: Ticker; provider: string | null }[];
+  /** The test provider is on: no real money moves (the dialog says so). */
+  testPayments: boolean;
+  supportEmail: string;
+}
+
 /** GET /api/get-fiat-prices: units of EUR and GBP per USD. */
 export interface FiatPrices {
   eurUsd: string;
@@ -216,6 +224,7 @@ export const NanoConfirmSchema = z.object({ hash: z.string().regex(/^[0-9A-Fa-f]
 
 // ---- the recovery code (beyond the spec) ----
 
+export const DisplayCurrencySchema = z.object({ displayCurrency: z.enum(['USD', 'XNO']) }).strict();
 export const RecoverSchema = z.object({ code: z.string().trim().min(1).max(64) }).strict();
 /** Recovery codes: 25 characters of Crockford base32 in groups of 5 (125 bits). */
 export const RECOVERY_CODE_PATTERN = /^[0-9A-HJKMNP-TV-Z]{5}(-[0-9A-HJKMNP-TV-Z]{5}){4}$/;

@@ -17,6 +17,9 @@ import { messageCommands } from './commands/messages';
 import { conversationCommands } from './commands/conversations';
 import { instructionCommands } from './commands/instructions';
 import { queueCommands } from './commands/queue';
+import { moneyCommands } from './commands/money';
+import { moneyQueries } from './queries/money';
+import { MoneyRoom } from './services/money-room';
 import { conversationQueries } from './queries/conversations';
 import { coreQueries } from './queries/core';
 import { instructionQueries } from './queries/instructions';
@@ -35,10 +38,13 @@ export class Engine extends EngineCore {
   /** Every command, as plain functions (what a tab's Comlink endpoint exposes). */
   readonly commands: CommandHandlers;
   private readonly queries: QueryHandlers;
+  /** Deposits, nano, invitations: state and pipelines of the money room. */
+  readonly money: MoneyRoom;
 
   constructor(hooks: EngineHooks) {
     super(hooks);
-    const domains = { ...chatCommands(this), ...preferencesCommands(this), ...conversationCommands(this), ...instructionCommands(this), ...branchCommands(this), ...messageCommands(this), ...exportCommands(this), ...queueCommands(this) };
+    this.money = new MoneyRoom(this);
+    const domains = { ...chatCommands(this), ...preferencesCommands(this), ...conversationCommands(this), ...instructionCommands(this), ...branchCommands(this), ...messageCommands(this), ...exportCommands(this), ...queueCommands(this), ...moneyCommands(this, this.money) };
     Object.assign(this, domains);
     this.commands = {
       handshake: (v) => this.handshake(v),
@@ -48,7 +54,12 @@ export class Engine extends EngineCore {
       importLog: (text) => this.importLog(text),
       ...domains,
     };
-    this.queries = { ...coreQueries(this), ...conversationQueries(this), ...instructionQueries(this), ...queueQueries(this) };
+    this.queries = { ...coreQueries(this), ...conversationQueries(this), ...instructionQueries(this), ...queueQueries(this), ...moneyQueries(this.money) };
+  }
+
+  override async dispose(): Promise<void> {
+    this.money.dispose();
+    await super.dispose();
   }
 
   observe<Q extends Query>(query: Q): Observable<QueryResult<Q>> {

@@ -6,7 +6,15 @@
 import type { Context, Hono } from 'hono';
 import { describeIssues, jsonError, readJson, type AppEnv } from '../context';
 import { formatUnits } from '../money';
-import { CreatePaymentSchema, RechargeSettingsSchema, isTicker, type FiatPrices, type PaymentTransaction } from '../../protocol/payments';
+import {
+  CreatePaymentSchema,
+  DEPOSIT_METHODS,
+  RechargeSettingsSchema,
+  isTicker,
+  type FiatPrices,
+  type PaymentMethodsResponse,
+  type PaymentTransaction,
+} from '../../protocol/payments';
 import { setRechargeSettings } from './recharge';
 import type { Payments } from './service';
 import { registerTestCheckout } from './test-provider';
@@ -28,6 +36,19 @@ export function registerPaymentRoutes(app: Hono<AppEnv>, payments: Payments): vo
     const res: FiatPrices = {
       eurUsd: formatUnits(payments.cfg.eurPerUsdMicro, 6),
       gbpUsd: formatUnits(payments.cfg.gbpPerUsdMicro, 6),
+    };
+    return c.json(res);
+  });
+
+  app.get('/api/payment-methods', (c) => {
+    const res: PaymentMethodsResponse = {
+      methods: DEPOSIT_METHODS.map((m) => ({
+        id: m.id,
+        ticker: m.ticker,
+        provider: m.ticker === 'XNO' ? (payments.cfg.nano ? 'nano' : null) : (payments.providerFor(m.ticker)?.name ?? null),
+      })),
+      testPayments: payments.byName('test') !== null,
+      supportEmail: payments.cfg.supportEmail,
     };
     return c.json(res);
   });

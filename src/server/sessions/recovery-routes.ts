@@ -4,6 +4,7 @@
  *  POST /api/session/recovery-code -> { code } (shown once)
  *  POST /auth/recover { code } -> the session's data, and this browser's cookie now opens it; wrong codes 401,
  *       rate-limited per client address (429).
+ *  POST /api/session/display-currency { displayCurrency: 'USD' | 'XNO' } -> the session's displayCurrency.
  *  GET /auth/account-merge-check -> { canMigrate, hasRecoveryCode }: canMigrate is true when this session holds
  *       something worth carrying to another browser (money, replies, a deposit address) and has no recovery code
  *       yet (docs/decisions.md).
@@ -12,7 +13,7 @@ import type { Hono } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { describeIssues, jsonError, readJson, type AppEnv, type RouteContext } from '../context';
 import type { Limiter } from '../guards/rate-limit';
-import { RecoverSchema } from '../../protocol/payments';
+import { DisplayCurrencySchema, RecoverSchema } from '../../protocol/payments';
 import { createRecoveryCode, hasRecoveryCode, recoverSession } from './recovery';
 import { findSession, findSessionByToken, SESSION_COOKIE, toSessionData } from './store';
 
@@ -22,6 +23,15 @@ export function registerRecoveryRoutes(app: Hono<AppEnv>, ctx: RouteContext, sec
   app.post('/api/session/recovery-code', async (c) => {
     c.header('Cache-Control', 'no-store');
     return c.json({ code: await createRecoveryCode(ctx.db, secret, c.get('sessionId')) });
+  });
+
+  app.post('/api/session/display-currency', async (c) => {
+    const b = await readJson(c, 4096);
+    if (!b.ok) return b.response;
+    const parsed = DisplayCurrencySchema.safeParse(b.value);
+    if (!parsed.success) return jsonError(c, 400, 'BAD_REQUEST', describeIssues(parsed.error.issues));
+    await ctx.db.query('UPDATE sessions SET display_currency = $2 WHERE id = $1', [c.get('sessionId'), parsed.data.displayCurrency]);
+    return c.json({ displayCurrency: parsed.data.displayCurrency });
   });
 
   app.post('/auth/recover', async (c) => {
