@@ -19,8 +19,21 @@ import { checkRecharges } from './recharge';
 import { registerPaymentRoutes } from './routes';
 import { Payments } from './service';
 
-/** Spec paths outside /api that need the session, the cross-site guard and the small-body limit. */
-export const MONEY_PREFIXES = ['/transaction/*', '/invitations/*', '/nano/*', '/check-receivables', '/get-representative', '/user/*'];
+/**
+ * Spec paths outside /api that need the session, the cross-site guard and the small-body limit. The invitation
+ * calls are listed one by one: '/invitations/*' would also match the Invitations page itself (GET /invitations).
+ */
+export const MONEY_PREFIXES = [
+  '/transaction/*',
+  '/invitations/create',
+  '/invitations/update',
+  '/invitations/redeem',
+  '/invitations/delete/*',
+  '/nano/*',
+  '/check-receivables',
+  '/get-representative',
+  '/user/*',
+];
 
 export interface MoneyServices {
   cfg: MoneyConfig;
