@@ -36,6 +36,12 @@ export function usdMicroPerUnit(ticker: Ticker, cfg: MoneyConfig, nanoPriceUsdMi
   }
 }
 
+/** USD value of an amount of `ticker`, floored to the micro-dollar; EUR straight from EUR per USD (no rounded rate). */
+export function usdMicroFor(ticker: Ticker, units: bigint, perUnitMicro: bigint, cfg: MoneyConfig): bigint {
+  if ((ticker === 'EUR' || ticker === 'EURD') && !cfg.ratesUsdMicro.has(ticker)) return (units * 10n ** 12n) / (cfg.eurPerUsdMicro * ONE);
+  return usdMicroOf(units, perUnitMicro);
+}
+
 /** USD value of an amount (30-decimal units), floored to the micro-dollar. */
 export function usdMicroOf(units: bigint, perUnitMicro: bigint): bigint {
   return (units * perUnitMicro) / ONE;

@@ -8,7 +8,7 @@ import { formatUsdMicro } from '../money';
 import { PAYMENT_EXPIRY_MS, type PaymentLimits, type PaymentStatus, type Ticker } from '../../protocol/payments';
 import { btcpayProvider } from './btcpay';
 import type { MoneyConfig } from './config';
-import { limitsOf, unitsOf, usdMicroOf, usdMicroPerUnit, type Limits } from './pricing';
+import { limitsOf, unitsOf, usdMicroFor, usdMicroPerUnit, type Limits } from './pricing';
 import { stripeProvider } from './stripe';
 import { getTx, hasPriorDeposit, insertTx, newTxId, overdueTxs, saveMethod, setCheckout, settlePayment, txOfEvent } from './store';
 import { testProvider } from './test-provider';
@@ -73,7 +73,7 @@ export class Payments {
     if (units > limits.maxUnits) {
       return { ok: false, status: 400, error: 'AMOUNT_TOO_LARGE', message: `Above the maximum deposit of ${limits.view.maximum} ${ticker}`, limit: limits.view.maximum };
     }
-    const usdMicro = usdMicroOf(units, rate);
+    const usdMicro = usdMicroFor(ticker, units, rate, this.cfg);
     if (usdMicro <= 0n) return { ok: false, status: 400, error: 'INVALID_AMOUNT', message: 'Invalid payment amount' };
     const tx = await insertTx(this.db, { id: newTxId(), sessionId, provider: provider.name, ticker, purpose: 'deposit', amount, usdMicro });
     try {

@@ -10,7 +10,13 @@ export function NanoWallet({ address, nano }: { address: string | null; nano: Wa
   const [current, setCurrent] = useState<string | null>(null);
   const [receivable, setReceivable] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  /** Nano deposits are configured on this server (a provider for XNO). */
+  const [deposits, setDeposits] = useState<boolean | null>(null);
   const repId = useId();
+
+  useEffect(() => {
+    void engine((api) => api.paymentMethods()).then((m) => setDeposits(m?.methods.some((x) => x.ticker === 'XNO' && x.provider !== null) ?? false));
+  }, []);
 
   useEffect(() => {
     if (!address) return;
@@ -38,10 +44,12 @@ export function NanoWallet({ address, nano }: { address: string | null; nano: Wa
             Nano network: {SOCKET_LABEL[nano?.state ?? 'idle']}
           </p>
         </>
-      ) : (
+      ) : deposits ? (
         <button type="button" disabled={busy} onClick={() => void run(() => engine<unknown>((api) => api.nanoDepositAddress()))}>
           Show deposit address
         </button>
+      ) : (
+        <p className="muted">{deposits === null ? '…' : 'Nano deposits are not set up on this server. Nano from invitations can still be converted to USD.'}</p>
       )}
       <div className="wallet-actions">
         <button type="button" disabled={busy} onClick={() => void run(() => engine<unknown>((api) => api.convertNanoToUsd()))}>
