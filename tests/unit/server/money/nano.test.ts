@@ -126,4 +126,18 @@ describe('nano deposits', () => {
     expect((await call(gw.app, 'POST', '/get-representative', s.cookie)).body.representative).toBe(other);
     expect((await call(gw.app, 'POST', '/nano/change-representative', s.cookie, { representative: 'nano_' + '1'.repeat(60) })).status).toBe(400);
   });
+
+  it('a recovery code brings the same deposit address and nano balance into another browser', async () => {
+    const s = await gw.session();
+    const me = await addressOf(s.cookie);
+    const sent = node.addSend(me, 9n);
+    await call(gw.app, 'POST', '/nano/confirm', s.cookie, { hash: sent.hash });
+    const { body } = await call<{ code: string }>(gw.app, 'POST', '/api/session/recovery-code', s.cookie);
+    const res = await gw.app.request('/auth/recover', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: body.code }) });
+    const other = (res.headers.get('set-cookie') ?? '').split(';')[0]!;
+    expect(await addressOf(other)).toBe(me);
+    const data = (await call<{ data: { nanoDepositAddress: string; id: string } }>(gw.app, 'GET', '/auth/local-session', other)).body.data;
+    expect(data).toMatchObject({ nanoDepositAddress: me, id: s.data.id });
+    expect((await balanceOf(gw.db, data.id)).nano).toBe(9n);
+  });
 });
