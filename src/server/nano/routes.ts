@@ -6,6 +6,7 @@
 import type { Context, Hono } from 'hono';
 import { describeIssues, jsonError, readJson, type AppEnv } from '../context';
 import type { Db } from '../db/types';
+import type { Limiter } from '../guards/rate-limit';
 import type { Ledger } from '../ledger/ledger';
 import { formatUnits, parseDecimal } from '../money';
 import { NanoConfirmSchema, NanoConvertSchema, NanoRepresentativeSchema, type NanoConfig } from '../../protocol/payments';
@@ -29,7 +30,10 @@ async function parsed<T>(c: Context<AppEnv>, schema: { safeParse(v: unknown): { 
   return { ok: true, data: r.data };
 }
 
-export function registerNanoRoutes(app: Hono<AppEnv>, db: Db, ledger: Ledger, nano: NanoDeposits | null): void {
+export function registerNanoRoutes(app: Hono<AppEnv>, db: Db, ledger: Ledger, nano: NanoDeposits | null, costly: Limiter): void {
+  // Each of these asks a node's RPC: limited per client address like a reply.
+  for (const path of ['/nano/confirm', '/check-receivables', '/nano/change-representative']) app.use(path, costly.middleware);
+
   app.get('/get-nano-price', (c) => c.json({ latestPrice: Number(formatUnits(ledger.nanoPriceUsdMicro, 6)) }));
 
   app.post('/nano/convert-to-usd', async (c) => {

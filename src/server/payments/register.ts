@@ -64,9 +64,9 @@ export function createMoneyServices(db: Db, ledger: Ledger, cfg: MoneyConfig, lo
 export function registerMoneyRoutes(app: Hono<AppEnv>, ctx: RouteContext, money: MoneyServices, address: ClientAddressFn, requireSession: MiddlewareHandler<AppEnv>): void {
   for (const prefix of MONEY_PREFIXES) app.use(prefix, requireSession);
   const guessLimit = createLimiter(ctx.db, 'guess', money.cfg.guessRate, address, 'attempts');
-  registerPaymentRoutes(app, money.payments);
+  registerPaymentRoutes(app, money.payments, ctx.costlyLimit);
   registerInvitationRoutes(app, money.invitations, guessLimit);
-  registerNanoRoutes(app, ctx.db, ctx.ledger, money.nano);
+  registerNanoRoutes(app, ctx.db, ctx.ledger, money.nano, ctx.costlyLimit);
   registerRecoveryRoutes(app, ctx, money.cfg.recoverySecret, guessLimit);
 }
 

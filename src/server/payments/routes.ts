@@ -4,7 +4,7 @@
  * moves only in ./store.ts (settlePayment) and ./recharge.ts.
  */
 import type { Context, Hono } from 'hono';
-import { describeIssues, jsonError, readJson, type AppEnv } from '../context';
+import { describeIssues, jsonError, readJson, readLimitedText, type AppEnv } from '../context';
 import { formatUnits } from '../money';
 import {
   CreatePaymentSchema,
@@ -15,6 +15,7 @@ import {
   type PaymentMethodsResponse,
   type PaymentTransaction,
 } from '../../protocol/payments';
+import type { Limiter } from '../guards/rate-limit';
 import { setRechargeSettings } from './recharge';
 import type { Payments } from './service';
 import { registerTestCheckout } from './test-provider';
@@ -30,7 +31,10 @@ async function body(c: Context): Promise<{ ok: true; value: unknown } | { ok: fa
   return readJson(c, 64 * 1024);
 }
 
-export function registerPaymentRoutes(app: Hono<AppEnv>, payments: Payments): void {
+export function registerPaymentRoutes(app: Hono<AppEnv>, payments: Payments, costly: Limiter): void {
+  // Each creation calls a provider (an invoice, a checkout session): limited per client address like a reply.
+  app.use('/transaction/create/*', costly.middleware);
+
   app.get('/api/get-fiat-prices', (c) => {
     c.header('Cache-Control', 'private, max-age=60');
     const res: FiatPrices = {
@@ -110,9 +114,9 @@ export function registerPaymentRoutes(app: Hono<AppEnv>, payments: Payments): vo
     app.post(`/webhooks/${name}`, async (c) => {
       const provider = payments.byName(name);
       if (!provider?.webhook) return jsonError(c, 404, 'NOT_FOUND', `${name} is not configured`);
-      if (Number(c.req.header('content-length') ?? 0) > WEBHOOK_MAX_BYTES) return jsonError(c, 413, 'PAYLOAD_TOO_LARGE', 'Webhook body too large');
-      const raw = await c.req.text();
-      if (raw.length > WEBHOOK_MAX_BYTES) return jsonError(c, 413, 'PAYLOAD_TOO_LARGE', 'Webhook body too large');
+      // The raw text is what the signature covers; never read past the limit.
+      const raw = await readLimitedText(c, WEBHOOK_MAX_BYTES);
+      if (raw === null) return jsonError(c, 413, 'PAYLOAD_TOO_LARGE', 'Webhook body too large');
       const verified = await provider.webhook(c, raw);
       if (!verified.ok) return jsonError(c, verified.status, verified.status === 401 ? 'BAD_SIGNATURE' : 'BAD_REQUEST', verified.message);
       await payments.applyEvents(name, verified.events);
@@ -121,10 +125,6 @@ export function registerPaymentRoutes(app: Hono<AppEnv>, payments: Payments): vo
   }
 
   if (payments.byName('test')) {
-    app.use('/pay/test/*', async (c, next) => {
-      if (c.req.method === 'POST' && Number(c.req.header('content-length') ?? 0) > 4096) return c.text('Too large', 413);
-      await next();
-    });
     registerTestCheckout(app, payments);
   }
 }

@@ -7,7 +7,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { Hono } from 'hono';
-import type { AppEnv } from '../context';
+import { readLimitedText, type AppEnv } from '../context';
 import { formatUsdMicro } from '../money';
 import type { PaymentStatus, Ticker } from '../../protocol/payments';
 import { getTx, settlePayment, type SettleDeps } from './store';
@@ -80,15 +80,13 @@ export function registerTestCheckout(app: Hono<AppEnv>, deps: SettleDeps): void 
     c.header('Cache-Control', 'no-store');
     const tx = await getTx(deps.db, c.req.param('id').slice(0, 100));
     if (!tx || tx.provider !== 'test') return c.html(page('Not found', '<h1>No such payment</h1>'), 404);
-    let form: Record<string, string | File | (string | File)[]>;
-    try {
-      form = await c.req.parseBody();
-    } catch {
-      return c.html(page('Bad request', '<h1>Bad request</h1>'), 400);
-    }
-    const token = typeof form.token === 'string' ? form.token : '';
+    // The form is two short fields: read at most 4 KiB of it.
+    const text = await readLimitedText(c, 4096).catch(() => null);
+    if (text === null) return c.html(page('Bad request', '<h1>Bad request</h1>'), 413);
+    const form = new URLSearchParams(text);
+    const token = form.get('token') ?? '';
     if (!sameToken(token, tx.checkoutToken)) return c.html(page('Forbidden', '<h1>This checkout link is not valid</h1>'), 403);
-    const action = form.action;
+    const action = form.get('action');
     const outcome: PaymentStatus | null = action === 'pay' ? 'completed' : action === 'fail' ? 'failed' : action === 'expire' ? 'expired' : null;
     if (outcome === null) return c.html(page('Bad request', '<h1>Unknown action</h1>'), 400);
     // A settled checkout is closed: its buttons do nothing more (the page just says how it ended).
