@@ -50,7 +50,9 @@ export class MoneyRoom {
     core.session$.subscribe((v) => {
       const address = v.session?.nanoDepositAddress;
       if (!address || !this.openSocket || address === this.watching) return;
-      // A recovered session brings its own address: stop watching the old one.
+      // A recovered session brings its own address: stop watching the old one. Marked first, so that the session
+      // refreshes that follow do not ask again while this one is on its way (or when no node websocket is set up).
+      this.watching = address;
       this.socket?.stop();
       this.socket = null;
       void this.watchNano();
