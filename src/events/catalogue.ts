@@ -242,6 +242,8 @@ export interface PaymentStartedV1 {
   /** Seconds (spec 001 section 3). */
   createdAt: number;
   paymentLink: string;
+  /** Daimo-style deposits: the nonce the redeem call carries (absent otherwise). */
+  paymentNonce?: string;
   at: number;
 }
 /** A deposit ended: completed (credited), failed, or expired (by the provider or after 30 minutes of polling). */

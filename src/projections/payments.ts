@@ -15,6 +15,8 @@ export interface PaymentRecord {
   /** Seconds, as the gateway gave it. */
   createdAt: number;
   paymentLink: string;
+  /** Daimo-style deposits: redeemed with this nonce once paid. */
+  paymentNonce: string | null;
   status: PaymentStatus;
   /** When this engine started it (ms): polling and the 30-minute expiry count from here. */
   startedAt: number;
@@ -40,6 +42,7 @@ export function applyPayments(state: PaymentsState, event: ProjectedEvent): Paym
       txId: p.txId,
       createdAt: p.createdAt,
       paymentLink: p.paymentLink,
+      paymentNonce: p.paymentNonce ?? null,
       status: 'pending',
       startedAt: p.at,
       settledAt: null,

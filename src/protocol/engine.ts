@@ -118,6 +118,7 @@ export interface PaymentView {
   txId: string;
   createdAt: number;
   paymentLink: string;
+  paymentNonce: string | null;
   status: PaymentStatus;
   startedAt: number;
   settledAt: number | null;
@@ -287,7 +288,8 @@ export interface MoneyHandlers {
   fiatRates(): Promise<FiatRatesView>;
   /** USD per XNO; 1 when the price cannot be had (spec 001 section 7). */
   nanoPrice(): Promise<number>;
-  createPayment(ticker: string, amount: string): Promise<MoneyResult<{ transaction: PaymentTransaction }>>;
+  /** With a network (USDC or USDT on BASE, ...), a Daimo-style deposit: paid, then redeemed by the engine. */
+  createPayment(ticker: string, amount: string, network?: string): Promise<MoneyResult<{ transaction: PaymentTransaction }>>;
   /** The session's nano deposit address (made on first use); starts the deposit websocket. */
   nanoDepositAddress(): Promise<MoneyResult<{ address: string }>>;
   convertNanoToUsd(amount?: string): Promise<MoneyResult<{ amount: string }>>;

@@ -26,6 +26,9 @@ export const DEPOSIT_TEXT = {
   transactionFailedText: 'The payment did not go through. Nothing was added to your balance.', // ours
   depositReceived: 'Deposit received', // ours
   missingRedeemCode: 'Missing redeem code',
+  daimoFailedTitle: 'Payment Failed',
+  daimoFailed: (email: string, id: string) =>
+    `Unable to redeem Daimo payment. Please reach out to support at ${email} and provide the following payment id: ${id}`,
 } as const;
 
 export const NANO_TEXT = {

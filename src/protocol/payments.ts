@@ -131,10 +131,14 @@ export interface PaymentTransaction {
   txId: string;
   createdAt: number;
   paymentLink: string;
+  /** POST /transaction/create/daimo only: what the redeem call must carry (the payment store's paymentNonce). */
+  paymentNonce?: string;
 }
 
 export interface PaymentStatusResponse {
   status: PaymentStatus;
+  /** A Daimo-style deposit the provider says is paid: the app redeems it (POST /transaction/callback/daimo). */
+  redeemable?: boolean;
 }
 
 /**

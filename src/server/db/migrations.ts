@@ -155,6 +155,10 @@ export const MIGRATIONS: readonly Migration[] = [
         provider_ref TEXT,
         payment_link TEXT,
         checkout_token TEXT NOT NULL,
+        -- Daimo-style deposits (POST /transaction/create/daimo): paid at the provider, credited when the app redeems
+        -- them with this nonce (POST /transaction/callback/daimo).
+        payment_nonce TEXT,
+        provider_paid BOOLEAN NOT NULL DEFAULT false,
         status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'completed', 'failed', 'expired')),
         created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
         expires_at TIMESTAMPTZ NOT NULL,

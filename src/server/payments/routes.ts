@@ -8,6 +8,7 @@ import { describeIssues, jsonError, readJson, readLimitedText, type AppEnv } fro
 import { formatUnits } from '../money';
 import {
   CreatePaymentSchema,
+  DaimoCallbackSchema,
   DEPOSIT_METHODS,
   RechargeSettingsSchema,
   isTicker,
@@ -66,12 +67,8 @@ export function registerPaymentRoutes(app: Hono<AppEnv>, payments: Payments, cos
     return c.json(found.view);
   });
 
-  app.post('/transaction/create/daimo/:ticker', (c) =>
-    jsonError(c, 400, 'METHOD_UNAVAILABLE', 'The Daimo payment method is not available on this server'),
-  );
-
-  app.post('/transaction/create/:ticker', async (c) => {
-    const ticker = c.req.param('ticker').toUpperCase();
+  const create = (daimo: boolean) => async (c: Context<AppEnv>) => {
+    const ticker = (c.req.param('ticker') ?? '').toUpperCase();
     if (!isTicker(ticker) || ticker === 'XNO') {
       return jsonError(c, 400, 'METHOD_UNAVAILABLE', `The payment method ${ticker.slice(0, 20)} is not available through a checkout`);
     }
@@ -79,7 +76,7 @@ export function registerPaymentRoutes(app: Hono<AppEnv>, payments: Payments, cos
     if (!b.ok) return b.response;
     const parsed = CreatePaymentSchema.safeParse(b.value);
     if (!parsed.success) return jsonError(c, 400, 'INVALID_AMOUNT', `Invalid payment amount: ${describeIssues(parsed.error.issues)}`);
-    const out = await payments.create(c.get('sessionId'), ticker, parsed.data.amount, origin(c));
+    const out = await payments.create(c.get('sessionId'), ticker, parsed.data.amount, origin(c), { daimo });
     c.header('Cache-Control', 'no-store');
     if (!out.ok) return c.json({ error: out.error, message: out.message, ...(out.limit ? { limit: out.limit } : {}) }, out.status);
     const res: PaymentTransaction = {
@@ -87,18 +84,30 @@ export function registerPaymentRoutes(app: Hono<AppEnv>, payments: Payments, cos
       txId: out.tx.providerRef ?? out.tx.id,
       createdAt: Math.floor(out.tx.createdAt.getTime() / 1000),
       paymentLink: out.tx.paymentLink ?? '',
+      ...(out.tx.paymentNonce ? { paymentNonce: out.tx.paymentNonce } : {}),
     };
     return c.json(res);
-  });
+  };
+  app.post('/transaction/create/daimo/:ticker', create(true));
+  app.post('/transaction/create/:ticker', create(false));
 
   app.get('/transaction/status/:ticker/:id', async (c) => {
     const status = await payments.status(c.get('sessionId'), c.req.param('id').slice(0, 100));
     c.header('Cache-Control', 'no-store');
     if (status === null) return jsonError(c, 404, 'NOT_FOUND', 'No such transaction');
-    return c.json({ status });
+    return c.json(status);
   });
 
-  app.post('/transaction/callback/daimo', (c) => jsonError(c, 404, 'NOT_FOUND', 'No Daimo payment is known to this server'));
+  app.post('/transaction/callback/daimo', async (c) => {
+    const b = await body(c);
+    if (!b.ok) return b.response;
+    const parsed = DaimoCallbackSchema.safeParse(b.value);
+    if (!parsed.success) return jsonError(c, 400, 'BAD_REQUEST', describeIssues(parsed.error.issues));
+    const status = await payments.redeem(c.get('sessionId'), parsed.data.payment.id, parsed.data.paymentNonce);
+    c.header('Cache-Control', 'no-store');
+    if (status === null) return jsonError(c, 409, 'NOT_REDEEMABLE', 'This payment cannot be redeemed');
+    return c.json({ success: true, status });
+  });
 
   app.post('/user/recharge-settings', async (c) => {
     const b = await body(c);

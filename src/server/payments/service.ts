@@ -13,6 +13,13 @@ import { stripeProvider } from './stripe';
 import { getTx, hasPriorDeposit, insertTx, newTxId, overdueTxs, saveMethod, setCheckout, settlePayment, txOfEvent } from './store';
 import { testProvider } from './test-provider';
 import { ProviderError, type PaymentProvider, type ProviderEvent, type TxRecord } from './types';
+import { timingSafeEqual } from 'node:crypto';
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
 
 export type CreateOutcome =
   | { ok: true; tx: TxRecord }
@@ -57,8 +64,9 @@ export class Payments {
   }
 
   /** POST /transaction/create/{ticker}: checks the amount against the limits, then asks the provider for a checkout. */
-  async create(sessionId: string, ticker: Ticker, amount: string, origin: string): Promise<CreateOutcome> {
-    const provider = this.providerFor(ticker);
+  async create(sessionId: string, ticker: Ticker, amount: string, origin: string, opts: { daimo?: boolean } = {}): Promise<CreateOutcome> {
+    // Daimo-style deposits (paid, then redeemed by the app) exist only with the test provider here (docs/decisions.md).
+    const provider = opts.daimo ? (this.rate(ticker) !== null ? this.byName('test') : null) : this.providerFor(ticker);
     const rate = this.rate(ticker);
     if (!provider || rate === null) {
       return { ok: false, status: 400, error: 'METHOD_UNAVAILABLE', message: `The payment method ${ticker} is not available on this server` };
@@ -75,7 +83,7 @@ export class Payments {
     }
     const usdMicro = usdMicroFor(ticker, units, rate, this.cfg);
     if (usdMicro <= 0n) return { ok: false, status: 400, error: 'INVALID_AMOUNT', message: 'Invalid payment amount' };
-    const tx = await insertTx(this.db, { id: newTxId(), sessionId, provider: provider.name, ticker, purpose: 'deposit', amount, usdMicro });
+    const tx = await insertTx(this.db, { id: newTxId(), sessionId, provider: provider.name, ticker, purpose: 'deposit', amount, usdMicro, daimo: opts.daimo === true });
     try {
       const made = await provider.create({ tx, returnUrl: `${this.cfg.publicUrl ?? origin}/wallet`, origin: this.cfg.publicUrl ?? origin });
       await setCheckout(this.db, tx.id, made.providerRef, made.paymentLink);
@@ -88,11 +96,24 @@ export class Payments {
   }
 
   /** GET /transaction/status: the stored status, refreshed from the provider while pending; expired after 30 minutes. */
-  async status(sessionId: string, id: string): Promise<PaymentStatus | null> {
+  async status(sessionId: string, id: string): Promise<{ status: PaymentStatus; redeemable?: boolean } | null> {
     const tx = await getTx(this.db, id);
     if (!tx || tx.sessionId !== sessionId) return null;
-    if (tx.status !== 'pending') return tx.status;
-    return this.refresh(tx);
+    if (tx.status !== 'pending') return { status: tx.status };
+    if (tx.paymentNonce !== null && tx.providerPaid) return { status: 'pending', redeemable: true };
+    return { status: await this.refresh(tx) };
+  }
+
+  /**
+   * POST /transaction/callback/daimo: the app redeems a Daimo-style deposit the provider says is paid, with the
+   * transaction's nonce. Credits once (a second redeem answers the same). Null when there is nothing to redeem.
+   */
+  async redeem(sessionId: string, id: string, nonce: string): Promise<PaymentStatus | null> {
+    const tx = await getTx(this.db, id);
+    if (!tx || tx.sessionId !== sessionId || tx.paymentNonce === null || !sameSecret(tx.paymentNonce, nonce)) return null;
+    if (tx.status === 'completed') return 'completed';
+    if (tx.status !== 'pending' || !tx.providerPaid) return null;
+    return settlePayment(this, tx, 'completed', { provider: tx.provider, id: `${tx.id}:daimo-redeem` });
   }
 
   /** Asks the provider about a pending transaction and applies what it says; past its expiry, expires it. */
@@ -106,7 +127,8 @@ export class Payments {
         this.log(`status of ${tx.id} from ${tx.provider}: ${e instanceof Error ? e.message : String(e)}`);
       }
     }
-    if (outcome === 'pending' && Date.now() > tx.expiresAt.getTime()) outcome = 'expired';
+    // A Daimo-style deposit paid at the provider waits for its redeem call rather than expiring.
+    if (outcome === 'pending' && Date.now() > tx.expiresAt.getTime() && !tx.providerPaid) outcome = 'expired';
     if (outcome === 'pending') return 'pending';
     return settlePayment(this, tx, outcome, { provider: tx.provider, id: `${tx.id}:status:${outcome}` });
   }

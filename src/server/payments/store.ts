@@ -29,13 +29,15 @@ interface TxRow {
   provider_ref: string | null;
   payment_link: string | null;
   checkout_token: string;
+  payment_nonce: string | null;
+  provider_paid: boolean;
   status: string;
   created_at: Date | string;
   expires_at: Date | string;
 }
 
 const COLUMNS = `id, session_id, provider, ticker, purpose, amount, usd_micro::text AS usd_micro, provider_ref, payment_link,
-  checkout_token, status, created_at, expires_at`;
+  checkout_token, payment_nonce, provider_paid, status, created_at, expires_at`;
 
 function fromRow(r: TxRow): TxRecord {
   return {
@@ -49,6 +51,8 @@ function fromRow(r: TxRow): TxRecord {
     providerRef: r.provider_ref,
     paymentLink: r.payment_link,
     checkoutToken: r.checkout_token,
+    paymentNonce: r.payment_nonce,
+    providerPaid: r.provider_paid === true,
     status: r.status as PaymentStatus,
     createdAt: new Date(r.created_at),
     expiresAt: new Date(r.expires_at),
@@ -61,17 +65,23 @@ export function newTxId(): string {
 
 export async function insertTx(
   db: Queryable,
-  t: { id: string; sessionId: string; provider: string; ticker: Ticker; purpose: 'deposit' | 'recharge'; amount: string; usdMicro: bigint },
+  t: { id: string; sessionId: string; provider: string; ticker: Ticker; purpose: 'deposit' | 'recharge'; amount: string; usdMicro: bigint; daimo?: boolean },
 ): Promise<TxRecord> {
   const rows = await db.query<TxRow>(
-    `INSERT INTO payment_transactions (id, session_id, provider, ticker, purpose, amount, usd_micro, checkout_token, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7::bigint, $8, now() + ($9::float8 * interval '1 millisecond'))
+    `INSERT INTO payment_transactions (id, session_id, provider, ticker, purpose, amount, usd_micro, checkout_token, expires_at, payment_nonce)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::bigint, $8, now() + ($9::float8 * interval '1 millisecond'), $10)
      RETURNING ${COLUMNS}`,
-    [t.id, t.sessionId, t.provider, t.ticker, t.purpose, t.amount, t.usdMicro.toString(), randomBytes(24).toString('base64url'), PAYMENT_EXPIRY_MS],
+    [t.id, t.sessionId, t.provider, t.ticker, t.purpose, t.amount, t.usdMicro.toString(), randomBytes(24).toString('base64url'), PAYMENT_EXPIRY_MS,
+      t.daimo ? randomBytes(18).toString('base64url') : null],
   );
   const r = rows[0];
   if (!r) throw new Error('payment insert returned no row');
   return fromRow(r);
+}
+
+/** The provider says a Daimo-style deposit was paid: it waits for the app's redeem call (nothing is credited yet). */
+export async function markProviderPaid(db: Queryable, id: string): Promise<void> {
+  await db.query(`UPDATE payment_transactions SET provider_paid = true WHERE id = $1 AND status = 'pending'`, [id]);
 }
 
 export async function setCheckout(db: Queryable, id: string, providerRef: string, paymentLink: string): Promise<void> {

@@ -10,7 +10,7 @@ import type { Hono } from 'hono';
 import { readLimitedText, type AppEnv } from '../context';
 import { formatUsdMicro } from '../money';
 import type { PaymentStatus, Ticker } from '../../protocol/payments';
-import { getTx, settlePayment, type SettleDeps } from './store';
+import { getTx, markProviderPaid, settlePayment, type SettleDeps } from './store';
 import type { PaymentProvider, TxRecord } from './types';
 
 export function testProvider(supported: (t: Ticker) => boolean): PaymentProvider {
@@ -60,8 +60,9 @@ export function registerTestCheckout(app: Hono<AppEnv>, deps: SettleDeps): void 
     c.header('Cache-Control', 'no-store');
     const tx = await getTx(deps.db, c.req.param('id').slice(0, 100));
     if (!tx || tx.provider !== 'test') return c.html(page('Not found', '<h1>No such payment</h1>'), 404);
-    if (tx.status !== 'pending') {
-      return c.html(page('Test checkout', `<h1>Test checkout</h1><p>${escape(RESULT[tx.status])}</p><p><a href="/wallet">Back to Parley</a></p>`));
+    if (tx.status !== 'pending' || tx.providerPaid) {
+      const text = tx.providerPaid && tx.status === 'pending' ? 'Payment sent. Parley adds it to your balance when it redeems it.' : RESULT[tx.status];
+      return c.html(page('Test checkout', `<h1>Test checkout</h1><p>${escape(text)}</p><p><a href="/wallet">Back to Parley</a></p>`));
     }
     const usd = formatUsdMicro(tx.usdMicro).replace(/0{1,4}$/, '');
     return c.html(
@@ -89,8 +90,13 @@ export function registerTestCheckout(app: Hono<AppEnv>, deps: SettleDeps): void 
     const action = form.get('action');
     const outcome: PaymentStatus | null = action === 'pay' ? 'completed' : action === 'fail' ? 'failed' : action === 'expire' ? 'expired' : null;
     if (outcome === null) return c.html(page('Bad request', '<h1>Unknown action</h1>'), 400);
+    if (tx.paymentNonce !== null && outcome === 'completed' && tx.status === 'pending') {
+      // Daimo-style: the payment is made here; the app credits it by redeeming it (POST /transaction/callback/daimo).
+      await markProviderPaid(deps.db, tx.id);
+      return c.html(page('Test checkout', `<h1>Test checkout</h1><p role="status">Payment sent. Parley adds it to your balance when it redeems it.</p><p><a href="/wallet">Back to Parley</a></p>`));
+    }
     // A settled checkout is closed: its buttons do nothing more (the page just says how it ended).
-    const status = tx.status === 'pending' ? await settlePayment(deps, tx, outcome, { provider: 'test', id: `${tx.id}:${outcome}` }) : tx.status;
+    const status = tx.status === 'pending' && !tx.providerPaid ? await settlePayment(deps, tx, outcome, { provider: 'test', id: `${tx.id}:${outcome}` }) : tx.status;
     return c.html(page('Test checkout', `<h1>Test checkout</h1><p role="status">${escape(RESULT[status])}</p><p><a href="/wallet">Back to Parley</a></p>`));
   });
 }

@@ -17,6 +17,9 @@ export interface TxRecord {
   providerRef: string | null;
   paymentLink: string | null;
   checkoutToken: string;
+  /** Daimo-style deposits only: the nonce the redeem call must carry, and whether the provider says it was paid. */
+  paymentNonce: string | null;
+  providerPaid: boolean;
   status: PaymentStatus;
   createdAt: Date;
   expiresAt: Date;

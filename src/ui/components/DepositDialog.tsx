@@ -171,7 +171,7 @@ function AmountStep({ method, onBack, onCreated }: { method: DepositMethod; onBa
   async function submit() {
     setBusy(true);
     setError(null);
-    const r = await engine<MoneyResult<{ transaction: PaymentTransaction }>>((api) => api.createPayment(method.ticker, value));
+    const r = await engine<MoneyResult<{ transaction: PaymentTransaction }>>((api) => api.createPayment(method.ticker, value, method.network));
     setBusy(false);
     if (r.ok) onCreated(r.transaction.id);
     else setError(r.error);

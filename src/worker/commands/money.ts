@@ -52,12 +52,13 @@ export function moneyCommands(core: EngineCore, room: MoneyRoom): MoneyHandlers 
       return 1;
     },
 
-    async createPayment(ticker, amount) {
+    async createPayment(ticker, amount, network) {
       if (!isTicker(ticker)) return red(DEPOSIT_TEXT.methodUnavailable);
       const limits = await money.limits(ticker);
       const invalid = validateDeposit(ticker, amount, limits.ok ? limits.value : null);
       if (invalid) return { ok: false, error: invalid };
-      const r = await money.create(ticker, amount.trim());
+      // Stablecoins on a named network go the Daimo way: paid at the provider, then redeemed by the engine.
+      const r = network ? await money.createDaimo(ticker, amount.trim()) : await money.create(ticker, amount.trim());
       if (!r.ok) return red(creationError(r.status === 0 ? 500 : r.status, r.message, r.limit));
       await room.started(ticker, amount.trim(), r.value);
       return { ok: true, transaction: r.value };

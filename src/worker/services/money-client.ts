@@ -42,7 +42,10 @@ export const money = {
   fiatPrices: () => request<FiatPrices>('GET', '/api/get-fiat-prices'),
   nanoPrice: () => request<{ latestPrice: number }>('GET', '/get-nano-price'),
   create: (ticker: string, amount: string) => request<PaymentTransaction>('POST', `/transaction/create/${enc(ticker)}`, { amount }),
-  status: (ticker: string, id: string) => request<{ status: PaymentStatus }>('GET', `/transaction/status/${enc(ticker)}/${enc(id)}`),
+  createDaimo: (ticker: string, amount: string) => request<PaymentTransaction>('POST', `/transaction/create/daimo/${enc(ticker)}`, { amount }),
+  status: (ticker: string, id: string) => request<{ status: PaymentStatus; redeemable?: boolean }>('GET', `/transaction/status/${enc(ticker)}/${enc(id)}`),
+  daimoCallback: (id: string, paymentNonce: string) =>
+    request<{ success: boolean }>('POST', '/transaction/callback/daimo', { type: 'redeem_payment', paymentNonce, payment: { id } }),
   recharge: (s: { enabled: boolean; threshold: string; target: string }) => request<unknown>('POST', '/user/recharge-settings', s),
   displayCurrency: (displayCurrency: 'USD' | 'XNO') => request<unknown>('POST', '/api/session/display-currency', { displayCurrency }),
   nanoAddress: () => request<NanoConfig>('POST', '/nano/deposit-address'),

@@ -35,6 +35,8 @@ export class MoneyRoom {
   private watching: string | null = null;
   private fiat: FiatRatesView | null = null;
   private readonly stopped = new AbortController();
+  /** Failures that already raised their own notice (a Daimo redeem). */
+  private readonly quietFailures = new Set<string>();
 
   constructor(
     private readonly core: EngineCore,
@@ -84,7 +86,12 @@ export class MoneyRoom {
   async started(ticker: string, amount: string, tx: PaymentTransaction): Promise<void> {
     const now = Date.now();
     await this.core.append([
-      makeEvent('payment.started', { id: tx.id, ticker, amount, txId: tx.txId, createdAt: tx.createdAt, paymentLink: tx.paymentLink, at: now }, crypto.randomUUID(), now),
+      makeEvent(
+        'payment.started',
+        { id: tx.id, ticker, amount, txId: tx.txId, createdAt: tx.createdAt, paymentLink: tx.paymentLink, ...(tx.paymentNonce ? { paymentNonce: tx.paymentNonce } : {}), at: now },
+        crypto.randomUUID(),
+        now,
+      ),
     ]);
   }
 
@@ -94,10 +101,11 @@ export class MoneyRoom {
     const host: PollHost = {
       status: async (ticker, id): Promise<PollAnswer> => {
         const r = await money.status(ticker, id);
-        if (r.ok) return { kind: 'status', status: r.value.status };
+        if (r.ok) return { kind: 'status', status: r.value.status, ...(r.value.redeemable ? { redeemable: true } : {}) };
         return r.status === 404 ? { kind: 'notFound' } : { kind: 'error' };
       },
       settle: (rec, status) => this.settle(rec, status),
+      redeem: (rec) => this.redeemDaimo(rec),
       now: () => Date.now(),
       sleep: abortableSleep,
     };
@@ -111,6 +119,17 @@ export class MoneyRoom {
       });
   }
 
+  /** Redeems a Daimo-style deposit; on failure the spec's persistent red notice with the support address and the id. */
+  private async redeemDaimo(record: PaymentRecord): Promise<boolean> {
+    const r = await money.daimoCallback(record.id, record.paymentNonce ?? '');
+    if (r.ok) return true;
+    const methods = await money.methods();
+    const email = methods.ok ? methods.value.supportEmail : 'support';
+    this.quietFailures.add(record.id);
+    this.core.notify({ title: DEPOSIT_TEXT.daimoFailedTitle, text: DEPOSIT_TEXT.daimoFailed(email, record.id), tone: 'red', durationMs: null });
+    return false;
+  }
+
   private async settle(record: PaymentRecord, status: 'completed' | 'failed' | 'expired'): Promise<void> {
     const now = Date.now();
     await this.core.append([makeEvent('payment.settled', { id: record.id, status, at: now }, crypto.randomUUID(), now)]);
@@ -118,7 +137,7 @@ export class MoneyRoom {
       // Spec 001 section 4: completed refreshes the session (the Deposit dialog closes on its own: nothing pending).
       await this.core.refreshSession();
       this.core.notify({ title: DEPOSIT_TEXT.depositReceived, text: `${record.amount} ${record.ticker} was added to your balance.`, tone: 'green', durationMs: MONEY_DURATION.medium });
-    } else if (status === 'failed') {
+    } else if (status === 'failed' && !this.quietFailures.delete(record.id)) {
       this.core.notify({ title: DEPOSIT_TEXT.transactionFailed, text: DEPOSIT_TEXT.transactionFailedText, tone: 'red', durationMs: null });
     }
   }

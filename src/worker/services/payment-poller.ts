@@ -9,12 +9,14 @@
 import { PAYMENT_EXPIRY_MS, PAYMENT_POLL_ATTEMPTS, PAYMENT_POLL_MS, type PaymentStatus } from '../../protocol/payments';
 import type { PaymentRecord } from '../../projections/payments';
 
-export type PollAnswer = { kind: 'status'; status: PaymentStatus } | { kind: 'notFound' } | { kind: 'error' };
+export type PollAnswer = { kind: 'status'; status: PaymentStatus; redeemable?: boolean } | { kind: 'notFound' } | { kind: 'error' };
 
 export interface PollHost {
   status(ticker: string, id: string): Promise<PollAnswer>;
   /** Records the outcome (appends payment.settled and does what it implies). Called at most once per run. */
   settle(record: PaymentRecord, status: 'completed' | 'failed' | 'expired'): Promise<void>;
+  /** A Daimo-style deposit paid at the provider: the redeem call (POST /transaction/callback/daimo); true when it went through. */
+  redeem(record: PaymentRecord): Promise<boolean>;
   now(): number;
   sleep(ms: number, signal: AbortSignal): Promise<void>;
 }
@@ -55,8 +57,14 @@ export async function pollPayment(host: PollHost, record: PaymentRecord, signal:
     }
     if (attempts < PAYMENT_POLL_ATTEMPTS) {
       attempts++;
-      const outcome = terminal(await host.status(record.ticker, record.id), record.ticker);
+      const answer = await host.status(record.ticker, record.id);
       if (signal.aborted) return null;
+      if (answer.kind === 'status' && answer.redeemable && record.paymentNonce !== null) {
+        const outcome = (await host.redeem(record)) ? 'completed' : 'failed';
+        await host.settle(record, outcome);
+        return outcome;
+      }
+      const outcome = terminal(answer, record.ticker);
       if (outcome) {
         await host.settle(record, outcome);
         return outcome;

@@ -121,4 +121,28 @@ describe('the money room', () => {
     expect(await notice(e, '0.500000 XNO converted to USD')).toMatchObject({ tone: 'green' });
     expect(e.session$.value.session).toMatchObject({ usd_balance: '0.500000', nano_balance: '1.500000', currency: 'USD' });
   });
+
+  it('a Daimo-style deposit is redeemed by the engine; a refused redeem is the persistent red Payment Failed with the id', async () => {
+    const e = newEngine();
+    await e.whenStarted();
+    await e.refreshSession();
+    const ok = await e.createPayment('USDC', '3', 'BASE');
+    if (!ok.ok) throw new Error(ok.error);
+    expect(ok.transaction.paymentNonce).toBeTruthy();
+    await press(ok.transaction.id, 'pay');
+    await wallet(e, (w) => w.payments.find((p) => p.id === ok.transaction.id)?.status === 'completed');
+    await notice(e, 'Deposit received');
+    expect(e.session$.value.session?.usd_balance).toBe('3.000000');
+
+    const bad = await e.createPayment('USDT', '2', 'ARBITRUM');
+    if (!bad.ok) throw new Error(bad.error);
+    // The gateway no longer recognises the nonce the engine holds: the redeem is refused.
+    await gateway.db.query(`UPDATE payment_transactions SET payment_nonce = 'changed-elsewhere-000000' WHERE id = $1`, [bad.transaction.id]);
+    await press(bad.transaction.id, 'pay');
+    const n = await notice(e, 'Payment Failed');
+    expect(n).toMatchObject({ tone: 'red', durationMs: null });
+    expect(n.text).toBe(`Unable to redeem Daimo payment. Please reach out to support at support@parley.invalid and provide the following payment id: ${bad.transaction.id}`);
+    await wallet(e, (w) => w.payments.find((p) => p.id === bad.transaction.id)?.status === 'failed');
+    expect(e.notices$.value.some((x) => x.title === 'Transaction Failed')).toBe(false);
+  });
 });

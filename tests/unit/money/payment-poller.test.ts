@@ -3,14 +3,15 @@ import { describe, expect, it } from 'vitest';
 import type { PaymentRecord } from '../../../src/projections/payments';
 import { pollPayment, type PollAnswer, type PollHost } from '../../../src/worker/services/payment-poller';
 
-function record(ticker: string, startedAt: number): PaymentRecord {
-  return { id: 'tx_1', ticker, amount: '5', txId: 'r', createdAt: startedAt / 1000, paymentLink: 'l', status: 'pending', startedAt, settledAt: null };
+function record(ticker: string, startedAt: number, paymentNonce: string | null = null): PaymentRecord {
+  return { id: 'tx_1', ticker, amount: '5', txId: 'r', createdAt: startedAt / 1000, paymentLink: 'l', paymentNonce, status: 'pending', startedAt, settledAt: null };
 }
 
-function host(answers: (n: number, now: number) => PollAnswer, start = 0) {
+function host(answers: (n: number, now: number) => PollAnswer, start = 0, redeems = true) {
   let now = start;
   const calls: number[] = [];
   const settled: string[] = [];
+  const redeemed: string[] = [];
   const h: PollHost = {
     status: async () => {
       calls.push(now);
@@ -19,12 +20,16 @@ function host(answers: (n: number, now: number) => PollAnswer, start = 0) {
     settle: async (_r, s) => {
       settled.push(s);
     },
+    redeem: async (r) => {
+      redeemed.push(r.id);
+      return redeems;
+    },
     now: () => now,
     sleep: async (ms) => {
       now += ms;
     },
   };
-  return { h, calls, settled, now: () => now };
+  return { h, calls, settled, redeemed, now: () => now };
 }
 
 const pending: PollAnswer = { kind: 'status', status: 'pending' };
@@ -81,5 +86,16 @@ describe('payment polling', () => {
     });
     expect(await pollPayment(t.h, record('USD', 0), c.signal)).toBeNull();
     expect(t.settled).toEqual([]);
+  });
+
+  it('a Daimo-style deposit the provider says is paid is redeemed once: completed, or failed when the redeem is refused', async () => {
+    const paid = (n: number): PollAnswer => (n >= 3 ? { kind: 'status', status: 'pending', redeemable: true } : pending);
+    const ok = host(paid);
+    expect(await pollPayment(ok.h, record('USDC', 0, 'nonce'), new AbortController().signal)).toBe('completed');
+    expect(ok.redeemed).toEqual(['tx_1']);
+    expect(ok.settled).toEqual(['completed']);
+    const refused = host(paid, 0, false);
+    expect(await pollPayment(refused.h, record('USDC', 0, 'nonce'), new AbortController().signal)).toBe('failed');
+    expect(refused.redeemed).toHaveLength(1);
   });
 });

@@ -114,12 +114,32 @@ describe('deposits with the built-in test provider', () => {
     expect(rows[0]?.n).toBe('0');
   });
 
-  it('fiat prices answer eurUsd and gbpUsd; Daimo is refused as an unavailable method', async () => {
+  it('fiat prices answer eurUsd and gbpUsd', async () => {
     const s = await gw.session();
     const r = await call(gw.app, 'GET', '/api/get-fiat-prices', s.cookie);
     expect(r.body).toEqual({ eurUsd: '0.900000', gbpUsd: '0.790000' });
-    const d = await call(gw.app, 'POST', '/transaction/create/daimo/USDC', s.cookie, { amount: '5' });
-    expect(d.status).toBe(400);
-    expect(d.body.message).toMatch(/payment method/);
+  });
+
+  it('Daimo-style: Pay at the provider credits nothing until the redeem call with the nonce; redeemed once', async () => {
+    const s = await gw.session();
+    const other = await gw.session();
+    const made = await call<PaymentTransaction>(gw.app, 'POST', '/transaction/create/daimo/USDC', s.cookie, { amount: '5' });
+    expect(made.status).toBe(200);
+    expect(made.body.paymentNonce).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    const redeem = (cookie: string, nonce: string) =>
+      call(gw.app, 'POST', '/transaction/callback/daimo', cookie, { type: 'redeem_payment', paymentNonce: nonce, payment: { id: made.body.id } });
+    // Not paid yet: nothing to redeem.
+    expect((await redeem(s.cookie, made.body.paymentNonce!)).status).toBe(409);
+    const page = await checkout(`/pay/test/${made.body.id}`);
+    expect((await press(made.body.id, page.token, 'pay')).html).toContain('Payment sent');
+    expect((await call(gw.app, 'GET', `/transaction/status/USDC/${made.body.id}`, s.cookie)).body).toEqual({ status: 'pending', redeemable: true });
+    expect((await balanceOf(gw.db, s.data.id)).usd).toBe(0n);
+    expect((await redeem(s.cookie, 'x'.repeat(24))).status).toBe(409);
+    expect((await redeem(other.cookie, made.body.paymentNonce!)).status).toBe(409);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => redeem(s.cookie, made.body.paymentNonce!)));
+    expect(answers.map((a) => a.body)).toEqual(Array(5).fill({ success: true, status: 'completed' }));
+    expect((await balanceOf(gw.db, s.data.id)).usd).toBe(5_000_000n);
+    expect(await creditsOf(gw.db, s.data.id, 'payment:')).toBe(1);
+    expect((await call(gw.app, 'POST', '/transaction/callback/daimo', s.cookie, { type: 'other', paymentNonce: 'x'.repeat(10), payment: { id: 'a' } })).status).toBe(400);
   });
 });
