@@ -50,7 +50,17 @@ export function registerPaymentRoutes(app: Hono<AppEnv>, payments: Payments, cos
       methods: DEPOSIT_METHODS.map((m) => ({
         id: m.id,
         ticker: m.ticker,
-        provider: m.ticker === 'XNO' ? (payments.cfg.nano ? 'nano' : null) : (payments.providerFor(m.ticker)?.name ?? null),
+        provider:
+          m.ticker === 'XNO'
+            ? payments.cfg.nano
+              ? 'nano'
+              : null
+            : m.network
+              ? // Networked stablecoins go the Daimo way, which only the test provider plays here.
+                payments.byName('test') && payments.rate(m.ticker) !== null
+                ? 'test'
+                : null
+              : (payments.providerFor(m.ticker)?.name ?? null),
       })),
       testPayments: payments.byName('test') !== null,
       supportEmail: payments.cfg.supportEmail,
