@@ -67,6 +67,10 @@ export const upcasters: { readonly [K in EventType]: Readonly<Record<number, Upc
   'preferences.changed': {},
   'payment.started': {},
   'payment.settled': {},
+  'message.webSearched': {},
+  'scratchpad.entryAdded': {},
+  'scratchpad.entryEdited': {},
+  'scratchpad.entryDeleted': {},
 };
 
 export interface UpcastOptions {

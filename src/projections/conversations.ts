@@ -57,6 +57,10 @@ export const conversationsProjection: Projection = {
       case 'preferences.changed':
       case 'payment.started':
       case 'payment.settled':
+      case 'message.webSearched':
+      case 'scratchpad.entryAdded':
+      case 'scratchpad.entryEdited':
+      case 'scratchpad.entryDeleted':
       case 'instruction.created':
       case 'instruction.updated':
       case 'instruction.deleted':

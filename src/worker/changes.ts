@@ -51,6 +51,11 @@ const CHANGES: { [K in EventType]: (payload: EventPayloads[K]) => Touch } = {
   // Payments are no conversation's data: the money room follows these events itself.
   'payment.started': () => ({ list: false, slugs: [] }),
   'payment.settled': () => ({ list: false, slugs: [] }),
+  'message.webSearched': (p) => ({ list: false, slugs: [p.conversationSlug] }),
+  // The scratchpad is beside the conversation, not in it: the scratchpad query follows these events itself.
+  'scratchpad.entryAdded': () => ({ list: false, slugs: [] }),
+  'scratchpad.entryEdited': () => ({ list: false, slugs: [] }),
+  'scratchpad.entryDeleted': () => ({ list: false, slugs: [] }),
 };
 
 export function changeOf(events: readonly NewEvent[]): Change {

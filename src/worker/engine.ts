@@ -17,6 +17,8 @@ import { messageCommands } from './commands/messages';
 import { conversationCommands } from './commands/conversations';
 import { instructionCommands } from './commands/instructions';
 import { queueCommands } from './commands/queue';
+import { webCommands } from './commands/web';
+import { scratchpadCommands } from './commands/scratchpad';
 import { moneyCommands } from './commands/money';
 import { moneyQueries } from './queries/money';
 import { MoneyRoom } from './services/money-room';
@@ -24,6 +26,7 @@ import { conversationQueries } from './queries/conversations';
 import { coreQueries } from './queries/core';
 import { instructionQueries } from './queries/instructions';
 import { queueQueries } from './queries/queue';
+import { scratchpadQueries } from './queries/scratchpad';
 import type { QueryHandlers } from './queries/types';
 
 export { INTERRUPTED_REASON, PAID_USE_THRESHOLD, STREAM_THROTTLE_MS, type EngineHooks } from './core';
@@ -44,7 +47,20 @@ export class Engine extends EngineCore {
   constructor(hooks: EngineHooks) {
     super(hooks);
     this.money = new MoneyRoom(this);
-    const domains = { ...chatCommands(this), ...preferencesCommands(this), ...conversationCommands(this), ...instructionCommands(this), ...branchCommands(this), ...messageCommands(this), ...exportCommands(this), ...queueCommands(this), ...moneyCommands(this, this.money) };
+    // One room per domain (DESIGN rule 12): add a line, never rewrite this list.
+    const domains = {
+      ...chatCommands(this),
+      ...preferencesCommands(this),
+      ...conversationCommands(this),
+      ...instructionCommands(this),
+      ...branchCommands(this),
+      ...messageCommands(this),
+      ...exportCommands(this),
+      ...queueCommands(this),
+      ...webCommands(this),
+      ...scratchpadCommands(this),
+      ...moneyCommands(this, this.money),
+    };
     Object.assign(this, domains);
     this.commands = {
       handshake: (v) => this.handshake(v),
@@ -54,7 +70,7 @@ export class Engine extends EngineCore {
       importLog: (text) => this.importLog(text),
       ...domains,
     };
-    this.queries = { ...coreQueries(this), ...conversationQueries(this), ...instructionQueries(this), ...queueQueries(this), ...moneyQueries(this.money) };
+    this.queries = { ...coreQueries(this), ...conversationQueries(this), ...instructionQueries(this), ...queueQueries(this), ...scratchpadQueries(this), ...moneyQueries(this.money) };
   }
 
   override async dispose(): Promise<void> {
