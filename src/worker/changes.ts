@@ -48,6 +48,9 @@ const CHANGES: { [K in EventType]: (payload: EventPayloads[K]) => Touch } = {
   'conversation.duplicated': (p) => ({ list: true, slugs: [p.conversation.slug] }),
   // Preferences are no conversation's data: the engine's preferences$ follows these events itself.
   'preferences.changed': () => ({ list: false, slugs: [] }),
+  // Payments are no conversation's data: the money room follows these events itself.
+  'payment.started': () => ({ list: false, slugs: [] }),
+  'payment.settled': () => ({ list: false, slugs: [] }),
   'message.webSearched': (p) => ({ list: false, slugs: [p.conversationSlug] }),
   // The scratchpad is beside the conversation, not in it: the scratchpad query follows these events itself.
   'scratchpad.entryAdded': () => ({ list: false, slugs: [] }),

@@ -19,6 +19,9 @@ import { instructionCommands } from './commands/instructions';
 import { queueCommands } from './commands/queue';
 import { webCommands } from './commands/web';
 import { scratchpadCommands } from './commands/scratchpad';
+import { moneyCommands } from './commands/money';
+import { moneyQueries } from './queries/money';
+import { MoneyRoom } from './services/money-room';
 import { conversationQueries } from './queries/conversations';
 import { coreQueries } from './queries/core';
 import { instructionQueries } from './queries/instructions';
@@ -38,9 +41,12 @@ export class Engine extends EngineCore {
   /** Every command, as plain functions (what a tab's Comlink endpoint exposes). */
   readonly commands: CommandHandlers;
   private readonly queries: QueryHandlers;
+  /** Deposits, nano, invitations: state and pipelines of the money room. */
+  readonly money: MoneyRoom;
 
   constructor(hooks: EngineHooks) {
     super(hooks);
+    this.money = new MoneyRoom(this);
     // One room per domain (DESIGN rule 12): add a line, never rewrite this list.
     const domains = {
       ...chatCommands(this),
@@ -53,6 +59,7 @@ export class Engine extends EngineCore {
       ...queueCommands(this),
       ...webCommands(this),
       ...scratchpadCommands(this),
+      ...moneyCommands(this, this.money),
     };
     Object.assign(this, domains);
     this.commands = {
@@ -63,7 +70,12 @@ export class Engine extends EngineCore {
       importLog: (text) => this.importLog(text),
       ...domains,
     };
-    this.queries = { ...coreQueries(this), ...conversationQueries(this), ...instructionQueries(this), ...queueQueries(this), ...scratchpadQueries(this) };
+    this.queries = { ...coreQueries(this), ...conversationQueries(this), ...instructionQueries(this), ...queueQueries(this), ...scratchpadQueries(this), ...moneyQueries(this.money) };
+  }
+
+  override async dispose(): Promise<void> {
+    this.money.dispose();
+    await super.dispose();
   }
 
   observe<Q extends Query>(query: Q): Observable<QueryResult<Q>> {
