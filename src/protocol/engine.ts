@@ -8,7 +8,8 @@ import type { Preferences } from './preferences';
 
 /** Bumped whenever this interface changes shape: a tab whose bundle is stale reloads. */
 /** 2: the workspace commands of issue 6 (conversations, presets, queue, message tree). */
-export const ENGINE_PROTOCOL_VERSION = 2;
+/** 3: the conversationUpdates query (a page's live text between whole views). */
+export const ENGINE_PROTOCOL_VERSION = 3;
 
 export interface ConversationSummary {
   id: number;
@@ -47,6 +48,22 @@ export interface ConversationView {
   /** A reply is being generated in this conversation. */
   pending: boolean;
 }
+
+/** What a streaming reply shows between two changes of the read model: its text so far and its state. */
+export interface LiveMessageText {
+  id: number;
+  text: string;
+  thinking: string;
+  status: 'pending' | 'streaming';
+}
+
+/**
+ * One update of a conversation page (the `conversationUpdates` query): the whole view when the read model changed
+ * (or a reply started or ended), else only the live text of the replies streaming in it. Folded into a
+ * ConversationView by applyConversationUpdate (src/protocol/conversation-updates.ts), on the tab side, so that a
+ * reply streaming into a long conversation does not clone the whole conversation to every tab every 150 ms.
+ */
+export type ConversationUpdate = { kind: 'view'; view: ConversationView | null } | { kind: 'live'; messages: LiveMessageText[] };
 
 export type NoticeTone = 'red' | 'orange' | 'green' | 'blue';
 export interface Notice {
@@ -97,6 +114,8 @@ export interface CoreQueries {
 export interface ConversationQueries {
   conversations: { query: { kind: 'conversations' }; result: ConversationSummary[] };
   conversation: { query: { kind: 'conversation'; slug: string }; result: ConversationView | null };
+  /** The same page as updates (whole views, then live text only): what a tab subscribes to. */
+  conversationUpdates: { query: { kind: 'conversationUpdates'; slug: string }; result: ConversationUpdate };
 }
 /** Saved instruction presets with the built-ins ('Standard', id 0, and 'Study Mode'), sorted by name. */
 export interface InstructionQueries {

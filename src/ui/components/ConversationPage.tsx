@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef } from 'react';
 import { useSnapshot } from 'valtio';
 import type { SendMessageResult } from '../../protocol/engine';
-import { engine, useQuery } from '../engine';
+import { engine, useConversation, useQuery } from '../engine';
 import { decodeSlugPrompt, navigate } from '../router';
 import { showLocalNotice, view } from '../state';
 import { Composer } from './Composer';
@@ -16,7 +16,7 @@ const MESSAGE_REQUIRED = 'Message is required';
 
 export function ConversationPage({ slug }: { slug: string }) {
   const isNew = slug === 'new';
-  const conversation = useQuery({ kind: 'conversation', slug: isNew ? '' : slug });
+  const conversation = useConversation(isNew ? '' : slug);
   const models = useQuery({ kind: 'models' });
   const session = useQuery({ kind: 'session' });
   const snap = useSnapshot(view);

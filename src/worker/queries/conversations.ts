@@ -2,12 +2,13 @@
  * Live queries of the conversation domain: the conversation list and one conversation's page (the messages along
  * its active branch path, with their alternatives and canContinue, and the live text of a reply that is streaming).
  */
-import { asyncScheduler, combineLatest, defer, filter, from, map, startWith, switchMap, throttleTime, type Observable } from 'rxjs';
-import type { ConversationSummary, ConversationView, MessageView } from '../../protocol/engine';
+import { asyncScheduler, defer, filter, from, map, Observable, scan, startWith, switchMap, throttleTime } from 'rxjs';
+import type { ConversationSummary, ConversationUpdate, ConversationView, LiveMessageText, MessageView } from '../../protocol/engine';
+import { applyConversationUpdate } from '../../protocol/conversation-updates';
 import type { ConversationRow, MessageRow } from '../../events/model';
 import { STREAM_THROTTLE_MS, type EngineCore } from '../core';
 import { activePath, alternativesOf, buildTree, canContinue } from '../services/history';
-import { replyText } from '../services/reply-runner';
+import { replyText, type LiveReply } from '../services/reply-runner';
 import type { QueryHandlers } from './types';
 
 export function byTime(a: MessageRow, b: MessageRow): number {
@@ -27,7 +28,7 @@ interface ConversationRows {
   alternatives: Map<number, { index: number; count: number }>;
 }
 
-export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conversations' | 'conversation'> {
+export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conversations' | 'conversation' | 'conversationUpdates'> {
   async function loadConversations(): Promise<ConversationSummary[]> {
     await core.whenStarted();
     if (!core.storageOk) return [];
@@ -64,24 +65,94 @@ export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conv
     return { conversation, messages, alternatives };
   }
 
+  /** The ids of the replies streaming in a conversation, as one key (a reply started or ended when it changes). */
+  function liveKey(slug: string): string {
+    let key = '';
+    for (const r of core.live.values()) if (r.slug === slug) key += `${r.messageId},`;
+    return key;
+  }
+
+  /** A live reply's text and state, read from its parser here, at the throttled publish, not per network chunk. */
+  function liveText(live: LiveReply): LiveMessageText {
+    const { text, thinking } = replyText(live);
+    const started = live.parser.text.length > 0 || live.parser.thinking.length > 0 || live.continuation !== undefined;
+    return { id: live.messageId, text, thinking, status: started ? 'streaming' : 'pending' };
+  }
+
   function conversationView(rows: ConversationRows | null): ConversationView | null {
     if (!rows) return null;
-    let pending = false;
-    for (const r of core.live.values()) if (r.slug === rows.conversation.slug) pending = true;
+    const pending = liveKey(rows.conversation.slug) !== '';
     const maxTokens = core.preferences$.value.maxTokens;
     const messages = rows.messages.map((m): MessageView => {
       const alternatives = rows.alternatives.get(m.id);
       const tree = alternatives ? { alternatives } : {};
       const live = core.live.get(m.id);
-      if (live) {
-        // Read the parser only here, at the throttled publish, not after every network chunk.
-        const { text, thinking } = replyText(live);
-        const started = live.parser.text.length > 0 || live.parser.thinking.length > 0;
-        return { ...m, ...tree, text, thinking, status: started ? ('streaming' as const) : live.continuation ? ('streaming' as const) : ('pending' as const) };
-      }
+      if (live) return { ...m, ...tree, ...liveText(live) };
       return { ...m, ...tree, text: promptText(m.prompt), canContinue: !pending && canContinue(m, maxTokens) };
     });
     return { conversation: rows.conversation, messages, pending };
+  }
+
+  /**
+   * A page as updates: a whole view after each change of its read model (loads never overlap: changes during a
+   * load give one more load after it) and when a reply starts or ends; between them, every 150 ms at most, only
+   * the streaming replies' text. A live tick while a load runs is skipped: the load's view carries it.
+   */
+  function conversationUpdates(slug: string): Observable<ConversationUpdate> {
+    return new Observable<ConversationUpdate>((subscriber) => {
+      let rows: ConversationRows | null | undefined;
+      let loading = false;
+      let again = false;
+      let closed = false;
+      let shownLive = '';
+      const sendView = () => {
+        shownLive = liveKey(slug);
+        subscriber.next({ kind: 'view', view: conversationView(rows ?? null) });
+      };
+      const load = () => {
+        if (loading) {
+          again = true;
+          return;
+        }
+        loading = true;
+        loadConversation(slug).then(
+          (loaded) => {
+            loading = false;
+            if (closed) return;
+            if (again) {
+              again = false;
+              load();
+              return;
+            }
+            rows = loaded;
+            sendView();
+          },
+          (error: unknown) => subscriber.error(error),
+        );
+      };
+      const changes = core.changes$.pipe(filter((c) => c.all || c.slugs.has(slug))).subscribe(load);
+      const live = core.live$
+        .pipe(
+          filter((s) => s === slug),
+          throttleTime(STREAM_THROTTLE_MS, asyncScheduler, { leading: true, trailing: true }),
+        )
+        .subscribe(() => {
+          if (rows === undefined || loading) return;
+          if (liveKey(slug) !== shownLive) {
+            sendView();
+            return;
+          }
+          const messages: LiveMessageText[] = [];
+          for (const r of core.live.values()) if (r.slug === slug) messages.push(liveText(r));
+          if (messages.length > 0) subscriber.next({ kind: 'live', messages });
+        });
+      load();
+      return () => {
+        closed = true;
+        changes.unsubscribe();
+        live.unsubscribe();
+      };
+    });
   }
 
   return {
@@ -92,17 +163,12 @@ export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conv
         throttleTime(STREAM_THROTTLE_MS, asyncScheduler, { leading: true, trailing: true }),
         switchMap(() => defer(() => from(loadConversations()))),
       ),
-    conversation: ({ slug }): Observable<ConversationView | null> => {
-      const rows$ = core.changes$.pipe(
-        filter((c) => c.all || c.slugs.has(slug)),
-        startWith(null),
-        switchMap(() => defer(() => from(loadConversation(slug)))),
-      );
-      const live$ = core.live$.pipe(filter((s) => s === slug), startWith(slug));
-      return combineLatest([rows$, live$]).pipe(
-        throttleTime(STREAM_THROTTLE_MS, asyncScheduler, { leading: true, trailing: true }),
-        map(([rows]) => conversationView(rows)),
-      );
-    },
+    conversationUpdates: ({ slug }) => conversationUpdates(slug),
+    /** The page as one view per update (the engine's own readers: export, tests). */
+    conversation: ({ slug }): Observable<ConversationView | null> =>
+      conversationUpdates(slug).pipe(
+        scan((view: ConversationView | null | undefined, update: ConversationUpdate) => applyConversationUpdate(view, update), undefined),
+        map((view) => view ?? null),
+      ),
   };
 }
