@@ -125,7 +125,11 @@ export interface InstructionQueries {
 export interface QueueQueries {
   queue: { query: { kind: 'queue'; slug: string }; result: QueuedMessage[] };
 }
-export interface QueryDefs extends CoreQueries, ConversationQueries, InstructionQueries, QueueQueries {}
+/** The modes this engine can submit in (each mode's handler registers itself: src/worker/commands/submit-plugins.ts). */
+export interface ModeQueries {
+  modes: { query: { kind: 'modes' }; result: Mode[] };
+}
+export interface QueryDefs extends CoreQueries, ConversationQueries, InstructionQueries, QueueQueries, ModeQueries {}
 
 export type QueryKind = keyof QueryDefs;
 export type Query = QueryDefs[QueryKind]['query'];
@@ -136,7 +140,7 @@ export interface SendMessageInput {
   slug: string | null;
   prompt: string;
   model: string;
-  /** Spec 000 section 2: only chat is built; other modes are refused with a plain message. Default 'chat'. */
+  /** Spec 000 section 2. A mode whose handler is not built is refused with a plain message (the `modes` query). Default 'chat'. */
   mode?: Mode;
   /** Multi-model: up to 4 extra text models, no duplicates; each answers as its own assistant message. */
   extraModels?: string[];

@@ -21,10 +21,11 @@ import { conversationQueries } from './queries/conversations';
 import { coreQueries } from './queries/core';
 import { instructionQueries } from './queries/instructions';
 import { queueQueries } from './queries/queue';
+import { modeQueries } from './queries/modes';
 import type { QueryHandlers } from './queries/types';
 
 export { INTERRUPTED_REASON, PAID_USE_THRESHOLD, STREAM_THROTTLE_MS, type EngineHooks } from './core';
-export { REPLY_IN_PROGRESS } from './commands/chat';
+export { REPLY_IN_PROGRESS } from './commands/submit';
 
 // The class gets every domain's commands as its own methods (assigned in the constructor).
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
@@ -48,7 +49,7 @@ export class Engine extends EngineCore {
       importLog: (text) => this.importLog(text),
       ...domains,
     };
-    this.queries = { ...coreQueries(this), ...conversationQueries(this), ...instructionQueries(this), ...queueQueries(this) };
+    this.queries = { ...coreQueries(this), ...conversationQueries(this), ...instructionQueries(this), ...queueQueries(this), ...modeQueries(this) };
   }
 
   observe<Q extends Query>(query: Q): Observable<QueryResult<Q>> {

@@ -3,8 +3,8 @@
  * "Remove {model name}"), the "Web search" switch, the queue ("Queued messages") and the token counts.
  *
  * While a reply generates, Send stays: the engine queues the message and sends it when the reply ends (spec 000
- * section 4). Modes other than Chat are not built yet and say so next to the group; Send in one gets the same
- * plain message from the engine. Token counts are estimates, recomputed 400 ms after the last keystroke.
+ * section 4). A mode the engine has no handler for (the `modes` query) says so next to the group; Send in one gets
+ * the same plain message from the engine. Token counts are estimates, recomputed 400 ms after the last keystroke.
  */
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { useSnapshot } from 'valtio';
@@ -49,6 +49,7 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
   const state = useSnapshot(composer);
   const preferences = useQuery({ kind: 'preferences' });
   const queued = useQuery({ kind: 'queue', slug: slug ?? '' });
+  const available = useQuery({ kind: 'modes' });
   const ids = useId();
   const enterSends = preferences?.enterSendsMessage ?? true;
   const textModels = useMemo(() => models.filter((m) => m.modality === 'text'), [models]);
@@ -111,7 +112,8 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
     }
   }
 
-  const nonChat = state.mode !== 'chat' ? MODE_UNAVAILABLE[state.mode] : null;
+  // A mode whose handler the engine does not have says so plainly (spec 000 section 2; issue 6: never silent).
+  const nonChat = state.mode !== 'chat' && available !== undefined && !available.includes(state.mode) ? MODE_UNAVAILABLE[state.mode] : null;
   const canAdd = state.mode === 'chat' && state.extraModels.length < MAX_EXTRA_MODELS && textModels.length > state.extraModels.length + 1;
 
   return (

@@ -227,3 +227,23 @@ export function requestMessages(path: readonly MessageRow[]): ChatMessage[] {
   for (const m of path) if (isHistory(m)) out.push(toChatMessage(m));
   return out;
 }
+
+/** A new assistant message waiting for its reply, under `parent` (the prompt it answers), on the active branch. */
+export function pendingAssistant(id: number, parent: MessageRow, model: string, at: number): MessageRow {
+  return {
+    id,
+    conversationSlug: parent.conversationSlug,
+    timestamp: at,
+    role: 'assistant',
+    prompt: '',
+    model,
+    mode: 'chat',
+    status: 'pending',
+    parentMessageId: parent.id,
+    alternativeGroup: null,
+    branchIndex: 0,
+    isActiveBranch: true,
+    branchDepth: parent.branchDepth,
+    updatedAt: at,
+  };
+}
