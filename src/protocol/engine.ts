@@ -47,6 +47,11 @@ export interface ConversationView {
   messages: MessageView[];
   /** A reply is being generated in this conversation. */
   pending: boolean;
+  /**
+   * Its queued messages, oldest first: in the same view as the messages, so that a queued message leaves the queue in
+   * the same update that shows it sent (never both, never neither).
+   */
+  queue: QueuedMessage[];
 }
 
 /** What a streaming reply shows between two changes of the read model: its text so far and its state. */

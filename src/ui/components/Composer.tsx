@@ -9,6 +9,7 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { useSnapshot } from 'valtio';
 import type { ModelInfo } from '../../protocol/api';
+import type { QueuedMessage } from '../../events/model';
 import type { ActionResult, MessageView } from '../../protocol/engine';
 import { MAX_EXTRA_MODELS } from '../../protocol/multi';
 import { countTokens, TOKEN_COUNT_DEBOUNCE_MS, type TokenCounts } from '../../worker/services/tokens';
@@ -24,8 +25,10 @@ interface Props {
   pending: boolean;
   onSend(): void;
   onStop(): void;
-  /** The conversation (null for a new one): its queue is shown. */
+  /** The conversation (null for a new one). */
   slug?: string | null;
+  /** Its queued messages (part of the conversation's view, so they never disagree with its messages). */
+  queued?: readonly QueuedMessage[];
   /** The conversation's messages, for the token counts. */
   messages?: readonly MessageView[];
   /** The catalogue. */
@@ -43,12 +46,12 @@ function maxInputHeight(): number {
 
 const NO_MESSAGES: readonly MessageView[] = [];
 const NO_MODELS: readonly ModelInfo[] = [];
+const NO_QUEUE: readonly QueuedMessage[] = [];
 
-export function Composer({ value, onChange, pending, onSend, onStop, slug = null, messages = NO_MESSAGES, models = NO_MODELS, model = '', loaded = false }: Props) {
+export function Composer({ value, onChange, pending, onSend, onStop, slug = null, queued = NO_QUEUE, messages = NO_MESSAGES, models = NO_MODELS, model = '', loaded = false }: Props) {
   const ref = useRef<HTMLTextAreaElement>(null);
   const state = useSnapshot(composer);
   const preferences = useQuery({ kind: 'preferences' });
-  const queued = useQuery({ kind: 'queue', slug: slug ?? '' });
   const available = useQuery({ kind: 'modes' });
   const ids = useId();
   const enterSends = preferences?.enterSendsMessage ?? true;
@@ -118,7 +121,7 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
 
   return (
     <div className="composer-area">
-      {queued && queued.length > 0 && (
+      {queued.length > 0 && (
         <ul className="queue" aria-label="Queued messages">
           {queued.map((q) => (
             <li key={q.id}>

@@ -6,6 +6,7 @@ import { decodeSlugPrompt, navigate } from '../router';
 import { showLocalNotice, view } from '../state';
 import { Composer } from './Composer';
 import { composer } from '../composer-state';
+import { writesSettled } from '../writes';
 import { ConversationHeader } from './ConversationHeader';
 import { InstructionsButton } from './SystemPromptDialog';
 import { ExportMenu } from './ExportMenu';
@@ -52,6 +53,8 @@ export function ConversationPage({ slug }: { slug: string }) {
       showLocalNotice({ title: MESSAGE_REQUIRED, text: 'Type a message before sending.', tone: 'orange', durationMs: 5000 });
       return;
     }
+    // A system prompt or a setting this tab just saved reaches the engine before the message does.
+    await writesSettled();
     const result = await engine<SendMessageResult>((api) => api.sendMessage({ slug: targetSlug, prompt, model, mode: composer.mode, extraModels: [...composer.extraModels] }));
     if (!result.ok) {
       if (result.notified) return;
@@ -134,6 +137,7 @@ export function ConversationPage({ slug }: { slug: string }) {
         onSend={() => void submit(view.drafts[draftKey] ?? '', isNew || unknownSlug ? null : slug)}
         onStop={() => void engine((api) => api.stopReply(slug))}
         slug={conversation ? conversation.conversation.slug : null}
+        queued={conversation?.queue}
         messages={conversation?.messages}
         models={models?.models}
         model={model}

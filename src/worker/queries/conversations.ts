@@ -5,7 +5,8 @@
 import { asyncScheduler, defer, filter, from, map, Observable, scan, startWith, switchMap, throttleTime } from 'rxjs';
 import type { ConversationSummary, ConversationUpdate, ConversationView, LiveMessageText, MessageView } from '../../protocol/engine';
 import { applyConversationUpdate } from '../../protocol/conversation-updates';
-import type { ConversationRow, MessageRow } from '../../events/model';
+import type { ConversationRow, MessageRow, QueuedMessage } from '../../events/model';
+import { loadQueues } from '../commands/queue';
 import { STREAM_THROTTLE_MS, type EngineCore } from '../core';
 import { activePath, alternativesOf, buildTree, canContinue } from '../services/history';
 import { replyText, type LiveReply } from '../services/reply-runner';
@@ -26,6 +27,7 @@ interface ConversationRows {
   messages: MessageRow[];
   /** Alternatives info of the path's messages that have alternatives. */
   alternatives: Map<number, { index: number; count: number }>;
+  queue: QueuedMessage[];
 }
 
 export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conversations' | 'conversation' | 'conversationUpdates'> {
@@ -62,7 +64,8 @@ export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conv
       const info = alternativesOf(tree, m);
       if (info) alternatives.set(m.id, info);
     }
-    return { conversation, messages, alternatives };
+    const queue = ((await loadQueues(core)).get(slug) ?? []).map((q) => q.message);
+    return { conversation, messages, alternatives, queue };
   }
 
   /** The ids of the replies streaming in a conversation, as one key (a reply started or ended when it changes). */
@@ -90,7 +93,7 @@ export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conv
       if (live) return { ...m, ...tree, ...liveText(live) };
       return { ...m, ...tree, text: promptText(m.prompt), canContinue: !pending && canContinue(m, maxTokens) };
     });
-    return { conversation: rows.conversation, messages, pending };
+    return { conversation: rows.conversation, messages, pending, queue: rows.queue };
   }
 
   /**

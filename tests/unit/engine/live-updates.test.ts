@@ -82,6 +82,7 @@ describe('applyConversationUpdate', () => {
     conversation: { id: 1, uuid: 'u', slug: 's', name: 'n', createdAt: 0, updatedAt: 0, latestMessage: '', isMediaOnly: false },
     messages: [1, 2, 3].map((id) => ({ id, conversationSlug: 's', timestamp: id, role: 'assistant' as const, prompt: '', text: `t${id}`, model: 'm', status: 'done' as const, parentMessageId: null, alternativeGroup: null, branchIndex: 0, isActiveBranch: true, branchDepth: 0, updatedAt: id })),
     pending: true,
+    queue: [],
   });
 
   it('replaces only the live messages; the others keep their objects', () => {
