@@ -52,6 +52,11 @@ export interface ConversationView {
    * the same update that shows it sent (never both, never neither).
    */
   queue: QueuedMessage[];
+  /**
+   * Only the newest messages so far (a long conversation's first view, while the engine loads the rest; no
+   * alternatives info yet): the whole view follows.
+   */
+  partial?: boolean;
 }
 
 /** What a streaming reply shows between two changes of the read model: its text so far and its state. */

@@ -120,6 +120,7 @@ export function ConversationPage({ slug }: { slug: string }) {
       </ConversationHeader>
       <MessageList
         messages={conversation?.messages ?? []}
+        partial={conversation?.partial ?? false}
         models={models?.models ?? []}
         empty={
           isNew && (

@@ -20,6 +20,8 @@ interface Props {
   models: readonly ModelInfo[];
   /** Shown when there are no messages. */
   empty?: ReactNode;
+  /** Only the newest messages are here yet (a long conversation opening): older ones are on their way. */
+  partial?: boolean;
 }
 
 function sameKeys(a: readonly ListRow[], b: readonly ListRow[]): boolean {
@@ -28,7 +30,7 @@ function sameKeys(a: readonly ListRow[], b: readonly ListRow[]): boolean {
   return true;
 }
 
-export function MessageList({ messages, models, empty }: Props) {
+export function MessageList({ messages, models, empty, partial = false }: Props) {
   const scroller = useRef<HTMLElement>(null);
   const stick = useRef(true);
   const [atEnd, setAtEnd] = useState(true);
@@ -89,6 +91,11 @@ export function MessageList({ messages, models, empty }: Props) {
         }}
       >
         {messages.length === 0 && empty}
+        {partial && (
+          <p className="messages-loading muted" role="status">
+            Loading earlier messages…
+          </p>
+        )}
         <div className="messages-inner" style={{ height: totalSize }}>
           {items.map((row) => {
             const r = rows[row.index];

@@ -8,9 +8,12 @@ import { applyConversationUpdate } from '../../protocol/conversation-updates';
 import type { ConversationRow, MessageRow, QueuedMessage } from '../../events/model';
 import { loadQueues } from '../commands/queue';
 import { STREAM_THROTTLE_MS, type EngineCore } from '../core';
-import { activePath, alternativesOf, buildTree, canContinue } from '../services/history';
+import { activePath, alternativesOf, buildTree, canContinue, tailPath } from '../services/history';
 import { replyText, type LiveReply } from '../services/reply-runner';
 import type { QueryHandlers } from './types';
+
+/** Messages a long conversation's first view shows before the rest is loaded (a few screens' worth). */
+export const FIRST_VIEW_MESSAGES = 200;
 
 export function byTime(a: MessageRow, b: MessageRow): number {
   return a.timestamp - b.timestamp || a.id - b.id;
@@ -28,6 +31,8 @@ interface ConversationRows {
   /** Alternatives info of the path's messages that have alternatives. */
   alternatives: Map<number, { index: number; count: number }>;
   queue: QueuedMessage[];
+  /** Only the newest messages (the first view of a long conversation). */
+  partial: boolean;
 }
 
 export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conversations' | 'conversation' | 'conversationUpdates'> {
@@ -49,12 +54,24 @@ export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conv
     }));
   }
 
-  async function loadConversation(slug: string): Promise<ConversationRows | null> {
+  /**
+   * A conversation's page rows. With `tail`, only its newest `tail` messages are read first (by the message id,
+   * which grows with time, through the conversationSlug index): a conversation that has no more is whole; a longer
+   * one gives a partial page (its active path guessed from them, src/worker/services/history.ts tailPath), or
+   * 'full' when the guess cannot be made, and the caller loads it whole next.
+   */
+  async function loadConversation(slug: string, tail?: number): Promise<ConversationRows | null | 'full'> {
     await core.whenStarted();
     if (!core.storageOk) return null;
     const conversation = await core.db.conversations.where('slug').equals(slug).first();
     if (!conversation) return null;
-    const rows = await core.db.messages.where('conversationSlug').equals(slug).toArray();
+    const bySlug = core.db.messages.where('conversationSlug').equals(slug);
+    const rows = tail === undefined ? await bySlug.toArray() : await bySlug.reverse().limit(tail + 1).toArray();
+    const queue = ((await loadQueues(core)).get(slug) ?? []).map((q) => q.message);
+    if (tail !== undefined && rows.length > tail) {
+      const path = tailPath(rows.slice(0, tail));
+      return path === null ? 'full' : { conversation, messages: path, alternatives: new Map(), queue, partial: true };
+    }
     rows.sort(byTime);
     // One pass over the rows (O(n)); the streaming ticks below reuse it.
     const tree = buildTree(rows);
@@ -64,8 +81,7 @@ export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conv
       const info = alternativesOf(tree, m);
       if (info) alternatives.set(m.id, info);
     }
-    const queue = ((await loadQueues(core)).get(slug) ?? []).map((q) => q.message);
-    return { conversation, messages, alternatives, queue };
+    return { conversation, messages, alternatives, queue, partial: false };
   }
 
   /** The ids of the replies streaming in a conversation, as one key (a reply started or ended when it changes). */
@@ -93,7 +109,7 @@ export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conv
       if (live) return { ...m, ...tree, ...liveText(live) };
       return { ...m, ...tree, text: promptText(m.prompt), canContinue: !pending && canContinue(m, maxTokens) };
     });
-    return { conversation: rows.conversation, messages, pending, queue: rows.queue };
+    return { conversation: rows.conversation, messages, pending, queue: rows.queue, ...(rows.partial ? { partial: true } : {}) };
   }
 
   /**
@@ -108,6 +124,7 @@ export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conv
       let again = false;
       let closed = false;
       let shownLive = '';
+      let tailFirst = true;
       const sendView = () => {
         shownLive = liveKey(slug);
         subscriber.next({ kind: 'view', view: conversationView(rows ?? null) });
@@ -118,17 +135,21 @@ export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conv
           return;
         }
         loading = true;
-        loadConversation(slug).then(
+        // The first view of a long conversation shows its newest messages first, then all of it.
+        const tail = tailFirst ? FIRST_VIEW_MESSAGES : undefined;
+        tailFirst = false;
+        loadConversation(slug, tail).then(
           (loaded) => {
             loading = false;
             if (closed) return;
-            if (again) {
+            if (again || loaded === 'full') {
               again = false;
               load();
               return;
             }
             rows = loaded;
             sendView();
+            if (loaded?.partial) load();
           },
           (error: unknown) => subscriber.error(error),
         );
@@ -167,10 +188,11 @@ export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conv
         switchMap(() => defer(() => from(loadConversations()))),
       ),
     conversationUpdates: ({ slug }) => conversationUpdates(slug),
-    /** The page as one view per update (the engine's own readers: export, tests). */
+    /** The page as one view per update, whole views only (the engine's own readers: export, tests). */
     conversation: ({ slug }): Observable<ConversationView | null> =>
       conversationUpdates(slug).pipe(
         scan((view: ConversationView | null | undefined, update: ConversationUpdate) => applyConversationUpdate(view, update), undefined),
+        filter((view) => view === null || (view !== undefined && !view.partial)),
         map((view) => view ?? null),
       ),
   };

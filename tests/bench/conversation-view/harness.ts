@@ -62,7 +62,8 @@ export async function openViewPage(viewport = { width: 1366, height: 768 }): Pro
   const browser: Browser = await chromium.launch({
     executablePath: process.env.PARLEY_CHROMIUM ?? '/usr/bin/chromium',
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    // --expose-gc: the open bench collects the garbage of building its synthetic data before it starts the clock.
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--js-flags=--expose-gc'],
   });
   const page = await browser.newPage({ viewport });
   page.on('pageerror', (e) => console.error('page error:', e.message));

@@ -10,6 +10,8 @@ import type { MessageRow } from '../../../src/events/model';
 import type { ConversationUpdate, ConversationView } from '../../../src/protocol/engine';
 import { applyConversationUpdate } from '../../../src/protocol/conversation-updates';
 import { CHECKPOINT_INTERVAL_MS } from '../../../src/worker/services/reply-runner';
+import { FIRST_VIEW_MESSAGES } from '../../../src/worker/queries/conversations';
+import { firstValueFrom, take, toArray } from 'rxjs';
 import { textReply } from '../server/fake-upstream';
 import { until, useEngineStack } from './harness';
 
@@ -62,6 +64,8 @@ describe('conversation updates', () => {
     expect(reply.text.split(' ')).toHaveLength(WORDS);
     // ...yet between the first and the last live update no whole view was sent.
     const kinds = updates.map((u) => u.kind);
+    // 200 messages are no more than a first view holds: the page is whole at once.
+    expect(updates[0]?.kind === 'view' && updates[0].view?.messages.length === 200 && updates[0].view.partial === undefined).toBe(true);
     const firstLive = kinds.indexOf('live');
     const lastLive = kinds.lastIndexOf('live');
     expect(firstLive).toBeGreaterThan(0);
@@ -75,6 +79,22 @@ describe('conversation updates', () => {
     expect(folded).toEqual(finished);
     expect(folded?.messages).toHaveLength(202);
   }, 30_000);
+});
+
+describe('a long conversation opens with its newest messages', () => {
+  it('sends the newest 200 first (partial), then the whole page; the one-view query waits for the whole', async () => {
+    const engine = stack.engine('live-tail');
+    await engine.whenStarted();
+    await engine.append(history('long', 1000));
+    const first = await firstValueFrom(engine.observe({ kind: 'conversationUpdates', slug: 'long' }).pipe(take(2), toArray()));
+    const [partial, whole] = first.map((u) => (u.kind === 'view' ? u.view : null));
+    expect(partial?.partial).toBe(true);
+    expect(partial?.messages.map((m) => m.text)).toEqual(Array.from({ length: FIRST_VIEW_MESSAGES }, (_, i) => `message ${1000 - FIRST_VIEW_MESSAGES + 1 + i}`));
+    expect(whole?.partial).toBeUndefined();
+    expect(whole?.messages).toHaveLength(1000);
+    const view = await firstValueFrom(engine.observe({ kind: 'conversation', slug: 'long' }));
+    expect(view?.messages).toHaveLength(1000);
+  });
 });
 
 describe('applyConversationUpdate', () => {
