@@ -13,7 +13,9 @@ import { replyText, type LiveReply } from '../services/reply-runner';
 import type { QueryHandlers } from './types';
 
 /** Messages a long conversation's first view shows before the rest is loaded (a few screens' worth). */
-export const FIRST_VIEW_MESSAGES = 200;
+export const FIRST_VIEW_MESSAGES = 100;
+/** How long after a partial first view the whole page is read. */
+export const WHOLE_VIEW_DELAY_MS = 250;
 
 export function byTime(a: MessageRow, b: MessageRow): number {
   return a.timestamp - b.timestamp || a.id - b.id;
@@ -55,8 +57,8 @@ export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conv
   }
 
   /**
-   * A conversation's page rows. With `tail`, only its newest `tail` messages are read first (by the message id,
-   * which grows with time, through the conversationSlug index): a conversation that has no more is whole; a longer
+   * A conversation's page rows. With `tail`, only its newest `tail` messages are read (by the message id, which
+   * grows with time: the conversationSlug index's newest keys, then those rows): a conversation that has no more is whole; a longer
    * one gives a partial page (its active path guessed from them, src/worker/services/history.ts tailPath), or
    * 'full' when the guess cannot be made, and the caller loads it whole next.
    */
@@ -66,10 +68,18 @@ export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conv
     const conversation = await core.db.conversations.where('slug').equals(slug).first();
     if (!conversation) return null;
     const bySlug = core.db.messages.where('conversationSlug').equals(slug);
-    const rows = tail === undefined ? await bySlug.toArray() : await bySlug.reverse().limit(tail + 1).toArray();
+    let rows: MessageRow[];
+    let more = false;
+    if (tail === undefined) rows = await bySlug.toArray();
+    else {
+      // The newest ids alone first (a key cursor walking the index back, no values), then only those rows.
+      const ids = await bySlug.reverse().limit(tail + 1).primaryKeys();
+      more = ids.length > tail;
+      rows = (await core.db.messages.bulkGet(more ? ids.slice(0, tail) : ids)).filter((m): m is MessageRow => m !== undefined);
+    }
     const queue = ((await loadQueues(core)).get(slug) ?? []).map((q) => q.message);
-    if (tail !== undefined && rows.length > tail) {
-      const path = tailPath(rows.slice(0, tail));
+    if (more) {
+      const path = tailPath(rows);
       return path === null ? 'full' : { conversation, messages: path, alternatives: new Map(), queue, partial: true };
     }
     rows.sort(byTime);
@@ -149,7 +159,8 @@ export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conv
             }
             rows = loaded;
             sendView();
-            if (loaded?.partial) load();
+            // The rest a moment later, so that reading it does not compete with the tab painting the first view.
+            if (loaded?.partial) setTimeout(() => closed || load(), WHOLE_VIEW_DELAY_MS);
           },
           (error: unknown) => subscriber.error(error),
         );

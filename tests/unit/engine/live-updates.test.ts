@@ -48,7 +48,7 @@ describe('conversation updates', () => {
   it('sends whole views around a streaming reply and only its text in between, checkpoints included', async () => {
     const engine = stack.engine('live-updates');
     await engine.whenStarted();
-    await engine.append(history('long', 200));
+    await engine.append(history('long', FIRST_VIEW_MESSAGES));
     const updates: ConversationUpdate[] = [];
     const subscription = engine.observe({ kind: 'conversationUpdates', slug: 'long' }).subscribe((u) => updates.push(structuredClone(u)));
     await until(engine.observe({ kind: 'conversationUpdates', slug: 'long' }), (u: ConversationUpdate) => u.kind === 'view');
@@ -64,25 +64,25 @@ describe('conversation updates', () => {
     expect(reply.text.split(' ')).toHaveLength(WORDS);
     // ...yet between the first and the last live update no whole view was sent.
     const kinds = updates.map((u) => u.kind);
-    // 200 messages are no more than a first view holds: the page is whole at once.
-    expect(updates[0]?.kind === 'view' && updates[0].view?.messages.length === 200 && updates[0].view.partial === undefined).toBe(true);
+    // No more messages than a first view holds: the page is whole at once.
+    expect(updates[0]?.kind === 'view' && updates[0].view?.messages.length === FIRST_VIEW_MESSAGES && updates[0].view.partial === undefined).toBe(true);
     const firstLive = kinds.indexOf('live');
     const lastLive = kinds.lastIndexOf('live');
     expect(firstLive).toBeGreaterThan(0);
     expect(lastLive - firstLive).toBeGreaterThan(5);
     expect(kinds.slice(firstLive, lastLive + 1).every((k) => k === 'live')).toBe(true);
-    // Each live update carries the streaming reply alone, never the 200 messages before it.
+    // Each live update carries the streaming reply alone, never the messages before it.
     for (const u of updates) if (u.kind === 'live') expect(u.messages.map((m) => m.id)).toEqual([reply.id]);
     // A whole view ends it, and folding the updates gives what the page query gives.
     expect(kinds.at(-1)).toBe('view');
     const folded = updates.reduce<ConversationView | null | undefined>((v, u) => applyConversationUpdate(v, u), undefined);
     expect(folded).toEqual(finished);
-    expect(folded?.messages).toHaveLength(202);
+    expect(folded?.messages).toHaveLength(FIRST_VIEW_MESSAGES + 2);
   }, 30_000);
 });
 
 describe('a long conversation opens with its newest messages', () => {
-  it('sends the newest 200 first (partial), then the whole page; the one-view query waits for the whole', async () => {
+  it('sends the newest messages first (partial), then the whole page; the one-view query waits for the whole', async () => {
     const engine = stack.engine('live-tail');
     await engine.whenStarted();
     await engine.append(history('long', 1000));
