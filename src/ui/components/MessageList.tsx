@@ -9,8 +9,8 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import type { ModelInfo } from '../../protocol/api';
 import type { MessageView } from '../../protocol/engine';
 import { MessageItem } from './MessageItem';
-import { listRows, MultiModelReplies, OmittedMarker } from './MultiModelReplies';
-import type { ListRow } from './list-rows';
+import { MultiModelReplies, OmittedMarker } from './MultiModelReplies';
+import { updateRows, type ListRow, type RowsOf } from './list-rows';
 
 /** Within this many pixels of the end counts as "at the end": the list keeps following. */
 const STICK_PX = 80;
@@ -37,7 +37,8 @@ export function MessageList({ messages, models, empty, partial = false }: Props)
   // One lookup for all rows rather than a search of the catalogue per message.
   const names = useMemo(() => new Map(models.map((m) => [m.id, m.name])), [models]);
   // Multi-model replies share a row (side by side); a marker shows where the latest request's context began.
-  const rows = useMemo(() => listRows(messages), [messages]);
+  const built = useRef<RowsOf | null>(null);
+  const rows = useMemo(() => (built.current = updateRows(built.current, messages)).rows, [messages]);
   // The virtualiser recomputes every row's position when getItemKey changes, so it changes only when the rows' keys
   // do (a message added, removed or another branch shown), not when a streaming reply's text does.
   const shape = useRef<{ rows: readonly ListRow[]; version: number }>({ rows, version: 0 });
