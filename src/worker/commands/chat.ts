@@ -17,6 +17,7 @@ import { fitContext } from '../services/context-window';
 import { FAILED_TO_START_STREAM, MODEL_ERROR } from '../services/messages';
 import type { LiveReply } from '../services/reply-runner';
 import { startMultiModel } from './multimodel';
+import { searchForAll, searchThenReply } from './web';
 import { activeHistory, sessionCurrency, submitter, type BalanceProbe, type Submit } from './submit';
 import { registerModeHandler, type ModeHandler, type Submission } from './submit-plugins';
 
@@ -82,7 +83,10 @@ async function runChat(s: Submission): Promise<SendMessageResult> {
       return LOCAL_STORAGE_FAILED;
     }
     const targets = [model, ...extras].map((m) => ({ model: m, messages: m === model ? main.messages : buildRequestMessages(conversation, history, user, m, maxTokens, now).messages }));
-    void startMultiModel(core, { conversation, user, targets, maxTokens });
+    if (s.input.webSearch) {
+      const depth = s.input.webSearch.depth;
+      void searchForAll(core, user, depth, targets).then((t) => t && startMultiModel(core, { conversation, user, targets: t, maxTokens }));
+    } else void startMultiModel(core, { conversation, user, targets, maxTokens });
     return { ok: true, slug, userMessageId: user.id };
   }
 
@@ -105,7 +109,9 @@ async function runChat(s: Submission): Promise<SendMessageResult> {
 
   // (7) Call the chat handler.
   const request: StreamGptRequest = { model: model.id, messages: main.messages, conversationUUID: conversation.uuid, requestId, maxTokens };
-  core.startReply(reply, (signal) => gateway.streamReply(request, signal));
+  const open = (r: StreamGptRequest, signal: AbortSignal) => gateway.streamReply(r, signal);
+  // With web search on, the search runs first and its results join the request (./web.ts).
+  core.startReply(reply, s.input.webSearch ? searchThenReply(core, { user, depth: s.input.webSearch.depth, request }, open) : (signal) => open(request, signal));
   return { ok: true, slug, userMessageId: user.id };
 }
 

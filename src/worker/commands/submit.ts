@@ -158,6 +158,7 @@ export function submitter(core: EngineCore, balanceProbe: BalanceProbe): Submit 
     };
     const sentiment = detectSentiment(prompt);
     if (sentiment) user.sentiment = sentiment;
+    if (input.scrapedContent && input.scrapedContent.length > 0) user.scrapedContent = input.scrapedContent;
     events.push(makeEvent('message.added', { message: user }, crypto.randomUUID(), now));
     if (queuedId !== undefined) {
       events.push(makeEvent('queue.messageRemoved', { conversationSlug: slug, id: queuedId, reason: 'submitted', at: now }, crypto.randomUUID(), now));

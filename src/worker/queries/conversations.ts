@@ -7,6 +7,7 @@ import type { ConversationSummary, ConversationUpdate, ConversationView, LiveMes
 import { applyConversationUpdate } from '../../protocol/conversation-updates';
 import type { ConversationRow, MessageRow, QueuedMessage } from '../../events/model';
 import { loadQueues } from '../commands/queue';
+import { withCitations } from '../services/web-context';
 import { STREAM_THROTTLE_MS, type EngineCore } from '../core';
 import { activePath, alternativesOf, buildTree, canContinue, tailPath } from '../services/history';
 import { replyText, type LiveReply } from '../services/reply-runner';
@@ -119,7 +120,7 @@ export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conv
       if (live) return { ...m, ...tree, ...liveText(live) };
       return { ...m, ...tree, text: promptText(m.prompt), canContinue: !pending && canContinue(m, maxTokens) };
     });
-    return { conversation: rows.conversation, messages, pending, queue: rows.queue, ...(rows.partial ? { partial: true } : {}) };
+    return { conversation: rows.conversation, messages: withCitations(messages), pending, queue: rows.queue, ...(rows.partial ? { partial: true } : {}) };
   }
 
   /**
