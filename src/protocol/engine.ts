@@ -11,7 +11,8 @@ import type { Invitation, PaymentLimits, PaymentMethodsResponse, PaymentStatus, 
 /** Bumped whenever this interface changes shape: a tab whose bundle is stale reloads. */
 /** 2: the workspace commands of issue 6 (conversations, presets, queue, message tree). 3: the scratchpad. */
 /** 4: the money room of issue 10 (deposits, nano, invitations, auto-recharge, recovery codes). */
-export const ENGINE_PROTOCOL_VERSION = 4;
+/** 5: the conversationUpdates query (a page's live text between whole views) and the modes query. */
+export const ENGINE_PROTOCOL_VERSION = 5;
 
 export interface ConversationSummary {
   id: number;
@@ -51,7 +52,33 @@ export interface ConversationView {
   messages: MessageView[];
   /** A reply is being generated in this conversation. */
   pending: boolean;
+  /**
+   * Its queued messages, oldest first: in the same view as the messages, so that a queued message leaves the queue in
+   * the same update that shows it sent (never both, never neither).
+   */
+  queue: QueuedMessage[];
+  /**
+   * Only the newest messages so far (a long conversation's first view, while the engine loads the rest; no
+   * alternatives info yet): the whole view follows.
+   */
+  partial?: boolean;
 }
+
+/** What a streaming reply shows between two changes of the read model: its text so far and its state. */
+export interface LiveMessageText {
+  id: number;
+  text: string;
+  thinking: string;
+  status: 'pending' | 'streaming';
+}
+
+/**
+ * One update of a conversation page (the `conversationUpdates` query): the whole view when the read model changed
+ * (or a reply started or ended), else only the live text of the replies streaming in it. Folded into a
+ * ConversationView by applyConversationUpdate (src/protocol/conversation-updates.ts), on the tab side, so that a
+ * reply streaming into a long conversation does not clone the whole conversation to every tab every 150 ms.
+ */
+export type ConversationUpdate = { kind: 'view'; view: ConversationView | null } | { kind: 'live'; messages: LiveMessageText[] };
 
 export type NoticeTone = 'red' | 'orange' | 'green' | 'blue';
 export interface Notice {
@@ -104,6 +131,8 @@ export interface CoreQueries {
 export interface ConversationQueries {
   conversations: { query: { kind: 'conversations' }; result: ConversationSummary[] };
   conversation: { query: { kind: 'conversation'; slug: string }; result: ConversationView | null };
+  /** The same page as updates (whole views, then live text only): what a tab subscribes to. */
+  conversationUpdates: { query: { kind: 'conversationUpdates'; slug: string }; result: ConversationUpdate };
 }
 /** Saved instruction presets with the built-ins ('Standard', id 0, and 'Study Mode'), sorted by name. */
 export interface InstructionQueries {
@@ -142,7 +171,19 @@ export interface MoneyQueries {
 export interface ScratchpadQueries {
   scratchpad: { query: { kind: 'scratchpad'; slug: string }; result: ScratchpadEntryRow[] };
 }
-export interface QueryDefs extends CoreQueries, ConversationQueries, InstructionQueries, QueueQueries, ScratchpadQueries, MoneyQueries {}
+/** The modes this engine can submit in (each mode's handler registers itself: src/worker/commands/submit-plugins.ts). */
+export interface ModeQueries {
+  modes: { query: { kind: 'modes' }; result: Mode[] };
+}
+/** Every domain's queries (one interface each); add a line, never rewrite this list. */
+export interface QueryDefs
+  extends CoreQueries,
+    ConversationQueries,
+    InstructionQueries,
+    QueueQueries,
+    ScratchpadQueries,
+    MoneyQueries,
+    ModeQueries {}
 
 export type QueryKind = keyof QueryDefs;
 export type Query = QueryDefs[QueryKind]['query'];
@@ -153,7 +194,7 @@ export interface SendMessageInput {
   slug: string | null;
   prompt: string;
   model: string;
-  /** Spec 000 section 2: only chat is built; other modes are refused with a plain message. Default 'chat'. */
+  /** Spec 000 section 2. A mode whose handler is not built is refused with a plain message (the `modes` query). Default 'chat'. */
   mode?: Mode;
   /** Multi-model: up to 4 extra text models, no duplicates; each answers as its own assistant message. */
   extraModels?: string[];

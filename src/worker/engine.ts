@@ -27,10 +27,11 @@ import { coreQueries } from './queries/core';
 import { instructionQueries } from './queries/instructions';
 import { queueQueries } from './queries/queue';
 import { scratchpadQueries } from './queries/scratchpad';
+import { modeQueries } from './queries/modes';
 import type { QueryHandlers } from './queries/types';
 
 export { INTERRUPTED_REASON, PAID_USE_THRESHOLD, STREAM_THROTTLE_MS, type EngineHooks } from './core';
-export { REPLY_IN_PROGRESS } from './commands/chat';
+export { REPLY_IN_PROGRESS } from './commands/submit';
 
 // The class gets every domain's commands as its own methods (assigned in the constructor).
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
@@ -70,7 +71,16 @@ export class Engine extends EngineCore {
       importLog: (text) => this.importLog(text),
       ...domains,
     };
-    this.queries = { ...coreQueries(this), ...conversationQueries(this), ...instructionQueries(this), ...queueQueries(this), ...scratchpadQueries(this), ...moneyQueries(this.money) };
+    // One factory per domain's queries: add a line, never rewrite this list.
+    this.queries = {
+      ...coreQueries(this),
+      ...conversationQueries(this),
+      ...instructionQueries(this),
+      ...queueQueries(this),
+      ...scratchpadQueries(this),
+      ...moneyQueries(this.money),
+      ...modeQueries(this),
+    };
   }
 
   override async dispose(): Promise<void> {
