@@ -6,6 +6,7 @@
 import type { ConversationRow, InstructionRow, MessageLibraryRow, MessageRow, QueuedMessage, ScratchpadEntryRow, WebSearchRecord } from './model';
 import type { PaymentSource } from '../protocol/stream';
 import type { Preferences } from '../protocol/preferences';
+import type { AccountEventPayloads } from './account-events';
 
 export interface ConversationCreatedV1 {
   conversation: ConversationRow;
@@ -286,7 +287,7 @@ export interface PaymentSettledV1 {
 }
 
 /** Current event shapes, by type. */
-export interface EventPayloads {
+export interface EventPayloads extends AccountEventPayloads {
   'conversation.created': ConversationCreatedV1;
   'message.added': MessageAddedV2;
   'reply.started': ReplyStartedV1;
@@ -357,6 +358,11 @@ export const CURRENT_VERSION: { [K in EventType]: number } = {
   'scratchpad.entryAdded': 1,
   'scratchpad.entryEdited': 1,
   'scratchpad.entryDeleted': 1,
+  'folder.created': 1,
+  'folder.renamed': 1,
+  'folder.deleted': 1,
+  'conversation.movedToFolder': 1,
+  'updates.read': 1,
 };
 
 /** An event as a command creates it (current version). */

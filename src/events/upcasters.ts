@@ -71,6 +71,11 @@ export const upcasters: { readonly [K in EventType]: Readonly<Record<number, Upc
   'scratchpad.entryAdded': {},
   'scratchpad.entryEdited': {},
   'scratchpad.entryDeleted': {},
+  'folder.created': {},
+  'folder.renamed': {},
+  'folder.deleted': {},
+  'conversation.movedToFolder': {},
+  'updates.read': {},
 };
 
 export interface UpcastOptions {

@@ -6,6 +6,7 @@
 import type { EventType } from './catalogue';
 import { CURRENT_VERSION } from './catalogue';
 import { checkPreferenceChanges } from '../protocol/preferences';
+import { accountPayloadChecks } from './account-events';
 
 type Check = (v: unknown) => boolean;
 type Shape = Record<string, Check>;
@@ -212,6 +213,11 @@ const fastPayload: { [K in EventType]: (p: unknown) => boolean } = {
   'scratchpad.entryAdded': (p) => O(p) && checkShape(p.entry, scratchpadEntryShape, '') === null,
   'scratchpad.entryEdited': (p) => checkShape(p, scratchpadEdited, 'payload') === null,
   'scratchpad.entryDeleted': (p) => checkShape(p, scratchpadDeleted, 'payload') === null,
+  'folder.created': (p) => accountPayloadChecks['folder.created'](p) === null,
+  'folder.renamed': (p) => accountPayloadChecks['folder.renamed'](p) === null,
+  'folder.deleted': (p) => accountPayloadChecks['folder.deleted'](p) === null,
+  'conversation.movedToFolder': (p) => accountPayloadChecks['conversation.movedToFolder'](p) === null,
+  'updates.read': (p) => accountPayloadChecks['updates.read'](p) === null,
 };
 
 const payloadShapes: { [K in EventType]: (p: unknown) => string | null } = {
@@ -257,6 +263,11 @@ const payloadShapes: { [K in EventType]: (p: unknown) => string | null } = {
     checkShape(p, { entry: isObj }, 'payload') ?? checkShape((p as Record<string, unknown>).entry, scratchpadEntryShape, 'payload.entry'),
   'scratchpad.entryEdited': (p) => checkShape(p, scratchpadEdited, 'payload'),
   'scratchpad.entryDeleted': (p) => checkShape(p, scratchpadDeleted, 'payload'),
+  'folder.created': accountPayloadChecks['folder.created'],
+  'folder.renamed': accountPayloadChecks['folder.renamed'],
+  'folder.deleted': accountPayloadChecks['folder.deleted'],
+  'conversation.movedToFolder': accountPayloadChecks['conversation.movedToFolder'],
+  'updates.read': accountPayloadChecks['updates.read'],
 };
 
 /** message.webSearched: the record and each of its sources. */

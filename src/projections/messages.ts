@@ -28,6 +28,11 @@ export const messagesProjection: Projection = {
       case 'scratchpad.entryAdded':
       case 'scratchpad.entryEdited':
       case 'scratchpad.entryDeleted':
+      case 'folder.created':
+      case 'folder.renamed':
+      case 'folder.deleted':
+      case 'conversation.movedToFolder':
+      case 'updates.read':
       case 'instruction.created':
       case 'instruction.updated':
       case 'instruction.deleted':

@@ -7,12 +7,14 @@ import type { ConversationRow, InstructionRow, MessageRow, Mode, QueuedMessage, 
 import type { ModelInfo, SessionData } from './api';
 import type { Preferences } from './preferences';
 import type { Invitation, PaymentLimits, PaymentMethodsResponse, PaymentStatus, PaymentTransaction } from './payments';
+import type { ConsentHandlers, ConsentQueries, FolderHandlers, FolderQueries, UpdatesHandlers, UpdatesQueries } from './account';
 
 /** Bumped whenever this interface changes shape: a tab whose bundle is stale reloads. */
 /** 2: the workspace commands of issue 6 (conversations, presets, queue, message tree). 3: the scratchpad. */
 /** 4: the money room of issue 10 (deposits, nano, invitations, auto-recharge, recovery codes). */
 /** 5: the conversationUpdates query (a page's live text between whole views) and the modes query. */
-export const ENGINE_PROTOCOL_VERSION = 5;
+/** 6: folders, the updates feed and analytics consent (issue 10 items 7 and 8). */
+export const ENGINE_PROTOCOL_VERSION = 6;
 
 export interface ConversationSummary {
   id: number;
@@ -22,6 +24,8 @@ export interface ConversationSummary {
   latestMessage: string;
   /** Pinned conversations lead the list. */
   pinned: boolean;
+  /** The folder it is in (spec 001 section 3: one at most), or null. */
+  folderId: number | null;
 }
 
 /** One conversation found by search: where to go, and the text around the match. */
@@ -183,7 +187,10 @@ export interface QueryDefs
     QueueQueries,
     ScratchpadQueries,
     MoneyQueries,
-    ModeQueries {}
+    ModeQueries,
+    FolderQueries,
+    UpdatesQueries,
+    ConsentQueries {}
 
 export type QueryKind = keyof QueryDefs;
 export type Query = QueryDefs[QueryKind]['query'];
@@ -397,7 +404,10 @@ export type CommandHandlers =
   & QueueHandlers
   & WebHandlers
   & ScratchpadHandlers
-  & MoneyHandlers;
+  & MoneyHandlers
+  & FolderHandlers
+  & UpdatesHandlers
+  & ConsentHandlers;
 
 export type EngineApi = CommandHandlers & {
   subscribe<Q extends Query>(query: Q, callback: (value: QueryResult<Q>) => void): Promise<() => void>;

@@ -25,6 +25,8 @@ import { createLimiter } from './guards/rate-limit';
 import { loadMoneyConfig } from './payments/config';
 import { createMoneyServices, MONEY_PREFIXES, registerMoneyRoutes, type MoneyServices } from './payments/register';
 import { registerWebRoutes, type WebDeps } from './search/register';
+import { registerConsentRoutes } from './consent/routes';
+import { DEFAULT_CONSENT_CONFIG, type ConsentConfig } from './consent/config';
 
 export interface AppDeps {
   /** Migrated database (openDatabase in src/server/db/open.ts). */
@@ -48,6 +50,8 @@ export interface AppDeps {
   money?: MoneyServices;
   /** Web search, scraping and suggestions (src/server/search/register.ts). */
   web?: WebDeps;
+  /** Who is asked for analytics consent (src/server/consent/config.ts); default: visitors from a tracked source. */
+  consent?: ConsentConfig;
 }
 
 export const DEFAULT_SETTINGS: AppSettings = {
@@ -112,6 +116,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const money = deps.money ?? createMoneyServices(deps.db, ledger, loadMoneyConfig({}), log);
   registerMoneyRoutes(app, ctx, money, address, requireSession);
   registerWebRoutes(app, ctx, deps.web);
+  registerConsentRoutes(app, ctx, deps.consent ?? DEFAULT_CONSENT_CONFIG);
   if (deps.adminToken) {
     app.use('/admin/*', adminAccessGuard(settings.guards.adminLoopbackOnly));
     registerAdminRoutes(app, ctx, deps.adminToken);

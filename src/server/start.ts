@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { createApp } from './app';
+import { loadConsentConfig } from './consent/config';
 import { loadConfig, type Env, type GatewayConfig } from './config';
 import type { AppEnv } from './context';
 import { openDatabase, type DbTarget } from './db/open';
@@ -187,6 +188,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
       log,
       money,
       web: { search, ...(options.scrapeTest ? { scrapeTest: options.scrapeTest } : {}) },
+      consent: loadConsentConfig(env),
     });
     server = await listen(app, port, host);
     const addr = server.address() as AddressInfo;

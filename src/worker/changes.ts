@@ -57,6 +57,13 @@ const CHANGES: { [K in EventType]: (payload: EventPayloads[K]) => Touch } = {
   'scratchpad.entryAdded': () => ({ list: false, slugs: [] }),
   'scratchpad.entryEdited': () => ({ list: false, slugs: [] }),
   'scratchpad.entryDeleted': () => ({ list: false, slugs: [] }),
+  // Folders: the list shows each conversation's folder (the folders query follows these events itself).
+  'folder.created': () => ({ list: false, slugs: [] }),
+  'folder.renamed': () => ({ list: false, slugs: [] }),
+  'folder.deleted': () => ({ list: true, slugs: [] }),
+  'conversation.movedToFolder': () => ({ list: true, slugs: [] }),
+  // The updates feed is no conversation's data: the updates query follows these events itself.
+  'updates.read': () => ({ list: false, slugs: [] }),
 };
 
 export function changeOf(events: readonly NewEvent[]): Change {

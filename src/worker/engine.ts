@@ -29,6 +29,10 @@ import { queueQueries } from './queries/queue';
 import { scratchpadQueries } from './queries/scratchpad';
 import { modeQueries } from './queries/modes';
 import type { QueryHandlers } from './queries/types';
+import { folderCommands } from './commands/folders';
+import { folderQueries } from './queries/folders';
+import { updatesCommands, updatesQueries } from './commands/updates';
+import { consentCommands, consentQueries } from './commands/consent';
 
 export { INTERRUPTED_REASON, PAID_USE_THRESHOLD, STREAM_THROTTLE_MS, type EngineHooks } from './core';
 export { REPLY_IN_PROGRESS } from './commands/submit';
@@ -61,6 +65,9 @@ export class Engine extends EngineCore {
       ...webCommands(this),
       ...scratchpadCommands(this),
       ...moneyCommands(this, this.money),
+      ...folderCommands(this),
+      ...updatesCommands(this),
+      ...consentCommands(this),
     };
     Object.assign(this, domains);
     this.commands = {
@@ -80,6 +87,9 @@ export class Engine extends EngineCore {
       ...scratchpadQueries(this),
       ...moneyQueries(this.money),
       ...modeQueries(this),
+      ...folderQueries(this),
+      ...updatesQueries(this),
+      ...consentQueries(this),
     };
   }
 

@@ -227,6 +227,21 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE TABLE gateway_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL)`,
     ],
   },
+  {
+    id: 6,
+    name: 'analytics_consent',
+    statements: [
+      // Spec 001 section 3 (consentStatus, analyticsConsent, consentLastUpdated, policyVersion), one row per session.
+      `CREATE TABLE consents (
+        session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+        status TEXT NOT NULL CHECK (status IN ('not_required', 'pending', 'granted', 'denied')),
+        analytics BOOLEAN NOT NULL DEFAULT false,
+        source TEXT,
+        policy_version TEXT NOT NULL,
+        updated_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      )`,
+    ],
+  },
 ];
 
 const LOCK_ID = 727_001;
