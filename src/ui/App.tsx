@@ -16,6 +16,11 @@ import { useQuery } from './engine';
 import { matchRoute, navigate, usePath } from './router';
 import { view } from './state';
 import { useTheme } from './theme';
+import { UpdatesLink, UpdatesPage } from './account/UpdatesPage';
+import { ConsentBanner, InstallBanner } from './account/Banners';
+import { frameAttributes, PageLinksToggle, ShowSidebarButton } from './account/layout';
+import { useConnectivityNotices } from './account/connectivity';
+import { useAnalytics } from './account/analytics';
 
 export function App() {
   const path = usePath();
@@ -25,6 +30,8 @@ export function App() {
   const menuButton = useRef<HTMLButtonElement>(null);
   const drawer = useRef<HTMLDivElement>(null);
   useTheme(preferences?.theme);
+  useConnectivityNotices();
+  useAnalytics(route.name);
 
   useEffect(() => {
     if (route.name === 'home') navigate('/conversation/new', { replace: true });
@@ -55,7 +62,7 @@ export function App() {
 
   return (
     // "Show thinking" off hides every reply's reasoning block (styles/layout.css), without touching each message.
-    <div className="app" data-drawer={drawerOpen ? 'open' : 'closed'} data-show-thinking={preferences?.showThinkingBlocks === false ? 'false' : 'true'}>
+    <div className="app" data-drawer={drawerOpen ? 'open' : 'closed'} data-show-thinking={preferences?.showThinkingBlocks === false ? 'false' : 'true'} {...frameAttributes(preferences)}>
       <div className="drawer" id="app-drawer" ref={drawer}>
         <Sidebar route={route} />
         <nav aria-label="Pages" className="pages-nav">
@@ -68,7 +75,10 @@ export function App() {
           <Link href="/invitations" current={route.name === 'invitations'}>
             Invitations
           </Link>
+          <UpdatesLink current={route.name === 'updates'} />
+          <PageLinksToggle collapsed={false} />
         </nav>
+        <PageLinksToggle collapsed />
       </div>
       {drawerOpen && <div className="drawer-backdrop" aria-hidden="true" onClick={closeDrawer} />}
       <main className="main">
@@ -85,7 +95,10 @@ export function App() {
           </button>
           <span className="brand">Parley</span>
         </div>
+        <ShowSidebarButton />
         <Notifications />
+        <ConsentBanner />
+        <InstallBanner />
         {route.name === 'conversation' && (
           <ToolSplit slug={route.slug === 'new' ? null : route.slug}>
             <ConversationPage key={route.slug === 'new' ? 'new' : 'conversation'} slug={route.slug} />
@@ -94,6 +107,7 @@ export function App() {
         {route.name === 'wallet' && <WalletPage />}
         {route.name === 'settings' && <SettingsPage />}
         {route.name === 'invitations' && <InvitationsPage />}
+        {route.name === 'updates' && <UpdatesPage />}
       </main>
     </div>
   );

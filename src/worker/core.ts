@@ -25,6 +25,7 @@ import { gateway } from './services/gateway';
 import { IdAllocator } from './services/ids';
 import { loadPreferences } from './services/preferences';
 import { runReply, type LiveReply, type ReplyHost } from './services/reply-runner';
+import { waitForNetwork } from './services/network';
 
 /** Spec 000 section 9: stream text updates throttled to 150 ms. */
 export const STREAM_THROTTLE_MS = 150;
@@ -145,7 +146,9 @@ export class EngineCore implements CoreHandlers {
   startReply(reply: LiveReply, open: (signal: AbortSignal) => Promise<ReadableStream<Uint8Array>>): void {
     this.live.set(reply.messageId, reply);
     this.live$.next(reply.slug);
-    void runReply(this.replyHost(), reply, open)
+    // Offline, the reply waits for the network (its message is saved already); Stop ends the wait.
+    void waitForNetwork(reply.controller.signal)
+      .then(() => runReply(this.replyHost(), reply, open))
       .catch((error: unknown) => console.error('Reply failed to record', error))
       .finally(() => {
         this.live.delete(reply.messageId);

@@ -133,10 +133,10 @@ export function ConversationPage({ slug }: { slug: string }) {
             <div className="empty">
               <h2>What shall we talk about?</h2>
               <p className="muted">Pick a model, type a message and press Enter.</p>
-              <Suggestions mode={composerSnap.mode} onPick={(s) => {
+              {preferences?.showExamplePromptsCarousel !== false && <Suggestions mode={composerSnap.mode} onPick={(s) => {
                   view.drafts[draftKey] = s.prompt;
                   focusComposer();
-                }} />
+                }} />}
             </div>
           )
         }
