@@ -12,11 +12,23 @@ import { report } from './folder-state';
 
 type Save = (changes: Partial<Preferences>) => void;
 
+/** A switch that shows the change at once, before the engine's preferences (every tab's) come back with it. */
 function Switch({ label, checked, onChange, hint }: { label: string; checked: boolean; onChange(v: boolean): void; hint?: string }) {
   const id = useId();
+  const [local, setLocal] = useState<boolean | null>(null);
+  useEffect(() => setLocal(null), [checked]);
   return (
     <div className="setting setting-toggle">
-      <input id={id} type="checkbox" role="switch" checked={checked} onChange={(e) => onChange(e.target.checked)} />
+      <input
+        id={id}
+        type="checkbox"
+        role="switch"
+        checked={local ?? checked}
+        onChange={(e) => {
+          setLocal(e.target.checked);
+          onChange(e.target.checked);
+        }}
+      />
       <label htmlFor={id}>{label}</label>
       {hint && <p className="setting-hint muted">{hint}</p>}
     </div>

@@ -33,8 +33,10 @@ export function ModelListControls({ models, lists, hidden }: { models: readonly 
 export function ModelOptionButtons({ model, models, lists }: { model: ModelInfo; models: readonly ModelInfo[]; lists: ModelLists }) {
   const pinned = lists.pinned.includes(model.id);
   // Buttons inside an option: they act on their own and do not choose the model.
-  const act = (fn: () => void) => (e: React.MouseEvent) => {
+  const act = (fn: () => void) => (e: React.MouseEvent<HTMLButtonElement>) => {
     e.stopPropagation();
+    // The keyboard stays in the search box (arrows, Enter, Escape keep working).
+    e.currentTarget.closest('.model-popover')?.querySelector<HTMLInputElement>('input[type=search]')?.focus();
     fn();
   };
   return (

@@ -7,15 +7,22 @@ export function isOffline(): boolean {
   return typeof navigator !== 'undefined' && (navigator as { onLine?: boolean }).onLine === false;
 }
 
+/** How often the wait looks at navigator.onLine too: a worker does not always get the 'online' event. */
+export const ONLINE_POLL_MS = 1000;
+
 /** Resolves when the browser is online (at once if it is), or when `signal` aborts. Never rejects. */
 export function waitForNetwork(signal: AbortSignal): Promise<void> {
   if (!isOffline() || signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
-    const done = () => {
+    const poll = setInterval(() => {
+      if (!isOffline()) done();
+    }, ONLINE_POLL_MS);
+    function done() {
+      clearInterval(poll);
       removeEventListener('online', done);
       signal.removeEventListener('abort', done);
       resolve();
-    };
+    }
     addEventListener('online', done);
     signal.addEventListener('abort', done, { once: true });
   });
