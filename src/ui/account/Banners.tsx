@@ -20,9 +20,8 @@ export function ConsentBanner() {
   return (
     <section className="banner consent-banner" aria-label="Analytics consent">
       <p>
-        <strong>May Parley record how you use it?</strong> Usage events (which features you try, return visits) help us
-        improve the app. They stay first-party: no third-party script is loaded. Nothing is recorded unless you agree,
-        and you can change your answer in Settings.
+        <strong>Allow usage analytics?</strong> Parley would record which features you try, first-party only: no
+        third-party script. Nothing is recorded unless you agree; Settings can change it.
       </p>
       <div className="banner-actions">
         <button type="button" className="primary" disabled={busy} onClick={() => void decide(true)}>

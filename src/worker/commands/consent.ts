@@ -5,7 +5,7 @@
  * attempts, backoff from 1 s). Denying takes effect here at once, before the gateway answers; granting only once
  * the gateway recorded it. Failures are logged only (spec 001 section 8). Not engine data: the gateway is the truth.
  */
-import { BehaviorSubject, combineLatest, distinctUntilChanged, map, type Observable } from 'rxjs';
+import { BehaviorSubject, combineLatest, distinctUntilChanged, filter, firstValueFrom, map, of, timeout, type Observable } from 'rxjs';
 import { retryConsentCheck, retryWithBackoff, type Attempt, type Sleep } from '../../analytics/retry';
 import { CONSENT_STATUSES, type ConsentHandlers, type ConsentState, type ConsentView } from '../../protocol/account';
 import type { ActionResult } from '../../protocol/engine';
@@ -14,6 +14,8 @@ import type { QueryHandlers } from '../queries/types';
 import { request, type Result } from '../services/money-client';
 
 export const CONSENT_ERROR = 'Your analytics choice could not be saved; try again';
+/** How long a consent call waits for the session to exist. */
+export const SESSION_WAIT_MS = 30_000;
 
 export function isConsentState(v: unknown): v is ConsentState {
   if (typeof v !== 'object' || v === null) return false;
@@ -74,6 +76,9 @@ export class ConsentRoom {
     // Already decided: nothing to ask.
     const known = this.consent$.value;
     if (known && (known.consentStatus === 'granted' || known.consentStatus === 'denied')) return { ok: true };
+    // Consent actions need a session (spec 001 section 6): a tab that saw a source at load waits for it.
+    const session = await firstValueFrom(this.core.session$.pipe(filter((s) => s.session !== null), timeout({ first: SESSION_WAIT_MS, with: () => of(null) })));
+    if (session === null) return { ok: false, error: CONSENT_ERROR };
     return (await this.send('/api/consent/require-for-ads', { source: clean })) ? { ok: true } : { ok: false, error: CONSENT_ERROR };
   }
 
