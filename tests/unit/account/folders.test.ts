@@ -150,3 +150,34 @@ describe('folder commands', () => {
     expect(await engine.db.conversationFolders.count()).toBe(0);
   });
 });
+
+describe('folders from before the log', () => {
+  it('are adopted into the log once, with their links, before the projection first rebuilds', async () => {
+    const { IDBFactory, IDBKeyRange } = await import('fake-indexeddb');
+    const { ParleyDB } = await import('../../../src/worker/db/schema');
+    const { ensureProjectionsCurrent, readLog } = await import('../../../src/worker/log');
+    const db = new ParleyDB('legacy-folders', { indexedDB: new IDBFactory(), IDBKeyRange });
+    await db.open();
+    await db.folders.bulkPut([
+      { id: 1, name: ' Work ', createdAt: 1_700_000_000, updatedAt: 1_700_000_000, parentId: null },
+      { id: 2, name: 'Child', createdAt: 1_700_000_001_000, updatedAt: 1_700_000_001_000 } as FolderRow,
+      { id: 3, name: '' } as FolderRow,
+    ]);
+    await db.conversationFolders.bulkPut([
+      { id: 10, conversationId: 5, folderId: 1 },
+      { id: 11, conversationId: 5, folderId: 2 },
+      { id: 12, conversationId: 6, folderId: 3 },
+    ]);
+    await ensureProjectionsCurrent(db);
+    expect(await db.folders.orderBy(':id').toArray()).toEqual([
+      { id: 1, name: 'Work', createdAt: 1_700_000_000_000, updatedAt: 1_700_000_000_000, parentId: null },
+      { id: 2, name: 'Child', createdAt: 1_700_000_001_000, updatedAt: 1_700_000_001_000, parentId: null },
+    ]);
+    // One folder per conversation: the last link wins; a link to a folder that could not be kept goes.
+    expect(await db.conversationFolders.toArray()).toEqual([{ id: 5, conversationId: 5, folderId: 2 }]);
+    expect((await readLog(db)).map((e) => e.id)).toEqual(['legacy:folder:1', 'legacy:folder:2', 'legacy:folder-link:11']);
+    await ensureProjectionsCurrent(db);
+    expect(await readLog(db)).toHaveLength(3);
+    db.close();
+  });
+});
