@@ -21,6 +21,7 @@ import { adminAccessGuard } from './guards/admin-access';
 import { clientAddressResolver, type ClientAddressFn } from './guards/client-address';
 import { crossSiteGuard } from './guards/cross-site';
 import { createLimiter } from './guards/rate-limit';
+import { registerMediaRoutes, type MediaServices } from './media/register';
 
 export interface AppDeps {
   /** Migrated database (openDatabase in src/server/db/open.ts). */
@@ -40,6 +41,8 @@ export interface AppDeps {
   /** Enables /admin/* for bearers of this token (see routes/admin.ts). */
   adminToken?: string | null;
   log?: (line: string) => void;
+  /** Image and video models and the video job runner (src/server/media/register.ts); default: offline engines only. */
+  media?: MediaServices;
 }
 
 export const DEFAULT_SETTINGS: AppSettings = {
@@ -57,10 +60,10 @@ export const DEFAULT_SETTINGS: AppSettings = {
 export const SMALL_BODY_BYTES = 256 * 1024;
 
 /** Routes whose body carries a conversation (its images too): PARLEY_MAX_BODY_BYTES applies. */
-const LARGE_BODY_ROUTES = new Set(['/api/stream-gpt', '/api/talk-to-gpt-multi']);
+const LARGE_BODY_ROUTES = new Set(['/api/stream-gpt', '/api/talk-to-gpt-multi', '/api/generate-image', '/api/generate-openai-image', '/api/generate-video']);
 
 /** Routes that spend money or upstream capacity: limited per client address (PARLEY_COSTLY_RATE_*). */
-const COSTLY_ROUTES = ['/api/stream-gpt', '/api/talk-to-gpt-multi', '/api/conversation-summary'];
+const COSTLY_ROUTES = ['/api/stream-gpt', '/api/talk-to-gpt-multi', '/api/conversation-summary', '/api/generate-image', '/api/generate-openai-image', '/api/generate-video'];
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const settings: AppSettings = { ...DEFAULT_SETTINGS, ...deps.settings };
@@ -97,6 +100,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   registerStreamGptRoute(app, ctx);
   registerConversationSummaryRoute(app, ctx);
   registerTalkToGptMultiRoute(app, ctx);
+  registerMediaRoutes(app, ctx, deps.media);
   if (deps.adminToken) {
     app.use('/admin/*', adminAccessGuard(settings.guards.adminLoopbackOnly));
     registerAdminRoutes(app, ctx, deps.adminToken);

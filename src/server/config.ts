@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { AmountError, parseDecimal, type PriceUnits } from './money';
+import { loadMediaConfig, type MediaConfig } from './media/config';
 
 export type Env = Record<string, string | undefined>;
 
@@ -50,6 +51,8 @@ export interface GatewayConfig {
   sessionIdleMs: number;
   /** How often the expiry sweep runs, ms (PARLEY_SESSION_SWEEP_MS). */
   sessionSweepMs: number;
+  /** Image and video providers and the video job runner's timing (src/server/media/config.ts). */
+  media: MediaConfig;
 }
 
 /** A token bucket: `burst` requests at once, refilled at `perMinute`; perMinute 0 turns the limit off. */
@@ -229,6 +232,7 @@ export function loadConfig(env: Env): GatewayConfig {
     guards: loadGuards(env, sessionIdleMs),
     sessionIdleMs,
     sessionSweepMs: intVar(env, 'PARLEY_SESSION_SWEEP_MS', 10 * 60_000, 1_000, 24 * 3_600_000),
+    media: loadMediaConfig(env),
   };
 }
 

@@ -20,6 +20,8 @@ import type { Db } from './db/types';
 import { Ledger } from './ledger/ledger';
 import { startHoldSweeper } from './ledger/sweeper';
 import { Catalogue } from './providers/catalogue';
+import { MediaCatalogue } from './media/catalogue';
+import { startMediaServices } from './media/register';
 import { startSessionSweeper } from './sessions/expiry';
 import { ReplyRegistry } from './routes/reply-registry';
 import { PgReplyStore } from './routes/reply-store';
@@ -139,17 +141,22 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
   let stopReplies: () => Promise<void> = () => Promise.resolve();
   let stopSweeper: () => Promise<void> = () => Promise.resolve();
   try {
+    const mediaCatalogue = new MediaCatalogue(config.media);
     const catalogue = await Catalogue.create(config.upstreams, {
       offlineTokenDelayMs: config.offlineTokenDelayMs,
       discoveryTimeoutMs: config.discoveryTimeoutMs,
       log,
+      media: mediaCatalogue,
     });
     const ledger = new Ledger(db, { nanoPriceUsdMicro: config.nanoPriceUsdMicro });
+    // Video jobs left by a gateway that stopped are picked up again (src/server/media/video-jobs.ts).
+    const media = startMediaServices({ db, ledger, catalogue: mediaCatalogue, config: config.media, log });
     // Holds a dead gateway left open are given back at startup and then every minute (docs/gateway.md, "Holds").
     const sweeper = startHoldSweeper(ledger, log);
     // Idle sessions that never held money expire, at startup and then every PARLEY_SESSION_SWEEP_MS (sessions/expiry.ts).
     const sessionSweeper = startSessionSweeper(db, { idleMs: config.sessionIdleMs, everyMs: config.sessionSweepMs, bucketIdleMs: bucketIdleMs(config) }, log);
     stopSweeper = async () => {
+      await media.runner.stop();
       await sweeper.stop();
       await sessionSweeper.stop();
     };
@@ -172,6 +179,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
       clientDir,
       adminToken,
       log,
+      media,
     });
     server = await listen(app, port, host);
     const addr = server.address() as AddressInfo;

@@ -42,7 +42,7 @@ export function mapUpstreamStatus(status: number): ContentfulStatusCode {
  */
 const RETRY_OPEN_SLACK_MS = 2000;
 
-function paymentSourceOf(r: ChargeResult): PaymentSource {
+export function paymentSourceOf(r: ChargeResult): PaymentSource {
   if (r.source === 'nano') return 'nano';
   if (r.source === 'mixed') return r.chargedUsdMicro * 2n >= r.chargedUsdValueMicro ? 'USD' : 'nano';
   if (r.source === 'USD') return 'USD';
