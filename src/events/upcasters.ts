@@ -65,6 +65,12 @@ export const upcasters: { readonly [K in EventType]: Readonly<Record<number, Upc
   'reply.continued': {},
   'conversation.duplicated': {},
   'preferences.changed': {},
+  'image.generated': {},
+  'image.answered': {},
+  'image.favourited': {},
+  'video.requested': {},
+  'video.statusChanged': {},
+  'modelSettings.changed': {},
 };
 
 export interface UpcastOptions {

@@ -2,13 +2,14 @@
  * The one typed interface of the engine (the leader tab's dedicated worker), as every tab sees it through Comlink.
  * Subscriptions: the callback is passed as a Comlink proxy; the returned unsubscribe is a Comlink proxy too.
  */
-import type { ConversationRow, InstructionRow, MessageRow, Mode, QueuedMessage } from '../events/model';
+import type { ConversationRow, InstructionRow, MessageRow, Mode, ModelSettings, QueuedMessage } from '../events/model';
 import type { ModelInfo, SessionData } from './api';
 import type { Preferences } from './preferences';
 
 /** Bumped whenever this interface changes shape: a tab whose bundle is stale reloads. */
 /** 2: the workspace commands of issue 6 (conversations, presets, queue, message tree). */
-export const ENGINE_PROTOCOL_VERSION = 2;
+/** 3: media (images, video jobs, the gallery, per-model settings). */
+export const ENGINE_PROTOCOL_VERSION = 3;
 
 export interface ConversationSummary {
   id: number;
@@ -106,7 +107,29 @@ export interface InstructionQueries {
 export interface QueueQueries {
   queue: { query: { kind: 'queue'; slug: string }; result: QueuedMessage[] };
 }
-export interface QueryDefs extends CoreQueries, ConversationQueries, InstructionQueries, QueueQueries {}
+/** One image of the gallery (every generated image across conversations, newest first, at most 1000). */
+export interface GalleryItem {
+  fileId: number;
+  thumbId: number;
+  mimeType: string;
+  width: number;
+  height: number;
+  messageId: number;
+  slug: string;
+  conversationName: string;
+  /** The prompt that made it. */
+  prompt: string;
+  model: string;
+  timestamp: number;
+  favourite: boolean;
+}
+/** Media (src/worker/queries/media.ts). */
+export interface MediaQueries {
+  gallery: { query: { kind: 'gallery' }; result: GalleryItem[] };
+  /** Per-model settings by model id (spec 000 section 3). */
+  modelSettings: { query: { kind: 'modelSettings' }; result: Record<string, ModelSettings> };
+}
+export interface QueryDefs extends CoreQueries, ConversationQueries, InstructionQueries, QueueQueries, MediaQueries {}
 
 export type QueryKind = keyof QueryDefs;
 export type Query = QueryDefs[QueryKind]['query'];
@@ -231,7 +254,32 @@ export interface QueueHandlers {
   removeQueuedMessage(slug: string, id: string): Promise<ActionResult>;
 }
 
-export type CommandHandlers = CoreHandlers & PreferencesHandlers & ChatHandlers & ConversationHandlers & InstructionHandlers & BranchHandlers & MessageHandlers & ExportHandlers & QueueHandlers;
+/** An image or video request of the submit flow (spec 000 section 4, step 7's image and video handlers). */
+export interface MediaSubmitInput {
+  /** Existing conversation slug, or null to create a new conversation. */
+  slug: string | null;
+  prompt: string;
+  model: string;
+  /** Settings of this request; default: the model's kept settings. */
+  settings?: ModelSettings;
+  /** Files (`files` ids) used as input images: image-to-image, or image-to-video (the first). */
+  inputImageIds?: number[];
+}
+
+/** Media (src/worker/commands/media.ts). */
+export interface MediaHandlers {
+  generateImage(input: MediaSubmitInput): Promise<SendMessageResult>;
+  generateVideo(input: MediaSubmitInput): Promise<SendMessageResult>;
+  /** Keeps a model's settings (merged into what it had); engine data, so they survive a reload. */
+  setModelSettings(modelId: string, settings: ModelSettings): Promise<ActionResult>;
+  setImageFavourite(fileId: number, favourite: boolean): Promise<ActionResult>;
+  /** An image, thumbnail or video file as a Blob (shown with an object URL), or null when it is gone. */
+  getFile(fileId: number): Promise<Blob | null>;
+  /** Stores an image the user chose (an input for image-to-image); refused when it is not PNG, JPEG, WebP or GIF. */
+  storeInputImage(image: Blob): Promise<{ ok: true; fileId: number } | { ok: false; error: string }>;
+}
+
+export type CommandHandlers = CoreHandlers & PreferencesHandlers & ChatHandlers & ConversationHandlers & InstructionHandlers & BranchHandlers & MessageHandlers & ExportHandlers & QueueHandlers & MediaHandlers;
 
 export type EngineApi = CommandHandlers & {
   subscribe<Q extends Query>(query: Q, callback: (value: QueryResult<Q>) => void): Promise<() => void>;

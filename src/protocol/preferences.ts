@@ -19,6 +19,8 @@ export interface Preferences {
   defaultModel: string | null;
   /** Spec 001 section 9: true. */
   showThinkingBlocks: boolean;
+  /** Spec 001 section 3: passed on image and video calls (spec 000 section 6). Ours: off by default. */
+  showExplicitContent: boolean;
 }
 
 export const DEFAULT_PREFERENCES: Preferences = {
@@ -29,6 +31,7 @@ export const DEFAULT_PREFERENCES: Preferences = {
   enterSendsMessage: true,
   defaultModel: null,
   showThinkingBlocks: true,
+  showExplicitContent: false,
 };
 
 /** Bounds of maxTokens: a positive whole number, no larger than the biggest context window we know of. */
@@ -46,6 +49,7 @@ export const PREFERENCE_CHECKS: { readonly [K in keyof Preferences]: (v: unknown
   enterSendsMessage: (v) => typeof v === 'boolean',
   defaultModel: (v) => v === null || (typeof v === 'string' && v !== ''),
   showThinkingBlocks: (v) => typeof v === 'boolean',
+  showExplicitContent: (v) => typeof v === 'boolean',
 };
 
 export function isPreferenceKey(key: string): key is keyof Preferences {
