@@ -9,6 +9,8 @@ import { ConversationPage } from './components/ConversationPage';
 import { Notifications } from './components/Notifications';
 import { SettingsPage } from './components/SettingsPage';
 import { WalletPage } from './components/WalletPage';
+import { GalleryPage } from './media/GalleryPage';
+import { ImageViewer } from './media/ImageViewer';
 import { Link } from './components/Link';
 import { useQuery } from './engine';
 import { matchRoute, navigate, usePath } from './router';
@@ -63,6 +65,9 @@ export function App() {
           <Link href="/settings" current={route.name === 'settings'}>
             Settings
           </Link>
+          <Link href="/gallery" current={route.name === 'gallery'}>
+            Gallery
+          </Link>
         </nav>
       </div>
       {drawerOpen && <div className="drawer-backdrop" aria-hidden="true" onClick={closeDrawer} />}
@@ -84,6 +89,8 @@ export function App() {
         {route.name === 'conversation' && <ConversationPage key={route.slug === 'new' ? 'new' : 'conversation'} slug={route.slug} />}
         {route.name === 'wallet' && <WalletPage />}
         {route.name === 'settings' && <SettingsPage />}
+        {route.name === 'gallery' && <GalleryPage />}
+        <ImageViewer />
       </main>
     </div>
   );

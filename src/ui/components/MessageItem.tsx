@@ -5,6 +5,7 @@ import { navigate } from '../router';
 import { AlternativesNav } from './AlternativesNav';
 import { MessageMenu, type MessageAction } from './MessageMenu';
 import { MessageMeta } from './MessageMeta';
+import { MessageMedia } from '../media/MessageMedia';
 
 // Markdown, GFM, math and KaTeX are heavy: loaded on first use, not with the page.
 const Markdown = lazy(() => import('./Markdown'));
@@ -126,6 +127,7 @@ export const MessageItem = memo(function MessageItem({ message, modelName }: Mes
       data-role={message.role}
       data-status={status}
       data-model={message.model}
+      id={`message-${message.id}`}
       aria-label={isAssistant ? 'Assistant message' : 'Your message'}
     >
       <header className="message-header">
@@ -176,6 +178,7 @@ export const MessageItem = memo(function MessageItem({ message, modelName }: Mes
           <div className="plain">{message.text}</div>
         )}
       </div>
+      <MessageMedia message={message} prompt={message.role === 'user' ? message.text : `${modelName} image`} />
       <MessageMeta message={message} />
       {message.isPartial && <p className="message-note">Partial reply: the stream ended early.</p>}
       {(message.hasError || message.interrupted) && message.error && (

@@ -9,6 +9,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import type { ModelInfo } from '../../protocol/api';
 import type { MessageView } from '../../protocol/engine';
 import { MessageItem } from './MessageItem';
+import { useJumpToMessage } from '../media/jump';
 import { listRows, MultiModelReplies, OmittedMarker } from './MultiModelReplies';
 
 /** Within this many pixels of the end counts as "at the end": the list keeps following. */
@@ -59,6 +60,17 @@ export function MessageList({ messages, models, empty }: Props) {
     const el = scroller.current;
     if (el) el.scrollTop = el.scrollHeight;
   }
+
+  // Go to message (#message-{id}, the gallery): scroll there and stop following the end.
+  useJumpToMessage(
+    messages.length > 0,
+    (id) => rows.findIndex((r) => (r.kind === 'message' ? r.message.id === id : r.kind === 'multi' ? r.messages.some((m) => m.id === id) : false)),
+    (index) => {
+      stick.current = false;
+      setAtEnd(false);
+      virtualizer.scrollToIndex(index, { align: 'center' });
+    },
+  );
 
   const items = virtualizer.getVirtualItems();
   return (
