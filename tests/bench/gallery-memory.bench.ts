@@ -51,7 +51,7 @@ async function seed(dbName: string, variant: Variant, png: Uint8Array): Promise<
       events.push(makeEvent('message.added', { message: user }, `u${user.id}`, id), makeEvent('message.added', { message: reply }, `a${reply.id}`, id));
       if (variant === 'blobs') {
         const fileId = id++;
-        await engine.db.files.put({ id: fileId, file: new Blob([png], { type: 'image/png' }) });
+        await engine.db.files.put({ id: fileId, file: new Blob([new Uint8Array(png)], { type: 'image/png' }) });
         events.push(makeEvent('image.generated', { messageId: reply.id, conversationSlug: slug, images: [{ fileId, thumbId: fileId, mimeType: 'image/png', width: 256, height: 256, bytes: png.length }], splitImages: false, taskId: null, cost: 0, paymentSource: null, isNSFW: false, at: id }, `g${reply.id}`, id));
       }
     }
