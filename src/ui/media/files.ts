@@ -26,7 +26,8 @@ function release(fileId: number): void {
   const e = entries.get(fileId);
   if (!e || --e.users > 0) return;
   entries.delete(fileId);
-  void e.url.then((u) => u && URL.revokeObjectURL(u));
+  // Later, not now: an element being removed (a video mid-load) may still read it.
+  void e.url.then((u) => u && setTimeout(() => URL.revokeObjectURL(u), 5_000));
 }
 
 /** An object URL of a file while the component shows it (undefined while loading, null when the file is gone). */
