@@ -60,7 +60,7 @@ export function registerGenerateVideoRoutes(app: Hono<AppEnv>, ctx: RouteContext
     const inserted = await ctx.db
       .query(
         `INSERT INTO video_jobs (run_id, session_id, model, input, status, hold_key, price_usd_micro)
-         VALUES ($1, $2, $3, $4::jsonb, 'queued', $5, $6::bigint) ON CONFLICT (run_id) DO NOTHING RETURNING run_id`,
+         VALUES ($1, $2, $3, $4::text::jsonb, 'queued', $5, $6::bigint) ON CONFLICT (run_id) DO NOTHING RETURNING run_id`,
         [runId, sessionId, model.info.id, JSON.stringify(input), hold.held ? key : null, model.priceMicro === null ? null : model.priceMicro.toString()],
       )
       .catch(async (e: unknown) => {
