@@ -33,7 +33,13 @@ export const MAX_INPUT_IMAGE_BYTES = 15 * 1024 * 1024;
 export function mediaCommands(core: EngineCore): MediaHandlers {
   const poller = new VideoPoller(core);
   core.disposers.push(() => poller.stop());
-  void core.whenStarted().then(() => poller.start());
+  void core
+    .whenStarted()
+    .then(() => poller.start())
+    .catch((error: unknown) => {
+      // A database closed by dispose is the engine ending, not a failure.
+      if (!poller.isStopped) console.warn('Video polling could not start', error);
+    });
 
   async function settingsOf(modelId: string): Promise<ModelSettings> {
     const events = await core.db.events.where('type').equals(MODEL_SETTINGS_EVENT).toArray();

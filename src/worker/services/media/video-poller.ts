@@ -33,6 +33,7 @@ export class VideoPoller {
   private readonly jobs = new Map<number, Job>();
   private readonly stop$ = new Subject<void>();
   private subscription: Subscription | null = null;
+  private stopped = false;
   readonly pollMs: number;
   readonly timeoutMs: number;
 
@@ -41,18 +42,24 @@ export class VideoPoller {
     this.timeoutMs = core.hooksValue('videoTimeoutMs') ?? VIDEO_TIMEOUT_MS;
   }
 
+  get isStopped(): boolean {
+    return this.stopped;
+  }
+
   /** Jobs being polled (tests, the view). */
   get active(): number {
     return this.jobs.size;
   }
 
   async start(): Promise<void> {
-    if (!this.core.storageOk) return;
+    if (!this.core.storageOk || this.stopped) return;
     // Jobs left pending or processing, found through the log's index of video.requested (not a scan of messages).
     const requested = await this.core.db.events.where('type').equals('video.requested').toArray();
     const ids = requested.map((e) => (e.payload as { messageId: number }).messageId);
     const rows = await this.core.db.messages.bulkGet(ids);
     for (const m of rows) if (m && isVideoActive(m.videoStatus) && m.videoGenerationId) this.add(m);
+    // The engine may have been disposed while the jobs were read.
+    if (this.stopped) return;
     const events = this.core.events$.pipe(takeUntil(this.stop$)).subscribe((batch) => this.follow(batch));
     this.subscription = timer(0, this.pollMs)
       .pipe(
@@ -65,6 +72,7 @@ export class VideoPoller {
   }
 
   stop(): void {
+    this.stopped = true;
     this.stop$.next();
     this.subscription?.unsubscribe();
   }
