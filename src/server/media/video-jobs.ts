@@ -22,6 +22,8 @@ export type JobState = 'queued' | 'submitted' | 'completed' | 'failed' | 'cancel
 const LEASE_MS = 120_000;
 /** Consecutive transient failures (a status endpoint that flaps) before a job is given up. */
 export const MAX_TRANSIENT_FAILURES = 8;
+/** How often an idle gateway looks for jobs another gateway left (a job made here wakes the runner at once). */
+const IDLE_MS = 30_000;
 /** A job still running this long after it was made is given up (the client stops at 20 minutes). */
 export const JOB_MAX_AGE_MS = 25 * 60_000;
 
@@ -104,12 +106,15 @@ export class VideoJobRunner {
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = null;
+      let next = this.o.intervalMs;
       this.running = this.tick()
-        .then(() => undefined)
+        .then(async () => {
+          next = await this.untilDue();
+        })
         .catch((e: unknown) => this.o.log(`video jobs: ${e instanceof Error ? e.message : String(e)}`))
         .finally(() => {
           this.running = null;
-          this.schedule(this.again ? 0 : this.o.intervalMs);
+          this.schedule(this.again ? 0 : next);
           this.again = false;
         });
     }, ms);
@@ -121,6 +126,19 @@ export class VideoJobRunner {
     if (this.timer) clearTimeout(this.timer);
     this.controller.abort();
     await this.running;
+  }
+
+  /**
+   * How long until the next job is due (at least intervalMs); with none running, IDLE_MS: an idle gateway asks the
+   * database twice a minute, and a job made here wakes it at once.
+   */
+  private async untilDue(): Promise<number> {
+    const rows = await this.o.db.query<{ ms: number | null }>(
+      `SELECT (EXTRACT(EPOCH FROM (min(next_check_at) - now())) * 1000)::float8 AS ms FROM video_jobs WHERE status IN ('queued', 'submitted')`,
+    );
+    const ms = rows[0]?.ms;
+    if (ms === null || ms === undefined) return Math.max(this.o.intervalMs, IDLE_MS);
+    return Math.min(Math.max(this.o.intervalMs, Number(ms)), Math.max(this.o.intervalMs, IDLE_MS));
   }
 
   /** Claims due jobs and advances each one step. Exposed for tests. */
