@@ -71,6 +71,10 @@ export const upcasters: { readonly [K in EventType]: Readonly<Record<number, Upc
   'video.requested': {},
   'video.statusChanged': {},
   'modelSettings.changed': {},
+  'message.webSearched': {},
+  'scratchpad.entryAdded': {},
+  'scratchpad.entryEdited': {},
+  'scratchpad.entryDeleted': {},
 };
 
 export interface UpcastOptions {

@@ -15,6 +15,7 @@ import { registerSessionRoutes } from './routes/session';
 import { registerStreamGptRoute } from './routes/stream-gpt';
 import { registerConversationSummaryRoute } from './routes/conversation-summary';
 import { registerTalkToGptMultiRoute } from './routes/talk-to-gpt-multi';
+import { registerPreviewRoute } from './routes/preview';
 import { serveClient } from './static';
 import { loadConfig } from './config';
 import { adminAccessGuard } from './guards/admin-access';
@@ -22,6 +23,7 @@ import { clientAddressResolver, type ClientAddressFn } from './guards/client-add
 import { crossSiteGuard } from './guards/cross-site';
 import { createLimiter } from './guards/rate-limit';
 import { registerMediaRoutes, type MediaServices } from './media/register';
+import { registerWebRoutes, type WebDeps } from './search/register';
 
 export interface AppDeps {
   /** Migrated database (openDatabase in src/server/db/open.ts). */
@@ -43,6 +45,8 @@ export interface AppDeps {
   log?: (line: string) => void;
   /** Image and video models and the video job runner (src/server/media/register.ts); default: offline engines only. */
   media?: MediaServices;
+  /** Web search, scraping and suggestions (src/server/search/register.ts). */
+  web?: WebDeps;
 }
 
 export const DEFAULT_SETTINGS: AppSettings = {
@@ -101,10 +105,13 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   registerConversationSummaryRoute(app, ctx);
   registerTalkToGptMultiRoute(app, ctx);
   registerMediaRoutes(app, ctx, deps.media);
+  registerWebRoutes(app, ctx, deps.web);
   if (deps.adminToken) {
     app.use('/admin/*', adminAccessGuard(settings.guards.adminLoopbackOnly));
     registerAdminRoutes(app, ctx, deps.adminToken);
   }
+
+  registerPreviewRoute(app);
 
   if (deps.clientDir) app.use('*', serveClient(deps.clientDir));
 

@@ -11,6 +11,7 @@ import { SettingsPage } from './components/SettingsPage';
 import { WalletPage } from './components/WalletPage';
 import { GalleryPage } from './media/GalleryPage';
 import { ImageViewer } from './media/ImageViewer';
+import { ToolSplit } from './components/ToolSplit';
 import { Link } from './components/Link';
 import { useQuery } from './engine';
 import { matchRoute, navigate, usePath } from './router';
@@ -86,7 +87,11 @@ export function App() {
           <span className="brand">Parley</span>
         </div>
         <Notifications />
-        {route.name === 'conversation' && <ConversationPage key={route.slug === 'new' ? 'new' : 'conversation'} slug={route.slug} />}
+        {route.name === 'conversation' && (
+          <ToolSplit slug={route.slug === 'new' ? null : route.slug}>
+            <ConversationPage key={route.slug === 'new' ? 'new' : 'conversation'} slug={route.slug} />
+          </ToolSplit>
+        )}
         {route.name === 'wallet' && <WalletPage />}
         {route.name === 'settings' && <SettingsPage />}
         {route.name === 'gallery' && <GalleryPage />}
