@@ -117,7 +117,9 @@ export function mediaCommands(core: EngineCore): MediaHandlers {
     const urls = await Promise.all(inputs.map(async (r) => dataUrlOf((await readFile(core.db, r.fileId)) as Blob)));
     if (urls.length === 1) request.imageDataUrl = urls[0] as string;
     else if (urls.length > 1) request.imageDataUrls = urls;
-    void runImage(core, reply, request).finally(() => settle(reply));
+    void runImage(core, reply, request)
+      .catch((error: unknown) => console.error('Image failed to record', error))
+      .finally(() => settle(reply));
     return { ok: true, slug: turn.conversation.slug, userMessageId: turn.user.id };
   }
 
@@ -160,7 +162,9 @@ export function mediaCommands(core: EngineCore): MediaHandlers {
         core.notify(classifyModelError({ status: error instanceof GatewayError ? error.status : undefined, code: body?.error, message, body }));
         await core.append([makeEvent('reply.failed', { ...base, userMessageId: turn.user.id, error: message, keepPartial: false, text: '', thinking: '', cost: 0, paymentSource: null, at }, crypto.randomUUID(), at)]);
       }
-    })().finally(() => settle(reply));
+    })()
+      .catch((error: unknown) => console.error('Video request failed to record', error))
+      .finally(() => settle(reply));
     return { ok: true, slug: turn.conversation.slug, userMessageId: turn.user.id };
   }
 

@@ -89,9 +89,12 @@ export class VideoPoller {
         const job: Job = { messageId: p.messageId, slug: p.conversationSlug, runId: p.runId, model: p.model, timestamp: p.at, status: 'pending' };
         this.jobs.set(p.messageId, job);
         // The 20 minutes count from the message's timestamp (spec 000 section 4), not from the gateway's answer.
-        void this.core.db.messages.get(p.messageId).then((m) => {
-          if (m) job.timestamp = m.timestamp;
-        });
+        void this.core.db.messages
+          .get(p.messageId)
+          .then((m) => {
+            if (m) job.timestamp = m.timestamp;
+          })
+          .catch(() => undefined); // the engine is closing
       } else if (e.type === 'video.statusChanged') {
         const job = this.jobs.get(e.payload.messageId);
         if (!job) continue;
