@@ -71,6 +71,8 @@ export const upcasters: { readonly [K in EventType]: Readonly<Record<number, Upc
   'video.requested': {},
   'video.statusChanged': {},
   'modelSettings.changed': {},
+  'payment.started': {},
+  'payment.settled': {},
   'message.webSearched': {},
   'scratchpad.entryAdded': {},
   'scratchpad.entryEdited': {},

@@ -178,6 +178,9 @@ const isRole = (v: unknown) => v === 'user' || v === 'assistant' || v === 'syste
 const isSource = (v: unknown) => v === null || v === 'USD' || v === 'nano';
 const replyOk = (p: R) => I(p.messageId) && S(p.conversationSlug) && N(p.at);
 
+const paymentStarted: Shape = { id: str, ticker: str, amount: str, txId: str, createdAt: num, paymentLink: str, paymentNonce: optional(str), at: num };
+const paymentSettled: Shape = { id: str, status: oneOf('completed', 'failed', 'expired'), at: num };
+
 const fastPayload: { [K in EventType]: (p: unknown) => boolean } = {
   'conversation.created': (p) => {
     if (!O(p) || !O(p.conversation)) return false;
@@ -230,6 +233,8 @@ const fastPayload: { [K in EventType]: (p: unknown) => boolean } = {
   'video.requested': (p) => mediaChecks['video.requested'](p) === null,
   'video.statusChanged': (p) => mediaChecks['video.statusChanged'](p) === null,
   'modelSettings.changed': (p) => mediaChecks['modelSettings.changed'](p) === null,
+  'payment.started': (p) => checkShape(p, paymentStarted, 'payload') === null,
+  'payment.settled': (p) => checkShape(p, paymentSettled, 'payload') === null,
   'message.webSearched': (p) => checkWebSearched(p) === null,
   'scratchpad.entryAdded': (p) => O(p) && checkShape(p.entry, scratchpadEntryShape, '') === null,
   'scratchpad.entryEdited': (p) => checkShape(p, scratchpadEdited, 'payload') === null,
@@ -273,6 +278,8 @@ const payloadShapes: { [K in EventType]: (p: unknown) => string | null } = {
     return bad === null ? null : `payload.changes: ${bad}`;
   },
   ...mediaChecks,
+  'payment.started': (p) => checkShape(p, paymentStarted, 'payload'),
+  'payment.settled': (p) => checkShape(p, paymentSettled, 'payload'),
   'message.webSearched': checkWebSearched,
   'scratchpad.entryAdded': (p) =>
     checkShape(p, { entry: isObj }, 'payload') ?? checkShape((p as Record<string, unknown>).entry, scratchpadEntryShape, 'payload.entry'),

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { AmountError, parseDecimal, type PriceUnits } from './money';
 import { loadMediaConfig, type MediaConfig } from './media/config';
+import { loadMoneyConfig, type MoneyConfig } from './payments/config';
 
 export type Env = Record<string, string | undefined>;
 
@@ -53,6 +54,8 @@ export interface GatewayConfig {
   sessionSweepMs: number;
   /** Image and video providers and the video job runner's timing (src/server/media/config.ts). */
   media: MediaConfig;
+  /** Payments, nano, invitations, recovery codes (payments/config.ts). */
+  money: MoneyConfig;
 }
 
 /** A token bucket: `burst` requests at once, refilled at `perMinute`; perMinute 0 turns the limit off. */
@@ -233,6 +236,7 @@ export function loadConfig(env: Env): GatewayConfig {
     sessionIdleMs,
     sessionSweepMs: intVar(env, 'PARLEY_SESSION_SWEEP_MS', 10 * 60_000, 1_000, 24 * 3_600_000),
     media: loadMediaConfig(env),
+    money: loadMoneyConfig(env),
   };
 }
 

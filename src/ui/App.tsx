@@ -11,6 +11,7 @@ import { SettingsPage } from './components/SettingsPage';
 import { WalletPage } from './components/WalletPage';
 import { GalleryPage } from './media/GalleryPage';
 import { ImageViewer } from './media/ImageViewer';
+import { InvitationsPage } from './components/InvitationsPage';
 import { ToolSplit } from './components/ToolSplit';
 import { Link } from './components/Link';
 import { useQuery } from './engine';
@@ -69,6 +70,9 @@ export function App() {
           <Link href="/gallery" current={route.name === 'gallery'}>
             Gallery
           </Link>
+          <Link href="/invitations" current={route.name === 'invitations'}>
+            Invitations
+          </Link>
         </nav>
       </div>
       {drawerOpen && <div className="drawer-backdrop" aria-hidden="true" onClick={closeDrawer} />}
@@ -96,6 +100,7 @@ export function App() {
         {route.name === 'settings' && <SettingsPage />}
         {route.name === 'gallery' && <GalleryPage />}
         <ImageViewer />
+        {route.name === 'invitations' && <InvitationsPage />}
       </main>
     </div>
   );
