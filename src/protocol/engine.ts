@@ -222,6 +222,9 @@ export interface SendMessageInput {
   mode?: Mode;
   /** Multi-model: up to 4 extra text models, no duplicates; each answers as its own assistant message. */
   extraModels?: string[];
+  /** Image and video modes: this request's settings (default: the model's kept settings) and input images (`files` ids). */
+  settings?: ModelSettings;
+  inputImageIds?: number[];
   /** Library ids of attached files; scraped pages (spec 000 section 3, queued message). */
   attachments?: string[];
   scrapedUrls?: string[];

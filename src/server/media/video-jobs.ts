@@ -1,5 +1,5 @@
 /**
- * Video jobs (DESIGN rule 13): every POST /api/generate-video is a row of `video_jobs` (migration 5), so a job
+ * Video jobs (DESIGN rule 13): every POST /api/generate-video is a row of `video_jobs` (migration 6), so a job
  * outlives the gateway that took it. A runner in each gateway claims due jobs with FOR UPDATE SKIP LOCKED and a
  * lease, submits them to their provider, asks the provider how they are doing, keeps the finished video and settles
  * the job's hold once (a job moves to 'completed' or 'failed' by a conditional UPDATE: only the claimant that makes

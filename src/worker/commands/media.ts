@@ -5,8 +5,7 @@
  * pipeline (../services/media/video-poller.ts) is started here, once the engine has started.
  */
 import { makeEvent } from '../../events/catalogue';
-import type { ImageRef, ModelSettings } from '../../events/model';
-import type { ModelInfo } from '../../protocol/api';
+import type { ImageRef, MessageRow, ModelSettings } from '../../events/model';
 import type { ActionResult, MediaHandlers, MediaSubmitInput, SendMessageResult } from '../../protocol/engine';
 import { fitInputImages, imagePrompt } from '../../protocol/image-rules';
 import { VIDEO_GENERATE_TIMEOUT_MS, checkVideoRequest } from '../../protocol/video-rules';
@@ -15,15 +14,15 @@ import { foldFavourites, foldModelSettings, MODEL_SETTINGS_EVENT } from '../../p
 import type { EngineCore } from '../core';
 import { classifyModelError } from '../services/errors';
 import { gateway, GatewayError } from '../services/gateway';
-import { MESSAGE_REQUIRED } from '../services/messages';
 import { dataUrlOf, readFile, storeImage } from '../services/media/files';
 import { imageMime, imageSize } from '../services/media/image-size';
 import { runImage } from '../services/media/image-run';
-import { openMediaTurn } from '../services/media/turn';
 import { VideoPoller } from '../services/media/video-poller';
 import { ReplyStreamParser } from '../services/stream-parser';
 import type { LiveReply } from '../services/reply-runner';
-import { isPending } from './chat';
+import { chatSubmitter } from './chat';
+import { registerModeHandler, type ModeHandler, type Submission } from './submit-plugins';
+import { pendingAssistant } from '../services/history';
 
 const LOCAL_STORAGE = 'Local storage unavailable';
 
@@ -44,14 +43,6 @@ export function mediaCommands(core: EngineCore): MediaHandlers {
   async function settingsOf(modelId: string): Promise<ModelSettings> {
     const events = await core.db.events.where('type').equals(MODEL_SETTINGS_EVENT).toArray();
     return foldModelSettings(events as never)[modelId] ?? {};
-  }
-
-  async function modelFor(id: string, modality: 'image' | 'video'): Promise<ModelInfo | string> {
-    if (core.models$.value.models.length === 0) await core.loadModels();
-    const model = core.models$.value.models.find((m) => m.id === id);
-    if (!model) return `Unknown model: ${id}`;
-    if (model.modality !== modality) return `${model.name} is not a${modality === 'image' ? 'n image' : ' video'} model`;
-    return model;
   }
 
   async function inputRefs(ids: readonly number[]): Promise<ImageRef[]> {
@@ -79,98 +70,97 @@ export function mediaCommands(core: EngineCore): MediaHandlers {
     void core.refreshSession();
   }
 
-  async function begin(input: MediaSubmitInput, mode: 'image' | 'video'): Promise<{ ok: false; result: SendMessageResult } | { ok: true; model: ModelInfo; prompt: string; settings: ModelSettings; inputs: ImageRef[] }> {
-    await core.whenStarted();
-    if (!core.storageOk) return { ok: false, result: { ok: false, error: LOCAL_STORAGE, notified: true } };
-    const model = await modelFor(input.model, mode);
-    if (typeof model === 'string') return { ok: false, result: { ok: false, error: model } };
-    const prompt = mode === 'image' ? imagePrompt(model.id, input.prompt) : input.prompt.trim() || null;
-    if (prompt === null) return { ok: false, result: { ok: false, error: MESSAGE_REQUIRED } };
-    if (input.slug && isPending(core, input.slug)) return { ok: false, result: { ok: false, error: 'Please wait for the current response to complete.' } };
+  /** Steps 6 and 7 of an image or video submit (steps 1 to 5 are the submit flow's: ./submit.ts). */
+  async function runMedia(sub: Submission, mode: 'image' | 'video'): Promise<SendMessageResult> {
+    const { input, model, conversation, user, events, now } = sub;
     const settings = { ...(await settingsOf(model.id)), ...input.settings };
-    const inputs = await inputRefs(mode === 'image' ? fitInputImages(model.id, input.inputImageIds ?? []) : (input.inputImageIds ?? []).slice(0, 1));
-    return { ok: true, model, prompt, settings, inputs };
-  }
-
-  /** Steps 4 to 6 in one append, with the pending reply live before it commits (the view never shows it empty). */
-  async function openAndAppend(slug: string | null, prompt: string, model: ModelInfo, mode: 'image' | 'video', settings: ModelSettings, inputs: ImageRef[]) {
-    const turn = await openMediaTurn(core, { slug, prompt, model: model.id, mode, settings, inputs, now: Date.now() });
-    if ('error' in turn) return { ok: false as const, result: { ok: false, error: turn.error } satisfies SendMessageResult };
-    const reply = pendingReply(turn.assistant.id, turn.user.id, turn.conversation.slug);
+    const ids = input.inputImageIds ?? [];
+    const inputs = await inputRefs(mode === 'image' ? fitInputImages(model.id, ids) : ids.slice(0, 1));
+    const prompt = typeof user.prompt === 'string' ? user.prompt : '';
+    const image = inputs[0];
+    const blob = mode === 'video' && image ? await readFile(core.db, image.fileId) : null;
+    if (mode === 'video') {
+      const check = checkVideoRequest({
+        modelId: model.id,
+        modelName: model.name,
+        prompt,
+        imageToVideoOnly: model.capabilities.includes('image-to-video-only'),
+        hasImage: image !== undefined,
+        imageReadable: image === undefined ? null : blob !== null && image.width > 0,
+        imageSize: image && image.width > 0 ? { width: image.width, height: image.height } : null,
+      });
+      if (!check.ok) {
+        core.notify({ title: check.title, text: check.text, tone: 'orange', durationMs: 15_000 });
+        return { ok: false, error: check.title, notified: true };
+      }
+    }
+    user.mode = mode;
+    user.imageSettings = settings;
+    if (inputs.length > 0) user.images = inputs;
+    // (6) The pending assistant message, live before the append commits (the view never shows it empty).
+    const assistant: MessageRow = { ...pendingAssistant(core.ids.next(now), user, model.id, now + 1), mode, imageSettings: settings };
+    events.push(makeEvent('message.added', { message: assistant }, crypto.randomUUID(), now));
+    const reply = pendingReply(assistant.id, user.id, conversation.slug);
     try {
-      await core.append(turn.events);
+      await core.append(events);
     } catch {
       core.live.delete(reply.messageId);
-      return { ok: false as const, result: { ok: false, error: LOCAL_STORAGE, notified: true } satisfies SendMessageResult };
+      return { ok: false, error: LOCAL_STORAGE, notified: true };
     }
-    return { ok: true as const, turn, reply };
+    // (7) The image or video handler.
+    const common = { prompt, model: model.id, conversationUUID: conversation.uuid, requestId: crypto.randomUUID(), showExplicitContent: core.preferences$.value.showExplicitContent };
+    if (mode === 'image') {
+      const request: GenerateImageRequest = { ...common, ...settings };
+      const urls = await Promise.all(inputs.map(async (r) => dataUrlOf((await readFile(core.db, r.fileId)) as Blob)));
+      if (urls.length === 1) request.imageDataUrl = urls[0] as string;
+      else if (urls.length > 1) request.imageDataUrls = urls;
+      void runImage(core, reply, request)
+        .catch((error: unknown) => console.error('Image failed to record', error))
+        .finally(() => settle(reply));
+    } else {
+      const { nImages: _n, width: _w, height: _h, guidance_scale: _g, voice: _v, ...videoSettings } = settings;
+      const request: GenerateVideoRequest = { ...common, ...videoSettings };
+      if (blob) request.imageDataUrl = await dataUrlOf(blob);
+      void requestVideo(reply, model.id, request)
+        .catch((error: unknown) => console.error('Video request failed to record', error))
+        .finally(() => settle(reply));
+    }
+    return { ok: true, slug: conversation.slug, userMessageId: user.id };
   }
 
-  async function submitImage(input: MediaSubmitInput): Promise<SendMessageResult> {
-    const checked = await begin(input, 'image');
-    if (!checked.ok) return checked.result;
-    const { model, prompt, settings, inputs } = checked;
-    const opened = await openAndAppend(input.slug, prompt, model, 'image', settings, inputs);
-    if (!opened.ok) return opened.result;
-    const { turn, reply } = opened;
-    const request: GenerateImageRequest = { prompt, model: model.id, conversationUUID: turn.conversation.uuid, requestId: crypto.randomUUID(), showExplicitContent: core.preferences$.value.showExplicitContent, ...settings };
-    const urls = await Promise.all(inputs.map(async (r) => dataUrlOf((await readFile(core.db, r.fileId)) as Blob)));
-    if (urls.length === 1) request.imageDataUrl = urls[0] as string;
-    else if (urls.length > 1) request.imageDataUrls = urls;
-    void runImage(core, reply, request)
-      .catch((error: unknown) => console.error('Image failed to record', error))
-      .finally(() => settle(reply));
-    return { ok: true, slug: turn.conversation.slug, userMessageId: turn.user.id };
+  async function requestVideo(reply: LiveReply, modelId: string, request: GenerateVideoRequest): Promise<void> {
+    const base = { messageId: reply.messageId, conversationSlug: reply.slug };
+    try {
+      const answer = await gateway.generateVideo(request, AbortSignal.timeout(VIDEO_GENERATE_TIMEOUT_MS));
+      if (typeof answer?.runId !== 'string' || answer.runId === '') throw new Error(VIDEO_UNEXPECTED);
+      const at = Date.now();
+      await core.append([makeEvent('video.requested', { ...base, runId: answer.runId, model: modelId, at }, crypto.randomUUID(), at)]);
+    } catch (error) {
+      const at = Date.now();
+      const body = error instanceof GatewayError ? error.body : null;
+      const message = body?.message ?? (error instanceof Error ? error.message : String(error));
+      core.notify(classifyModelError({ status: error instanceof GatewayError ? error.status : undefined, code: body?.error, message, body }));
+      await core.append([makeEvent('reply.failed', { ...base, userMessageId: reply.userMessageId, error: message, keepPartial: false, text: '', thinking: '', cost: 0, paymentSource: null, at }, crypto.randomUUID(), at)]);
+    }
   }
 
-  async function submitVideo(input: MediaSubmitInput): Promise<SendMessageResult> {
-    const checked = await begin(input, 'video');
-    if (!checked.ok) return checked.result;
-    const { model, prompt, settings, inputs } = checked;
-    const image = inputs[0];
-    const blob = image ? await readFile(core.db, image.fileId) : null;
-    const check = checkVideoRequest({
-      modelId: model.id,
-      modelName: model.name,
-      prompt,
-      imageToVideoOnly: model.capabilities.includes('image-to-video-only'),
-      hasImage: image !== undefined,
-      imageReadable: image === undefined ? null : blob !== null && image.width > 0,
-      imageSize: image && image.width > 0 ? { width: image.width, height: image.height } : null,
-    });
-    if (!check.ok) {
-      core.notify({ title: check.title, text: check.text, tone: 'orange', durationMs: 15_000 });
-      return { ok: false, error: check.title, notified: true };
-    }
-    const opened = await openAndAppend(input.slug, prompt, model, 'video', settings, inputs);
-    if (!opened.ok) return opened.result;
-    const { turn, reply } = opened;
-    const { nImages: _n, width: _w, height: _h, guidance_scale: _g, voice: _v, ...videoSettings } = settings;
-    const request: GenerateVideoRequest = { prompt, model: model.id, conversationUUID: turn.conversation.uuid, requestId: crypto.randomUUID(), showExplicitContent: core.preferences$.value.showExplicitContent, ...videoSettings };
-    if (blob) request.imageDataUrl = await dataUrlOf(blob);
-    void (async () => {
-      const base = { messageId: turn.assistant.id, conversationSlug: turn.conversation.slug };
-      try {
-        const answer = await gateway.generateVideo(request, AbortSignal.timeout(VIDEO_GENERATE_TIMEOUT_MS));
-        if (typeof answer?.runId !== 'string' || answer.runId === '') throw new Error(VIDEO_UNEXPECTED);
-        const at = Date.now();
-        await core.append([makeEvent('video.requested', { ...base, runId: answer.runId, model: model.id, at }, crypto.randomUUID(), at)]);
-      } catch (error) {
-        const at = Date.now();
-        const body = error instanceof GatewayError ? error.body : null;
-        const message = body?.message ?? (error instanceof Error ? error.message : String(error));
-        core.notify(classifyModelError({ status: error instanceof GatewayError ? error.status : undefined, code: body?.error, message, body }));
-        await core.append([makeEvent('reply.failed', { ...base, userMessageId: turn.user.id, error: message, keepPartial: false, text: '', thinking: '', cost: 0, paymentSource: null, at }, crypto.randomUUID(), at)]);
-      }
-    })()
-      .catch((error: unknown) => console.error('Video request failed to record', error))
-      .finally(() => settle(reply));
-    return { ok: true, slug: turn.conversation.slug, userMessageId: turn.user.id };
-  }
+  const modeOf = (mode: 'image' | 'video'): ModeHandler => ({
+    mode,
+    queueable: false,
+    multiModel: false,
+    gatewayChecksBalance: true,
+    accepts: (m) => m.modality === mode,
+    // Spec 000 section 5: ghiblify and Upscaler fill an empty prompt; a video needs one.
+    promptFor: (m, prompt) => (mode === 'image' ? imagePrompt(m.id, prompt) : prompt.trim() || null),
+    run: (sub) => runMedia(sub, mode),
+  });
+  registerModeHandler(core, modeOf('image'));
+  registerModeHandler(core, modeOf('video'));
+  const submit = chatSubmitter(core);
 
   return {
-    generateImage: submitImage,
-    generateVideo: submitVideo,
+    generateImage: (input: MediaSubmitInput) => submit({ ...input, mode: 'image' }),
+    generateVideo: (input: MediaSubmitInput) => submit({ ...input, mode: 'video' }),
 
     async setModelSettings(modelId: string, settings: ModelSettings): Promise<ActionResult> {
       await core.whenStarted();
