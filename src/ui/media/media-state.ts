@@ -51,3 +51,13 @@ export function stepIndex(index: number, count: number, delta: -1 | 1): number {
   if (count <= 0) return 0;
   return (((index + delta) % count) + count) % count;
 }
+
+/** Spec 000 section 9: default image model flux-schnell, video longstories; else the catalogue's first of the kind. */
+export const DEFAULT_MEDIA_MODEL = { image: 'flux-schnell', video: 'longstories' } as const;
+
+/** The model an image or video request goes to: the one chosen, else the default, else the first of its modality. */
+export function mediaModelFor(mode: 'image' | 'video', models: readonly { id: string; modality: string }[]): string {
+  const chosen = mode === 'image' ? media.imageModel : media.videoModel;
+  const ofMode = models.filter((m) => m.modality === mode);
+  return (ofMode.find((m) => m.id === chosen) ?? ofMode.find((m) => m.id === DEFAULT_MEDIA_MODEL[mode]) ?? ofMode[0])?.id ?? '';
+}
