@@ -139,6 +139,19 @@ describe('video jobs, end to end in Chromium', () => {
     expect(await assistant(page).last().getAttribute('data-status')).toBe('error');
   });
 
+  it('a job still running 20 minutes (here: a shortened clock) after its message times out', async () => {
+    fake.statuses = ['IN_PROGRESS'];
+    const context = await getStack().newContext();
+    await context.addInitScript(() => localStorage.setItem('parley:engine-timing', JSON.stringify({ videoPollMs: 300, videoTimeoutMs: 4000 })));
+    const page = await openApp(context);
+    await mode(page, 'Video');
+    await chooseModel(page, 'fake/kling-video');
+    await send(page, 'forever');
+    await assistant(page).last().locator('[data-video-status="processing"]').waitFor({ timeout: 30_000 });
+    await assistant(page).last().getByText('Timed out waiting for video generation').waitFor({ timeout: 30_000 });
+    expect(await assistant(page).last().getAttribute('data-status')).toBe('error');
+  });
+
   it('a job requested by the leader tab is finished by the next tab after the leader closes', async () => {
     fake.statuses = ['IN_PROGRESS', 'IN_PROGRESS', 'IN_PROGRESS', 'COMPLETED'];
     const context = await getStack().newContext();
