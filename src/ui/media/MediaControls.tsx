@@ -29,7 +29,7 @@ function InputChip({ fileId, index }: { fileId: number; index: number }) {
   );
 }
 
-function NumberSetting({ label, value, min, max, step = 1, onChange }: { label: string; value: number | undefined; min: number; max: number; step?: number; onChange(v: number | undefined): void }) {
+function NumberSetting({ label, value, min, max, step = 1, placeholder, onChange }: { label: string; value: number | undefined; min: number; max: number; step?: number; placeholder: string; onChange(v: number | undefined): void }) {
   const id = useId();
   return (
     <span className="media-setting">
@@ -41,6 +41,7 @@ function NumberSetting({ label, value, min, max, step = 1, onChange }: { label: 
         max={max}
         step={step}
         value={value ?? ''}
+        placeholder={placeholder}
         onChange={(e) => {
           const n = e.target.value === '' ? undefined : Number(e.target.value);
           if (n === undefined || (Number.isFinite(n) && n >= min && n <= max)) onChange(n);
@@ -75,8 +76,8 @@ export function MediaControls({ mode, model }: { mode: 'image' | 'video'; model:
   }
   return (
     <div className="media-controls" role="group" aria-label={mode === 'image' ? 'Image settings' : 'Video settings'}>
-      {mode === 'image' && !model.capabilities.includes('quadrants') && <NumberSetting label="Images" value={settings.nImages} min={1} max={4} onChange={(v) => set({ nImages: v })} />}
-      {mode === 'video' && <NumberSetting label="Duration (s)" value={settings.duration} min={1} max={60} onChange={(v) => set({ duration: v })} />}
+      {mode === 'image' && !model.capabilities.includes('quadrants') && <NumberSetting label="Images" placeholder="1" value={settings.nImages} min={1} max={4} onChange={(v) => set({ nImages: v })} />}
+      {mode === 'video' && <NumberSetting label="Duration (s)" placeholder="default" value={settings.duration} min={1} max={60} onChange={(v) => set({ duration: v })} />}
       <span className="media-setting">
         <label htmlFor={aspectId}>Aspect ratio</label>
         <select id={aspectId} value={settings.aspect_ratio ?? ''} onChange={(e) => set({ aspect_ratio: e.target.value === '' ? undefined : e.target.value })}>
@@ -88,8 +89,8 @@ export function MediaControls({ mode, model }: { mode: 'image' | 'video'; model:
           ))}
         </select>
       </span>
-      <NumberSetting label="Seed" value={settings.seed} min={0} max={4_294_967_295} onChange={(v) => set({ seed: v })} />
-      {mode === 'image' && <NumberSetting label="Guidance" value={settings.guidance_scale} min={0} max={30} step={0.5} onChange={(v) => set({ guidance_scale: v })} />}
+      <NumberSetting label="Seed" placeholder="any" value={settings.seed} min={0} max={4_294_967_295} onChange={(v) => set({ seed: v })} />
+      {mode === 'image' && <NumberSetting label="Guidance" placeholder="default" value={settings.guidance_scale} min={0} max={30} step={0.5} onChange={(v) => set({ guidance_scale: v })} />}
       {takesImages && (
         <span className="media-inputs">
           {inputImageIds.map((id, i) => (
