@@ -21,6 +21,7 @@ import { adminAccessGuard } from './guards/admin-access';
 import { clientAddressResolver, type ClientAddressFn } from './guards/client-address';
 import { crossSiteGuard } from './guards/cross-site';
 import { createLimiter } from './guards/rate-limit';
+import { RequestBinder } from './routes/request-binding';
 
 export interface AppDeps {
   /** Migrated database (openDatabase in src/server/db/open.ts). */
@@ -40,6 +41,8 @@ export interface AppDeps {
   /** Enables /admin/* for bearers of this token (see routes/admin.ts). */
   adminToken?: string | null;
   log?: (line: string) => void;
+  /** Called with what must run when the gateway closes (before the database does): leased rate-limit tokens go back. */
+  onClose?: (fn: () => Promise<void>) => void;
 }
 
 export const DEFAULT_SETTINGS: AppSettings = {
@@ -65,12 +68,16 @@ const COSTLY_ROUTES = ['/api/stream-gpt', '/api/talk-to-gpt-multi', '/api/conver
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const settings: AppSettings = { ...DEFAULT_SETTINGS, ...deps.settings };
   const log = deps.log ?? ((line: string) => console.error(`[gateway] ${line}`));
-  const ledger = deps.ledger ?? new Ledger(deps.db, { nanoPriceUsdMicro: deps.nanoPriceUsdMicro ?? 1_000_000n });
+  const ledger = deps.ledger ?? new Ledger(deps.db, { nanoPriceUsdMicro: deps.nanoPriceUsdMicro ?? 1_000_000n, log });
   const replies = deps.replies ?? new ReplyRegistry({ graceMs: settings.resumeGraceMs });
   const address = deps.clientAddress ?? clientAddressResolver(settings.guards.trustedProxyHeader);
-  const costlyLimit = createLimiter(deps.db, 'costly', settings.guards.costlyRate, address, 'requests');
-  const sessionLimit = createLimiter(deps.db, 'sessions', settings.guards.sessionRate, address, 'new sessions');
-  const ctx: RouteContext = { db: deps.db, ledger, catalogue: deps.catalogue, settings, replies, costlyLimit, log };
+  const costlyLimit = createLimiter(deps.db, 'costly', settings.guards.costlyRate, address, 'requests', log);
+  const sessionLimit = createLimiter(deps.db, 'sessions', settings.guards.sessionRate, address, 'new sessions', log);
+  deps.onClose?.(async () => {
+    await Promise.all([costlyLimit.close(), sessionLimit.close()]);
+  });
+  const bindings = new RequestBinder(deps.db);
+  const ctx: RouteContext = { db: deps.db, ledger, catalogue: deps.catalogue, settings, replies, costlyLimit, bindings, log };
   const app = new Hono<AppEnv>();
 
   // Before anything reads a body or a session: state-changing requests must be JSON from this site.

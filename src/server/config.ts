@@ -50,6 +50,8 @@ export interface GatewayConfig {
   sessionIdleMs: number;
   /** How often the expiry sweep runs, ms (PARLEY_SESSION_SWEEP_MS). */
   sessionSweepMs: number;
+  /** A client that accepts no byte of its reply for this long is taken as gone, ms (PARLEY_CLIENT_TIMEOUT_MS). */
+  clientTimeoutMs: number;
 }
 
 /** A token bucket: `burst` requests at once, refilled at `perMinute`; perMinute 0 turns the limit off. */
@@ -229,6 +231,7 @@ export function loadConfig(env: Env): GatewayConfig {
     guards: loadGuards(env, sessionIdleMs),
     sessionIdleMs,
     sessionSweepMs: intVar(env, 'PARLEY_SESSION_SWEEP_MS', 10 * 60_000, 1_000, 24 * 3_600_000),
+    clientTimeoutMs: intVar(env, 'PARLEY_CLIENT_TIMEOUT_MS', 120_000, 100, 3_600_000),
   };
 }
 

@@ -8,6 +8,7 @@ import type { Ledger } from './ledger/ledger';
 import type { Catalogue } from './providers/catalogue';
 import type { ReplyRegistry } from './routes/reply-registry';
 import type { Limiter } from './guards/rate-limit';
+import type { RequestBinder } from './routes/request-binding';
 
 /**
  * Hono environment of the gateway app: the authenticated session id is set by the /api auth middleware. Under
@@ -31,6 +32,8 @@ export interface AppSettings {
   titleModel?: string | null;
   /** Client address, rate limits, cross-site and admin checks (guards/, docs/gateway.md "Security and limits"). */
   guards: GuardConfig;
+  /** A client that accepts no byte of its reply for this long is taken as gone, ms (PARLEY_CLIENT_TIMEOUT_MS). */
+  clientTimeoutMs?: number;
 }
 
 /** What every route module gets. */
@@ -47,6 +50,8 @@ export interface RouteContext {
    * `ctx.costlyLimit.middleware` (guards/rate-limit.ts).
    */
   costlyLimit: Limiter;
+  /** requestId bindings (routes/request-binding.ts). */
+  bindings: RequestBinder;
   log: (line: string) => void;
 }
 

@@ -138,13 +138,15 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
   let lockPath: string | null = null;
   let stopReplies: () => Promise<void> = () => Promise.resolve();
   let stopSweeper: () => Promise<void> = () => Promise.resolve();
+  /** What the app asks to run at close, before the database closes. */
+  const closers: (() => Promise<void>)[] = [];
   try {
     const catalogue = await Catalogue.create(config.upstreams, {
       offlineTokenDelayMs: config.offlineTokenDelayMs,
       discoveryTimeoutMs: config.discoveryTimeoutMs,
       log,
     });
-    const ledger = new Ledger(db, { nanoPriceUsdMicro: config.nanoPriceUsdMicro });
+    const ledger = new Ledger(db, { nanoPriceUsdMicro: config.nanoPriceUsdMicro, log });
     // Holds a dead gateway left open are given back at startup and then every minute (docs/gateway.md, "Holds").
     const sweeper = startHoldSweeper(ledger, log);
     // Idle sessions that never held money expire, at startup and then every PARLEY_SESSION_SWEEP_MS (sessions/expiry.ts).
@@ -168,10 +170,19 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
       catalogue,
       ledger,
       replies,
-      settings: { stallMs: config.stallMs, cookieSecure: config.cookieSecure, maxBodyBytes: config.maxBodyBytes, resumeGraceMs: config.resumeGraceMs, titleModel: config.titleModel, guards: config.guards },
+      settings: {
+        stallMs: config.stallMs,
+        cookieSecure: config.cookieSecure,
+        maxBodyBytes: config.maxBodyBytes,
+        resumeGraceMs: config.resumeGraceMs,
+        titleModel: config.titleModel,
+        guards: config.guards,
+        clientTimeoutMs: config.clientTimeoutMs,
+      },
       clientDir,
       adminToken,
       log,
+      onClose: (fn) => closers.push(fn),
     });
     server = await listen(app, port, host);
     const addr = server.address() as AddressInfo;
@@ -197,6 +208,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
         replies.close();
         await stopReplies();
         await stopSweeper();
+        await Promise.all(closers.map((fn) => fn()));
+        await ledger.close();
         if (lockPath) rmSync(lockPath, { force: true });
         await db.close();
       })();

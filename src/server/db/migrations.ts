@@ -138,6 +138,14 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX sessions_last_seen_idx ON sessions (last_seen_at) WHERE usd_micro = 0 AND nano_raw = 0`,
     ],
   },
+  {
+    id: 5,
+    name: 'rate_limit_leases',
+    statements: [
+      // How many tokens the last take got: a gateway process leases tokens in blocks (guards/rate-limit.ts).
+      `ALTER TABLE rate_limits ADD COLUMN granted INTEGER NOT NULL DEFAULT 0`,
+    ],
+  },
 ];
 
 const LOCK_ID = 727_001;

@@ -13,8 +13,7 @@ import { estimateInputTokens } from '../providers/offline';
 export const DEFAULT_OUTPUT_TOKENS = 8192;
 /** Largest output budget a hold covers; a larger maxTokens is lowered to it. */
 export const MAX_OUTPUT_TOKENS = 131_072;
-/** How long a hold lives before a sweep takes its gateway for dead and gives the money back. */
-export const HOLD_TTL_MS = 30 * 60_000;
+export { HOLD_TTL_MS } from './paid-call';
 /** How often a gateway sweeps expired holds (also once at startup). */
 export const HOLD_SWEEP_INTERVAL_MS = 60_000;
 
