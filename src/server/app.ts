@@ -22,6 +22,7 @@ import { clientAddressResolver, type ClientAddressFn } from './guards/client-add
 import { crossSiteGuard } from './guards/cross-site';
 import { createLimiter } from './guards/rate-limit';
 import { RequestBinder } from './routes/request-binding';
+import { BodyParsePool } from './body/parse-pool';
 
 export interface AppDeps {
   /** Migrated database (openDatabase in src/server/db/open.ts). */
@@ -73,11 +74,12 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const address = deps.clientAddress ?? clientAddressResolver(settings.guards.trustedProxyHeader);
   const costlyLimit = createLimiter(deps.db, 'costly', settings.guards.costlyRate, address, 'requests', log);
   const sessionLimit = createLimiter(deps.db, 'sessions', settings.guards.sessionRate, address, 'new sessions', log);
-  deps.onClose?.(async () => {
-    await Promise.all([costlyLimit.close(), sessionLimit.close()]);
-  });
   const bindings = new RequestBinder(deps.db);
-  const ctx: RouteContext = { db: deps.db, ledger, catalogue: deps.catalogue, settings, replies, costlyLimit, bindings, log };
+  const bodies = new BodyParsePool(log);
+  deps.onClose?.(async () => {
+    await Promise.all([costlyLimit.close(), sessionLimit.close(), bodies.close()]);
+  });
+  const ctx: RouteContext = { db: deps.db, ledger, catalogue: deps.catalogue, settings, replies, costlyLimit, bindings, bodies, log };
   const app = new Hono<AppEnv>();
 
   // Before anything reads a body or a session: state-changing requests must be JSON from this site.

@@ -9,6 +9,7 @@ import type { Catalogue } from './providers/catalogue';
 import type { ReplyRegistry } from './routes/reply-registry';
 import type { Limiter } from './guards/rate-limit';
 import type { RequestBinder } from './routes/request-binding';
+import type { BodyParsePool } from './body/parse-pool';
 
 /**
  * Hono environment of the gateway app: the authenticated session id is set by the /api auth middleware. Under
@@ -52,6 +53,8 @@ export interface RouteContext {
   costlyLimit: Limiter;
   /** requestId bindings (routes/request-binding.ts). */
   bindings: RequestBinder;
+  /** Parses large reply bodies off the event loop (body/parse-pool.ts); read them with body/read-body.ts. */
+  bodies: BodyParsePool;
   log: (line: string) => void;
 }
 
@@ -115,10 +118,4 @@ export async function readJson(c: Context, maxBytes: number): Promise<{ ok: true
   }
 }
 
-/** One readable line from a zod error: the first few issues with their paths. */
-export function describeIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
-  return issues
-    .slice(0, 5)
-    .map((i) => (i.path.length > 0 ? `${i.path.map(String).join('.')}: ${i.message}` : i.message))
-    .join('; ');
-}
+export { describeIssues } from './body/chat-digest';

@@ -14,6 +14,13 @@ export interface StreamingResponse {
   body: IncomingMessage;
 }
 
+function byteLength(body: string | readonly (string | Uint8Array)[]): number {
+  if (typeof body === 'string') return Buffer.byteLength(body, 'utf8');
+  let n = 0;
+  for (const piece of body) n += typeof piece === 'string' ? Buffer.byteLength(piece, 'utf8') : piece.byteLength;
+  return n;
+}
+
 export class HttpClient {
   private readonly agent: HttpAgent;
   private readonly secure: boolean;
@@ -26,8 +33,11 @@ export class HttpClient {
     this.agent = this.secure ? new HttpsAgent(opts) : new HttpAgent(opts);
   }
 
-  /** POST `body`; resolves once the response headers are in. Rejects on network errors or abort. */
-  post(url: URL, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<StreamingResponse> {
+  /**
+   * POST `body` (a string, or pieces written in turn: a large body's bytes are never joined); resolves once the
+   * response headers are in. Rejects on network errors or abort.
+   */
+  post(url: URL, headers: Record<string, string>, body: string | readonly (string | Uint8Array)[], signal: AbortSignal): Promise<StreamingResponse> {
     return new Promise((resolve, reject) => {
       if (signal.aborted) {
         reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
@@ -38,7 +48,7 @@ export class HttpClient {
         {
           method: 'POST',
           agent: this.agent,
-          headers: { ...headers, 'content-length': String(Buffer.byteLength(body, 'utf8')) },
+          headers: { ...headers, 'content-length': String(byteLength(body)) },
         },
         (res) => {
           signal.removeEventListener('abort', onAbort);
@@ -63,8 +73,13 @@ export class HttpClient {
         reject(e);
       });
       req.setNoDelay(true);
-      // A string body goes out with the headers in one write (a Buffer would be a second chunk and a copy).
-      req.end(body, 'utf8');
+      if (typeof body === 'string') {
+        // A string body goes out with the headers in one write (a Buffer would be a second chunk and a copy).
+        req.end(body, 'utf8');
+      } else {
+        for (const piece of body) req.write(piece);
+        req.end();
+      }
     });
   }
 

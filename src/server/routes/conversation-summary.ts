@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import { ConversationSummaryRequestSchema, SUMMARY_CONTENT_MAX_CHARS, type ChatMessage, type ConversationSummaryResponse } from '../../protocol/api';
 import { describeIssues, jsonError, readJson, type AppEnv, type RouteContext } from '../context';
+import { chatPayload } from '../body/chat-payload';
 import { withHold } from '../ledger/paid-call';
 import { replyCostMicro } from '../money';
 import type { CatalogueEntry } from '../providers/catalogue';
@@ -47,7 +48,7 @@ export function registerConversationSummaryRoute(app: Hono<AppEnv>, ctx: RouteCo
     let text = '';
     let usage: { inputTokens: number; outputTokens: number } | null = null;
     try {
-      const opened = await entry.provider.open({ model: entry.upstreamModel, messages, maxTokens: TITLE_MAX_TOKENS }, controller.signal);
+      const opened = await entry.provider.open({ model: entry.upstreamModel, conversation: chatPayload(messages), maxTokens: TITLE_MAX_TOKENS }, controller.signal);
       if (!opened.ok) throw new Error(`HTTP ${opened.status} ${opened.error}`);
       for await (const ev of opened.events) {
         if (ev.type === 'content') text += ev.text;

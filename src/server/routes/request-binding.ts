@@ -12,7 +12,6 @@
  * Other routes bind in their own namespace of request ids (`multi:{requestId}`), so that one requestId used on
  * two routes is two bindings.
  */
-import { createHash } from 'node:crypto';
 import { Batcher } from '../db/batcher';
 import type { Queryable } from '../db/types';
 
@@ -23,20 +22,7 @@ export type BindResult =
   /** The session does not exist (deleted since its cookie was checked). */
   | { kind: 'no-session' };
 
-/** JSON with object keys sorted at every level: the same request always gives the same text. */
-function canonicalJson(v: unknown): string {
-  if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  const o = v as Record<string, unknown>;
-  const keys = Object.keys(o).filter((k) => o[k] !== undefined).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
-}
-
-/** SHA-256 (hex) of a validated request without its requestId. */
-export function requestBodyHash<T extends { requestId?: string | undefined }>(req: T): string {
-  const { requestId: _omit, ...rest } = req;
-  return createHash('sha256').update(canonicalJson(rest)).digest('hex');
-}
+export { requestBodyHash } from '../body/chat-digest';
 
 /** A foreign-key violation (SQLSTATE 23503): the session row is gone. */
 function isForeignKeyViolation(e: unknown): boolean {

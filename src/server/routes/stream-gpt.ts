@@ -13,18 +13,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { StreamGptRequestSchema } from '../../protocol/api';
 import { encodeMetadata, THINK_CLOSE, THINK_OPEN, type StreamMetadata } from '../../protocol/stream';
-import { describeIssues, jsonError, readJson, type AppEnv, type RouteContext } from '../context';
+import { readChatBody } from '../body/read-body';
+import { jsonError, type AppEnv, type RouteContext } from '../context';
 import { insufficientBalance, insufficientBalanceMessage, reservePaidCall, type OpenHold } from '../ledger/paid-call';
 import { planReplyHold } from '../ledger/reply-hold';
 import { replyCostMicro } from '../money';
-import { estimateInputTokens } from '../providers/offline';
 import { UpstreamStreamError, type ProviderChatRequest } from '../providers/types';
 import type { Context } from 'hono';
 import type { ReplySink } from './reply-sink';
 import { attachReply, openSink, registerReplyRoutes, replyKey, watchClientGone } from './stream-resume';
-import { requestBodyHash } from './request-binding';
 
 export const STALL_MESSAGE = 'Model stopped responding';
 export const CUT_OFF_MESSAGE = 'The reply was cut off before it finished: its connection was lost or it was stopped.';
@@ -50,11 +48,10 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
 
   app.post('/api/stream-gpt', async (c) => {
     const sessionId = c.get('sessionId');
-    const body = await readJson(c, ctx.settings.maxBodyBytes);
+    // Validated at the edge; a large body is parsed off the event loop (body/read-body.ts).
+    const body = await readChatBody(c, 'stream-gpt', ctx.settings.maxBodyBytes, ctx.bodies);
     if (!body.ok) return body.response;
-    const parsed = StreamGptRequestSchema.safeParse(body.value);
-    if (!parsed.success) return jsonError(c, 400, 'BAD_REQUEST', `Invalid request: ${describeIssues(parsed.error.issues)}`);
-    const req = parsed.data;
+    const { req, hash, conversation } = body.digest;
     const entry = ctx.catalogue.resolve(req.model);
     if (!entry) return jsonError(c, 400, 'UNKNOWN_MODEL', `Unknown model '${req.model}'; see GET /api/models`);
 
@@ -63,7 +60,6 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
     // second upstream generation.
     const requestId = req.requestId ?? randomUUID();
     const chargeKey = replyKey(sessionId, requestId);
-    const hash = requestBodyHash(req);
     for (;;) {
       const bound = await ctx.bindings.bind(sessionId, requestId, req.model, hash);
       if (bound.kind === 'new') break;
@@ -90,7 +86,7 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
       });
     };
 
-    const providerReq: ProviderChatRequest = { model: entry.upstreamModel, messages: req.messages };
+    const providerReq: ProviderChatRequest = { model: entry.upstreamModel, conversation };
     if (req.maxTokens !== undefined) providerReq.maxTokens = req.maxTokens;
     if (req.temperature !== undefined) providerReq.temperature = req.temperature;
     const note = `stream-gpt ${entry.info.id}`;
@@ -99,7 +95,7 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
     // output is what the upstream is allowed to produce.
     let hold: OpenHold | null = null;
     if (entry.price !== null) {
-      const plan = planReplyHold(entry.price, req.messages, req.maxTokens);
+      const plan = planReplyHold(entry.price, conversation.inputTokens, req.maxTokens);
       let r;
       try {
         r = await reservePaidCall(ctx.ledger, sessionId, { key: chargeKey, maxUsdMicro: plan.maxUsdMicro, note }, ctx.log);
@@ -245,7 +241,7 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
       if (inThink) await s.write(THINK_CLOSE);
 
       const stalled = endReason === 'stall';
-      const inputTokens = usage?.inputTokens ?? estimateInputTokens(req.messages);
+      const inputTokens = usage?.inputTokens ?? conversation.inputTokens;
       const outputTokens = usage?.outputTokens ?? Math.ceil((textChars + reasoningChars) / 4);
       // paymentSource is set when a balance paid (a settled hold): a free or uncharged reply has none.
       const meta: StreamMetadata = { cost: 0, inputTokens, outputTokens, isPartial: false, model };

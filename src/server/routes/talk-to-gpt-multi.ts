@@ -18,17 +18,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { ChatMessage } from '../../protocol/api';
-import { TalkToGptMultiRequestSchema, type MultiStreamLine, type TalkToGptMultiRequest } from '../../protocol/multi';
+import type { MultiStreamLine } from '../../protocol/multi';
 import { THINK_CLOSE, THINK_OPEN, type StreamMetadata } from '../../protocol/stream';
-import { describeIssues, jsonError, readJson, type AppEnv, type RouteContext } from '../context';
+import type { ChatPayload } from '../body/chat-payload';
+import { readChatBody } from '../body/read-body';
+import { jsonError, type AppEnv, type RouteContext } from '../context';
 import { reservePaidCall, type OpenHold } from '../ledger/paid-call';
 import { planReplyHold } from '../ledger/reply-hold';
 import { formatNanoRawCeil, formatUsdMicro, replyCostMicro } from '../money';
 import type { CatalogueEntry } from '../providers/catalogue';
-import { estimateInputTokens } from '../providers/offline';
 import { UpstreamStreamError, type ProviderChatRequest, type ProviderEvent } from '../providers/types';
-import { requestBodyHash } from './request-binding';
 import { mapUpstreamStatus, STALL_MESSAGE } from './stream-gpt';
 import { openSink, watchClientGone } from './stream-resume';
 
@@ -37,7 +36,7 @@ export const FAILED_TO_START_MULTI = 'Failed to start multi-model stream';
 interface Started {
   index: number;
   entry: CatalogueEntry;
-  messages: ChatMessage[];
+  conversation: ChatPayload;
   key: string;
   hold: OpenHold | null;
   upstream: AbortController;
@@ -56,16 +55,6 @@ interface Refused {
   requiredUsdMicro?: bigint;
 }
 
-/** The messages a model gets: its payload's, else the instructions (as a system message) and the prompt. */
-function messagesFor(req: TalkToGptMultiRequest, index: number): ChatMessage[] {
-  const payload = req.modelPayloads?.find((p) => p.modelIndex === index);
-  if (payload) return payload.messages;
-  const out: ChatMessage[] = [];
-  if (req.instructions && req.instructions.trim() !== '') out.push({ role: 'system', content: req.instructions });
-  out.push({ role: 'user', content: req.prompt ?? '' });
-  return out;
-}
-
 const line = (l: MultiStreamLine): string => `${JSON.stringify(l)}\n`;
 
 const MULTI_HEADERS: Readonly<Record<string, string>> = {
@@ -78,11 +67,10 @@ const MULTI_HEADERS: Readonly<Record<string, string>> = {
 export function registerTalkToGptMultiRoute(app: Hono<AppEnv>, ctx: RouteContext): void {
   app.post('/api/talk-to-gpt-multi', async (c) => {
     const sessionId = c.get('sessionId');
-    const body = await readJson(c, ctx.settings.maxBodyBytes);
+    // Validated at the edge; a large body is parsed off the event loop (body/read-body.ts).
+    const body = await readChatBody(c, 'multi', ctx.settings.maxBodyBytes, ctx.bodies);
     if (!body.ok) return body.response;
-    const parsed = TalkToGptMultiRequestSchema.safeParse(body.value);
-    if (!parsed.success) return jsonError(c, 400, 'BAD_REQUEST', `Invalid request: ${describeIssues(parsed.error.issues)}`);
-    const req = parsed.data;
+    const { req, hash, conversations } = body.digest;
     const entries: CatalogueEntry[] = [];
     for (const id of req.models) {
       const entry = ctx.catalogue.resolve(id);
@@ -92,7 +80,7 @@ export function registerTalkToGptMultiRoute(app: Hono<AppEnv>, ctx: RouteContext
     }
     const requestId = req.requestId ?? randomUUID();
     const boundId = `multi:${requestId}`;
-    const bound = await ctx.bindings.bind(sessionId, boundId, req.models.join(','), requestBodyHash(req));
+    const bound = await ctx.bindings.bind(sessionId, boundId, req.models.join(','), hash);
     if (bound.kind === 'no-session') return jsonError(c, 401, 'NO_SESSION', 'Unknown or expired session: call GET /auth/local-session again');
     if (bound.kind === 'other') {
       return jsonError(c, 409, 'REQUEST_ID_REUSED', `This requestId was already used for another request (${bound.differs === 'model' ? 'other models' : 'other messages or settings'}); send a new requestId for a new request`);
@@ -105,9 +93,9 @@ export function registerTalkToGptMultiRoute(app: Hono<AppEnv>, ctx: RouteContext
     const outcomes = await Promise.all(entries.map((entry, index) => start(entry, index)));
     async function start(entry: CatalogueEntry, index: number): Promise<Started | Refused> {
       const modelId = req.models[index] as string;
-      const messages = messagesFor(req, index);
+      const conversation = conversations[index] as ChatPayload;
       const key = `multi:${sessionId}:${requestId}:${index}`;
-      const providerReq: ProviderChatRequest = { model: entry.upstreamModel, messages };
+      const providerReq: ProviderChatRequest = { model: entry.upstreamModel, conversation };
       if (req.maxTokens !== undefined) providerReq.maxTokens = req.maxTokens;
       if (req.temperature !== undefined) providerReq.temperature = req.temperature;
       let hold: OpenHold | null = null;
@@ -119,7 +107,7 @@ export function registerTalkToGptMultiRoute(app: Hono<AppEnv>, ctx: RouteContext
       };
       try {
         if (entry.price !== null) {
-          const plan = planReplyHold(entry.price, messages, req.maxTokens);
+          const plan = planReplyHold(entry.price, conversation.inputTokens, req.maxTokens);
           const r = await reservePaidCall(ctx.ledger, sessionId, { key, maxUsdMicro: plan.maxUsdMicro, note: `talk-to-gpt-multi ${entry.info.id}` }, ctx.log);
           if (!r.ok && r.kind === 'short') {
             const { requiredUsdMicro: usd, requiredNanoRaw: raw } = r.shortfall;
@@ -131,7 +119,7 @@ export function registerTalkToGptMultiRoute(app: Hono<AppEnv>, ctx: RouteContext
           providerReq.maxTokens = plan.outputTokens;
         }
         const upstream = new AbortController();
-        const started: Omit<Started, 'events' | 'stall'> = { index, entry, messages, key, hold, upstream, stalled: false, writing: false };
+        const started: Omit<Started, 'events' | 'stall'> = { index, entry, conversation, key, hold, upstream, stalled: false, writing: false };
         stall = setTimeout(() => {
           if (started.writing) return;
           started.stalled = true;
@@ -227,7 +215,7 @@ export function registerTalkToGptMultiRoute(app: Hono<AppEnv>, ctx: RouteContext
         clearTimeout(r.stall);
       }
       if (inThink) await write({ modelId, chunk: THINK_CLOSE });
-      const inputTokens = usage?.inputTokens ?? estimateInputTokens(r.messages);
+      const inputTokens = usage?.inputTokens ?? r.conversation.inputTokens;
       const outputTokens = usage?.outputTokens ?? Math.ceil((textChars + otherChars) / 4);
       // A free reply reports no paymentSource: no balance paid for it.
       const meta: StreamMetadata = { cost: 0, inputTokens, outputTokens, isPartial: false, model: r.entry.info.id };
