@@ -103,7 +103,11 @@ export interface ParsedStream {
 
 /** Reads a stream-gpt body to the end and splits off the metadata tag (which must be last). */
 export async function readStream(res: Response): Promise<ParsedStream> {
-  const raw = await res.text();
+  return splitStream(await res.text());
+}
+
+/** Splits a whole stream-gpt body into the reply and its metadata tag (which must be last). */
+export function splitStream(raw: string): ParsedStream {
   const at = raw.lastIndexOf(METADATA_OPEN);
   if (at === -1 || !raw.endsWith(METADATA_CLOSE)) throw new Error(`no trailing metadata tag in: ${raw.slice(-200)}`);
   const meta = JSON.parse(raw.slice(at + METADATA_OPEN.length, raw.length - METADATA_CLOSE.length)) as StreamMetadata;
