@@ -103,6 +103,11 @@ export function readLiveLock(dataDir: string): GatewayLockFile | null {
 function listen(app: Hono<AppEnv>, port: number, host: string): Promise<Server> {
   return new Promise((resolvePromise, reject) => {
     const server = serve({ fetch: app.fetch, port, hostname: host }) as Server;
+    // Idle keep-alive connections stay open longer than a load balancer's or a client's own idle timeout (60 s is
+    // common), so the gateway is never the one closing a connection a client is about to reuse. A request's headers
+    // and body must still arrive within Node's defaults (headers 60 s, whole request 300 s): a body that never
+    // ends is cut off then.
+    server.keepAliveTimeout = 65_000;
     const onError = (e: Error): void => reject(e);
     server.once('error', onError);
     server.once('listening', () => {

@@ -271,6 +271,16 @@ export class Ledger {
     };
   }
 
+  /**
+   * The charge recorded under `key`, or null: what a settle whose answer was lost (the database failed after it
+   * committed, say) did, so that a reply never says "not charged" when it was.
+   */
+  async chargeOf(sessionId: string, key: string): Promise<ChargeResult | null> {
+    const rows = await this.db.query<{ id: string }>('SELECT id::text AS id FROM ledger_entries WHERE idempotency_key = $1', [key]);
+    if (rows.length === 0) return null;
+    return this.previousCharge(this.db, key, sessionId, await this.balance(sessionId));
+  }
+
   private async previousCharge(tx: Queryable, key: string, sessionId: string, balance: Balance): Promise<ChargeResult> {
     const rows = await tx.query<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM ledger_entries WHERE idempotency_key = $1`, [key]);
     const prev = rows[0];

@@ -70,6 +70,11 @@ export function paymentSourceOf(r: ChargeResult): PaymentSource {
   return r.balance.usdMicro > 0n || r.balance.nanoRaw === 0n ? 'USD' : 'nano';
 }
 
+/** What a charge took, as the metadata reports it; `billingError` when it took nothing (status insufficient). */
+function settlementOf(r: ChargeResult): Settlement {
+  return { costUsdMicro: r.chargedUsdValueMicro, cost: Number(r.chargedUsdValueMicro) / 1e6, paymentSource: paymentSourceOf(r), billingError: r.status !== 'applied' };
+}
+
 /** A reserved hold, until it is settled or released (once). */
 export class OpenHold {
   private outcome: Promise<Settlement | null> | null = null;
@@ -106,9 +111,11 @@ export class OpenHold {
         if (r.requestedUsdMicro > this.call.maxUsdMicro) {
           this.log(`${this.call.note}: cost ${r.requestedUsdMicro} micro-USD, more than its hold of ${this.call.maxUsdMicro}; charged the hold`);
         }
-        const billingError = r.status !== 'applied';
-        return { costUsdMicro: r.chargedUsdValueMicro, cost: Number(r.chargedUsdValueMicro) / 1e6, paymentSource: paymentSourceOf(r), billingError };
+        return settlementOf(r);
       } catch (e) {
+        // The settle may have committed before its answer was lost: report what the ledger holds for the key.
+        const recorded = await this.ledger.chargeOf(this.sessionId, this.call.key).catch(() => null);
+        if (recorded !== null) return settlementOf(recorded);
         this.log(`${this.call.note}: settle of ${this.call.key} failed (not charged; the hold expires): ${e instanceof Error ? e.message : String(e)}`);
         return { costUsdMicro: 0n, cost: 0, paymentSource: 'USD', billingError: true };
       }

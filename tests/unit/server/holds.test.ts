@@ -217,6 +217,19 @@ describe('the paid-call API (ledger/paid-call.ts)', () => {
     await expectLedgerBalanced(db, id);
   });
 
+  it('a settle whose answer is lost after it committed reports what was charged, not a billing error', async () => {
+    const id = await sessionWith(100_000n);
+    const lossy = Object.create(ledger) as Ledger;
+    lossy.settle = async (...args: Parameters<Ledger['settle']>) => {
+      await ledger.settle(...args);
+      throw new Error('connection lost after COMMIT');
+    };
+    const r = await reservePaidCall(lossy, id, { key: `lost:${id}`, maxUsdMicro: 20_000n, note: 'test' }, note);
+    if (!r.ok) throw new Error('not reserved');
+    expect(await r.hold.settle(6_000n)).toMatchObject({ costUsdMicro: 6_000n, billingError: false });
+    expect((await ledger.balance(id)).usdMicro).toBe(94_000n);
+  });
+
   it('a settle whose key already names another entry changes nothing: the hold stays, reported as a billing error', async () => {
     const id = await sessionWith(100_000n);
     const key = `clash:${id}`;
