@@ -107,7 +107,8 @@ async function runUpstream(): Promise<void> {
 
 /**
  * BENCH_PROFILE=file.cpuprofile: the gateway records a CPU profile of the timed run only (open it in Chrome's
- * DevTools), and counts the database statements it ran per kind (printed with the results).
+ * DevTools), and counts the database statements it ran per kind (printed with the results). With it,
+ * BENCH_HEAP_PROFILE=file.heapprofile also samples what the gateway allocates during the run.
  */
 function probeGateway(db: { query: (...a: never[]) => Promise<unknown>; transaction: (...a: never[]) => Promise<unknown> }): (cmd: string) => string | null {
   const counts = new Map<string, number>();
@@ -120,6 +121,7 @@ function probeGateway(db: { query: (...a: never[]) => Promise<unknown>; transact
   const statement = (a: unknown[]): string => String(a[0]).replace(/\s+/g, ' ').trim().slice(0, 70);
   db.query = wrap(db.query.bind(db), statement);
   db.transaction = wrap(db.transaction.bind(db), () => 'BEGIN ... COMMIT (transaction)');
+  const heapFile = process.env.BENCH_HEAP_PROFILE;
   const session = new Session();
   session.connect();
   const post = (method: string, params?: object): Promise<unknown> =>
@@ -128,10 +130,12 @@ function probeGateway(db: { query: (...a: never[]) => Promise<unknown>; transact
     if (cmd === 'prof-start') {
       counts.clear();
       void post('Profiler.enable').then(() => post('Profiler.start'));
+      if (heapFile) void post('HeapProfiler.enable').then(() => post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }));
       return 'ok';
     }
     if (cmd === 'prof-stop') {
       void post('Profiler.stop').then((r) => writeFileSync(process.env.BENCH_PROFILE ?? 'gateway.cpuprofile', JSON.stringify((r as { profile: unknown }).profile)));
+      if (heapFile) void post('HeapProfiler.stopSampling').then((r) => writeFileSync(heapFile, JSON.stringify((r as { profile: unknown }).profile)));
       return JSON.stringify(Object.fromEntries([...counts].sort((x, y) => y[1] - x[1])));
     }
     return null;

@@ -37,10 +37,16 @@ function canonicalJson(v: unknown): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
 }
 
-/** SHA-256 (hex) of a validated request without its requestId. */
-export function requestBodyHash<T extends { requestId?: string | undefined }>(req: T): string {
-  const { requestId: _omit, ...rest } = req;
-  return createHash('sha256').update(canonicalJson(rest)).digest('hex');
+/**
+ * SHA-256 (hex) of a validated request without its requestId: the request's other fields as canonical JSON, then
+ * each conversation's JSON as the upstream gets it. zod builds its output with the schema's key order, so that JSON
+ * is canonical already, and the conversation (the bulk of a request) is serialised once, not twice.
+ */
+export function requestBodyHash<T extends { requestId?: string | undefined }>(fields: T, conversations: readonly string[] = []): string {
+  const { requestId: _omit, ...rest } = fields;
+  const h = createHash('sha256').update(canonicalJson(rest));
+  for (const c of conversations) h.update('\n').update(c);
+  return h.digest('hex');
 }
 
 /** The messages a model of a multi-model request gets: its payload's, else the instructions and the prompt. */
@@ -59,14 +65,18 @@ export function digestValue(kind: BodyKind, value: unknown, bytes: boolean): Bod
     const parsed = StreamGptRequestSchema.safeParse(value);
     if (!parsed.success) return { ok: false, message: `Invalid request: ${describeIssues(parsed.error.issues)}` };
     const { messages, ...req } = parsed.data;
-    return { ok: true, kind, req, hash: requestBodyHash(parsed.data), conversation: chatPayload(messages, bytes) };
+    const json = JSON.stringify(messages);
+    return { ok: true, kind, req, hash: requestBodyHash(req, [json]), conversation: chatPayload(messages, bytes, json) };
   }
   const parsed = TalkToGptMultiRequestSchema.safeParse(value);
   if (!parsed.success) return { ok: false, message: `Invalid request: ${describeIssues(parsed.error.issues)}` };
   const full = parsed.data;
   const { modelPayloads: _p, prompt: _q, instructions: _i, ...req } = full;
-  const conversations = full.models.map((_, i) => chatPayload(multiMessages(full, i), bytes));
-  return { ok: true, kind, req, hash: requestBodyHash(full), conversations };
+  // Each model's messages, as it gets them: two bodies that ask every model the same are the same request.
+  const perModel = full.models.map((_, i) => multiMessages(full, i));
+  const jsons = perModel.map((m) => JSON.stringify(m));
+  const conversations = perModel.map((m, i) => chatPayload(m, bytes, jsons[i]));
+  return { ok: true, kind, req, hash: requestBodyHash(req, jsons), conversations };
 }
 
 /** Parses and validates a body's text. */

@@ -82,9 +82,11 @@ export function promptFacts(messages: readonly ChatMessage[]): PromptFacts {
   };
 }
 
-/** The payload of these messages; `bytes` gives the JSON as UTF-8 (to transfer it from a worker without a copy). */
-export function chatPayload(messages: readonly ChatMessage[], bytes = false): ChatPayload {
-  const text = JSON.stringify(messages);
+/**
+ * The payload of these messages; `bytes` gives the JSON as UTF-8 (to transfer it from a worker without a copy).
+ * `text`: their JSON when the caller has it already.
+ */
+export function chatPayload(messages: readonly ChatMessage[], bytes = false, text = JSON.stringify(messages)): ChatPayload {
   return {
     json: bytes ? new TextEncoder().encode(text) : text,
     inputTokens: estimateInputTokens(messages),
