@@ -9,6 +9,8 @@ export default defineConfig({
           include: ['tests/unit/**/*.test.ts'],
           environment: 'node',
           testTimeout: 30_000,
+          // Gateway tests start PGlite (WebAssembly) in beforeAll: seconds on a loaded 2-core machine.
+          hookTimeout: 60_000,
         },
       },
       {

@@ -2,10 +2,11 @@
 import { conversationsProjection } from './conversations';
 import { instructionsProjection } from './instructions';
 import { messagesProjection } from './messages';
+import { scratchpadProjection } from './scratchpad';
 import type { Projection } from './projection';
 import type { TableName } from './writes';
 
-export const projections: readonly Projection[] = [conversationsProjection, messagesProjection, instructionsProjection];
+export const projections: readonly Projection[] = [conversationsProjection, messagesProjection, instructionsProjection, scratchpadProjection];
 
 /** Tables owned by the given projections (the only tables a rebuild clears). */
 export function ownedTables(list: readonly Projection[] = projections): TableName[] {

@@ -15,6 +15,7 @@ import { registerSessionRoutes } from './routes/session';
 import { registerStreamGptRoute } from './routes/stream-gpt';
 import { registerConversationSummaryRoute } from './routes/conversation-summary';
 import { registerTalkToGptMultiRoute } from './routes/talk-to-gpt-multi';
+import { registerPreviewRoute } from './routes/preview';
 import { serveClient } from './static';
 import { loadConfig } from './config';
 import { adminAccessGuard } from './guards/admin-access';
@@ -23,6 +24,7 @@ import { crossSiteGuard } from './guards/cross-site';
 import { createLimiter } from './guards/rate-limit';
 import { RequestBinder } from './routes/request-binding';
 import { BodyParsePool } from './body/parse-pool';
+import { registerWebRoutes, type WebDeps } from './search/register';
 
 export interface AppDeps {
   /** Migrated database (openDatabase in src/server/db/open.ts). */
@@ -44,6 +46,8 @@ export interface AppDeps {
   log?: (line: string) => void;
   /** Called with what must run when the gateway closes (before the database does): leased rate-limit tokens go back. */
   onClose?: (fn: () => Promise<void>) => void;
+  /** Web search, scraping and suggestions (src/server/search/register.ts). */
+  web?: WebDeps;
 }
 
 export const DEFAULT_SETTINGS: AppSettings = {
@@ -106,10 +110,13 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   registerStreamGptRoute(app, ctx);
   registerConversationSummaryRoute(app, ctx);
   registerTalkToGptMultiRoute(app, ctx);
+  registerWebRoutes(app, ctx, deps.web);
   if (deps.adminToken) {
     app.use('/admin/*', adminAccessGuard(settings.guards.adminLoopbackOnly));
     registerAdminRoutes(app, ctx, deps.adminToken);
   }
+
+  registerPreviewRoute(app);
 
   if (deps.clientDir) app.use('*', serveClient(deps.clientDir));
 

@@ -48,6 +48,11 @@ const CHANGES: { [K in EventType]: (payload: EventPayloads[K]) => Touch } = {
   'conversation.duplicated': (p) => ({ list: true, slugs: [p.conversation.slug] }),
   // Preferences are no conversation's data: the engine's preferences$ follows these events itself.
   'preferences.changed': () => ({ list: false, slugs: [] }),
+  'message.webSearched': (p) => ({ list: false, slugs: [p.conversationSlug] }),
+  // The scratchpad is beside the conversation, not in it: the scratchpad query follows these events itself.
+  'scratchpad.entryAdded': () => ({ list: false, slugs: [] }),
+  'scratchpad.entryEdited': () => ({ list: false, slugs: [] }),
+  'scratchpad.entryDeleted': () => ({ list: false, slugs: [] }),
 };
 
 export function changeOf(events: readonly NewEvent[]): Change {
