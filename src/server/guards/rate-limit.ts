@@ -38,7 +38,7 @@ export const LEASE_MS = 1000;
 /** Spare tokens are leased only while the bucket keeps this share of its burst after the take. */
 export const LEASE_MARGIN = 0.5;
 /** Most spare tokens one take leases (and at most a quarter of the burst). */
-export const MAX_LEASE = 64;
+export const MAX_LEASE = 256;
 
 // The refill: what was left plus the elapsed seconds times the rate, at most the burst. clock_timestamp() can
 // be a little behind updated_at when the row was changed while this statement waited for its lock: GREATEST 0.
