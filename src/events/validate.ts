@@ -157,6 +157,9 @@ const isRole = (v: unknown) => v === 'user' || v === 'assistant' || v === 'syste
 const isSource = (v: unknown) => v === null || v === 'USD' || v === 'nano';
 const replyOk = (p: R) => I(p.messageId) && S(p.conversationSlug) && N(p.at);
 
+const paymentStarted: Shape = { id: str, ticker: str, amount: str, txId: str, createdAt: num, paymentLink: str, paymentNonce: optional(str), at: num };
+const paymentSettled: Shape = { id: str, status: oneOf('completed', 'failed', 'expired'), at: num };
+
 const fastPayload: { [K in EventType]: (p: unknown) => boolean } = {
   'conversation.created': (p) => {
     if (!O(p) || !O(p.conversation)) return false;
@@ -203,6 +206,8 @@ const fastPayload: { [K in EventType]: (p: unknown) => boolean } = {
   'reply.continued': (p) => O(p) && replyOk(p) && S(p.model) && S(p.requestId) && S(p.text) && S(p.thinking),
   'conversation.duplicated': (p) => checkDuplicated(p) === null,
   'preferences.changed': (p) => O(p) && N(p.at) && checkPreferenceChanges(p.changes) === null,
+  'payment.started': (p) => checkShape(p, paymentStarted, 'payload') === null,
+  'payment.settled': (p) => checkShape(p, paymentSettled, 'payload') === null,
   'message.webSearched': (p) => checkWebSearched(p) === null,
   'scratchpad.entryAdded': (p) => O(p) && checkShape(p.entry, scratchpadEntryShape, '') === null,
   'scratchpad.entryEdited': (p) => checkShape(p, scratchpadEdited, 'payload') === null,
@@ -245,6 +250,8 @@ const payloadShapes: { [K in EventType]: (p: unknown) => string | null } = {
     const bad = checkPreferenceChanges((p as Record<string, unknown>).changes);
     return bad === null ? null : `payload.changes: ${bad}`;
   },
+  'payment.started': (p) => checkShape(p, paymentStarted, 'payload'),
+  'payment.settled': (p) => checkShape(p, paymentSettled, 'payload'),
   'message.webSearched': checkWebSearched,
   'scratchpad.entryAdded': (p) =>
     checkShape(p, { entry: isObj }, 'payload') ?? checkShape((p as Record<string, unknown>).entry, scratchpadEntryShape, 'payload.entry'),

@@ -24,6 +24,8 @@ import { crossSiteGuard } from './guards/cross-site';
 import { createLimiter } from './guards/rate-limit';
 import { RequestBinder } from './routes/request-binding';
 import { BodyParsePool } from './body/parse-pool';
+import { loadMoneyConfig } from './payments/config';
+import { createMoneyServices, MONEY_PREFIXES, registerMoneyRoutes, type MoneyServices } from './payments/register';
 import { registerWebRoutes, type WebDeps } from './search/register';
 
 export interface AppDeps {
@@ -46,6 +48,8 @@ export interface AppDeps {
   log?: (line: string) => void;
   /** Called with what must run when the gateway closes (before the database does): leased rate-limit tokens go back. */
   onClose?: (fn: () => Promise<void>) => void;
+  /** Payments, invitations, nano, recovery (payments/register.ts); default: built from an empty environment. */
+  money?: MoneyServices;
   /** Web search, scraping and suggestions (src/server/search/register.ts). */
   web?: WebDeps;
 }
@@ -98,6 +102,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     app.use(prefix, crossSite);
     app.use(prefix, smallBodies);
   }
+  for (const prefix of MONEY_PREFIXES) {
+    app.use(prefix, crossSite);
+    app.use(prefix, smallBodies);
+  }
 
   // Body size is enforced where bodies are read (readJson in context.ts): hono's bodyLimit middleware re-wraps
   // the request in a web stream, which takes the body off @hono/node-server's fast path.
@@ -110,6 +118,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   registerStreamGptRoute(app, ctx);
   registerConversationSummaryRoute(app, ctx);
   registerTalkToGptMultiRoute(app, ctx);
+  const money = deps.money ?? createMoneyServices(deps.db, ledger, loadMoneyConfig({}), log);
+  registerMoneyRoutes(app, ctx, money, address, requireSession);
   registerWebRoutes(app, ctx, deps.web);
   if (deps.adminToken) {
     app.use('/admin/*', adminAccessGuard(settings.guards.adminLoopbackOnly));
@@ -118,7 +128,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   registerPreviewRoute(app);
 
-  if (deps.clientDir) app.use('*', serveClient(deps.clientDir));
+  if (deps.clientDir) app.use('*', serveClient(deps.clientDir, { connectSrc: money.cfg.nano?.websocketUrls ?? [] }));
 
   app.notFound((c) => {
     const path = c.req.path;

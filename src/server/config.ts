@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { AmountError, parseDecimal, type PriceUnits } from './money';
+import { loadMoneyConfig, type MoneyConfig } from './payments/config';
 
 export type Env = Record<string, string | undefined>;
 
@@ -52,6 +53,8 @@ export interface GatewayConfig {
   sessionSweepMs: number;
   /** A client that accepts no byte of its reply for this long is taken as gone, ms (PARLEY_CLIENT_TIMEOUT_MS). */
   clientTimeoutMs: number;
+  /** Payments, nano, invitations, recovery codes (payments/config.ts). */
+  money: MoneyConfig;
 }
 
 /** A token bucket: `burst` requests at once, refilled at `perMinute`; perMinute 0 turns the limit off. */
@@ -232,6 +235,7 @@ export function loadConfig(env: Env): GatewayConfig {
     sessionIdleMs,
     sessionSweepMs: intVar(env, 'PARLEY_SESSION_SWEEP_MS', 10 * 60_000, 1_000, 24 * 3_600_000),
     clientTimeoutMs: intVar(env, 'PARLEY_CLIENT_TIMEOUT_MS', 120_000, 100, 3_600_000),
+    money: loadMoneyConfig(env),
   };
 }
 

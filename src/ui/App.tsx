@@ -9,6 +9,7 @@ import { ConversationPage } from './components/ConversationPage';
 import { Notifications } from './components/Notifications';
 import { SettingsPage } from './components/SettingsPage';
 import { WalletPage } from './components/WalletPage';
+import { InvitationsPage } from './components/InvitationsPage';
 import { ToolSplit } from './components/ToolSplit';
 import { Link } from './components/Link';
 import { useQuery } from './engine';
@@ -64,6 +65,9 @@ export function App() {
           <Link href="/settings" current={route.name === 'settings'}>
             Settings
           </Link>
+          <Link href="/invitations" current={route.name === 'invitations'}>
+            Invitations
+          </Link>
         </nav>
       </div>
       {drawerOpen && <div className="drawer-backdrop" aria-hidden="true" onClick={closeDrawer} />}
@@ -89,6 +93,7 @@ export function App() {
         )}
         {route.name === 'wallet' && <WalletPage />}
         {route.name === 'settings' && <SettingsPage />}
+        {route.name === 'invitations' && <InvitationsPage />}
       </main>
     </div>
   );
