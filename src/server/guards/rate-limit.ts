@@ -1,7 +1,7 @@
 /**
  * Token buckets kept in the database, so a limit holds across gateway processes on one Postgres. A bucket is one
  * row (key, tokens, updated_at); a take is ONE atomic upsert that refills the bucket from the time elapsed since
- * its last update, takes what it may and says how many it took (`granted`, migration 5). Concurrent takes on one
+ * its last update, takes what it may and says how many it took (`granted`, migration 6). Concurrent takes on one
  * key serialise on the row lock, each seeing the tokens the previous one left.
  *
  * Each process leases tokens in blocks so that a busy address does not cost a statement per request
