@@ -23,6 +23,8 @@ import { clientAddressResolver, type ClientAddressFn } from './guards/client-add
 import { crossSiteGuard } from './guards/cross-site';
 import { createLimiter } from './guards/rate-limit';
 import { registerMediaRoutes, type MediaServices } from './media/register';
+import { RequestBinder } from './routes/request-binding';
+import { BodyParsePool } from './body/parse-pool';
 import { loadMoneyConfig } from './payments/config';
 import { createMoneyServices, MONEY_PREFIXES, registerMoneyRoutes, type MoneyServices } from './payments/register';
 import { registerWebRoutes, type WebDeps } from './search/register';
@@ -47,6 +49,8 @@ export interface AppDeps {
   log?: (line: string) => void;
   /** Image and video models and the video job runner (src/server/media/register.ts); default: offline engines only. */
   media?: MediaServices;
+  /** Called with what must run when the gateway closes (before the database does): leased rate-limit tokens go back. */
+  onClose?: (fn: () => Promise<void>) => void;
   /** Payments, invitations, nano, recovery (payments/register.ts); default: built from an empty environment. */
   money?: MoneyServices;
   /** Web search, scraping and suggestions (src/server/search/register.ts). */
@@ -76,12 +80,17 @@ const COSTLY_ROUTES = ['/api/stream-gpt', '/api/talk-to-gpt-multi', '/api/conver
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const settings: AppSettings = { ...DEFAULT_SETTINGS, ...deps.settings };
   const log = deps.log ?? ((line: string) => console.error(`[gateway] ${line}`));
-  const ledger = deps.ledger ?? new Ledger(deps.db, { nanoPriceUsdMicro: deps.nanoPriceUsdMicro ?? 1_000_000n });
+  const ledger = deps.ledger ?? new Ledger(deps.db, { nanoPriceUsdMicro: deps.nanoPriceUsdMicro ?? 1_000_000n, log });
   const replies = deps.replies ?? new ReplyRegistry({ graceMs: settings.resumeGraceMs });
   const address = deps.clientAddress ?? clientAddressResolver(settings.guards.trustedProxyHeader);
-  const costlyLimit = createLimiter(deps.db, 'costly', settings.guards.costlyRate, address, 'requests');
-  const sessionLimit = createLimiter(deps.db, 'sessions', settings.guards.sessionRate, address, 'new sessions');
-  const ctx: RouteContext = { db: deps.db, ledger, catalogue: deps.catalogue, settings, replies, costlyLimit, log };
+  const costlyLimit = createLimiter(deps.db, 'costly', settings.guards.costlyRate, address, 'requests', log);
+  const sessionLimit = createLimiter(deps.db, 'sessions', settings.guards.sessionRate, address, 'new sessions', log);
+  const bindings = new RequestBinder(deps.db);
+  const bodies = new BodyParsePool(log);
+  deps.onClose?.(async () => {
+    await Promise.all([costlyLimit.close(), sessionLimit.close(), bodies.close()]);
+  });
+  const ctx: RouteContext = { db: deps.db, ledger, catalogue: deps.catalogue, settings, replies, costlyLimit, bindings, bodies, log };
   const app = new Hono<AppEnv>();
 
   // Before anything reads a body or a session: state-changing requests must be JSON from this site.

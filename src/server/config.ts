@@ -54,6 +54,8 @@ export interface GatewayConfig {
   sessionSweepMs: number;
   /** Image and video providers and the video job runner's timing (src/server/media/config.ts). */
   media: MediaConfig;
+  /** A client that accepts no byte of its reply for this long is taken as gone, ms (PARLEY_CLIENT_TIMEOUT_MS). */
+  clientTimeoutMs: number;
   /** Payments, nano, invitations, recovery codes (payments/config.ts). */
   money: MoneyConfig;
 }
@@ -236,6 +238,7 @@ export function loadConfig(env: Env): GatewayConfig {
     sessionIdleMs,
     sessionSweepMs: intVar(env, 'PARLEY_SESSION_SWEEP_MS', 10 * 60_000, 1_000, 24 * 3_600_000),
     media: loadMediaConfig(env),
+    clientTimeoutMs: intVar(env, 'PARLEY_CLIENT_TIMEOUT_MS', 120_000, 100, 3_600_000),
     money: loadMoneyConfig(env),
   };
 }

@@ -257,6 +257,14 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX video_jobs_session_idx ON video_jobs (session_id)`,
     ],
   },
+  {
+    id: 7,
+    name: 'rate_limit_leases',
+    statements: [
+      // How many tokens the last take got: a gateway process leases tokens in blocks (guards/rate-limit.ts).
+      `ALTER TABLE rate_limits ADD COLUMN granted INTEGER NOT NULL DEFAULT 0`,
+    ],
+  },
 ];
 
 const LOCK_ID = 727_001;

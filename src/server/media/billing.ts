@@ -9,7 +9,7 @@ import { FREE_FLUX_METADATA_KEY, FREE_FLUX_PER_DAY, takeFreeFlux, utcDate, freeF
 import { jsonError, type RouteContext } from '../context';
 import type { Queryable } from '../db/types';
 import { formatNanoRawCeil, formatUsdMicro, PAID_THRESHOLD_NANO_RAW, PAID_THRESHOLD_USD_MICRO } from '../money';
-import { paymentSourceOf } from '../routes/stream-gpt';
+import { paymentSourceOf } from '../ledger/paid-call';
 
 /** A media hold lives this long before a sweep gives it back (a video may take up to the spec's 20 minutes). */
 export const MEDIA_HOLD_TTL_MS = 30 * 60_000;

@@ -11,7 +11,7 @@ import type { VideoJobStatus } from '../../protocol/media';
 import type { RouteContext } from '../context';
 import type { Db } from '../db/types';
 import type { Ledger } from '../ledger/ledger';
-import { paymentSourceOf } from '../routes/stream-gpt';
+import { paymentSourceOf } from '../ledger/paid-call';
 import type { VideoJobInput } from '../providers/media-types';
 import { TransientProviderError } from '../providers/media-types';
 import type { MediaCatalogue } from './catalogue';
