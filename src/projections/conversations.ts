@@ -77,6 +77,16 @@ export const conversationsProjection: Projection = {
       case 'message.retried':
       case 'reply.continued':
         return NONE;
+      case 'image.generated':
+        return [updateWhere('conversations', 'slug', event.payload.conversationSlug, touch(event.at, `[${event.payload.images.length} image${event.payload.images.length === 1 ? '' : 's'}]`))];
+      case 'image.answered':
+        return [updateWhere('conversations', 'slug', event.payload.conversationSlug, touch(event.at, event.payload.text))];
+      case 'video.statusChanged':
+        return event.payload.status === 'completed' ? [updateWhere('conversations', 'slug', event.payload.conversationSlug, touch(event.at, '[video]'))] : NONE;
+      case 'image.favourited':
+      case 'video.requested':
+      case 'modelSettings.changed':
+        return NONE;
     }
   },
 };

@@ -21,6 +21,8 @@ export interface Preferences {
   defaultModel: string | null;
   /** Spec 001 section 9: true. */
   showThinkingBlocks: boolean;
+  /** Spec 001 section 3: passed on image and video calls (spec 000 section 6). Ours: off by default. */
+  showExplicitContent: boolean;
   /** Web search on for new messages (spec 001 section 3: linkupEnabled). Ours: off by default (it costs money). */
   linkupEnabled: boolean;
   /** Spec 001 section 9: standard. */
@@ -74,6 +76,7 @@ export const DEFAULT_PREFERENCES: Preferences = {
   enterSendsMessage: true,
   defaultModel: null,
   showThinkingBlocks: true,
+  showExplicitContent: false,
   linkupEnabled: false,
   linkupDepth: 'standard',
   urlScrapingPreference: 'ask',
@@ -113,6 +116,7 @@ export const PREFERENCE_CHECKS: { readonly [K in keyof Preferences]: (v: unknown
   enterSendsMessage: (v) => typeof v === 'boolean',
   defaultModel: (v) => v === null || (typeof v === 'string' && v !== ''),
   showThinkingBlocks: (v) => typeof v === 'boolean',
+  showExplicitContent: (v) => typeof v === 'boolean',
   linkupEnabled: (v) => typeof v === 'boolean',
   linkupDepth: (v) => v === 'standard' || v === 'deep',
   urlScrapingPreference: (v) => v === 'ask' || v === 'always' || v === 'never',

@@ -9,6 +9,8 @@ import { ConversationPage } from './components/ConversationPage';
 import { Notifications } from './components/Notifications';
 import { SettingsPage } from './components/SettingsPage';
 import { WalletPage } from './components/WalletPage';
+import { GalleryPage } from './media/GalleryPage';
+import { ImageViewer } from './media/ImageViewer';
 import { InvitationsPage } from './components/InvitationsPage';
 import { ToolSplit } from './components/ToolSplit';
 import { Link } from './components/Link';
@@ -72,6 +74,9 @@ export function App() {
           <Link href="/settings" current={route.name === 'settings'}>
             Settings
           </Link>
+          <Link href="/gallery" current={route.name === 'gallery'}>
+            Gallery
+          </Link>
           <Link href="/invitations" current={route.name === 'invitations'}>
             Invitations
           </Link>
@@ -106,6 +111,8 @@ export function App() {
         )}
         {route.name === 'wallet' && <WalletPage />}
         {route.name === 'settings' && <SettingsPage />}
+        {route.name === 'gallery' && <GalleryPage />}
+        <ImageViewer />
         {route.name === 'invitations' && <InvitationsPage />}
         {route.name === 'updates' && <UpdatesPage />}
       </main>

@@ -17,6 +17,7 @@ import { messageCommands } from './commands/messages';
 import { conversationCommands } from './commands/conversations';
 import { instructionCommands } from './commands/instructions';
 import { queueCommands } from './commands/queue';
+import { mediaCommands } from './commands/media';
 import { webCommands } from './commands/web';
 import { scratchpadCommands } from './commands/scratchpad';
 import { moneyCommands } from './commands/money';
@@ -26,6 +27,7 @@ import { conversationQueries } from './queries/conversations';
 import { coreQueries } from './queries/core';
 import { instructionQueries } from './queries/instructions';
 import { queueQueries } from './queries/queue';
+import { mediaQueries } from './queries/media';
 import { scratchpadQueries } from './queries/scratchpad';
 import { modeQueries } from './queries/modes';
 import type { QueryHandlers } from './queries/types';
@@ -64,6 +66,7 @@ export class Engine extends EngineCore {
       ...queueCommands(this),
       ...webCommands(this),
       ...scratchpadCommands(this),
+      ...mediaCommands(this),
       ...moneyCommands(this, this.money),
       ...folderCommands(this),
       ...updatesCommands(this),
@@ -87,6 +90,7 @@ export class Engine extends EngineCore {
       ...scratchpadQueries(this),
       ...moneyQueries(this.money),
       ...modeQueries(this),
+      ...mediaQueries(this),
       ...folderQueries(this),
       ...updatesQueries(this),
       ...consentQueries(this),

@@ -1,5 +1,5 @@
 /**
- * Analytics consent (spec 001 sections 3, 4, 6 and 7), stored per session in `consents` (migration 6):
+ * Analytics consent (spec 001 sections 3, 4, 6 and 7), stored per session in `consents` (migration 8):
  *   GET  /api/consent/status               -> the session's consent state
  *   POST /api/consent/require-for-ads      {source}            -> pending, unless already decided (or mode never)
  *   POST /api/consent/grant                {categories: ['analytics']} -> granted, analyticsConsent true

@@ -18,6 +18,8 @@ import { addExtraModel, applyModelChoice, composer, MODES, modeForModel, readAdd
 import { engine, useQuery } from '../engine';
 import { showLocalNotice, view } from '../state';
 import { ModelPicker } from './ModelPicker';
+import { MediaControls } from '../media/MediaControls';
+import { chooseMediaModel, mediaModelFor } from '../media/media-state';
 import { ScrapeBar } from './web/ScrapeBar';
 import { WebSearchSwitch } from './web/WebSearchSwitch';
 import { web } from '../web-state';
@@ -89,6 +91,7 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
       if (chosen) {
         // After the page's own effects (children's effects run first), which set a new conversation's default model.
         if (chosen.modality === 'text') setTimeout(() => (view.model = chosen.id), 0);
+        else if (chosen.modality === 'image' || chosen.modality === 'video') chooseMediaModel(chosen.modality, chosen.id);
         applyModelChoice(chosen);
       } else {
         const fallback = models.find((m) => m.modality === 'text' && m.id === view.model) ?? textModels[0];
@@ -181,6 +184,9 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
         <p className="mode-note" role="status">
           {nonChat}
         </p>
+      )}
+      {(state.mode === 'image' || state.mode === 'video') && !nonChat && (
+        <MediaControls mode={state.mode} model={models.find((m) => m.id === mediaModelFor(state.mode as 'image' | 'video', models))} />
       )}
       {state.webSearch && webSnap.status?.available === false && (
         <p className="mode-note" role="status">

@@ -111,6 +111,7 @@ export function SettingsPage() {
           />
           <Toggle label="Enter sends message" checked={preferences.enterSendsMessage} onChange={(v) => save({ enterSendsMessage: v })} hint="When off, Enter starts a new line; send with the Send button." />
           <Toggle label="Show thinking" checked={preferences.showThinkingBlocks} onChange={(v) => save({ showThinkingBlocks: v })} hint="Show a model's reasoning above its reply." />
+          <Toggle label="Show explicit content" checked={preferences.showExplicitContent} onChange={(v) => save({ showExplicitContent: v })} hint="Let image and video models generate prompts flagged as explicit." />
           <WebSettings preferences={preferences} save={save} />
           <AccountSettings preferences={preferences} save={save} />
         </form>

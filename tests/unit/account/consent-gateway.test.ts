@@ -1,4 +1,4 @@
-/** The gateway's consent calls (spec 001 section 7), stored per session (migration 6), with bad input refused. */
+/** The gateway's consent calls (spec 001 section 7), stored per session (migration 8), with bad input refused. */
 import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsentState } from '../../../src/protocol/account';
