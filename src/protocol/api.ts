@@ -14,6 +14,13 @@ export interface ErrorBody {
   requiredUsd?: string;
 }
 
+/**
+ * The gateway's code for a provider that answered 413 (the conversation is too long for it right now: spec 000
+ * section 8 rule 5, "Context Memory is indexing your conversation"), distinct from the gateway's own
+ * PAYLOAD_TOO_LARGE body limit. The message is the provider's, so the time and token count it names reach the notice.
+ */
+export const CONTEXT_TOO_LONG = 'CONTEXT_TOO_LONG';
+
 export const ChatPartSchema = z.union([
   z.object({ type: z.literal('text'), text: z.string() }),
   z.object({ type: z.literal('image_url'), image_url: z.object({ url: z.string() }) }),

@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { CONTEXT_TOO_LONG } from '../../protocol/api';
 import { encodeMetadata, THINK_CLOSE, THINK_OPEN, type StreamMetadata } from '../../protocol/stream';
 import { readChatBody } from '../body/read-body';
 import { jsonError, type AppEnv, type RouteContext } from '../context';
@@ -28,10 +29,20 @@ export const STALL_MESSAGE = 'Model stopped responding';
 export const CUT_OFF_MESSAGE = 'The reply was cut off before it finished: its connection was lost or it was stopped.';
 
 /** Upstream statuses passed through as they are; any other upstream failure is 502. */
-const PASS_THROUGH = new Set([400, 402, 403, 429, 503]);
+const PASS_THROUGH = new Set([400, 402, 403, 413, 429, 503]);
 
 export function mapUpstreamStatus(status: number): ContentfulStatusCode {
   return PASS_THROUGH.has(status) ? (status as ContentfulStatusCode) : 502;
+}
+
+/**
+ * The answer to a provider's refusal: its status mapped (above) and its code and message, except that a 413 (the
+ * context is too long for the provider right now) gets the gateway's own code, so a client can tell it from the
+ * gateway's PAYLOAD_TOO_LARGE; the provider's message is kept.
+ */
+export function upstreamRefusal(refused: { status: number; error: string; message: string }): { status: ContentfulStatusCode; error: string; message: string } {
+  const status = mapUpstreamStatus(refused.status);
+  return { status, error: status === 413 ? CONTEXT_TOO_LONG : refused.error, message: refused.message };
 }
 
 /**
@@ -155,7 +166,8 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
       await hold?.release({ forget: true });
       await unbind();
       ctx.log(`stream-gpt: ${entry.info.provider} refused ${entry.upstreamModel}: HTTP ${opened.status} ${opened.error}`);
-      return jsonError(c, mapUpstreamStatus(opened.status), opened.error, opened.message);
+      const refusal = upstreamRefusal(opened);
+      return jsonError(c, refusal.status, refusal.error, refusal.message);
     }
     const events = opened.events;
 

@@ -19,6 +19,7 @@ import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { MultiStreamLine } from '../../protocol/multi';
+import { CONTEXT_TOO_LONG } from '../../protocol/api';
 import { THINK_CLOSE, THINK_OPEN, type StreamMetadata } from '../../protocol/stream';
 import type { ChatPayload } from '../body/chat-payload';
 import { readChatBody } from '../body/read-body';
@@ -28,7 +29,7 @@ import { planReplyHold } from '../ledger/reply-hold';
 import { formatNanoRawCeil, formatUsdMicro, replyCostMicro } from '../money';
 import type { CatalogueEntry } from '../providers/catalogue';
 import { UpstreamStreamError, type ProviderChatRequest, type ProviderEvent } from '../providers/types';
-import { mapUpstreamStatus, STALL_MESSAGE } from './stream-gpt';
+import { STALL_MESSAGE, upstreamRefusal } from './stream-gpt';
 import { openSink, watchClientGone } from './stream-resume';
 
 export const FAILED_TO_START_MULTI = 'Failed to start multi-model stream';
@@ -127,7 +128,10 @@ export function registerTalkToGptMultiRoute(app: Hono<AppEnv>, ctx: RouteContext
         }, ctx.settings.stallMs);
         try {
           const opened = await entry.provider.open(providerReq, upstream.signal);
-          if (!opened.ok) return await refuse(mapUpstreamStatus(opened.status), opened.error, opened.message);
+          if (!opened.ok) {
+            const refusal = upstreamRefusal(opened);
+            return await refuse(refusal.status, refusal.error, refusal.message);
+          }
           return { ...started, stall, events: opened.events };
         } catch (e) {
           if (started.stalled) return await refuse(503, 'UPSTREAM_STALL', STALL_MESSAGE);
@@ -154,7 +158,8 @@ export function registerTalkToGptMultiRoute(app: Hono<AppEnv>, ctx: RouteContext
         extra.requiredUsd = formatUsdMicro(refused.reduce((sum, r) => sum + (r.requiredUsdMicro ?? 0n), 0n));
       }
       c.header('Cache-Control', 'no-store');
-      return c.json({ error: status === 402 ? 'INSUFFICIENT_BALANCE' : 'MULTI_STREAM_FAILED', message: FAILED_TO_START_MULTI, ...extra, models }, status);
+      const error = status === 402 ? 'INSUFFICIENT_BALANCE' : status === 413 ? CONTEXT_TOO_LONG : 'MULTI_STREAM_FAILED';
+      return c.json({ error, message: FAILED_TO_START_MULTI, ...extra, models }, status);
     }
 
     let closed = false;

@@ -2,6 +2,7 @@
  * The model-request error catalogue of spec 000 section 8 as ONE pure classifier (DESIGN.md rule 8), checked in
  * the spec's order. Outcomes (title, text, tone, duration, action) are listed in docs/errors.md; keep both in step.
  */
+import { CONTEXT_TOO_LONG } from '../../protocol/api';
 import type { Notice } from '../../protocol/engine';
 import { DURATION, MODEL_ERROR as M, STREAM_ERROR } from './messages';
 
@@ -174,8 +175,8 @@ export function classifyModelError(input: ModelErrorInput): ModelErrorNotice {
   if (hasCode('CONTENT_POLICY_VIOLATION') || SAFETY_BLOCK.test(all)) return videoFlagged();
   // 4. Flagged-content wording.
   if (VIDEO_FLAGGED.some((w) => lower.includes(w))) return videoFlagged();
-  // 5. Context memory still indexing the conversation.
-  if (input.status === 413 && CONTEXT_MEMORY.test(all)) {
+  // 5. Context memory still indexing the conversation (the gateway's CONTEXT_TOO_LONG is a provider's 413).
+  if (input.status === 413 && (hasCode(CONTEXT_TOO_LONG) || CONTEXT_MEMORY.test(all))) {
     return notice(M.contextMemoryTitle, contextMemoryText(all), 'blue', DURATION.long);
   }
   // 6. Input longer than the model's limit.

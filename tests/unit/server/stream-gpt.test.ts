@@ -351,6 +351,22 @@ describe('POST /api/stream-gpt: upstream failures', () => {
     }
   });
 
+  it("upstream 413 -> 413 CONTEXT_TOO_LONG (not the gateway's PAYLOAD_TOO_LARGE) with the provider's message; nothing charged", async () => {
+    const message = 'Context memory is indexing your conversation (48213 tokens). Estimated time: 30 seconds.';
+    up.setScript({ error: { status: 413, body: openAiError(message, 'request_too_large', 'context_length_exceeded') } });
+    const s = await credited(1_000_000n);
+    const body = chatBody('paid-model', 'hi', { requestId: 'req-ctx-413-0001' });
+    const res = await postStream(gw.app, s.cookie, body);
+    expect(res.status).toBe(413);
+    expect(await errorBody(res)).toEqual({ error: 'CONTEXT_TOO_LONG', message });
+    expect((await getSession(gw.app, s.cookie)).usd_balance).toBe('1.000000');
+    // Resend (the same request once indexing is done) is a new attempt, not a replay of the refusal.
+    up.setScript(textReply('Indexed now.'));
+    const again = await postStream(gw.app, s.cookie, body);
+    expect(again.status).toBe(200);
+    expect((await readStream(again)).body).toBe('Indexed now.');
+  });
+
   it('an unreachable upstream -> 503 UPSTREAM_UNREACHABLE', async () => {
     const s = await newSession(gw.app);
     const res = await postStream(gw.app, s.cookie, chatBody('dead-model', 'hi'));

@@ -10,15 +10,17 @@ let gw: TestGateway;
 const PRICING = { 'paid-model': { input: '1.5', output: '3' } };
 
 beforeAll(async () => {
-  // 'broken-model' is refused upstream; every other model answers with its own name.
+  // 'broken-model' is refused upstream, 'long-model' answers 413; every other model answers with its own name.
   up = await startFakeUpstream((req) =>
     req.body?.model === 'broken-model'
       ? { error: { status: 503, body: openAiError('Overloaded', 'server_error') } }
-      : textReply(`Answer from ${req.body?.model ?? '?'}.`, { usage: { prompt_tokens: 1000, completion_tokens: 1000 } }),
+      : req.body?.model === 'long-model'
+        ? { error: { status: 413, body: openAiError('Context memory is indexing 9000 tokens', 'request_too_large') } }
+        : textReply(`Answer from ${req.body?.model ?? '?'}.`, { usage: { prompt_tokens: 1000, completion_tokens: 1000 } }),
   );
   gw = await testGateway({
     PARLEY_PROVIDERS: JSON.stringify([
-      { name: 'fake', url: up.url, models: ['free-model', 'other-model', 'broken-model', 'paid-model'], pricing: PRICING },
+      { name: 'fake', url: up.url, models: ['free-model', 'other-model', 'broken-model', 'paid-model', 'long-model'], pricing: PRICING },
     ]),
     PARLEY_NANO_USD_PRICE: '1',
   });
@@ -68,6 +70,15 @@ describe('POST /api/talk-to-gpt-multi', () => {
     expect(events).toContainEqual({ kind: 'error', modelId: 'broken-model', error: 'Overloaded', status: 503, code: expect.any(String) });
     expect(events.filter((e) => 'modelId' in e && e.modelId === 'broken-model').at(-1)).toEqual({ kind: 'complete', modelId: 'broken-model' });
     expect(textOf(events, 'free-model')).toBe('Answer from free-model.');
+  });
+
+  it("a provider's 413 is CONTEXT_TOO_LONG in the model's line, and the whole answer's when no model starts", async () => {
+    const s = await newSession(gw.app);
+    const events = await lines(await post(s.cookie, request(['free-model', 'long-model'])));
+    expect(events).toContainEqual({ kind: 'error', modelId: 'long-model', error: 'Context memory is indexing 9000 tokens', status: 413, code: 'CONTEXT_TOO_LONG' });
+    const res = await post(s.cookie, request(['long-model']));
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({ error: 'CONTEXT_TOO_LONG', models: [{ modelId: 'long-model', status: 413, error: 'CONTEXT_TOO_LONG' }] });
   });
 
   it("answers 'Failed to start multi-model stream' when no model starts", async () => {

@@ -140,6 +140,15 @@ describe('classifyModelError: spec 000 section 8, in order', () => {
       expect(classifyModelError({ status: 500, message: 'Context memory is indexing' }).title).toBe('Error sending message');
     });
 
+    it("the gateway's CONTEXT_TOO_LONG (a provider's 413) whatever the provider's wording; never its own PAYLOAD_TOO_LARGE", () => {
+      const n = classifyModelError({ status: 413, body: { error: 'CONTEXT_TOO_LONG', message: 'Request too large: 250000 tokens requested' } });
+      expect(n.title).toBe('Context Memory is indexing your conversation');
+      expect(n.text).toBe('Indexing 250,000 tokens. When it has finished, press Resend to send your message.');
+      expect(classifyModelError({ status: 413, body: { error: 'PAYLOAD_TOO_LARGE', message: 'The request body is larger than 26214400 bytes' } }).title).toBe(
+        'Error sending message',
+      );
+    });
+
     it('wins over rule 6', () => {
       expect(classifyModelError({ status: 413, message: 'Context memory indexing: 9 tokens which exceeds the max limit of 5' }).title).toBe(
         'Context Memory is indexing your conversation',
