@@ -1,70 +1,42 @@
 /**
- * Issue 5, item 1: one prompt must not freeze the gateway. Adversarial prompts for the offline engine's scans
- * (160,000 '(' stalled every request for 19 s before) run over a real socket while a probe keeps asking
- * GET /healthz on its own keep-alive connection: every probe must answer in under 100 ms (best of three runs).
+ * Issue 5, item 1: one prompt must not freeze the gateway (160,000 '(' once stalled every request for 19 s). Every
+ * scan of the offline engine must be linear in the prompt, and only the first OFFLINE_ANALYSIS_CHARS characters are
+ * analysed. Checked without wall-clock limits (./scaling.ts): the cost of a prompt 8 times longer, measured in the
+ * same test, must stay far from the 64 times a quadratic scan costs, on a quiet machine or a loaded one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChatMessage } from '../../../src/protocol/api';
 import { composeOfflineReply, OFFLINE_ANALYSIS_CHARS } from '../../../src/server/providers/offline';
 import { startGateway, type RunningGateway } from '../../../src/server/start';
-import { prober, type Prober } from './probe';
+import { scaling } from './scaling';
 
-let gw: RunningGateway;
-let cookie = '';
-let probes: Prober;
+/** A linear scan costs about 8 times more for 8 times the input; a quadratic one about 64 times. */
+const FACTOR = 8;
+const MAX_RATIO = 20;
 
-beforeAll(async () => {
-  gw = await startGateway({
-    port: 0,
-    memory: true,
-    clientDir: null,
-    inheritEnv: false,
-    env: { PARLEY_OFFLINE_TOKEN_DELAY_MS: '0', PARLEY_COSTLY_RATE_BURST: '1000' },
-    log: () => {},
-  });
-  const res = await fetch(`${gw.url}/auth/local-session`);
-  cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-  probes = prober(gw.url);
-}, 90_000);
-afterAll(async () => {
-  probes?.close();
-  await gw?.close();
-});
-
-/** Sends the prompt to the offline model and probes until its reply is read; returns the slowest probe and the reply. */
-async function underLoad(prompt: string): Promise<{ worst: number; probes: number; reply: string }> {
-  const r = await probes.during(() =>
-    fetch(`${gw.url}/api/stream-gpt`, {
-      method: 'POST',
-      headers: { cookie, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'parley-offline', messages: [{ role: 'user', content: prompt }], conversationUUID: 'c' }),
-    }).then((res) => res.text()),
-  );
-  return { worst: r.worst, probes: r.probes, reply: r.result };
-}
-
-const ADVERSARIAL: Record<string, string> = {
-  '160,000 (': '('.repeat(160_000),
-  'nested brackets around arithmetic': `${'(1+'.repeat(40_000)}1${')'.repeat(40_000)}`,
-  'one long sentence of dots': `${'.'.repeat(160_000)}x`,
-  'a huge number': `${'9'.repeat(200_000)} + 1`,
-  'a word of punctuation': `${'!'.repeat(160_000)}a`,
-  'a digit before a sea of spaces': `1${' '.repeat(160_000)}x`,
-  'a megabyte of mixed text': 'What is (2 + 3) * 4? Think step by step. '.repeat(25_000),
+/** Adversarial prompts of about n characters, each built against one of the engine's scans. */
+const ADVERSARIAL: Record<string, (n: number) => string> = {
+  "a sea of '('": (n) => '('.repeat(n),
+  'nested brackets around arithmetic': (n) => `${'(1+'.repeat(Math.floor(n / 4))}1${')'.repeat(Math.floor(n / 4))}`,
+  'one long sentence of dots': (n) => `${'.'.repeat(n)}x`,
+  'a huge number': (n) => `${'9'.repeat(n)} + 1`,
+  'a word of punctuation': (n) => `${'!'.repeat(n)}a`,
+  'a digit before a sea of spaces': (n) => `1${' '.repeat(n)}x`,
+  'mixed text with arithmetic': (n) => 'What is (2 + 3) * 4? Think step by step. '.repeat(Math.ceil(n / 41)).slice(0, n),
 };
 
-describe('no prompt holds the event loop', () => {
-  for (const [name, prompt] of Object.entries(ADVERSARIAL)) {
-    it(`probes answer in under 100 ms while the offline engine reads ${name}`, async () => {
-      // Best of three runs: on a loaded machine one run's probe can wait on the scheduler; a scan that holds the
-      // event loop (the quadratic one took 19 s here) fails every run.
-      let best = Number.POSITIVE_INFINITY;
-      for (let run = 0; run < 3 && best >= 100; run++) {
-        const r = await underLoad(prompt);
-        expect(r.reply).toContain('<metadata>');
-        expect(r.reply).toContain('Parley Offline');
-        best = Math.min(best, r.worst);
-      }
-      expect(best, 'slowest probe of the best run, ms').toBeLessThan(100);
+const asked = (text: string): ChatMessage[] => [{ role: 'user', content: text }];
+
+describe('the offline engine reads any prompt in linear time', () => {
+  for (const [name, make] of Object.entries(ADVERSARIAL)) {
+    it(`${name}: ${FACTOR}× the characters cost about ${FACTOR}× (under ${MAX_RATIO}×), below the cap and past it`, () => {
+      const compose = (m: ChatMessage[]): unknown => composeOfflineReply(m);
+      // Below the cap every character is analysed: this is where a quadratic scan shows.
+      const below = scaling((n) => asked(make(n)), compose, OFFLINE_ANALYSIS_CHARS / FACTOR, FACTOR);
+      expect(below.ratio, `CPU µs ${below.small.toFixed(0)} -> ${below.large.toFixed(0)}`).toBeLessThan(MAX_RATIO);
+      // Past the cap the analysis stops at OFFLINE_ANALYSIS_CHARS: what remains (measuring the text) is linear.
+      const above = scaling((n) => asked(make(n)), compose, OFFLINE_ANALYSIS_CHARS, FACTOR);
+      expect(above.ratio, `CPU µs ${above.small.toFixed(0)} -> ${above.large.toFixed(0)}`).toBeLessThan(MAX_RATIO);
     }, 60_000);
   }
 
@@ -77,4 +49,58 @@ describe('no prompt holds the event loop', () => {
     const math = composeOfflineReply([{ role: 'user', content: `${'('.repeat(1000)} and then 6 * 7 please` }]);
     expect(math.text).toContain('$6 \\times 7 = 42$');
   });
+});
+
+describe('through the gateway, an adversarial prompt costs what a plain one of the same size does', () => {
+  let gw: RunningGateway;
+  let cookie = '';
+  beforeAll(async () => {
+    gw = await startGateway({
+      port: 0,
+      memory: true,
+      clientDir: null,
+      inheritEnv: false,
+      env: { PARLEY_OFFLINE_TOKEN_DELAY_MS: '0', PARLEY_COSTLY_RATE_BURST: '1000' },
+      log: () => {},
+    });
+    const res = await fetch(`${gw.url}/auth/local-session`);
+    cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  }, 90_000);
+  afterAll(async () => {
+    await gw?.close();
+  });
+
+  /** The offline reply over a real socket, and the CPU microseconds this process spent on the request. */
+  async function ask(prompt: string): Promise<{ reply: string; cpu: number }> {
+    const t0 = process.cpuUsage();
+    const res = await fetch(`${gw.url}/api/stream-gpt`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'parley-offline', messages: asked(prompt), conversationUUID: 'c' }),
+    });
+    const reply = await res.text();
+    const used = process.cpuUsage(t0);
+    return { reply, cpu: used.user + used.system };
+  }
+
+  /** 160,000 characters (1 MB for the mixed text, which the body worker parses): the sizes of the issue. */
+  const sizes: Record<string, number> = { 'mixed text with arithmetic': 1_000_000 };
+
+  for (const [name, make] of Object.entries(ADVERSARIAL)) {
+    it(`${name}: answered, at most 5× the cost of plain words of the same length (least of 3 rounds each)`, async () => {
+      const n = sizes[name] ?? 160_000;
+      const hostile = make(n);
+      const plain = 'plain words '.repeat(Math.ceil(hostile.length / 12)).slice(0, hostile.length);
+      let least = { hostile: Number.POSITIVE_INFINITY, plain: Number.POSITIVE_INFINITY };
+      for (let round = 0; round < 3; round++) {
+        const h = await ask(hostile);
+        expect(h.reply).toContain('Parley Offline');
+        expect(h.reply).toContain(`- **Analysed:** the first ${OFFLINE_ANALYSIS_CHARS} of `);
+        expect(h.reply).toContain('<metadata>');
+        const p = await ask(plain);
+        least = { hostile: Math.min(least.hostile, h.cpu), plain: Math.min(least.plain, p.cpu) };
+      }
+      expect(least.hostile / least.plain, `CPU µs plain ${least.plain} hostile ${least.hostile}`).toBeLessThan(5);
+    }, 60_000);
+  }
 });

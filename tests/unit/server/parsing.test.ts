@@ -3,6 +3,7 @@ import { AmountError, ceilDiv, formatNanoRaw, formatNanoRawCeil, formatPrice, fo
 import { chunkEvents, upstreamError } from '../../../src/server/providers/openai';
 import { SseParser, SseTooLargeError } from '../../../src/server/providers/sse';
 import { UpstreamStreamError, type ProviderEvent } from '../../../src/server/providers/types';
+import { scaling } from './scaling';
 
 describe('money', () => {
   it('parses decimals to integer units without rounding', () => {
@@ -78,6 +79,24 @@ describe('SSE parser: linear and bounded', () => {
     expect(got[1]?.data.length).toBe(big.length);
     expect(got[1]?.data === big).toBe(true);
     expect(got[2]).toEqual({ event: 'message', data: '[DONE]' });
+  });
+
+  it('costs linear time in the line however it is split: 8× the bytes in 16 KB chunks cost about 8× (a rescan, 64×)', () => {
+    const chunked = (bytes: number): string[] => {
+      const stream = `data: ${'x'.repeat(bytes)}\n\n`;
+      const chunks: string[] = [];
+      for (let i = 0; i < stream.length; i += 16 * 1024) chunks.push(stream.slice(i, i + 16 * 1024));
+      return chunks;
+    };
+    const parse = (chunks: string[]): number => {
+      const p = new SseParser();
+      let events = 0;
+      for (const c of chunks) events += p.push(c).length;
+      return events + p.flush().length;
+    };
+    expect(parse(chunked(1000))).toBe(1);
+    const r = scaling(chunked, parse, 640 * 1024, 8);
+    expect(r.ratio, `CPU µs ${r.small.toFixed(0)} -> ${r.large.toFixed(0)}`).toBeLessThan(20);
   });
 
   it('drops a byte-order mark at the start of the stream, even alone in the first chunk', () => {
