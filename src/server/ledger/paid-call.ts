@@ -168,8 +168,11 @@ export type ReserveOutcome =
   /** The key already had a hold: this call was made before (never do the work twice under one key). */
   | { ok: false; kind: 'used' };
 
-/** Reserves a paid call's maximum cost (see the file comment). Throws only on database errors. */
-export async function reservePaidCall(ledger: Ledger, sessionId: string, call: PaidCall, log: (line: string) => void): Promise<ReserveOutcome> {
+/**
+ * Reserves a paid call's maximum cost without an OpenHold: for work a queue carries on after the request, across
+ * gateway processes, and settles or releases by the call's key (media/video-jobs.ts). Throws only on database errors.
+ */
+export async function reserveHold(ledger: Ledger, sessionId: string, call: PaidCall): Promise<{ ok: true } | Exclude<ReserveOutcome, { ok: true }>> {
   const r = await ledger.reserve(sessionId, {
     key: call.key,
     maxUsdMicro: call.maxUsdMicro,
@@ -185,7 +188,13 @@ export async function reservePaidCall(ledger: Ledger, sessionId: string, call: P
     };
   }
   if (r.duplicate) return { ok: false, kind: 'used' };
-  return { ok: true, hold: new OpenHold(ledger, sessionId, call, log) };
+  return { ok: true };
+}
+
+/** Reserves a paid call's maximum cost (see the file comment). Throws only on database errors. */
+export async function reservePaidCall(ledger: Ledger, sessionId: string, call: PaidCall, log: (line: string) => void): Promise<ReserveOutcome> {
+  const r = await reserveHold(ledger, sessionId, call);
+  return r.ok ? { ok: true, hold: new OpenHold(ledger, sessionId, call, log) } : r;
 }
 
 /** What the work of `withHold` returns: its value, and what to charge (null: nothing, the hold goes back). */

@@ -1,60 +1,37 @@
 /**
- * How a media call pays (docs/gateway.md, "Holds"), in one place: reserve the call's price under its key before the
- * provider is called, settle it once when the work is done, release it when the work failed (nothing charged).
- * Free models take no hold. flux-schnell's free daily uses are counted here too (spec 000 section 6).
+ * How a media call pays (docs/gateway.md, "Holds"), through the hold API (ledger/paid-call.ts) like every paid
+ * call: an image holds its price with `withHold` around the provider call (settled when the images came, given back
+ * when they did not); a video, which a job runner carries on after the request (media/video-jobs.ts), reserves with
+ * `reserveHold` here and the runner settles or releases the hold by its key. Free models take no hold.
+ * flux-schnell's free daily uses are counted here too (spec 000 section 6).
  */
 import type { Context } from 'hono';
-import type { PaymentSource } from '../../protocol/stream';
 import { FREE_FLUX_METADATA_KEY, FREE_FLUX_PER_DAY, takeFreeFlux, utcDate, freeFluxUsed } from '../../protocol/image-rules';
 import { jsonError, type RouteContext } from '../context';
 import type { Queryable } from '../db/types';
-import { formatNanoRawCeil, formatUsdMicro, PAID_THRESHOLD_NANO_RAW, PAID_THRESHOLD_USD_MICRO } from '../money';
-import { paymentSourceOf } from '../ledger/paid-call';
+import { formatNanoRawCeil, formatUsdMicro } from '../money';
+import { insufficientBalance, reserveHold, type ReserveOutcome } from '../ledger/paid-call';
 
 /** A media hold lives this long before a sweep gives it back (a video may take up to the spec's 20 minutes). */
 export const MEDIA_HOLD_TTL_MS = 30 * 60_000;
 
-export type ReserveOutcome = { ok: true; held: boolean } | { ok: false; response: Response };
+/** The answer to a media call whose hold was refused: 402 with what it costs, or 409 for a key used before. */
+export function refusedMedia(c: Context, refusal: Exclude<ReserveOutcome, { ok: true }>, what: string): Response {
+  if (refusal.kind === 'used') return jsonError(c, 409, 'REQUEST_ALREADY_ANSWERED', 'This request was already answered; send a new requestId to ask again');
+  const { requiredUsdMicro: usd, requiredNanoRaw: raw } = refusal.shortfall;
+  return insufficientBalance(c, `Insufficient balance: ${what} costs ${formatUsdMicro(usd)} USD or ${formatNanoRawCeil(raw)} XNO`, refusal.shortfall);
+}
 
-/** Reserves `usdMicro` under `key` (nothing for a free call). A refusal is the 402 (or 409 for a reused key). */
-export async function reserveMedia(c: Context, ctx: RouteContext, sessionId: string, key: string, usdMicro: bigint | null, what: string): Promise<ReserveOutcome> {
+export type ReserveOutcomeMedia = { ok: true; held: boolean } | { ok: false; response: Response };
+
+/** Reserves a queued call's price under `key` (nothing for a free call); the job runner settles or releases it. */
+export async function reserveQueuedMedia(c: Context, ctx: RouteContext, sessionId: string, key: string, usdMicro: bigint | null, what: string): Promise<ReserveOutcomeMedia> {
   if (usdMicro === null || usdMicro === 0n) return { ok: true, held: false };
-  const r = await ctx.ledger.reserve(sessionId, {
-    key,
-    maxUsdMicro: usdMicro,
-    ttlMs: MEDIA_HOLD_TTL_MS,
-    above: { usdMicro: PAID_THRESHOLD_USD_MICRO, nanoRaw: PAID_THRESHOLD_NANO_RAW },
-    note: what,
-  });
-  if (!r.ok) {
-    const raw = r.requiredNanoRaw > PAID_THRESHOLD_NANO_RAW ? r.requiredNanoRaw : PAID_THRESHOLD_NANO_RAW;
-    const usd = r.requiredUsdMicro > PAID_THRESHOLD_USD_MICRO ? r.requiredUsdMicro : PAID_THRESHOLD_USD_MICRO;
-    return {
-      ok: false,
-      response: jsonError(c, 402, 'INSUFFICIENT_BALANCE', `Insufficient balance: ${what} costs ${formatUsdMicro(usd)} USD or ${formatNanoRawCeil(raw)} XNO`, {
-        requiredBalance: formatNanoRawCeil(raw),
-        requiredUsd: formatUsdMicro(usd),
-      }),
-    };
-  }
-  if (r.duplicate) return { ok: false, response: jsonError(c, 409, 'REQUEST_ALREADY_ANSWERED', 'This request was already answered; send a new requestId to ask again') };
-  return { ok: true, held: true };
+  const r = await reserveHold(ctx.ledger, sessionId, { key, maxUsdMicro: usdMicro, ttlMs: MEDIA_HOLD_TTL_MS, note: what });
+  return r.ok ? { ok: true, held: true } : { ok: false, response: refusedMedia(c, r, what) };
 }
 
-/** Settles a held call at its price; returns what the answer says it cost. A free call costs 0. */
-export async function settleMedia(ctx: RouteContext, sessionId: string, key: string, usdMicro: bigint | null, held: boolean, what: string): Promise<{ cost: number; paymentSource: PaymentSource | null }> {
-  if (!held || usdMicro === null) return { cost: 0, paymentSource: null };
-  try {
-    const r = await ctx.ledger.settle(sessionId, key, usdMicro, { countReply: true, note: what });
-    return { cost: Number(r.chargedUsdValueMicro) / 1e6, paymentSource: paymentSourceOf(r) };
-  } catch (e) {
-    // Not charged: the hold stays until it expires and is then given back.
-    ctx.log(`media: settle failed for ${key}: ${e instanceof Error ? e.message : String(e)}`);
-    return { cost: 0, paymentSource: null };
-  }
-}
-
-/** Gives a held call's money back (the work failed: nothing is charged). */
+/** Gives a queued call's held money back (the job was never queued: nothing is charged). */
 export async function releaseMedia(ctx: RouteContext, key: string, held: boolean): Promise<void> {
   if (!held) return;
   await ctx.ledger.release(key).catch((e: unknown) => ctx.log(`media: release failed for ${key}: ${e instanceof Error ? e.message : String(e)}`));

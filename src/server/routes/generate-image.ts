@@ -10,11 +10,13 @@ import type { Context, Hono } from 'hono';
 import { GenerateImageRequestSchema, IMAGE_FAILED, type GenerateImageRequest, type GenerateImageResponse } from '../../protocol/media';
 import { FREE_FLUX_MODEL, FREE_FLUX_PER_DAY, imagePrompt, maxInputImages } from '../../protocol/image-rules';
 import { describeIssues, jsonError, readJson, type AppEnv, type RouteContext } from '../context';
-import { releaseMedia, reserveMedia, returnFreeUse, settleMedia, takeFreeUse } from '../media/billing';
+import { MEDIA_HOLD_TTL_MS, refusedMedia, returnFreeUse, takeFreeUse } from '../media/billing';
+import { withHold } from '../ledger/paid-call';
 import type { ImageModel, MediaCatalogue } from '../media/catalogue';
 import { isExplicit } from '../media/explicit';
 import { sniffImage } from '../media/png';
-import type { ImageJob } from '../providers/media-types';
+import type { PaymentSource } from '../../protocol/stream';
+import type { ImageJob, ImageResult } from '../providers/media-types';
 
 /** How long a provider may take for one call. */
 const IMAGE_TIMEOUT_MS = 120_000;
@@ -95,32 +97,49 @@ export function registerGenerateImageRoutes(app: Hono<AppEnv>, ctx: RouteContext
     const price = freeUse || model.priceMicro === null ? null : model.priceMicro * BigInt(n);
     const key = `image:${sessionId}:${req.requestId ?? randomUUID()}`;
     const what = `image ${model.info.id}`;
-    const hold = await reserveMedia(c, ctx, sessionId, key, price, what);
-    if (!hold.ok) {
-      if (freeUsesLeft === 0) {
-        return jsonError(c, 402, 'FREE_LIMIT_REACHED', `Your ${FREE_FLUX_PER_DAY} free ${FREE_FLUX_MODEL} images for today are used up. Add funds to keep generating.`);
-      }
-      return hold.response;
-    }
 
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new Error('image timeout')), IMAGE_TIMEOUT_MS);
-    let result;
-    try {
-      result = await model.provider.generate(job, controller.signal);
-    } catch (e) {
-      result = { ok: false as const, status: 502, code: 'UPSTREAM_ERROR', message: e instanceof Error ? e.message : String(e) };
-    } finally {
-      clearTimeout(timer);
+    const generate = async (): Promise<ImageResult> => {
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(new Error('image timeout')), IMAGE_TIMEOUT_MS);
+      try {
+        return await model.provider.generate(job, controller.signal);
+      } catch (e) {
+        return { ok: false as const, status: 502, code: 'UPSTREAM_ERROR', message: e instanceof Error ? e.message : String(e) };
+      } finally {
+        clearTimeout(timer);
+      }
+    };
+    // A paid image holds its price before the provider is asked; settled when the images came, given back if not.
+    let result: ImageResult;
+    let paid: { cost: number; paymentSource: PaymentSource | null } = { cost: 0, paymentSource: null };
+    if (price === null) result = await generate();
+    else {
+      const held = await withHold(
+        ctx.ledger,
+        sessionId,
+        { key, maxUsdMicro: price, note: what, ttlMs: MEDIA_HOLD_TTL_MS },
+        async () => {
+          const r = await generate();
+          return { value: r, costUsdMicro: r.ok ? price : null, countReply: true };
+        },
+        ctx.log,
+      );
+      if (!held.ok) {
+        if (held.kind === 'short' && freeUsesLeft === 0) {
+          return jsonError(c, 402, 'FREE_LIMIT_REACHED', `Your ${FREE_FLUX_PER_DAY} free ${FREE_FLUX_MODEL} images for today are used up. Add funds to keep generating.`);
+        }
+        return refusedMedia(c, held, what);
+      }
+      result = held.value;
+      // A settle that failed in the database is not charged (billingError): the answer says it cost nothing.
+      if (held.settlement && !held.settlement.billingError) paid = { cost: held.settlement.cost, paymentSource: held.settlement.paymentSource };
     }
     if (!result.ok) {
-      await releaseMedia(ctx, key, hold.held);
       if (freeUse) await returnFreeUse(ctx.db, sessionId, now());
       ctx.log(`generate-image: ${model.info.id} failed: ${result.code} ${result.message}`);
       const status = result.status === 400 || result.status === 429 || result.status === 503 ? result.status : 502;
       return jsonError(c, status, result.code, IMAGE_FAILED);
     }
-    const paid = await settleMedia(ctx, sessionId, key, price, hold.held, what);
     const answer: GenerateImageResponse = {
       data: result.images.map((img) => ({ b64_json: Buffer.from(img.bytes).toString('base64'), mimeType: img.mime })),
       cost: paid.cost,

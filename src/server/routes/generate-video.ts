@@ -10,7 +10,7 @@ import type { Hono } from 'hono';
 import { GenerateVideoRequestSchema, type GenerateVideoRequest, type GenerateVideoResponse, type VideoStatusResponse } from '../../protocol/media';
 import { applyVideoDefaults, checkVideoRequest } from '../../protocol/video-rules';
 import { describeIssues, jsonError, readJson, type AppEnv, type RouteContext } from '../context';
-import { releaseMedia, reserveMedia } from '../media/billing';
+import { releaseMedia, reserveQueuedMedia } from '../media/billing';
 import type { MediaCatalogue } from '../media/catalogue';
 import { isExplicit } from '../media/explicit';
 import { readJob, readVideo, type VideoJobRunner } from '../media/video-jobs';
@@ -55,7 +55,7 @@ export function registerGenerateVideoRoutes(app: Hono<AppEnv>, ctx: RouteContext
     if (existing) return c.json(answer(runId, model.info.id, existing.status, existing.hasVideo, existing.cost, existing.paymentSource));
 
     const key = `video:${sessionId}:${runId}`;
-    const hold = await reserveMedia(c, ctx, sessionId, key, model.priceMicro, `video ${model.info.id}`);
+    const hold = await reserveQueuedMedia(c, ctx, sessionId, key, model.priceMicro, `video ${model.info.id}`);
     if (!hold.ok) return hold.response;
     const inserted = await ctx.db
       .query(

@@ -141,6 +141,35 @@ describe('video jobs on a queue provider', () => {
     await g.close();
   });
 
+  it('parallel paid requests never spend more than the balance: holds before any job is queued', async () => {
+    fake.statuses = ['COMPLETED'];
+    fake.videoMissing = false;
+    const g = await mediaGateway(env());
+    await g.credit(1_200_000n); // two videos of 0.5
+    const submittedBefore = fake.submitted;
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => g.post('/api/generate-video', { conversationUUID: 'c', prompt: `race ${i}`, model: 'fake/kling-video/v2/master', requestId: `race-request-${i}` })),
+    );
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((st) => st === 200)).toHaveLength(2);
+    expect(statuses.filter((st) => st === 402)).toHaveLength(6);
+    const refused = (await results.find((r) => r.status === 402)?.json()) as Record<string, unknown>;
+    expect(refused).toMatchObject({ error: 'INSUFFICIENT_BALANCE', requiredUsd: '0.500000' });
+    // Only the held requests became jobs; the rest reached no provider.
+    const jobs = await g.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM video_jobs WHERE session_id = $1`, [g.session.data.id]);
+    expect(jobs[0]?.n).toBe('2');
+    expect(await g.balance()).toBe(200_000n);
+    for (let i = 0; i < 6; i++) await g.runner.tick();
+    expect(fake.submitted - submittedBefore).toBe(2);
+    const charges = await g.db.query<{ n: string; total: string }>(
+      `SELECT count(*)::text AS n, coalesce(sum(applied_usd_micro), 0)::text AS total FROM ledger_entries WHERE session_id = $1 AND kind = 'charge'`,
+      [g.session.data.id],
+    );
+    expect(charges[0]).toEqual({ n: '2', total: '1000000' });
+    expect(await g.balance()).toBe(200_000n);
+    await g.close();
+  });
+
   it('a job survives its gateway: a new gateway on the same database finishes it', async () => {
     fake.statuses = ['IN_PROGRESS', 'COMPLETED'];
     const g = await mediaGateway(env());
