@@ -1,11 +1,13 @@
 /**
  * The OpenAI images API adapter (POST {url}/images/generations, and /images/edits with the input images for
  * image-to-image). LocalAI and other servers serve the same API. Images are asked for as b64_json; a server that
- * answers URLs anyway is read only from its own origin (never an address it names elsewhere). Every image is
- * checked by its signature: bytes that are not PNG, JPEG, WebP or GIF fail the call.
+ * answers URLs anyway is read from its own origin, or from a public https address behind the scraper's SSRF guard
+ * (./provider-urls.ts: never a private or local address it names). Every image is checked by its signature: bytes
+ * that are not PNG, JPEG, WebP or GIF fail the call.
  */
 import { sniffImage } from '../media/png';
 import type { ImageJob, ImageProvider, ImageResult, ProviderImage } from './media-types';
+import { fetchProviderFile } from './provider-urls';
 
 /** Largest image accepted from a provider. */
 const MAX_IMAGE_BYTES = 32 * 1024 * 1024;
@@ -62,6 +64,7 @@ export class OpenAiImageProvider implements ImageProvider {
     const images: ProviderImage[] = [];
     for (const item of data) {
       const bytes = await this.imageBytes(item, timeout);
+      if (bytes !== null && 'refused' in bytes) return { ok: false, status: 502, code: 'BAD_UPSTREAM_IMAGE', message: `The image could not be read: ${bytes.refused}` };
       const mime = bytes ? sniffImage(bytes) : null;
       if (!bytes || !mime) return { ok: false, status: 502, code: 'BAD_UPSTREAM_IMAGE', message: 'The image provider answered something that is not a PNG, JPEG, WebP or GIF image' };
       images.push({ bytes, mime });
@@ -69,7 +72,8 @@ export class OpenAiImageProvider implements ImageProvider {
     return { ok: true, images };
   }
 
-  private async imageBytes(item: unknown, signal: AbortSignal): Promise<Uint8Array | null> {
+  /** The image's bytes, null for an answer without one, or why the URL it names was not read. */
+  private async imageBytes(item: unknown, signal: AbortSignal): Promise<Uint8Array | { refused: string } | null> {
     if (typeof item !== 'object' || item === null) return null;
     const { b64_json: b64, url } = item as { b64_json?: unknown; url?: unknown };
     if (typeof b64 === 'string') {
@@ -77,22 +81,7 @@ export class OpenAiImageProvider implements ImageProvider {
       return new Uint8Array(Buffer.from(b64, 'base64'));
     }
     if (typeof url !== 'string') return null;
-    let target: URL;
-    try {
-      target = new URL(url, this.baseUrl);
-    } catch {
-      return null;
-    }
-    if (target.origin !== new URL(this.baseUrl).origin) return null;
-    const res = await fetch(target, { signal, redirect: 'error' }).catch(() => null);
-    if (!res?.ok || !res.body) return null;
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for await (const c of res.body as unknown as AsyncIterable<Uint8Array>) {
-      size += c.length;
-      if (size > MAX_IMAGE_BYTES) return null;
-      chunks.push(c);
-    }
-    return new Uint8Array(Buffer.concat(chunks));
+    const file = await fetchProviderFile(url, this.baseUrl, { signal, maxBytes: MAX_IMAGE_BYTES });
+    return file.ok ? file.bytes : { refused: file.message };
   }
 }

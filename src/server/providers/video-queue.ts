@@ -5,10 +5,12 @@
  *   GET  {url}/{model}/requests/{id}      -> { video: { url } } (or video_url)
  * with `Authorization: Key {key}`. The finished video is downloaded by the gateway (bounded in size and time) and
  * kept with the job, so the browser plays it from the gateway's own origin (the CSP stays 'self'). URLs the
- * provider answers are followed only on its own origin or over https.
+ * provider answers go through ./provider-urls.ts: the status and result URLs (which get the key) only on the
+ * provider's own origin, the video file there or on a public https address (the scraper's SSRF guard).
  */
 import type { VideoJobInput, VideoPoll, VideoProvider } from './media-types';
 import { TransientProviderError } from './media-types';
+import { fetchProviderFile, onProviderOrigin } from './provider-urls';
 
 const MAX_VIDEO_BYTES = 200 * 1024 * 1024;
 const FAILED = new Set(['FAILED', 'ERROR', 'CANCELLED']);
@@ -34,16 +36,6 @@ export class QueueVideoProvider implements VideoProvider {
     return h;
   }
 
-  private allowed(url: string): string | null {
-    try {
-      const u = new URL(url, this.baseUrl);
-      if (u.origin === new URL(this.baseUrl).origin || u.protocol === 'https:') return u.toString();
-    } catch {
-      // not a URL
-    }
-    return null;
-  }
-
   async submit(job: VideoJobInput, _runId: string, signal: AbortSignal): Promise<string> {
     const body: Record<string, unknown> = { prompt: job.prompt, ...job.settings };
     if (job.imageDataUrl) body.image_url = job.imageDataUrl;
@@ -59,8 +51,8 @@ export class QueueVideoProvider implements VideoProvider {
     const base = `${this.baseUrl}/${job.model}/requests/${encodeURIComponent(id)}`;
     const handle: QueueHandle = {
       id,
-      statusUrl: (typeof json.status_url === 'string' && this.allowed(json.status_url)) || `${base}/status`,
-      responseUrl: (typeof json.response_url === 'string' && this.allowed(json.response_url)) || base,
+      statusUrl: (typeof json.status_url === 'string' && onProviderOrigin(json.status_url, this.baseUrl)) || `${base}/status`,
+      responseUrl: (typeof json.response_url === 'string' && onProviderOrigin(json.response_url, this.baseUrl)) || base,
     };
     return JSON.stringify(handle);
   }
@@ -79,18 +71,14 @@ export class QueueVideoProvider implements VideoProvider {
     if (!done.ok) throw new TransientProviderError(`The video result answered ${done.status}`);
     const result = (await done.json().catch(() => null)) as { video?: { url?: unknown }; video_url?: unknown } | null;
     const raw = typeof result?.video?.url === 'string' ? result.video.url : typeof result?.video_url === 'string' ? result.video_url : null;
-    const url = raw === null ? null : this.allowed(raw);
-    if (url === null) return { state: 'failed', status: 'ERROR', message: 'Failed to generate video - unexpected response structure...' };
-    const file = await this.fetch(url, {}, signal);
-    if (!file.ok || !file.body) return { state: 'failed', status: 'ERROR', message: `The generated video could not be downloaded (HTTP ${file.status})` };
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for await (const c of file.body as unknown as AsyncIterable<Uint8Array>) {
-      size += c.length;
-      if (size > MAX_VIDEO_BYTES) return { state: 'failed', status: 'ERROR', message: 'The generated video is larger than the gateway accepts' };
-      chunks.push(c);
+    if (raw === null) return { state: 'failed', status: 'ERROR', message: 'Failed to generate video - unexpected response structure...' };
+    const file = await fetchProviderFile(raw, this.baseUrl, { signal: AbortSignal.any([signal, AbortSignal.timeout(this.timeoutMs)]), maxBytes: MAX_VIDEO_BYTES });
+    if (!file.ok && file.unreachable) throw new TransientProviderError(`The video provider could not be reached: ${file.message}`);
+    if (!file.ok) {
+      const why = file.status !== null ? ` (HTTP ${file.status})` : `: ${file.message}`;
+      return { state: 'failed', status: 'ERROR', message: `The generated video could not be downloaded${why}` };
     }
-    const bytes = new Uint8Array(Buffer.concat(chunks));
+    const bytes = file.bytes;
     const mime = sniffVideo(bytes);
     if (!mime) return { state: 'failed', status: 'ERROR', message: 'The video provider answered something that is not an MP4 or WebM video' };
     return { state: 'completed', video: { bytes, mime } };

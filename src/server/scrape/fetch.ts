@@ -75,7 +75,7 @@ export function kindOf(contentType: string | undefined): { kind: PageKind; chars
 }
 
 /** A lookup that answers every query with the vetted address (whatever name is asked, nothing is resolved). */
-function pinnedLookup(vetted: ResolvedAddress): LookupFunction {
+export function pinnedLookup(vetted: ResolvedAddress): LookupFunction {
   return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
     if (options?.all) callback(null, [{ address: vetted.address, family: vetted.family }]);
     else callback(null, vetted.address, vetted.family);

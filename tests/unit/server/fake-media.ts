@@ -18,6 +18,10 @@ export interface FakeMedia {
   statuses: StatusStep[];
   /** The video file answers 404. */
   videoMissing: boolean;
+  /** The URL the image ('url' behaviour) and video results name instead of the fake's own files (SSRF tests). */
+  fileUrl: string | null;
+  /** Added to the queue's submit answer (status_url, response_url). */
+  submitExtra: Record<string, unknown>;
   requests: { path: string; contentType: string; body: string }[];
   submitted: number;
   close(): Promise<void>;
@@ -39,6 +43,8 @@ export async function startFakeMedia(): Promise<FakeMedia> {
     image: 'ok',
     statuses: ['IN_PROGRESS', 'COMPLETED'],
     videoMissing: false,
+    fileUrl: null,
+    submitExtra: {},
     requests: [],
     submitted: 0,
     close: () => new Promise((r) => server.close(() => r())),
@@ -56,7 +62,7 @@ export async function startFakeMedia(): Promise<FakeMedia> {
         if (fake.image === 'policy') return json(400, { error: { code: 'content_policy_violation', message: 'Your request was rejected by the safety system.' } });
         if (fake.image === 'error') return json(500, { error: { message: 'boom' } });
         if (fake.image === 'wrong-type') return json(200, { data: [{ b64_json: Buffer.from('<html>not an image</html>').toString('base64') }] });
-        if (fake.image === 'url') return json(200, { data: [{ url: `${fake.url}/files/image.png` }] });
+        if (fake.image === 'url') return json(200, { data: [{ url: fake.fileUrl ?? `${fake.url}/files/image.png` }] });
         const n = path.endsWith('generations') ? Number((JSON.parse(body) as { n?: number }).n ?? 1) : 1;
         return json(200, { data: Array.from({ length: n }, () => ({ b64_json: PNG.toString('base64') })) });
       }
@@ -73,7 +79,7 @@ export async function startFakeMedia(): Promise<FakeMedia> {
         const m = /\/requests\/([^/]+)(\/status)?$/.exec(path);
         if (req.method === 'POST' && !m) {
           fake.submitted++;
-          return json(200, { request_id: `req-${fake.submitted}` });
+          return json(200, { request_id: `req-${fake.submitted}`, ...fake.submitExtra });
         }
         if (m?.[2]) {
           const id = m[1] as string;
@@ -83,7 +89,7 @@ export async function startFakeMedia(): Promise<FakeMedia> {
           if (step === 'flap') return json(503, { detail: 'busy' });
           return json(200, step === 'FAILED' ? { status: 'FAILED', error: 'The model could not render this prompt' } : { status: step });
         }
-        if (m) return json(200, { video: { url: `${fake.url}/files/${m[1]}.mp4` } });
+        if (m) return json(200, { video: { url: fake.fileUrl ?? `${fake.url}/files/${m[1]}.mp4` } });
       }
       json(404, { detail: 'no route' });
     })();
