@@ -127,7 +127,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   registerTalkToGptMultiRoute(app, ctx);
   registerMediaRoutes(app, ctx, deps.media);
   const money = deps.money ?? createMoneyServices(deps.db, ledger, loadMoneyConfig({}), log);
-  registerMoneyRoutes(app, ctx, money, address, requireSession);
+  const moneyRoutes = registerMoneyRoutes(app, ctx, money, address, requireSession);
+  deps.onClose?.(() => moneyRoutes.close());
   registerWebRoutes(app, ctx, deps.web);
   registerConsentRoutes(app, ctx, deps.consent ?? DEFAULT_CONSENT_CONFIG);
   if (deps.adminToken) {

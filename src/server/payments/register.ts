@@ -61,13 +61,22 @@ export function createMoneyServices(db: Db, ledger: Ledger, cfg: MoneyConfig, lo
   };
 }
 
-export function registerMoneyRoutes(app: Hono<AppEnv>, ctx: RouteContext, money: MoneyServices, address: ClientAddressFn, requireSession: MiddlewareHandler<AppEnv>): void {
+/** Registers the money routes; returns what the gateway's close must run (the guess limiter's leases and sweep). */
+export function registerMoneyRoutes(
+  app: Hono<AppEnv>,
+  ctx: RouteContext,
+  money: MoneyServices,
+  address: ClientAddressFn,
+  requireSession: MiddlewareHandler<AppEnv>,
+): { close(): Promise<void> } {
   for (const prefix of MONEY_PREFIXES) app.use(prefix, requireSession);
-  const guessLimit = createLimiter(ctx.db, 'guess', money.cfg.guessRate, address, 'attempts');
+  // Recovery codes and invitation codes share one limit on guesses per address.
+  const guessLimit = createLimiter(ctx.db, 'guess', money.cfg.guessRate, address, 'attempts', ctx.log);
   registerPaymentRoutes(app, money.payments, ctx.costlyLimit);
   registerInvitationRoutes(app, money.invitations, guessLimit);
   registerNanoRoutes(app, ctx.db, ctx.ledger, money.nano, ctx.costlyLimit);
   registerRecoveryRoutes(app, ctx, money.cfg.recoverySecret, guessLimit);
+  return { close: () => guessLimit.close() };
 }
 
 /** Runs the sweep at startup and then every cfg.sweepMs until stopped. */
