@@ -165,7 +165,8 @@ describe('POST /api/generate-image, OpenAI images adapter', () => {
     await g.credit(25_000n); // two images of 0.01
     const results = await Promise.all(Array.from({ length: 8 }, () => g.post('/api/generate-image', { prompt: 'p', model: 'cheap-image', conversationUUID: 'c' })));
     const statuses = results.map((r) => r.status).sort();
-    expect(statuses.filter((s) => s === 200)).toHaveLength(2);
+    const bodies = await Promise.all(results.filter((r) => r.status !== 200).map((r) => r.text()));
+    expect(statuses.filter((s) => s === 200), `${statuses.join(',')} ${bodies.join(' ').slice(0, 600)}`).toHaveLength(2);
     expect(statuses.filter((s) => s === 402)).toHaveLength(6);
     expect(await g.balance()).toBe(5_000n);
     await g.close();
