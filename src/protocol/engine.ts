@@ -50,6 +50,8 @@ export type MessageView = MessageRow & {
   canContinue?: boolean;
   /** A reply to a message that searched the web: the numbered sources its [n] cite (src/worker/services/web-context.ts). */
   citations?: WebSourceRecord[];
+  /** A reply with images: the prompt they were made from (its user message's text; services/media/image-prompts.ts). */
+  imagePrompt?: string;
 };
 
 export interface ConversationView {

@@ -46,6 +46,9 @@ describe('images, end to end in Chromium', () => {
     await assistant(page).last().getByRole('button', { name: 'Open image 1' }).click();
     const viewer = page.getByRole('dialog', { name: 'Image viewer' });
     await viewer.getByRole('img').waitFor();
+    // Its caption and alt text are the image's prompt (not "{model} image").
+    expect(await viewer.getByRole('img').getAttribute('alt')).toBe('a red fox at sunset');
+    await viewer.locator('.viewer-prompt').getByText('a red fox at sunset', { exact: true }).waitFor();
     await page.keyboard.press('Escape');
     await viewer.waitFor({ state: 'detached' });
   });

@@ -8,6 +8,7 @@ import { applyConversationUpdate } from '../../protocol/conversation-updates';
 import type { ConversationRow, MessageRow, QueuedMessage } from '../../events/model';
 import { loadQueues } from '../commands/queue';
 import { withCitations } from '../services/web-context';
+import { withImagePrompts } from '../services/media/image-prompts';
 import { STREAM_THROTTLE_MS, type EngineCore } from '../core';
 import { activePath, alternativesOf, buildTree, canContinue, tailPath } from '../services/history';
 import { replyText, type LiveReply } from '../services/reply-runner';
@@ -123,7 +124,7 @@ export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conv
       if (live) return { ...m, ...tree, ...liveText(live) };
       return { ...m, ...tree, text: promptText(m.prompt), canContinue: !pending && canContinue(m, maxTokens) };
     });
-    return { conversation: rows.conversation, messages: withCitations(messages), pending, queue: rows.queue, ...(rows.partial ? { partial: true } : {}) };
+    return { conversation: rows.conversation, messages: withImagePrompts(withCitations(messages)), pending, queue: rows.queue, ...(rows.partial ? { partial: true } : {}) };
   }
 
   /**

@@ -7,7 +7,7 @@ import 'fake-indexeddb/auto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { filter, firstValueFrom, type Observable } from 'rxjs';
 import type { MessageRow } from '../../../src/events/model';
-import type { GalleryItem } from '../../../src/protocol/engine';
+import type { GalleryItem, MessageView } from '../../../src/protocol/engine';
 import { VIDEO_TIMED_OUT } from '../../../src/protocol/media';
 import { fold } from '../../../src/projections/fold';
 import { decodeLog } from '../../../src/events/codec';
@@ -86,6 +86,8 @@ describe('images', () => {
     expect(blob?.type).toBe('image/png');
     expect(reply.mode).toBe('image');
     expect(reply.imageSettings).toMatchObject({ width: 96, seed: 3 });
+    // The reply's images carry the prompt they were made from (the viewer's caption), not the model's name.
+    expect((reply as MessageView).imagePrompt).toBe('green forest');
 
     const gallery = await until<GalleryItem[]>(engine.observe({ kind: 'gallery' }), (g) => g.length === 1);
     expect(gallery[0]).toMatchObject({ fileId: ref?.fileId, slug, prompt: 'green forest', favourite: false, model: 'parley-offline-image' });
