@@ -9,8 +9,7 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { useSnapshot } from 'valtio';
 import type { ModelInfo } from '../../protocol/api';
-import type { QueuedMessage } from '../../events/model';
-import type { ActionResult, MessageView } from '../../protocol/engine';
+import type { ActionResult, MessageView, QueuedView } from '../../protocol/engine';
 import { MAX_EXTRA_MODELS } from '../../protocol/multi';
 import { countTokens, TOKEN_COUNT_DEBOUNCE_MS, type TokenCounts } from '../../worker/services/tokens';
 import { MODE_UNAVAILABLE, WEB_SEARCH_UNAVAILABLE } from '../../worker/services/messages';
@@ -34,7 +33,7 @@ interface Props {
   /** The conversation (null for a new one). */
   slug?: string | null;
   /** Its queued messages (part of the conversation's view, so they never disagree with its messages). */
-  queued?: readonly QueuedMessage[];
+  queued?: readonly QueuedView[];
   /** The conversation's messages, for the token counts. */
   messages?: readonly MessageView[];
   /** The catalogue. */
@@ -48,7 +47,7 @@ interface Props {
 
 const NO_MESSAGES: readonly MessageView[] = [];
 const NO_MODELS: readonly ModelInfo[] = [];
-const NO_QUEUE: readonly QueuedMessage[] = [];
+const NO_QUEUE: readonly QueuedView[] = [];
 
 export function Composer({ value, onChange, pending, onSend, onStop, slug = null, queued = NO_QUEUE, messages = NO_MESSAGES, models = NO_MODELS, model = '', loaded = false }: Props) {
   const ref = useRef<HTMLTextAreaElement>(null);
@@ -133,6 +132,7 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
           {queued.map((q) => (
             <li key={q.id}>
               <span className="queue-text">{q.prompt}</span>
+              {q.webSearch && <span className="queue-tag">{q.webSearch.depth === 'deep' ? 'Deep web search' : 'Web search'}</span>}
               <button
                 type="button"
                 className="icon"

@@ -11,8 +11,9 @@
  */
 import { filter } from 'rxjs';
 import { makeEvent } from '../../events/catalogue';
+import { upcast } from '../../events/upcasters';
 import type { QueuedMessage } from '../../events/model';
-import type { ActionResult, QueueHandlers, SendMessageInput, SendMessageResult } from '../../protocol/engine';
+import type { ActionResult, QueuedView, QueueHandlers, SendMessageInput, SendMessageResult } from '../../protocol/engine';
 import { foldQueue, QUEUE_EVENT_TYPES, type QueueEntry } from '../../projections/queue';
 import type { EngineCore } from '../core';
 import { MESSAGE_REQUIRED } from '../services/messages';
@@ -22,7 +23,13 @@ import { isPending } from './submit';
 /** Every conversation's queue, folded from the log's queue events (read through the `type` index). */
 export async function loadQueues(core: EngineCore): Promise<Map<string, QueueEntry[]>> {
   const rows = await core.db.events.where('type').anyOf([...QUEUE_EVENT_TYPES]).sortBy('seq');
-  return foldQueue(rows as unknown as Parameters<typeof foldQueue>[0]);
+  // Upcast: a message queued by an older build (queue.messageAdded v1) is read as v2.
+  return foldQueue(rows.map((r) => upcast(r)));
+}
+
+/** The queue entries as the view lists them (the message, and its web search when it has one). */
+export async function queuedViews(core: EngineCore, slug: string): Promise<QueuedView[]> {
+  return ((await loadQueues(core)).get(slug) ?? []).map((q) => (q.webSearch ? { ...q.message, webSearch: q.webSearch } : q.message));
 }
 
 /** Puts a message in the conversation's queue (called by the submit flow while the conversation is pending). */
@@ -40,7 +47,8 @@ export async function enqueueMessage(core: EngineCore, slug: string, input: Send
     return { ok: false, error: MESSAGE_REQUIRED };
   }
   try {
-    await core.append([makeEvent('queue.messageAdded', { conversationSlug: slug, message, model, extraModels, at: now }, crypto.randomUUID(), now)]);
+    const webSearch = input.webSearch ? { depth: input.webSearch.depth } : null;
+    await core.append([makeEvent('queue.messageAdded', { conversationSlug: slug, message, model, extraModels, webSearch, at: now }, crypto.randomUUID(), now)]);
   } catch {
     return { ok: false, error: 'Local storage unavailable', notified: true };
   }
@@ -68,6 +76,8 @@ export function queueCommands(core: EngineCore): QueueHandlers {
           attachments: next.message.attachments,
           scrapedUrls: next.message.scrapedUrls,
           scrapedContent: next.message.scrapedContent,
+          // The web search it was queued with (and its depth) runs when it is sent.
+          ...(next.webSearch ? { webSearch: next.webSearch } : {}),
         },
         next.message.id,
       );
