@@ -53,6 +53,33 @@ describe('images, end to end in Chromium', () => {
     await viewer.waitFor({ state: 'detached' });
   });
 
+  it('a chat model answering in image lines (Gemini-style) shows its text and its image in the chat', async () => {
+    const page = await openApp(await getStack().newContext());
+    await page.setViewportSize({ width: 1366, height: 850 });
+    await chooseModel(page, 'parley-offline-image-chat');
+    await send(page, 'a blue whale');
+    await imageShown(page);
+    const reply = assistant(page).last();
+    await reply.getByText('Here is a picture for "a blue whale".', { exact: false }).waitFor();
+    // No raw JSON line or base64 reaches the text.
+    expect(await reply.locator('.message-body').textContent()).not.toContain('"type"');
+    await reply.getByRole('button', { name: 'Open image 1' }).click();
+    const viewer = page.getByRole('dialog', { name: 'Image viewer' });
+    expect(await viewer.getByRole('img').getAttribute('alt')).toBe('a blue whale');
+    const shots = process.env.PARLEY_E2E_SHOTS;
+    if (shots) {
+      await page.screenshot({ path: `${shots}/image-lines-viewer-1366.png` });
+      await page.keyboard.press('Escape');
+      await page.screenshot({ path: `${shots}/image-lines-1366.png` });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: `${shots}/image-lines-390.png` });
+      await reply.getByRole('button', { name: 'Open image 1' }).click();
+      await viewer.getByRole('img').waitFor();
+      await page.screenshot({ path: `${shots}/image-lines-viewer-390.png` });
+    }
+  });
+
   it('makes an image with an OpenAI images server, then uses it as the input of image-to-image', async () => {
     const page = await openApp(await getStack().newContext());
     await mode(page, 'Image');

@@ -107,6 +107,28 @@ describe('images', () => {
     await until<GalleryItem[]>(engine.observe({ kind: 'gallery' }), (g) => g.length === 0);
   });
 
+  it('a chat model answering in image lines (Gemini-style): the reply keeps the text, its image is a stored Blob, in the gallery', async () => {
+    const engine = newEngine('media-image-lines');
+    await until<{ models: { id: string }[] }>(engine.observe({ kind: 'models' }), (m) => m.models.some((x) => x.id === 'parley-offline-image-chat'));
+    const sent = await engine.sendMessage({ slug: null, prompt: 'a blue whale', model: 'parley-offline-image-chat' });
+    if (!sent.ok) throw new Error(sent.error);
+    const reply = (await assistant(engine, sent.slug, (m) => m.status === 'done')) as MessageView;
+    expect(reply.text).toBe('Here is a picture for "a blue whale". (Painted by the built-in offline engine, not an AI model.)\n\nAsk again with other words for another picture.');
+    expect(reply.images).toHaveLength(1);
+    expect(reply.images?.[0]).toMatchObject({ mimeType: 'image/png', width: 256, height: 256 });
+    expect(reply.imagePrompt).toBe('a blue whale');
+    expect(JSON.stringify(reply)).not.toContain('"type":"image"');
+    const blob = await engine.getFile(reply.images?.[0]?.fileId ?? 0);
+    expect(blob?.type).toBe('image/png');
+    const gallery = await until<GalleryItem[]>(engine.observe({ kind: 'gallery' }), (g) => g.length === 1);
+    expect(gallery[0]).toMatchObject({ prompt: 'a blue whale', model: 'parley-offline-image-chat' });
+    // The log replays to the same row (text and images).
+    const row = fold(decodeLog(await engine.exportLog()).events).get('messages', reply.id) as MessageRow;
+    expect(row.prompt).toBe(reply.text);
+    expect(row.images).toEqual(reply.images);
+    expect(row.status).toBe('done');
+  });
+
   it('refuses a blank prompt and a model of another modality; explicit prompts need explicit mode', async () => {
     const engine = newEngine('media-refusals');
     expect(await engine.generateImage({ slug: null, prompt: '  ', model: 'parley-offline-image' })).toEqual({ ok: false, error: MESSAGE_REQUIRED });
