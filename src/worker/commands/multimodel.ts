@@ -147,7 +147,7 @@ export async function startMultiModel(core: EngineCore, run: MultiModelRun): Pro
     const channel = new ModelChannel();
     channels.set(t.model.id, channel);
     const reply = replies[i] as LiveReply;
-    core.startReply(reply, () => Promise.resolve(channel.stream));
+    core.startReply(reply, () => Promise.resolve(channel.stream), t.model.id);
   });
   // A model refused with a status (402 for a paid model the balance cannot hold, 429, 503...) gets the notice of
   // that status, in place of the reply runner's generic one.

@@ -129,6 +129,18 @@ describe('images', () => {
     expect(row.status).toBe('done');
   });
 
+  it('an image-lines model as a multi-model extra is decoded the same way, beside a plain text reply', async () => {
+    const engine = newEngine('media-image-lines-multi');
+    await until<{ models: { id: string }[] }>(engine.observe({ kind: 'models' }), (m) => m.models.some((x) => x.id === 'parley-offline-image-chat'));
+    const sent = await engine.sendMessage({ slug: null, prompt: 'two answers', model: 'parley-offline', extraModels: ['parley-offline-image-chat'] });
+    if (!sent.ok) throw new Error(sent.error);
+    const view = await until<{ messages: MessageView[] }>(engine.observe({ kind: 'conversation', slug: sent.slug }), (v) => v.messages.length === 3 && v.messages.every((m) => m.status === 'done'));
+    const lines = view.messages.find((m) => m.model === 'parley-offline-image-chat');
+    expect(lines?.text.startsWith('Here is a picture for "two answers".')).toBe(true);
+    expect(lines?.images).toHaveLength(1);
+    expect(view.messages.find((m) => m.model === 'parley-offline')?.images).toBeUndefined();
+  });
+
   it('refuses a blank prompt and a model of another modality; explicit prompts need explicit mode', async () => {
     const engine = newEngine('media-refusals');
     expect(await engine.generateImage({ slug: null, prompt: '  ', model: 'parley-offline-image' })).toEqual({ ok: false, error: MESSAGE_REQUIRED });
