@@ -12,8 +12,8 @@ import type { ModelInfo } from '../../protocol/api';
 import type { ActionResult, MessageView, QueuedView } from '../../protocol/engine';
 import { MAX_EXTRA_MODELS } from '../../protocol/multi';
 import { countTokens, TOKEN_COUNT_DEBOUNCE_MS, type TokenCounts } from '../../worker/services/tokens';
-import { MODE_UNAVAILABLE, WEB_SEARCH_UNAVAILABLE } from '../../worker/services/messages';
-import { addExtraModel, applyModelChoice, composer, MODES, modeForModel, readAddress, removeExtraModel } from '../composer-state';
+import { MODE_UNAVAILABLE, MODEL_ERROR, WEB_SEARCH_UNAVAILABLE } from '../../worker/services/messages';
+import { addExtraModel, applyModelChoice, composer, MODES, modeForModel, readAddress, nextExtraModel, removeExtraModel } from '../composer-state';
 import { engine, useQuery } from '../engine';
 import { showLocalNotice, view } from '../state';
 import { ModelPicker } from './ModelPicker';
@@ -55,6 +55,7 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
   const webSnap = useSnapshot(web);
   const preferences = useQuery({ kind: 'preferences' });
   const available = useQuery({ kind: 'modes' });
+  const session = useQuery({ kind: 'session' });
   const ids = useId();
   const enterSends = preferences?.enterSendsMessage ?? true;
   const textModels = useMemo(() => models.filter((m) => m.modality === 'text'), [models]);
@@ -115,9 +116,22 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
 
   function addModel() {
     const chosen = new Set([model, ...composer.extraModels]);
-    const next = textModels.find((m) => !chosen.has(m.id));
+    const canUsePaid = session?.canUsePaidModels ?? false;
+    const next = nextExtraModel(textModels, chosen, canUsePaid);
     if (!next || !addExtraModel(next.id)) {
       showLocalNotice({ title: `At most ${MAX_EXTRA_MODELS} additional text models in multi-model mode`, text: '', tone: 'orange', durationMs: 5000 });
+      return;
+    }
+    // Only paid models were left and the balance cannot pay for them: say so now, not only at Send (spec 000
+    // section 6: without a balance above 0.00001 only free models can be used; section 8: the 402 notice).
+    if (!next.free && !canUsePaid) {
+      showLocalNotice({
+        title: MODEL_ERROR.insufficientBalanceTitle,
+        text: `${next.name} is a paid model. ${MODEL_ERROR.insufficientBalanceText}`,
+        tone: 'red',
+        durationMs: 15_000,
+        action: { label: MODEL_ERROR.goToWallet, kind: 'deposit' },
+      });
     }
   }
 
