@@ -80,6 +80,55 @@ describe('images, end to end in Chromium', () => {
     }
   });
 
+  it('a Mode clicked before the catalogue arrives is kept, and its request goes to a model of that mode', async () => {
+    const context = await getStack().newContext();
+    // The catalogue is held back until the click is made (the engine worker's request is routed too).
+    let release = () => undefined as void;
+    const held = new Promise<void>((r) => (release = r));
+    let asked = 0;
+    await context.route('**/api/models', async (route) => {
+      asked++;
+      await held;
+      await route.continue();
+    });
+    const page = await context.newPage();
+    await page.goto('/conversation/new');
+    const modes = page.getByRole('radiogroup', { name: 'Mode' });
+    await modes.getByRole('radio', { name: 'Image' }).check();
+    // The engine's catalogue request is being held: the click came first.
+    await expect.poll(() => asked).toBeGreaterThan(0);
+    expect(await page.locator('[role="combobox"][aria-label="Model"][data-value]:not([data-value=""])').count()).toBe(0);
+    release();
+    await page.getByRole('group', { name: 'Image settings' }).waitFor();
+    const picker = page.getByRole('combobox', { name: 'Model', exact: true });
+    await picker.and(page.locator('[data-value]:not([data-value=""])')).waitFor();
+    const chosen = await picker.getAttribute('data-value');
+    const catalogue = (await page.evaluate(async () => (await (await fetch('/api/models')).json()) as { models: { id: string; modality: string }[] })).models;
+    expect(catalogue.find((m) => m.id === chosen)?.modality).toBe('image');
+    expect(await modes.getByRole('radio', { name: 'Image' }).isChecked()).toBe(true);
+    fake.image = 'ok';
+    await send(page, 'clicked early');
+    await imageShown(page);
+    expect(await assistant(page).last().getAttribute('data-model')).toBe(chosen);
+
+    // Reopened while the catalogue is slow again: the last message's image mode is not forced over a click on Chat.
+    let releaseAgain = () => undefined as void;
+    const heldAgain = new Promise<void>((r) => (releaseAgain = r));
+    await context.unroute('**/api/models');
+    await context.route('**/api/models', async (route) => {
+      await heldAgain;
+      await route.continue();
+    });
+    await page.reload();
+    // A click (not check(): Chat is already the mode shown while the page loads).
+    await modes.getByRole('radio', { name: 'Chat' }).click();
+    releaseAgain();
+    await page.getByRole('combobox', { name: 'Model', exact: true }).and(page.locator('[data-value]:not([data-value=""])')).waitFor();
+    await page.waitForTimeout(300);
+    expect(await modes.getByRole('radio', { name: 'Chat' }).isChecked()).toBe(true);
+    expect(await page.getByRole('group', { name: 'Image settings' }).count()).toBe(0);
+  });
+
   it('makes an image with an OpenAI images server, then uses it as the input of image-to-image', async () => {
     const page = await openApp(await getStack().newContext());
     await mode(page, 'Image');

@@ -9,6 +9,7 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { useSnapshot } from 'valtio';
 import type { ModelInfo } from '../../protocol/api';
+import type { Mode } from '../../events/model';
 import type { ActionResult, MessageView, QueuedView } from '../../protocol/engine';
 import { MAX_EXTRA_MODELS } from '../../protocol/multi';
 import { countTokens, TOKEN_COUNT_DEBOUNCE_MS, type TokenCounts } from '../../worker/services/tokens';
@@ -74,10 +75,15 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
   // On load (spec 000 sections 2 and 4): the last message's model restores the mode, then the address's mode,
   // model (which sets the mode), online / source and transcriptId apply. Once per page.
   const applied = useRef<string | null>(null);
+  /** A Mode the user clicked before the catalogue (or the conversation) loaded: it outranks the restored mode. */
+  const clickedMode = useRef<Mode | null>(null);
+  const pageKey = `${slug ?? 'new'}${location.search}`;
   useEffect(() => {
-    const key = `${slug ?? 'new'}${location.search}`;
+    const key = pageKey;
     if (!loaded || models.length === 0 || applied.current === key) return;
     applied.current = key;
+    const clicked = clickedMode.current;
+    clickedMode.current = null;
     const last = messages.at(-1);
     const lastModel = last ? models.find((m) => m.id === last.model) : undefined;
     composer.mode = lastModel ? modeForModel(lastModel) : 'chat';
@@ -100,6 +106,11 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
     }
     if (address.webSearch !== null) composer.webSearch = address.webSearch;
     if (address.transcript !== null) onChange(address.transcript);
+    // The click came after the page opened: it is the newest choice, so it stands (and ends multi-model as a click does).
+    if (clicked !== null) {
+      composer.mode = clicked;
+      if (clicked !== 'chat') composer.extraModels = [];
+    }
     // eslint-disable-next-line react-hooks/exhaustive-deps -- once per page and address, when loaded
   }, [loaded, models, slug]);
 
@@ -163,7 +174,12 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
         <div role="radiogroup" aria-label="Mode" className="mode-group">
           {MODES.map((m) => (
             <label key={m.id} className={state.mode === m.id ? 'mode on' : 'mode'}>
-              <input type="radio" name={`${ids}-mode`} value={m.id} checked={state.mode === m.id} onChange={() => {
+              <input type="radio" name={`${ids}-mode`} value={m.id} checked={state.mode === m.id}
+                // On click, not change: a click on the mode already shown (Chat on a page still loading) counts too.
+                onClick={() => {
+                  if (applied.current !== pageKey) clickedMode.current = m.id;
+                }}
+                onChange={() => {
                   composer.mode = m.id;
                   // Multi-model is a chat capability: another mode ends it (spec 000 section 4, as an image model does).
                   if (m.id !== 'chat') composer.extraModels = [];

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { filter, firstValueFrom, type Observable } from 'rxjs';
 import type { MessageRow } from '../../../src/events/model';
 import type { GalleryItem, MessageView } from '../../../src/protocol/engine';
-import { VIDEO_TIMED_OUT } from '../../../src/protocol/media';
+import { mediaModelOf, VIDEO_TIMED_OUT } from '../../../src/protocol/media';
 import { fold } from '../../../src/projections/fold';
 import { decodeLog } from '../../../src/events/codec';
 import { startGateway, type RunningGateway } from '../../../src/server/start';
@@ -139,6 +139,18 @@ describe('images', () => {
     expect(lines?.text.startsWith('Here is a picture for "two answers".')).toBe(true);
     expect(lines?.images).toHaveLength(1);
     expect(view.messages.find((m) => m.model === 'parley-offline')?.images).toBeUndefined();
+  });
+
+  it('an image request sent with no model (the tab had no catalogue yet) goes to the image default, not the text one', async () => {
+    const engine = newEngine('media-no-model');
+    const sent = await engine.sendMessage({ slug: null, prompt: 'early bird', model: '', mode: 'image' });
+    if (!sent.ok) throw new Error(sent.error);
+    const reply = await assistant(engine, sent.slug, (m) => m.status === 'done');
+    expect(reply.model).toBe('parley-offline-image');
+    expect(reply.images).toHaveLength(1);
+    expect(mediaModelOf('image', [{ id: 'a', modality: 'text' }, { id: 'x', modality: 'image' }, { id: 'flux-schnell', modality: 'image' }])).toBe('flux-schnell');
+    expect(mediaModelOf('image', [{ id: 'x', modality: 'image' }, { id: 'flux-schnell', modality: 'image' }], 'x')).toBe('x');
+    expect(mediaModelOf('video', [{ id: 'x', modality: 'image' }])).toBe('');
   });
 
   it('refuses a blank prompt and a model of another modality; explicit prompts need explicit mode', async () => {
