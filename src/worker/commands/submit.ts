@@ -22,7 +22,7 @@ import { defaultName, makeSlug } from '../services/ids';
 import { activePath, buildTree, byTime } from '../services/history';
 import { detectSentiment } from '../services/tokens';
 import { ATTACHMENTS_UNAVAILABLE, MESSAGE_REQUIRED, MODE_UNAVAILABLE, MODEL_ERROR, MULTI_MODEL } from '../services/messages';
-import { enqueueMessage } from './queue';
+import { enqueueMessage } from '../services/queue-store';
 import { attachmentStep, modeHandler } from './submit-plugins';
 
 export const REPLY_IN_PROGRESS = 'Please wait for the current response to complete.';

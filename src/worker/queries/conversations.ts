@@ -6,7 +6,7 @@ import { asyncScheduler, defer, filter, from, map, Observable, scan, startWith, 
 import type { ConversationSummary, ConversationUpdate, ConversationView, LiveMessageText, MessageView, QueuedView } from '../../protocol/engine';
 import { applyConversationUpdate } from '../../protocol/conversation-updates';
 import type { ConversationRow, MessageRow } from '../../events/model';
-import { queuedViews } from '../commands/queue';
+import { queuedViews } from '../services/queue-store';
 import { withCitations } from '../services/web-context';
 import { withImagePrompts } from '../services/media/image-prompts';
 import { STREAM_THROTTLE_MS, type EngineCore } from '../core';

@@ -2,7 +2,7 @@
 import { asyncScheduler, defer, filter, from, startWith, switchMap, throttleTime, type Observable } from 'rxjs';
 import type { QueuedView } from '../../protocol/engine';
 import { STREAM_THROTTLE_MS, type EngineCore } from '../core';
-import { queuedViews } from '../commands/queue';
+import { queuedViews } from '../services/queue-store';
 import type { QueryHandlers } from './types';
 
 export function queueQueries(core: EngineCore): Pick<QueryHandlers, 'queue'> {
