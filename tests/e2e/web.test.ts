@@ -121,6 +121,14 @@ describe('web search and scraping in the browser', () => {
     await send(page, 'Queued with a search');
     const queue = page.getByRole('list', { name: 'Queued messages' });
     await queue.getByRole('listitem').filter({ hasText: 'Queued with a search' }).getByText('Web search', { exact: true }).waitFor();
+    const shots = process.env.PARLEY_E2E_SHOTS;
+    if (shots) {
+      await page.setViewportSize({ width: 1366, height: 850 });
+      await page.screenshot({ path: `${shots}/queue-web-search-1366.png` });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.waitForTimeout(400);
+      await page.screenshot({ path: `${shots}/queue-web-search-390.png` });
+    }
     // Turning the switch off now does not change what was queued.
     await toggle.click();
     expect(await toggle.getAttribute('aria-checked')).toBe('false');
