@@ -220,6 +220,13 @@ export interface QueueMessageAddedV1 {
   extraModels: string[];
   at: number;
 }
+/**
+ * v2: the queued message also keeps the composer's web search (the "Web search" switch and its depth), so that it
+ * searches the web when it is sent later as it would have when sent at once. v1 events upcast with `null` (off).
+ */
+export interface QueueMessageAddedV2 extends QueueMessageAddedV1 {
+  webSearch: { depth: 'standard' | 'deep' } | null;
+}
 /** A queued message left the queue: removed by the user, or taken to be sent. */
 export interface QueueMessageRemovedV1 {
   conversationSlug: string;
@@ -367,7 +374,7 @@ export interface EventPayloads extends AccountEventPayloads {
   'instruction.created': InstructionCreatedV1;
   'instruction.updated': InstructionUpdatedV1;
   'instruction.deleted': InstructionDeletedV1;
-  'queue.messageAdded': QueueMessageAddedV1;
+  'queue.messageAdded': QueueMessageAddedV2;
   'queue.messageRemoved': QueueMessageRemovedV1;
   'message.branched': MessageBranchedV1;
   'branch.activated': BranchActivatedV1;
@@ -411,7 +418,7 @@ export const CURRENT_VERSION: { [K in EventType]: number } = {
   'instruction.created': 1,
   'instruction.updated': 1,
   'instruction.deleted': 1,
-  'queue.messageAdded': 1,
+  'queue.messageAdded': 2,
   'queue.messageRemoved': 1,
   'message.branched': 1,
   'branch.activated': 1,

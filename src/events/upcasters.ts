@@ -7,7 +7,7 @@
  * upcaster from the previous version here (keyed by the version it upgrades FROM). Tests cover every step.
  */
 import { CURRENT_VERSION } from './catalogue';
-import type { EventType, MessageAddedV2, NewEvent, RawEvent, StoredEvent } from './catalogue';
+import type { EventType, MessageAddedV2, NewEvent, QueueMessageAddedV2, RawEvent, StoredEvent } from './catalogue';
 import { upgradeMessageRowToV41 } from './message-upgrade';
 import type { LegacyMessageRow } from './message-upgrade';
 import { checkEnvelope, checkPayload, checkShape, isEventType, isObj, messageV1Shape } from './validate';
@@ -37,6 +37,12 @@ function messageAddedV1toV2(payload: unknown): MessageAddedV2 {
   return { message: upgradeMessageRowToV41(withStatus) };
 }
 
+/** queue.messageAdded v1 (no web search kept) -> v2: the message was queued with web search off. */
+function queueMessageAddedV1toV2(payload: unknown): QueueMessageAddedV2 {
+  if (!isObj(payload)) throw new UpcastError('invalid-payload', 'queue.messageAdded v1: payload must be an object');
+  return { ...(payload as unknown as Omit<QueueMessageAddedV2, 'webSearch'>), webSearch: null };
+}
+
 /** Upcasters by event type, keyed by the version they upgrade from. */
 export const upcasters: { readonly [K in EventType]: Readonly<Record<number, Upcaster>> } = {
   'conversation.created': {},
@@ -56,7 +62,7 @@ export const upcasters: { readonly [K in EventType]: Readonly<Record<number, Upc
   'instruction.created': {},
   'instruction.updated': {},
   'instruction.deleted': {},
-  'queue.messageAdded': {},
+  'queue.messageAdded': { 1: queueMessageAddedV1toV2 },
   'queue.messageRemoved': {},
   'message.branched': {},
   'branch.activated': {},

@@ -103,7 +103,9 @@ const instructionUpdated: Shape = { id: int, name: str, instructions: str, at: n
 const instructionDeleted: Shape = { id: int, at: num };
 const strings: Check = (v) => Array.isArray(v) && v.every((x) => typeof x === 'string');
 const queuedMessageShape: Shape = { id: str, prompt: str, attachments: strings, scrapedUrls: strings, scrapedContent: Array.isArray, timestamp: num };
-const queueAdded: Shape = { conversationSlug: str, message: isObj, model: str, extraModels: strings, at: num };
+const searchDepth = oneOf('standard', 'deep');
+const queuedWebSearch: Check = (v) => v === null || (isObj(v) && searchDepth(v.depth));
+const queueAdded: Shape = { conversationSlug: str, message: isObj, model: str, extraModels: strings, webSearch: queuedWebSearch, at: num };
 const queueRemoved: Shape = { conversationSlug: str, id: str, reason: oneOf('removed', 'submitted'), at: num };
 
 // The message tree (branches, delete, retry, continue, duplicate).
@@ -219,7 +221,7 @@ const fastPayload: { [K in EventType]: (p: unknown) => boolean } = {
   },
   'instruction.updated': (p) => O(p) && I(p.id) && S(p.name) && S(p.instructions) && N(p.at),
   'instruction.deleted': (p) => O(p) && I(p.id) && N(p.at),
-  'queue.messageAdded': (p) => O(p) && S(p.conversationSlug) && S(p.model) && Array.isArray(p.extraModels) && N(p.at) && O(p.message) && checkShape(p.message, queuedMessageShape, '') === null,
+  'queue.messageAdded': (p) => O(p) && S(p.conversationSlug) && S(p.model) && Array.isArray(p.extraModels) && queuedWebSearch(p.webSearch) && N(p.at) && O(p.message) && checkShape(p.message, queuedMessageShape, '') === null,
   'queue.messageRemoved': (p) => O(p) && S(p.conversationSlug) && S(p.id) && (p.reason === 'removed' || p.reason === 'submitted') && N(p.at),
   'message.branched': (p) => O(p) && S(p.conversationSlug) && I(p.messageId) && S(p.alternativeGroup) && N(p.at),
   'branch.activated': (p) => O(p) && S(p.conversationSlug) && S(p.alternativeGroup) && I(p.messageId) && N(p.at),

@@ -5,11 +5,11 @@
  * new table would need a schema version beyond the spec's 42. The engine folds the queue events, read from the
  * log by their indexed `type`, with this pure function; the replay tests fold an exported log the same way.
  */
-import type { NewEvent, QueueMessageAddedV1 } from '../events/catalogue';
+import type { NewEvent, QueueMessageAddedV2 } from '../events/catalogue';
 
 export const QUEUE_EVENT_TYPES = ['queue.messageAdded', 'queue.messageRemoved'] as const;
 
-export type QueueEntry = Omit<QueueMessageAddedV1, 'at'> & { queuedAt: number };
+export type QueueEntry = Omit<QueueMessageAddedV2, 'at'> & { queuedAt: number };
 
 /** The queue of every conversation (slug to entries, oldest first) after `events` (any events; others are skipped). */
 export function foldQueue(events: Iterable<Pick<NewEvent, 'type' | 'payload' | 'at'>>): Map<string, QueueEntry[]> {

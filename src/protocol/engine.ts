@@ -50,6 +50,8 @@ export type MessageView = MessageRow & {
   canContinue?: boolean;
   /** A reply to a message that searched the web: the numbered sources its [n] cite (src/worker/services/web-context.ts). */
   citations?: WebSourceRecord[];
+  /** A reply with images: the prompt they were made from (its user message's text; services/media/image-prompts.ts). */
+  imagePrompt?: string;
 };
 
 export interface ConversationView {
@@ -61,7 +63,7 @@ export interface ConversationView {
    * Its queued messages, oldest first: in the same view as the messages, so that a queued message leaves the queue in
    * the same update that shows it sent (never both, never neither).
    */
-  queue: QueuedMessage[];
+  queue: QueuedView[];
   /**
    * Only the newest messages so far (a long conversation's first view, while the engine loads the rest; no
    * alternatives info yet): the whole view follows.
@@ -143,9 +145,11 @@ export interface ConversationQueries {
 export interface InstructionQueries {
   instructions: { query: { kind: 'instructions' }; result: InstructionRow[] };
 }
+/** A queued message as the composer lists it: with the web search it will run when it is sent, if any. */
+export type QueuedView = QueuedMessage & { webSearch?: { depth: SearchDepth } };
 /** A conversation's queued messages, oldest first (src/worker/commands/queue.ts). */
 export interface QueueQueries {
-  queue: { query: { kind: 'queue'; slug: string }; result: QueuedMessage[] };
+  queue: { query: { kind: 'queue'; slug: string }; result: QueuedView[] };
 }
 /** One image of the gallery (every generated image across conversations, newest first, at most 1000). */
 export interface GalleryItem {

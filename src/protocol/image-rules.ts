@@ -98,6 +98,12 @@ export function quadrants(width: number, height: number): Rect[] {
   ];
 }
 
+/**
+ * The catalogue capability of a chat model whose stream is the Gemini image model's JSON lines (spec 000 section 7):
+ * the engine decodes its reply into text and images (src/worker/services/image-lines.ts).
+ */
+export const IMAGE_LINES_CAPABILITY = 'image-lines';
+
 /** Spec 000 section 7: the Gemini image model's line types and accepted image types. */
 export const GEMINI_IMAGE_TYPES = ['png', 'jpeg', 'jpg', 'gif', 'webp'] as const;
 export const INVALID_IMAGE_TYPE = '[Invalid image type]';

@@ -6,6 +6,19 @@
 import { z } from 'zod';
 import type { PaymentSource } from './stream';
 
+/** Spec 000 section 9: default image model flux-schnell, video longstories. */
+export const DEFAULT_MEDIA_MODEL = { image: 'flux-schnell', video: 'longstories' } as const;
+
+/**
+ * The model an image or video request goes to: `chosen` when the catalogue has it, else the spec's default when it
+ * has that, else its first model of the modality ('' when it has none). The view and the engine share it, so a
+ * request sent with no model (the catalogue had not reached the tab yet) goes where the view would have sent it.
+ */
+export function mediaModelOf(mode: 'image' | 'video', models: readonly { id: string; modality: string }[], chosen = ''): string {
+  const ofMode = models.filter((m) => m.modality === mode);
+  return (ofMode.find((m) => m.id === chosen) ?? ofMode.find((m) => m.id === DEFAULT_MEDIA_MODEL[mode]) ?? ofMode[0])?.id ?? '';
+}
+
 /** Longest prompt any image or video call accepts (the per-family video limits are lower: ./video-rules.ts). */
 export const MEDIA_PROMPT_MAX_CHARS = 4000;
 /** Longest negative prompt. */

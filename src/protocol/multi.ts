@@ -72,11 +72,12 @@ export type TalkToGptMultiRequest = z.infer<typeof TalkToGptMultiRequestSchema>;
  * model; a model's lines arrive in order, different models' lines interleave. Per model:
  *   chunk lines: `{"modelId", "chunk"}`: reply text in the single-stream framing (<think> markers included);
  *   then either `{"modelId", "metadata": {...}, "isMetadata": true}` (what stream-gpt's metadata tag carries)
- *   or `{"modelId", "error", "isError": true, "status"?}` (the model failed to start or failed),
+ *   or `{"modelId", "error", "isError": true, "status"?, "code"?}` (the model failed to start or failed; a model
+ *   refused for the balance, status 402, also carries what it needs: "requiredBalance" in XNO, "requiredUsd"),
  *   and last `{"modelId", "complete": true}`.
  */
 export type MultiStreamLine =
   | { modelId: string; chunk: string }
   | { modelId: string; metadata: StreamMetadata; isMetadata: true }
-  | { modelId: string; error: string; isError: true; status?: number; code?: string }
+  | { modelId: string; error: string; isError: true; status?: number; code?: string; requiredBalance?: string; requiredUsd?: string }
   | { modelId: string; complete: true };

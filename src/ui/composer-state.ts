@@ -41,6 +41,16 @@ export function addExtraModel(id: string): boolean {
   return true;
 }
 
+/**
+ * The model "Add model" adds: the first text model not chosen yet. Spec 000 section 6: without a balance above the
+ * paid-use threshold only free models can be used, so then a free one comes first; a paid one only when no free
+ * one is left (the caller then says it needs funds).
+ */
+export function nextExtraModel<M extends { id: string; free: boolean }>(textModels: readonly M[], chosen: ReadonlySet<string>, canUsePaidModels: boolean): M | undefined {
+  const open = textModels.filter((m) => !chosen.has(m.id));
+  return (canUsePaidModels ? undefined : open.find((m) => m.free)) ?? open[0];
+}
+
 export function removeExtraModel(id: string): void {
   composer.extraModels = composer.extraModels.filter((m) => m !== id);
 }

@@ -3,7 +3,7 @@
  * catalogue. Domains (src/worker/commands/*, src/worker/queries/*) are built on it; src/worker/engine.ts composes
  * them into the one engine API (DESIGN rule 12).
  */
-import { BehaviorSubject, Subject } from 'rxjs';
+import { BehaviorSubject, Subject, filter, firstValueFrom } from 'rxjs';
 import {
   ENGINE_PROTOCOL_VERSION,
   type CoreHandlers,
@@ -26,6 +26,8 @@ import { IdAllocator } from './services/ids';
 import { loadPreferences } from './services/preferences';
 import { runReply, type LiveReply, type ReplyHost } from './services/reply-runner';
 import { waitForNetwork } from './services/network';
+import { imageLinesFor } from './services/image-lines';
+import { storeReplyImages } from './services/media/reply-images';
 
 /** Spec 000 section 9: stream text updates throttled to 150 ms. */
 export const STREAM_THROTTLE_MS = 150;
@@ -145,7 +147,7 @@ export class EngineCore implements CoreHandlers {
     }
     if (stream) {
       const body = stream;
-      this.startReply(reply, () => Promise.resolve(body));
+      this.startReply(reply, () => Promise.resolve(body), message.model);
       return;
     }
     const now = Date.now();
@@ -153,7 +155,18 @@ export class EngineCore implements CoreHandlers {
   }
 
   /** Runs a reply in the background; while it runs, its conversation shows it live. */
-  startReply(reply: LiveReply, open: (signal: AbortSignal) => Promise<ReadableStream<Uint8Array>>): void {
+  startReply(reply: LiveReply, open: (signal: AbortSignal) => Promise<ReadableStream<Uint8Array>>, model?: string): void {
+    // A model that answers in image lines (spec 000 section 7): its text and images are decoded as they arrive.
+    // It decodes the whole stream text so far, so a catalogue that arrives after the stream began (a reply resumed
+    // while the new engine loads it) still decodes it all.
+    if (model !== undefined && !reply.imageLines) {
+      const attach = (models: ModelsView['models']) => {
+        const lines = imageLinesFor(models, model);
+        if (lines) reply.imageLines = lines;
+      };
+      if (this.models$.value.models.length > 0) attach(this.models$.value.models);
+      else void firstValueFrom(this.models$.pipe(filter((m) => m.models.length > 0))).then((m) => attach(m.models));
+    }
     this.live.set(reply.messageId, reply);
     this.live$.next(reply.slug);
     // Offline, the reply waits for the network (its message is saved already); Stop ends the wait.
@@ -297,6 +310,7 @@ export class EngineCore implements CoreHandlers {
       // Spec 001: the user pays in USD when the USD balance is above 0, else in XNO (a 402 notice uses it).
       currency: () => (Number.parseFloat(this.session$.value.session?.usd_balance ?? '0') > 0 ? 'USD' : 'XNO'),
       ...(this.hooks.replyStallMs === undefined ? {} : { stallMs: this.hooks.replyStallMs }),
+      storeImages: (reply, images, at) => storeReplyImages(this, reply, images, at),
     };
   }
 }

@@ -46,8 +46,87 @@ describe('images, end to end in Chromium', () => {
     await assistant(page).last().getByRole('button', { name: 'Open image 1' }).click();
     const viewer = page.getByRole('dialog', { name: 'Image viewer' });
     await viewer.getByRole('img').waitFor();
+    // Its caption and alt text are the image's prompt (not "{model} image").
+    expect(await viewer.getByRole('img').getAttribute('alt')).toBe('a red fox at sunset');
+    await viewer.locator('.viewer-prompt').getByText('a red fox at sunset', { exact: true }).waitFor();
     await page.keyboard.press('Escape');
     await viewer.waitFor({ state: 'detached' });
+  });
+
+  it('a chat model answering in image lines (Gemini-style) shows its text and its image in the chat', async () => {
+    const page = await openApp(await getStack().newContext());
+    await page.setViewportSize({ width: 1366, height: 850 });
+    await chooseModel(page, 'parley-offline-image-chat');
+    await send(page, 'a blue whale');
+    await imageShown(page);
+    const reply = assistant(page).last();
+    await reply.getByText('Here is a picture for "a blue whale".', { exact: false }).waitFor();
+    // No raw JSON line or base64 reaches the text.
+    expect(await reply.locator('.message-body').textContent()).not.toContain('"type"');
+    await reply.getByRole('button', { name: 'Open image 1' }).click();
+    const viewer = page.getByRole('dialog', { name: 'Image viewer' });
+    expect(await viewer.getByRole('img').getAttribute('alt')).toBe('a blue whale');
+    const shots = process.env.PARLEY_E2E_SHOTS;
+    if (shots) {
+      await page.screenshot({ path: `${shots}/image-lines-viewer-1366.png` });
+      await page.keyboard.press('Escape');
+      await page.screenshot({ path: `${shots}/image-lines-1366.png` });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: `${shots}/image-lines-390.png` });
+      await reply.getByRole('button', { name: 'Open image 1' }).click();
+      await viewer.getByRole('img').waitFor();
+      await page.screenshot({ path: `${shots}/image-lines-viewer-390.png` });
+    }
+  });
+
+  it('a Mode clicked before the catalogue arrives is kept, and its request goes to a model of that mode', async () => {
+    const context = await getStack().newContext();
+    // The catalogue is held back until the click is made (the engine worker's request is routed too).
+    let release = () => undefined as void;
+    const held = new Promise<void>((r) => (release = r));
+    let asked = 0;
+    await context.route('**/api/models', async (route) => {
+      asked++;
+      await held;
+      await route.continue();
+    });
+    const page = await context.newPage();
+    await page.goto('/conversation/new');
+    const modes = page.getByRole('radiogroup', { name: 'Mode' });
+    await modes.getByRole('radio', { name: 'Image' }).check();
+    // The engine's catalogue request is being held: the click came first.
+    await expect.poll(() => asked).toBeGreaterThan(0);
+    expect(await page.locator('[role="combobox"][aria-label="Model"][data-value]:not([data-value=""])').count()).toBe(0);
+    release();
+    await page.getByRole('group', { name: 'Image settings' }).waitFor();
+    const picker = page.getByRole('combobox', { name: 'Model', exact: true });
+    await picker.and(page.locator('[data-value]:not([data-value=""])')).waitFor();
+    const chosen = await picker.getAttribute('data-value');
+    const catalogue = (await page.evaluate(async () => (await (await fetch('/api/models')).json()) as { models: { id: string; modality: string }[] })).models;
+    expect(catalogue.find((m) => m.id === chosen)?.modality).toBe('image');
+    expect(await modes.getByRole('radio', { name: 'Image' }).isChecked()).toBe(true);
+    fake.image = 'ok';
+    await send(page, 'clicked early');
+    await imageShown(page);
+    expect(await assistant(page).last().getAttribute('data-model')).toBe(chosen);
+
+    // Reopened while the catalogue is slow again: the last message's image mode is not forced over a click on Chat.
+    let releaseAgain = () => undefined as void;
+    const heldAgain = new Promise<void>((r) => (releaseAgain = r));
+    await context.unroute('**/api/models');
+    await context.route('**/api/models', async (route) => {
+      await heldAgain;
+      await route.continue();
+    });
+    await page.reload();
+    // A click (not check(): Chat is already the mode shown while the page loads).
+    await modes.getByRole('radio', { name: 'Chat' }).click();
+    releaseAgain();
+    await page.getByRole('combobox', { name: 'Model', exact: true }).and(page.locator('[data-value]:not([data-value=""])')).waitFor();
+    await page.waitForTimeout(300);
+    expect(await modes.getByRole('radio', { name: 'Chat' }).isChecked()).toBe(true);
+    expect(await page.getByRole('group', { name: 'Image settings' }).count()).toBe(0);
   });
 
   it('makes an image with an OpenAI images server, then uses it as the input of image-to-image', async () => {

@@ -5,7 +5,7 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { textReply } from '../unit/server/fake-upstream';
-import { FREE_MODEL, assistant, chooseModel, openApp, send, user, useStack } from './stack';
+import { FREE_MODEL, PAID_MODEL, assistant, chooseModel, openApp, send, user, useStack } from './stack';
 
 const getStack = useStack();
 const OFFLINE = 'parley-offline';
@@ -26,9 +26,9 @@ describe('multi-model', () => {
     await page.getByRole('button', { name: 'Add model' }).click();
     const remove = page.getByRole('button', { name: `Remove ${FREE_MODEL}` });
     await remove.waitFor();
-    // Only text models that are not chosen yet can be added: one more (the paid one) is left.
+    // Only text models that are not chosen yet can be added; with no balance the free ones come first.
     await page.getByRole('button', { name: 'Add model' }).click();
-    await page.getByRole('button', { name: 'Remove fake-paid' }).click();
+    await page.getByRole('button', { name: 'Remove Parley Offline Image Chat (built-in, no AI)' }).click();
     expect(await page.getByRole('combobox', { name: /^Extra model/ }).count()).toBe(1);
 
     await send(page, 'Compare yourselves');
@@ -58,6 +58,39 @@ describe('multi-model', () => {
     getStack().upstream.setScript(textReply('single'));
     await send(page, 'Only you now');
     await expect.poll(() => assistant(page).count(), { timeout: 15_000 }).toBe(3);
+  });
+
+  it('Add model with no balance adds free models first, and says at once when only a paid one is left', async () => {
+    const page = await openApp(await getStack().newContext());
+    await chooseModel(page, FREE_MODEL);
+    const notices = page.getByRole('region', { name: 'Notifications' });
+    for (let i = 0; i < 2; i++) await page.getByRole('button', { name: 'Add model' }).click();
+    const extras = () => page.getByRole('combobox', { name: /^Extra model/ }).evaluateAll((es) => es.map((e) => e.getAttribute('data-value')));
+    expect(await extras()).toEqual([OFFLINE, 'parley-offline-image-chat']);
+    expect(await notices.getByText('Insufficient balance', { exact: true }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Add model' }).click();
+    expect(await extras()).toEqual([OFFLINE, 'parley-offline-image-chat', PAID_MODEL]);
+    await notices.getByText(`${PAID_MODEL} is a paid model. Add funds to your balance and try again.`).waitFor();
+    expect(await notices.getByRole('button', { name: 'Go to wallet' }).count()).toBe(1);
+    await shoot(page, 'add-paid-model-1366');
+  });
+
+  it('a paid extra the balance cannot pay for: its 402 notice names the amount, the free model answers', async () => {
+    getStack().upstream.setScript(textReply('Free answer.'));
+    const page = await openApp(await getStack().newContext());
+    // A balance above the paid-use threshold, far below what the paid model's request holds.
+    const id = await page.evaluate(async () => ((await (await fetch('/auth/local-session')).json()) as { data: { id: string } }).data.id);
+    await getStack().gateway.ledger.credit(id, { key: `fund:${id}`, usdMicro: 50n });
+    await page.reload();
+    await page.getByText('$0.000050', { exact: false }).first().waitFor();
+    await chooseModel(page, FREE_MODEL);
+    await page.getByRole('button', { name: 'Add model' }).click();
+    await page.getByRole('combobox', { name: 'Extra model 1' }).and(page.locator(`[data-value="${PAID_MODEL}"]`)).waitFor();
+    await send(page, 'Both of you');
+    const notices = page.getByRole('region', { name: 'Notifications' });
+    await notices.getByText(/^This request needs a balance of 0\.\d{6} USD\. Add funds to your balance and try again\.$/).waitFor({ timeout: 15_000 });
+    await page.locator(`article[data-role="assistant"][data-model="${FREE_MODEL}"][data-status="done"]`).waitFor({ timeout: 15_000 });
+    await page.locator(`article[data-role="assistant"][data-model="${PAID_MODEL}"][data-status="error"]`).waitFor();
   });
 
   it('says plainly that other modes are not available, and refuses to send in them', async () => {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCanary, startTestHost } from '../unit/web/helpers';
 import { startFakeSearch, type FakeSearch } from '../unit/web/fake-search';
 import { textReply } from '../unit/server/fake-upstream';
-import { assistant, chooseModel, FREE_MODEL, openApp, send, useStack } from './stack';
+import { assistant, chooseModel, FREE_MODEL, openApp, send, slowReply, useStack } from './stack';
 
 const XSS = [
   '<img src=x onerror="window.__pwned=\'img\'">',
@@ -105,6 +105,39 @@ describe('web search and scraping in the browser', () => {
     await page.waitForTimeout(300);
     expect(await pwned(page)).toBeUndefined();
     expect(dialogs).toEqual([]);
+  });
+
+  it('a message queued with web search on keeps it: the queue shows it, and it searches the web when it is sent', async () => {
+    const context = await getStack().newContext();
+    const page = await openApp(context);
+    await fund(page);
+    await chooseModel(page, FREE_MODEL);
+    getStack().upstream.setScript(slowReply(60, 40, 'w'));
+    await send(page, 'A long answer first');
+    await page.locator('article[data-role="assistant"][data-status="streaming"]').waitFor({ timeout: 15_000 });
+    const toggle = page.getByRole('switch', { name: 'Web search' });
+    await page.locator('[role="switch"][aria-label="Web search"]:enabled').waitFor();
+    await toggle.click();
+    await send(page, 'Queued with a search');
+    const queue = page.getByRole('list', { name: 'Queued messages' });
+    await queue.getByRole('listitem').filter({ hasText: 'Queued with a search' }).getByText('Web search', { exact: true }).waitFor();
+    const shots = process.env.PARLEY_E2E_SHOTS;
+    if (shots) {
+      await page.setViewportSize({ width: 1366, height: 850 });
+      await page.screenshot({ path: `${shots}/queue-web-search-1366.png` });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.waitForTimeout(400);
+      await page.screenshot({ path: `${shots}/queue-web-search-390.png` });
+    }
+    // Turning the switch off now does not change what was queued.
+    await toggle.click();
+    expect(await toggle.getAttribute('aria-checked')).toBe('false');
+    getStack().upstream.setScript(textReply('Found it [1].'));
+    await expect.poll(() => assistant(page).count(), { timeout: 30_000 }).toBe(2);
+    await page.locator('article[data-role="assistant"][data-status="done"]').nth(1).waitFor({ timeout: 15_000 });
+    expect(search.queries.at(-1)).toMatchObject({ api: 'searxng', q: 'Queued with a search' });
+    await page.locator('article[data-role="user"]', { hasText: 'Queued with a search' }).getByText(/^Searched the web: \d+ sources?/).waitFor();
+    expect(await assistant(page).nth(1).locator('a.citation', { hasText: '[1]' }).getAttribute('href')).toBe('https://bread.example/basics');
   });
 
   it('a pasted URL is offered, scraped into a chip that opens and can be removed, and its text reaches the model', async () => {

@@ -8,6 +8,7 @@ import type { ModelInfo, ModelsResponse } from '../../protocol/api';
 import type { UpstreamConfig } from '../config';
 import { formatPrice, type PriceUnits } from '../money';
 import { OFFLINE_MODEL, OFFLINE_MODEL_ID, OfflineProvider } from './offline';
+import { OFFLINE_IMAGE_CHAT_MODEL, OFFLINE_IMAGE_CHAT_MODEL_ID, OfflineImageChatProvider } from './image-chat-offline';
 import { OpenAiProvider } from './openai';
 import type { TextProvider } from './types';
 
@@ -60,6 +61,7 @@ export class Catalogue {
   private entries = new Map<string, CatalogueEntry>();
   private order: string[] = [];
   private readonly offline: OfflineProvider;
+  private readonly offlineImageChat: OfflineImageChatProvider;
   private retrying = false;
 
   private constructor(
@@ -67,6 +69,7 @@ export class Catalogue {
     private readonly options: CatalogueOptions,
   ) {
     this.offline = new OfflineProvider({ tokenDelayMs: options.offlineTokenDelayMs });
+    this.offlineImageChat = new OfflineImageChatProvider({ tokenDelayMs: options.offlineTokenDelayMs });
     this.rebuild();
   }
 
@@ -148,6 +151,8 @@ export class Catalogue {
     }
     for (const e of this.options.extra ?? []) add(e);
     add({ info: { ...OFFLINE_MODEL, contextLength: OFFLINE_CONTEXT_LENGTH }, provider: this.offline, upstreamModel: OFFLINE_MODEL_ID, price: null });
+    // Spec 000 section 7: a chat model answering in the Gemini image model's JSON lines, built in.
+    add({ info: OFFLINE_IMAGE_CHAT_MODEL, provider: this.offlineImageChat, upstreamModel: OFFLINE_IMAGE_CHAT_MODEL_ID, price: null });
     this.entries = entries;
     this.order = order;
   }

@@ -186,7 +186,9 @@ export function registerTalkToGptMultiRoute(app: Hono<AppEnv>, ctx: RouteContext
 
     // Refused models are reported first, then every running model relays as its upstream sends.
     for (const r of refused) {
-      void write({ modelId: r.modelId, error: r.message, isError: true, status: r.status, code: r.error });
+      // A model refused for the balance says what it needs (spec 000 section 8: the 402 notice names the amount).
+      const required = r.requiredNanoRaw !== undefined && r.requiredUsdMicro !== undefined ? { requiredBalance: formatNanoRawCeil(r.requiredNanoRaw), requiredUsd: formatUsdMicro(r.requiredUsdMicro) } : {};
+      void write({ modelId: r.modelId, error: r.message, isError: true, status: r.status, code: r.error, ...required });
       void write({ modelId: r.modelId, complete: true });
     }
     void Promise.all(running.map((r) => relay(r))).finally(() => {

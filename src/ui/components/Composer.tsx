@@ -9,12 +9,12 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { useSnapshot } from 'valtio';
 import type { ModelInfo } from '../../protocol/api';
-import type { QueuedMessage } from '../../events/model';
-import type { ActionResult, MessageView } from '../../protocol/engine';
+import type { Mode } from '../../events/model';
+import type { ActionResult, MessageView, QueuedView } from '../../protocol/engine';
 import { MAX_EXTRA_MODELS } from '../../protocol/multi';
 import { countTokens, TOKEN_COUNT_DEBOUNCE_MS, type TokenCounts } from '../../worker/services/tokens';
-import { MODE_UNAVAILABLE, WEB_SEARCH_UNAVAILABLE } from '../../worker/services/messages';
-import { addExtraModel, applyModelChoice, composer, MODES, modeForModel, readAddress, removeExtraModel } from '../composer-state';
+import { MODE_UNAVAILABLE, MODEL_ERROR, WEB_SEARCH_UNAVAILABLE } from '../../worker/services/messages';
+import { addExtraModel, applyModelChoice, composer, MODES, modeForModel, readAddress, nextExtraModel, removeExtraModel } from '../composer-state';
 import { engine, useQuery } from '../engine';
 import { showLocalNotice, view } from '../state';
 import { ModelPicker } from './ModelPicker';
@@ -34,7 +34,7 @@ interface Props {
   /** The conversation (null for a new one). */
   slug?: string | null;
   /** Its queued messages (part of the conversation's view, so they never disagree with its messages). */
-  queued?: readonly QueuedMessage[];
+  queued?: readonly QueuedView[];
   /** The conversation's messages, for the token counts. */
   messages?: readonly MessageView[];
   /** The catalogue. */
@@ -48,7 +48,7 @@ interface Props {
 
 const NO_MESSAGES: readonly MessageView[] = [];
 const NO_MODELS: readonly ModelInfo[] = [];
-const NO_QUEUE: readonly QueuedMessage[] = [];
+const NO_QUEUE: readonly QueuedView[] = [];
 
 export function Composer({ value, onChange, pending, onSend, onStop, slug = null, queued = NO_QUEUE, messages = NO_MESSAGES, models = NO_MODELS, model = '', loaded = false }: Props) {
   const ref = useRef<HTMLTextAreaElement>(null);
@@ -56,6 +56,7 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
   const webSnap = useSnapshot(web);
   const preferences = useQuery({ kind: 'preferences' });
   const available = useQuery({ kind: 'modes' });
+  const session = useQuery({ kind: 'session' });
   const ids = useId();
   const enterSends = preferences?.enterSendsMessage ?? true;
   const textModels = useMemo(() => models.filter((m) => m.modality === 'text'), [models]);
@@ -74,10 +75,15 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
   // On load (spec 000 sections 2 and 4): the last message's model restores the mode, then the address's mode,
   // model (which sets the mode), online / source and transcriptId apply. Once per page.
   const applied = useRef<string | null>(null);
+  /** A Mode the user clicked before the catalogue (or the conversation) loaded: it outranks the restored mode. */
+  const clickedMode = useRef<Mode | null>(null);
+  const pageKey = `${slug ?? 'new'}${location.search}`;
   useEffect(() => {
-    const key = `${slug ?? 'new'}${location.search}`;
+    const key = pageKey;
     if (!loaded || models.length === 0 || applied.current === key) return;
     applied.current = key;
+    const clicked = clickedMode.current;
+    clickedMode.current = null;
     const last = messages.at(-1);
     const lastModel = last ? models.find((m) => m.id === last.model) : undefined;
     composer.mode = lastModel ? modeForModel(lastModel) : 'chat';
@@ -100,6 +106,11 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
     }
     if (address.webSearch !== null) composer.webSearch = address.webSearch;
     if (address.transcript !== null) onChange(address.transcript);
+    // The click came after the page opened: it is the newest choice, so it stands (and ends multi-model as a click does).
+    if (clicked !== null) {
+      composer.mode = clicked;
+      if (clicked !== 'chat') composer.extraModels = [];
+    }
     // eslint-disable-next-line react-hooks/exhaustive-deps -- once per page and address, when loaded
   }, [loaded, models, slug]);
 
@@ -116,9 +127,22 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
 
   function addModel() {
     const chosen = new Set([model, ...composer.extraModels]);
-    const next = textModels.find((m) => !chosen.has(m.id));
+    const canUsePaid = session?.canUsePaidModels ?? false;
+    const next = nextExtraModel(textModels, chosen, canUsePaid);
     if (!next || !addExtraModel(next.id)) {
       showLocalNotice({ title: `At most ${MAX_EXTRA_MODELS} additional text models in multi-model mode`, text: '', tone: 'orange', durationMs: 5000 });
+      return;
+    }
+    // Only paid models were left and the balance cannot pay for them: say so now, not only at Send (spec 000
+    // section 6: without a balance above 0.00001 only free models can be used; section 8: the 402 notice).
+    if (!next.free && !canUsePaid) {
+      showLocalNotice({
+        title: MODEL_ERROR.insufficientBalanceTitle,
+        text: `${next.name} is a paid model. ${MODEL_ERROR.insufficientBalanceText}`,
+        tone: 'red',
+        durationMs: 15_000,
+        action: { label: MODEL_ERROR.goToWallet, kind: 'deposit' },
+      });
     }
   }
 
@@ -133,6 +157,7 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
           {queued.map((q) => (
             <li key={q.id}>
               <span className="queue-text">{q.prompt}</span>
+              {q.webSearch && <span className="queue-tag">{q.webSearch.depth === 'deep' ? 'Deep web search' : 'Web search'}</span>}
               <button
                 type="button"
                 className="icon"
@@ -149,7 +174,12 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
         <div role="radiogroup" aria-label="Mode" className="mode-group">
           {MODES.map((m) => (
             <label key={m.id} className={state.mode === m.id ? 'mode on' : 'mode'}>
-              <input type="radio" name={`${ids}-mode`} value={m.id} checked={state.mode === m.id} onChange={() => {
+              <input type="radio" name={`${ids}-mode`} value={m.id} checked={state.mode === m.id}
+                // On click, not change: a click on the mode already shown (Chat on a page still loading) counts too.
+                onClick={() => {
+                  if (applied.current !== pageKey) clickedMode.current = m.id;
+                }}
+                onChange={() => {
                   composer.mode = m.id;
                   // Multi-model is a chat capability: another mode ends it (spec 000 section 4, as an image model does).
                   if (m.id !== 'chat') composer.extraModels = [];

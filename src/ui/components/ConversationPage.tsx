@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef } from 'react';
 import { useSnapshot } from 'valtio';
 import type { SendMessageResult } from '../../protocol/engine';
-import { chooseMediaModel, media, mediaModelFor } from '../media/media-state';
+import { chooseMediaModel, media, mediaModelFor, restoreMediaModel } from '../media/media-state';
 import { engine, useConversation, useQuery } from '../engine';
 import { decodeSlugPrompt, navigate } from '../router';
 import { showLocalNotice, view } from '../state';
@@ -59,7 +59,7 @@ export function ConversationPage({ slug }: { slug: string }) {
     const last = conversation.messages.at(-1)?.model;
     const lastModel = models.models.find((m) => m.id === last);
     // An image or video model restores that mode's model (the Composer restores the mode); the text model stays.
-    if (lastModel && (lastModel.modality === 'image' || lastModel.modality === 'video')) chooseMediaModel(lastModel.modality, lastModel.id);
+    if (lastModel && (lastModel.modality === 'image' || lastModel.modality === 'video')) restoreMediaModel(lastModel.modality, lastModel.id);
     else view.model = lastModel ? lastModel.id : models.defaultModel;
   }, [conversation, models]);
 

@@ -40,7 +40,9 @@ function sameMessage(a: MessageItemProps, b: MessageItemProps): boolean {
     x.alternatives?.index === y.alternatives?.index &&
     x.alternatives?.count === y.alternatives?.count &&
     x.citations?.length === y.citations?.length &&
-    x.scrapedContent?.length === y.scrapedContent?.length
+    x.scrapedContent?.length === y.scrapedContent?.length &&
+    x.imagePrompt === y.imagePrompt &&
+    x.images?.length === y.images?.length
   );
 }
 
@@ -195,7 +197,7 @@ export const MessageItem = memo(function MessageItem({ message, modelName }: Mes
         {message.scrapedContent && <ScrapedChips label="Scraped pages" pages={message.scrapedContent} />}
         {message.webSearch && <p className="web-searched muted">{`Searched the web: ${message.webSearch.sources.length} source${message.webSearch.sources.length === 1 ? '' : 's'}${message.webSearch.cost > 0 ? ` · $${message.webSearch.cost}` : ''}`}</p>}
       </div>
-      <MessageMedia message={message} prompt={message.role === 'user' ? message.text : `${modelName} image`} />
+      <MessageMedia message={message} prompt={message.role === 'user' ? message.text : (message.imagePrompt ?? '')} />
       {isAssistant && message.citations && status !== 'pending' && <Sources sources={message.citations} />}
       <MessageMeta message={message} />
       {message.isPartial && <p className="message-note">Partial reply: the stream ended early.</p>}

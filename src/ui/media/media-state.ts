@@ -4,6 +4,7 @@
  */
 import { proxy } from 'valtio';
 import { addInputImage } from '../../protocol/image-rules';
+import { mediaModelOf } from '../../protocol/media';
 import { composer } from '../composer-state';
 
 export interface ViewerImage {
@@ -35,6 +36,12 @@ export function chooseMediaModel(mode: 'image' | 'video', modelId: string): void
   composer.extraModels = [];
 }
 
+/** Restores the image or video model a conversation last used, leaving the mode to the Composer (its on-load rules). */
+export function restoreMediaModel(mode: 'image' | 'video', modelId: string): void {
+  if (mode === 'image') media.imageModel = modelId;
+  else media.videoModel = modelId;
+}
+
 /** Adds an input image by the model's rule (spec 000 section 5): some models keep several, others replace the one. */
 export function useAsInput(modelId: string, fileId: number): boolean {
   const { images, added } = addInputImage(modelId, media.inputImageIds, fileId);
@@ -52,12 +59,7 @@ export function stepIndex(index: number, count: number, delta: -1 | 1): number {
   return (((index + delta) % count) + count) % count;
 }
 
-/** Spec 000 section 9: default image model flux-schnell, video longstories; else the catalogue's first of the kind. */
-export const DEFAULT_MEDIA_MODEL = { image: 'flux-schnell', video: 'longstories' } as const;
-
 /** The model an image or video request goes to: the one chosen, else the default, else the first of its modality. */
 export function mediaModelFor(mode: 'image' | 'video', models: readonly { id: string; modality: string }[]): string {
-  const chosen = mode === 'image' ? media.imageModel : media.videoModel;
-  const ofMode = models.filter((m) => m.modality === mode);
-  return (ofMode.find((m) => m.id === chosen) ?? ofMode.find((m) => m.id === DEFAULT_MEDIA_MODEL[mode]) ?? ofMode[0])?.id ?? '';
+  return mediaModelOf(mode, models, mode === 'image' ? media.imageModel : media.videoModel);
 }

@@ -111,7 +111,7 @@ async function runChat(s: Submission): Promise<SendMessageResult> {
   const request: StreamGptRequest = { model: model.id, messages: main.messages, conversationUUID: conversation.uuid, requestId, maxTokens };
   const open = (r: StreamGptRequest, signal: AbortSignal) => gateway.streamReply(r, signal);
   // With web search on, the search runs first and its results join the request (./web.ts).
-  core.startReply(reply, s.input.webSearch ? searchThenReply(core, { user, depth: s.input.webSearch.depth, request }, open) : (signal) => open(request, signal));
+  core.startReply(reply, s.input.webSearch ? searchThenReply(core, { user, depth: s.input.webSearch.depth, request }, open) : (signal) => open(request, signal), model.id);
   return { ok: true, slug, userMessageId: user.id };
 }
 

@@ -19,7 +19,7 @@ import { encodeMetadata, type StreamMetadata } from '../../protocol/stream';
 import type { EngineCore } from '../core';
 import { classifyModelError, streamFailureText } from '../services/errors';
 import { gateway, GatewayError } from '../services/gateway';
-import { MultiStreamParser } from '../services/multi-stream';
+import { MultiStreamParser, type MultiStreamEvent } from '../services/multi-stream';
 import { pendingAssistant } from '../services/history';
 import { ReplyStreamParser } from '../services/stream-parser';
 import type { LiveReply } from '../services/reply-runner';
@@ -147,20 +147,22 @@ export async function startMultiModel(core: EngineCore, run: MultiModelRun): Pro
     const channel = new ModelChannel();
     channels.set(t.model.id, channel);
     const reply = replies[i] as LiveReply;
-    core.startReply(reply, () => Promise.resolve(channel.stream));
+    core.startReply(reply, () => Promise.resolve(channel.stream), t.model.id);
   });
   // A model refused with a status (402 for a paid model the balance cannot hold, 429, 503...) gets the notice of
   // that status, in place of the reply runner's generic one.
   const byModel = new Map(targets.map((t, i) => [t.model.id, replies[i] as LiveReply]));
-  void pump(body, channels, (modelId, status, code, message) => {
-    const reply = byModel.get(modelId);
+  void pump(body, channels, (e) => {
+    const reply = byModel.get(e.modelId);
     if (reply) reply.quietFailure = true;
-    core.notify(classifyModelError({ status, code, message, body: { error: code, message }, currency: sessionCurrency(core) }));
+    // A paid model the balance cannot hold: the notice names what it needs, in the user's currency.
+    const body = { error: e.code, message: e.error, ...(e.requiredBalance ? { requiredBalance: e.requiredBalance } : {}), ...(e.requiredUsd ? { requiredUsd: e.requiredUsd } : {}) };
+    core.notify(classifyModelError({ status: e.status, code: e.code, message: e.error, body, currency: sessionCurrency(core) }));
   });
 }
 
 /** Reads the line stream and feeds each model's channel; a malformed line is logged and skipped. */
-type RefusedFn = (modelId: string, status: number, code: string | undefined, message: string) => void;
+type RefusedFn = (refusal: Extract<MultiStreamEvent, { kind: 'error' }> & { status: number }) => void;
 
 async function pump(body: ReadableStream<Uint8Array>, channels: Map<string, ModelChannel>, refused: RefusedFn): Promise<void> {
   const parser = new MultiStreamParser(channels.keys());
@@ -175,7 +177,7 @@ async function pump(body: ReadableStream<Uint8Array>, channels: Map<string, Mode
       if (!channel) continue;
       if (e.kind === 'chunk') channel.chunk(e.text);
       else if (e.kind === 'error') {
-        if (e.status !== undefined) refused(e.modelId, e.status, e.code, e.error);
+        if (e.status !== undefined) refused({ ...e, status: e.status });
         channel.fail(e.error);
       }
       else if (e.kind === 'metadata') channel.meta(e.metadata);

@@ -7,45 +7,16 @@
  *
  * The sending is the submit flow of ./chat.ts with the queue entry's id: the entry leaves the queue in the same
  * append that adds its user message, so a message is never sent twice nor lost. One that cannot be sent (say the
- * balance ran out) stays queued, with the flow's notice, until the user removes it.
+ * balance ran out) stays queued, with the flow's notice, until the user removes it. Reading and adding entries is
+ * ../services/queue-store.ts (the submit flow queues through it).
  */
 import { filter } from 'rxjs';
 import { makeEvent } from '../../events/catalogue';
-import type { QueuedMessage } from '../../events/model';
-import type { ActionResult, QueueHandlers, SendMessageInput, SendMessageResult } from '../../protocol/engine';
-import { foldQueue, QUEUE_EVENT_TYPES, type QueueEntry } from '../../projections/queue';
+import type { ActionResult, QueueHandlers } from '../../protocol/engine';
 import type { EngineCore } from '../core';
-import { MESSAGE_REQUIRED } from '../services/messages';
+import { loadQueues } from '../services/queue-store';
 import { chatSubmitter } from './chat';
 import { isPending } from './submit';
-
-/** Every conversation's queue, folded from the log's queue events (read through the `type` index). */
-export async function loadQueues(core: EngineCore): Promise<Map<string, QueueEntry[]>> {
-  const rows = await core.db.events.where('type').anyOf([...QUEUE_EVENT_TYPES]).sortBy('seq');
-  return foldQueue(rows as unknown as Parameters<typeof foldQueue>[0]);
-}
-
-/** Puts a message in the conversation's queue (called by the submit flow while the conversation is pending). */
-export async function enqueueMessage(core: EngineCore, slug: string, input: SendMessageInput, model: string, extraModels: string[], now: number): Promise<SendMessageResult> {
-  const message: QueuedMessage = {
-    id: crypto.randomUUID(),
-    prompt: input.prompt,
-    attachments: [...new Set(input.attachments ?? [])],
-    scrapedUrls: [...new Set(input.scrapedUrls ?? [])],
-    scrapedContent: input.scrapedContent ?? [],
-    timestamp: now,
-  };
-  // Spec 000 section 5: queued input needs a prompt, an attachment or scraped content.
-  if (message.prompt.trim() === '' && message.attachments.length === 0 && message.scrapedContent.length === 0) {
-    return { ok: false, error: MESSAGE_REQUIRED };
-  }
-  try {
-    await core.append([makeEvent('queue.messageAdded', { conversationSlug: slug, message, model, extraModels, at: now }, crypto.randomUUID(), now)]);
-  } catch {
-    return { ok: false, error: 'Local storage unavailable', notified: true };
-  }
-  return { ok: true, slug, userMessageId: 0, queued: true };
-}
 
 export function queueCommands(core: EngineCore): QueueHandlers {
   const submit = chatSubmitter(core);
@@ -68,6 +39,8 @@ export function queueCommands(core: EngineCore): QueueHandlers {
           attachments: next.message.attachments,
           scrapedUrls: next.message.scrapedUrls,
           scrapedContent: next.message.scrapedContent,
+          // The web search it was queued with (and its depth) runs when it is sent.
+          ...(next.webSearch ? { webSearch: next.webSearch } : {}),
         },
         next.message.id,
       );

@@ -14,6 +14,7 @@
 import type { ModelInfo } from '../../protocol/api';
 import type { SendMessageInput, SendMessageResult } from '../../protocol/engine';
 import { MAX_EXTRA_MODELS } from '../../protocol/multi';
+import { mediaModelOf } from '../../protocol/media';
 import { makeEvent, type NewEvent } from '../../events/catalogue';
 import type { ConversationRow, MessageRow } from '../../events/model';
 import type { EngineCore } from '../core';
@@ -21,7 +22,7 @@ import { defaultName, makeSlug } from '../services/ids';
 import { activePath, buildTree, byTime } from '../services/history';
 import { detectSentiment } from '../services/tokens';
 import { ATTACHMENTS_UNAVAILABLE, MESSAGE_REQUIRED, MODE_UNAVAILABLE, MODEL_ERROR, MULTI_MODEL } from '../services/messages';
-import { enqueueMessage } from './queue';
+import { enqueueMessage } from '../services/queue-store';
 import { attachmentStep, modeHandler } from './submit-plugins';
 
 export const REPLY_IN_PROGRESS = 'Please wait for the current response to complete.';
@@ -70,8 +71,9 @@ export function submitter(core: EngineCore, balanceProbe: BalanceProbe): Submit 
     if (prompt === '' && !hasExtras && !handler.promptFor) return { ok: false, error: MESSAGE_REQUIRED };
     if (core.models$.value.models.length === 0) await core.loadModels();
     const catalogue = core.models$.value;
-    // A prompt sent before the tab had the catalogue (or with no choice made) goes to the default model.
-    const wanted = input.model || catalogue.defaultModel;
+    // A prompt sent before the tab had the catalogue (or with no choice made) goes to the mode's default model
+    // (an image or video mode clicked before the catalogue arrived must not end up at the default text model).
+    const wanted = input.model || (mode === 'image' || mode === 'video' ? mediaModelOf(mode, catalogue.models) : catalogue.defaultModel);
     const model = catalogue.models.find((m) => m.id === wanted);
     if (!model) return { ok: false, error: `Unknown model: ${input.model}` };
     if (!handler.accepts(model)) return { ok: false, error: `${model.name} is not ${/^[aeiou]/.test(mode) ? 'an' : 'a'} ${mode} model` };

@@ -140,7 +140,7 @@ export async function appendAndReply(core: EngineCore, plan: ReplyPlan): Promise
     requestId: plan.requestId,
     maxTokens: core.preferences$.value.maxTokens,
   };
-  core.startReply(reply, (signal) => gateway.streamReply(request, signal));
+  core.startReply(reply, (signal) => gateway.streamReply(request, signal), plan.model);
 }
 
 export function newId(): string {

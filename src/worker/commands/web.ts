@@ -19,7 +19,7 @@ import { classifyModelError } from '../services/errors';
 import { GatewayError } from '../services/gateway';
 import { webClient } from '../services/web-client';
 import { sourcesBlock, withContextOnLastUser } from '../services/web-context';
-import { sessionCurrency } from './chat';
+import { sessionCurrency } from './submit';
 
 export const SCRAPE_FAILED = 'Could not scrape the pages. Check your connection and try again.';
 

@@ -3,11 +3,12 @@
  * its active branch path, with their alternatives and canContinue, and the live text of a reply that is streaming).
  */
 import { asyncScheduler, defer, filter, from, map, Observable, scan, startWith, switchMap, throttleTime } from 'rxjs';
-import type { ConversationSummary, ConversationUpdate, ConversationView, LiveMessageText, MessageView } from '../../protocol/engine';
+import type { ConversationSummary, ConversationUpdate, ConversationView, LiveMessageText, MessageView, QueuedView } from '../../protocol/engine';
 import { applyConversationUpdate } from '../../protocol/conversation-updates';
-import type { ConversationRow, MessageRow, QueuedMessage } from '../../events/model';
-import { loadQueues } from '../commands/queue';
+import type { ConversationRow, MessageRow } from '../../events/model';
+import { queuedViews } from '../services/queue-store';
 import { withCitations } from '../services/web-context';
+import { withImagePrompts } from '../services/media/image-prompts';
 import { STREAM_THROTTLE_MS, type EngineCore } from '../core';
 import { activePath, alternativesOf, buildTree, canContinue, tailPath } from '../services/history';
 import { replyText, type LiveReply } from '../services/reply-runner';
@@ -34,7 +35,7 @@ interface ConversationRows {
   messages: MessageRow[];
   /** Alternatives info of the path's messages that have alternatives. */
   alternatives: Map<number, { index: number; count: number }>;
-  queue: QueuedMessage[];
+  queue: QueuedView[];
   /** Only the newest messages (the first view of a long conversation). */
   partial: boolean;
 }
@@ -81,7 +82,7 @@ export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conv
       more = ids.length > tail;
       rows = (await core.db.messages.bulkGet(more ? ids.slice(0, tail) : ids)).filter((m): m is MessageRow => m !== undefined);
     }
-    const queue = ((await loadQueues(core)).get(slug) ?? []).map((q) => q.message);
+    const queue = await queuedViews(core, slug);
     if (more) {
       const path = tailPath(rows);
       return path === null ? 'full' : { conversation, messages: path, alternatives: new Map(), queue, partial: true };
@@ -123,7 +124,7 @@ export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conv
       if (live) return { ...m, ...tree, ...liveText(live) };
       return { ...m, ...tree, text: promptText(m.prompt), canContinue: !pending && canContinue(m, maxTokens) };
     });
-    return { conversation: rows.conversation, messages: withCitations(messages), pending, queue: rows.queue, ...(rows.partial ? { partial: true } : {}) };
+    return { conversation: rows.conversation, messages: withImagePrompts(withCitations(messages)), pending, queue: rows.queue, ...(rows.partial ? { partial: true } : {}) };
   }
 
   /**

@@ -1,13 +1,13 @@
 /** Live query of the message queue: a conversation's queued messages, oldest first (src/worker/commands/queue.ts). */
 import { asyncScheduler, defer, filter, from, startWith, switchMap, throttleTime, type Observable } from 'rxjs';
-import type { QueuedMessage } from '../../events/model';
+import type { QueuedView } from '../../protocol/engine';
 import { STREAM_THROTTLE_MS, type EngineCore } from '../core';
-import { loadQueues } from '../commands/queue';
+import { queuedViews } from '../services/queue-store';
 import type { QueryHandlers } from './types';
 
 export function queueQueries(core: EngineCore): Pick<QueryHandlers, 'queue'> {
   return {
-    queue: ({ slug }): Observable<QueuedMessage[]> =>
+    queue: ({ slug }): Observable<QueuedView[]> =>
       core.changes$.pipe(
         filter((c) => c.all || c.slugs.has(slug)),
         startWith(null),
@@ -18,7 +18,7 @@ export function queueQueries(core: EngineCore): Pick<QueryHandlers, 'queue'> {
               (async () => {
                 await core.whenStarted();
                 if (!core.storageOk) return [];
-                return ((await loadQueues(core)).get(slug) ?? []).map((q) => q.message);
+                return queuedViews(core, slug);
               })(),
             ),
           ),

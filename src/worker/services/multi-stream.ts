@@ -11,7 +11,7 @@ import type { StreamMetadata } from '../../protocol/stream';
 export type MultiStreamEvent =
   | { kind: 'chunk'; modelId: string; text: string }
   | { kind: 'metadata'; modelId: string; metadata: StreamMetadata }
-  | { kind: 'error'; modelId: string; error: string; status?: number; code?: string }
+  | { kind: 'error'; modelId: string; error: string; status?: number; code?: string; requiredBalance?: string; requiredUsd?: string }
   | { kind: 'complete'; modelId: string }
   | { kind: 'malformed'; line: string; reason: string };
 
@@ -55,6 +55,9 @@ export function parseMultiLine(text: string, models: ReadonlySet<string> | null)
     const out: MultiStreamEvent = { kind: 'error', modelId, error };
     if (typeof l.status === 'number') out.status = l.status;
     if (typeof l.code === 'string') out.code = l.code;
+    const amounts = v as { requiredBalance?: unknown; requiredUsd?: unknown };
+    if (typeof amounts.requiredBalance === 'string') out.requiredBalance = amounts.requiredBalance;
+    if (typeof amounts.requiredUsd === 'string') out.requiredUsd = amounts.requiredUsd;
     return out;
   }
   if (l.isMetadata === true) {

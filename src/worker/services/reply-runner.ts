@@ -6,6 +6,7 @@ import type { Notice } from '../../protocol/engine';
 import type { NewEvent } from '../../events/catalogue';
 import { makeEvent } from '../../events/catalogue';
 import { ReplyStreamParser } from './stream-parser';
+import type { ImageLineReply, LineImage } from './image-lines';
 import { classifyModelError, failedChatText, streamFailureText } from './errors';
 import { GatewayError } from './gateway';
 import { FAILED_TO_START_STREAM, MODEL_ERROR, NO_MESSAGE_CONTENT_RETURNED, NO_MESSAGE_RETURNED, NO_MESSAGE_RETURNED_TEXT, STREAM_ERROR } from './messages';
@@ -44,13 +45,16 @@ export interface LiveReply {
   continuation?: { text: string; thinking: string; cost: number; outputTokens: number };
   /** Events appended together with a reply.failed that deletes the reply (e.g. repairing its alternative group). */
   onDropped?: () => NewEvent[];
+  /** The model answers in the Gemini image model's JSON lines: its text and images, decoded (./image-lines.ts). */
+  imageLines?: ImageLineReply;
 }
 
 /** The reply's text and thinking so far, after what it held before a Continue. */
 export function replyText(reply: LiveReply): { text: string; thinking: string } {
   const c = reply.continuation;
-  if (c === undefined) return { text: reply.parser.text, thinking: reply.parser.thinking };
-  return { text: c.text + reply.parser.text, thinking: c.thinking + reply.parser.thinking };
+  const text = reply.imageLines ? reply.imageLines.update(reply.parser.text) : reply.parser.text;
+  if (c === undefined) return { text, thinking: reply.parser.thinking };
+  return { text: c.text + text, thinking: c.thinking + reply.parser.thinking };
 }
 
 export interface ReplyHost {
@@ -63,6 +67,8 @@ export interface ReplyHost {
   stallMs?: number;
   /** The currency the user pays in (a 402 notice shows the required amount in it); default XNO. */
   currency?(): 'USD' | 'XNO';
+  /** Stores a reply's images (image lines) as Blobs; returns the events that put them on its message. */
+  storeImages?(reply: LiveReply, images: LineImage[], at: number): Promise<NewEvent[]>;
 }
 
 /**
@@ -111,6 +117,7 @@ export async function runReply(host: ReplyHost, reply: LiveReply, open: (signal:
   } finally {
     clearTimeout(stallTimer);
   }
+  reply.imageLines?.finish(parser.text);
   const { text, thinking } = replyText(reply);
   const at = host.now();
   const meta = parser.metadata;
@@ -120,6 +127,11 @@ export async function runReply(host: ReplyHost, reply: LiveReply, open: (signal:
   const cost = (meta?.cost ?? 0) + (before?.cost ?? 0);
   const outputTokens = meta?.outputTokens == null ? null : meta.outputTokens + (before?.outputTokens ?? 0);
   const inputTokens = meta?.inputTokens ?? null;
+  /** The images of an image-lines reply, stored and put on its message with its completion. */
+  const imageEvents = async (): Promise<NewEvent[]> => {
+    const images = reply.imageLines?.images ?? [];
+    return images.length > 0 && host.storeImages ? host.storeImages(reply, images, at) : [];
+  };
 
   const fail = async (error: string, keepIt: boolean, notice: Omit<Notice, 'id'> | null) => {
     if (notice && !reply.quietFailure) host.notify(notice);
@@ -150,6 +162,7 @@ export async function runReply(host: ReplyHost, reply: LiveReply, open: (signal:
   if (reply.stoppedByUser) {
     // The user pressed Stop: keep what arrived, like every chat app does.
     await host.append([
+      ...(await imageEvents()),
       makeEvent('reply.completed', { ...base, text, thinking, cost, paymentSource: meta?.paymentSource ?? null, outputTokens, inputTokens }, host.newEventId(), at),
     ]);
     return;
@@ -177,7 +190,8 @@ export async function runReply(host: ReplyHost, reply: LiveReply, open: (signal:
     await fail(failedChatText(message), keepPartial, classifyModelError({ message }));
     return;
   }
-  if (parser.text.trim() === '') {
+  // An image-lines reply is empty when it decodes to no text and no image (its raw lines are not the answer).
+  if (reply.imageLines ? text.trim() === '' && reply.imageLines.images.length === 0 : parser.text.trim() === '') {
     // Spec 000 section 8, two wordings: nothing at all came back, or the model worked (reasoning, output tokens)
     // but gave no message content.
     const worked = parser.thinking.trim() !== '' || (meta.outputTokens ?? 0) > 0;
@@ -186,6 +200,7 @@ export async function runReply(host: ReplyHost, reply: LiveReply, open: (signal:
     return;
   }
   await host.append([
+    ...(await imageEvents()),
     makeEvent('reply.completed', { ...base, text, thinking, cost, paymentSource: meta.paymentSource ?? null, outputTokens, inputTokens }, host.newEventId(), at),
   ]);
 }

@@ -7,8 +7,8 @@ import 'fake-indexeddb/auto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { filter, firstValueFrom, type Observable } from 'rxjs';
 import type { MessageRow } from '../../../src/events/model';
-import type { GalleryItem } from '../../../src/protocol/engine';
-import { VIDEO_TIMED_OUT } from '../../../src/protocol/media';
+import type { GalleryItem, MessageView } from '../../../src/protocol/engine';
+import { mediaModelOf, VIDEO_TIMED_OUT } from '../../../src/protocol/media';
 import { fold } from '../../../src/projections/fold';
 import { decodeLog } from '../../../src/events/codec';
 import { startGateway, type RunningGateway } from '../../../src/server/start';
@@ -86,6 +86,8 @@ describe('images', () => {
     expect(blob?.type).toBe('image/png');
     expect(reply.mode).toBe('image');
     expect(reply.imageSettings).toMatchObject({ width: 96, seed: 3 });
+    // The reply's images carry the prompt they were made from (the viewer's caption), not the model's name.
+    expect((reply as MessageView).imagePrompt).toBe('green forest');
 
     const gallery = await until<GalleryItem[]>(engine.observe({ kind: 'gallery' }), (g) => g.length === 1);
     expect(gallery[0]).toMatchObject({ fileId: ref?.fileId, slug, prompt: 'green forest', favourite: false, model: 'parley-offline-image' });
@@ -103,6 +105,52 @@ describe('images', () => {
     // Deleting the conversation takes its image out of the gallery.
     await engine.deleteConversation(slug);
     await until<GalleryItem[]>(engine.observe({ kind: 'gallery' }), (g) => g.length === 0);
+  });
+
+  it('a chat model answering in image lines (Gemini-style): the reply keeps the text, its image is a stored Blob, in the gallery', async () => {
+    const engine = newEngine('media-image-lines');
+    await until<{ models: { id: string }[] }>(engine.observe({ kind: 'models' }), (m) => m.models.some((x) => x.id === 'parley-offline-image-chat'));
+    const sent = await engine.sendMessage({ slug: null, prompt: 'a blue whale', model: 'parley-offline-image-chat' });
+    if (!sent.ok) throw new Error(sent.error);
+    const reply = (await assistant(engine, sent.slug, (m) => m.status === 'done')) as MessageView;
+    expect(reply.text).toBe('Here is a picture for "a blue whale". (Painted by the built-in offline engine, not an AI model.)\n\nAsk again with other words for another picture.');
+    expect(reply.images).toHaveLength(1);
+    expect(reply.images?.[0]).toMatchObject({ mimeType: 'image/png', width: 256, height: 256 });
+    expect(reply.imagePrompt).toBe('a blue whale');
+    expect(JSON.stringify(reply)).not.toContain('"type":"image"');
+    const blob = await engine.getFile(reply.images?.[0]?.fileId ?? 0);
+    expect(blob?.type).toBe('image/png');
+    const gallery = await until<GalleryItem[]>(engine.observe({ kind: 'gallery' }), (g) => g.length === 1);
+    expect(gallery[0]).toMatchObject({ prompt: 'a blue whale', model: 'parley-offline-image-chat' });
+    // The log replays to the same row (text and images).
+    const row = fold(decodeLog(await engine.exportLog()).events).get('messages', reply.id) as MessageRow;
+    expect(row.prompt).toBe(reply.text);
+    expect(row.images).toEqual(reply.images);
+    expect(row.status).toBe('done');
+  });
+
+  it('an image-lines model as a multi-model extra is decoded the same way, beside a plain text reply', async () => {
+    const engine = newEngine('media-image-lines-multi');
+    await until<{ models: { id: string }[] }>(engine.observe({ kind: 'models' }), (m) => m.models.some((x) => x.id === 'parley-offline-image-chat'));
+    const sent = await engine.sendMessage({ slug: null, prompt: 'two answers', model: 'parley-offline', extraModels: ['parley-offline-image-chat'] });
+    if (!sent.ok) throw new Error(sent.error);
+    const view = await until<{ messages: MessageView[] }>(engine.observe({ kind: 'conversation', slug: sent.slug }), (v) => v.messages.length === 3 && v.messages.every((m) => m.status === 'done'));
+    const lines = view.messages.find((m) => m.model === 'parley-offline-image-chat');
+    expect(lines?.text.startsWith('Here is a picture for "two answers".')).toBe(true);
+    expect(lines?.images).toHaveLength(1);
+    expect(view.messages.find((m) => m.model === 'parley-offline')?.images).toBeUndefined();
+  });
+
+  it('an image request sent with no model (the tab had no catalogue yet) goes to the image default, not the text one', async () => {
+    const engine = newEngine('media-no-model');
+    const sent = await engine.sendMessage({ slug: null, prompt: 'early bird', model: '', mode: 'image' });
+    if (!sent.ok) throw new Error(sent.error);
+    const reply = await assistant(engine, sent.slug, (m) => m.status === 'done');
+    expect(reply.model).toBe('parley-offline-image');
+    expect(reply.images).toHaveLength(1);
+    expect(mediaModelOf('image', [{ id: 'a', modality: 'text' }, { id: 'x', modality: 'image' }, { id: 'flux-schnell', modality: 'image' }])).toBe('flux-schnell');
+    expect(mediaModelOf('image', [{ id: 'x', modality: 'image' }, { id: 'flux-schnell', modality: 'image' }], 'x')).toBe('x');
+    expect(mediaModelOf('video', [{ id: 'x', modality: 'image' }])).toBe('');
   });
 
   it('refuses a blank prompt and a model of another modality; explicit prompts need explicit mode', async () => {

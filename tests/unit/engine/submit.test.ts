@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { filter, firstValueFrom, type Observable } from 'rxjs';
 import { makeEvent, type NewEvent } from '../../../src/events/catalogue';
 import type { MessageRow, QueuedMessage } from '../../../src/events/model';
-import type { ConversationView, Notice } from '../../../src/protocol/engine';
+import type { ConversationView, Notice, QueuedView } from '../../../src/protocol/engine';
 import { foldQueue } from '../../../src/projections/queue';
 import { fold } from '../../../src/projections/fold';
 import { decodeLog } from '../../../src/events/codec';
@@ -24,6 +24,10 @@ let gateway: RunningGateway;
 const realFetch = globalThis.fetch;
 /** Per upstream model: how long each word takes (a slow model keeps the conversation pending). */
 const wordDelay = new Map<string, number>();
+/** Web searches the engine asked for (answered here: the gateway's search is tested in tests/unit/web). */
+const searches: { query: string; depth: string }[] = [];
+/** The models the engine asked /api/stream-gpt for (with their web search suffix). */
+const streamedModels: string[] = [];
 
 beforeAll(async () => {
   upstream = await startFakeUpstream((req) => {
@@ -47,6 +51,13 @@ beforeAll(async () => {
   let cookie = '';
   globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
     const url = new URL(String(input), gateway.url);
+    if (url.pathname === '/api/web-search' && init?.method === 'POST') {
+      const body = JSON.parse(String(init.body)) as { query: string; depth: string };
+      searches.push({ query: body.query, depth: body.depth });
+      const found = { results: [{ title: 'Found', url: 'https://found.example/', snippet: 'A source.' }], provider: 'fake', depth: body.depth, cost: 0, paymentSource: 'USD' };
+      return new Response(JSON.stringify(found), { status: 200, headers: { 'content-type': 'application/json' } });
+    }
+    if (url.pathname === '/api/stream-gpt') streamedModels.push((JSON.parse(String(init?.body)) as { model: string }).model);
     const headers = new Headers(init?.headers);
     if (cookie) headers.set('cookie', cookie);
     const res = await realFetch(url, { ...init, headers });
@@ -79,7 +90,7 @@ function until<T>(source: Observable<unknown>, test: (v: T) => boolean, ms = 15_
   ]);
 }
 const view = (e: Engine, slug: string, test: (v: ConversationView) => boolean) => until<ConversationView>(e.observe({ kind: 'conversation', slug }), test);
-const queue = (e: Engine, slug: string, test: (v: QueuedMessage[]) => boolean) => until<QueuedMessage[]>(e.observe({ kind: 'queue', slug }), test);
+const queue = (e: Engine, slug: string, test: (v: QueuedView[]) => boolean) => until<QueuedView[]>(e.observe({ kind: 'queue', slug }), test);
 const done = (v: ConversationView) => !v.pending && v.messages.every((m) => m.status === 'done' || m.status === 'error');
 
 async function logOf(dbName: string): Promise<NewEvent[]> {
@@ -153,6 +164,41 @@ describe('queue', () => {
     expect(removed).toEqual(['removed', 'submitted', 'submitted']);
   });
 
+  it('a queued message keeps its web search and depth: it searches the web when it is sent', async () => {
+    const engine = newEngine('queue-web-search');
+    const first = await engine.sendMessage({ slug: null, prompt: 'one two three four five six', model: 'slow-model' });
+    if (!first.ok) throw new Error(first.error);
+    const slug = first.slug;
+    const queued = await engine.sendMessage({ slug, prompt: 'news about bread', model: 'fake-model', webSearch: { depth: 'deep' } });
+    expect(queued.ok && queued.queued).toBe(true);
+    const plain = await engine.sendMessage({ slug, prompt: 'no search here', model: 'fake-model' });
+    expect(plain.ok && plain.queued).toBe(true);
+    expect(searches.filter((s) => s.query === 'news about bread')).toEqual([]);
+    // The queue shows which queued message will search the web.
+    const waiting = await queue(engine, slug, (q) => q.length === 2);
+    expect(waiting.map((q) => [q.prompt, q.webSearch])).toEqual([
+      ['news about bread', { depth: 'deep' }],
+      ['no search here', undefined],
+    ]);
+    const final = await view(engine, slug, (v) => done(v) && v.messages.length === 6);
+    // Sent once the first reply ended, with the deep search it was queued with, and the spec's model suffix.
+    expect(searches.filter((s) => s.query === 'news about bread')).toEqual([{ query: 'news about bread', depth: 'deep' }]);
+    expect(searches.some((s) => s.query === 'no search here')).toBe(false);
+    expect(streamedModels).toContain('fake-model:online/linkup-deep');
+    const searched = final.messages.find((m) => m.text === 'news about bread');
+    expect(searched?.webSearch).toMatchObject({ depth: 'deep', provider: 'fake' });
+    expect(final.messages.find((m) => m.text === 'no search here')?.webSearch).toBeUndefined();
+    const replyToSearched = final.messages.find((m) => m.parentMessageId === searched?.id);
+    expect(replyToSearched?.citations?.map((c) => c.url)).toEqual(['https://found.example/']);
+    // The log keeps the flag on the queue event (v2), and replays to the same messages.
+    const log = await logOf('queue-web-search');
+    const added = log.filter((e) => e.type === 'queue.messageAdded').map((e) => [e.v, (e.payload as { webSearch: unknown }).webSearch]);
+    expect(added).toEqual([
+      [2, { depth: 'deep' }],
+      [2, null],
+    ]);
+  });
+
   it('survives a restart: a new engine sends what was still queued', async () => {
     const at = 1_763_800_000_000;
     const db = new ParleyDB('queue-restart');
@@ -165,8 +211,9 @@ describe('queue', () => {
       makeEvent('conversation.created', { conversation: { id: 1, uuid: 'u-q', slug: 'q-1', name: 'hello', createdAt: at, updatedAt: at, latestMessage: '', isMediaOnly: false } }, 'q1', at),
       makeEvent('message.added', { message: user }, 'q2', at),
       makeEvent('message.added', { message: reply }, 'q3', at),
-      makeEvent('queue.messageAdded', { conversationSlug: 'q-1', message, model: 'fake-model', extraModels: [], at: at + 2 }, 'q4', at + 2),
     ]);
+    // Queued by an older build: a queue.messageAdded v1 row (no web search field), read through its upcaster.
+    await db.events.add({ type: 'queue.messageAdded', v: 1, id: 'q4', at: at + 2, payload: { conversationSlug: 'q-1', message, model: 'fake-model', extraModels: [], at: at + 2 } } as never);
     db.close();
     const engine = newEngine('queue-restart');
     const v = await view(engine, 'q-1', (x) => done(x) && x.messages.length === 4);

@@ -112,6 +112,20 @@ describe('POST /api/talk-to-gpt-multi', () => {
     expect(after.numReplies).toBe(2);
   });
 
+  it('a paid model the balance cannot hold, beside a free one: its error line names the amount it needs', async () => {
+    const poor = await newSession(gw.app);
+    const res = await post(poor.cookie, request(['free-model', 'paid-model']));
+    expect(res.status).toBe(200);
+    const events = await lines(res);
+    const refused = events.find((e): e is Extract<MultiStreamEvent, { kind: 'error' }> => e.kind === 'error' && e.modelId === 'paid-model');
+    expect(refused).toMatchObject({ status: 402, code: 'INSUFFICIENT_BALANCE' });
+    // The amounts the spec's 402 notice shows (requiredBalance in XNO, and USD), the same as in its message.
+    expect(Number(refused?.requiredUsd)).toBeGreaterThan(0);
+    expect(Number(refused?.requiredBalance)).toBeGreaterThan(0);
+    expect(refused?.error).toBe(`Insufficient balance: paid-model needs ${refused?.requiredUsd} USD or ${refused?.requiredBalance} XNO available`);
+    expect(textOf(events, 'free-model')).toBe('Answer from free-model.');
+  });
+
   it('refuses bad input with 400: a 5th extra model, duplicates, unknown models, malformed bodies', async () => {
     const s = await newSession(gw.app);
     const bad: unknown[] = [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MessageView } from '../../../src/protocol/engine';
-import { addExtraModel, applyModelChoice, composer, readAddress, removeExtraModel } from '../../../src/ui/composer-state';
+import { addExtraModel, applyModelChoice, composer, nextExtraModel, readAddress, removeExtraModel } from '../../../src/ui/composer-state';
 import { listRows, rowsOf, updateRows } from '../../../src/ui/components/list-rows';
 
 function msg(id: number, role: 'user' | 'assistant', extra: Partial<MessageView> = {}): MessageView {
@@ -36,6 +36,21 @@ describe('multi-model extras', () => {
     applyModelChoice({ modality: 'video' });
     expect(composer.mode).toBe('video');
     expect(composer.extraModels).toEqual([]);
+  });
+});
+
+describe('Add model without a balance (spec 000 section 6: only free models)', () => {
+  const models = [
+    { id: 'paid-a', free: false },
+    { id: 'free-b', free: true },
+    { id: 'paid-c', free: false },
+    { id: 'free-d', free: true },
+  ];
+  it('adds the first free model not chosen; with a balance, the first not chosen; a paid one only when no free is left', () => {
+    expect(nextExtraModel(models, new Set(['free-b']), false)?.id).toBe('free-d');
+    expect(nextExtraModel(models, new Set(['free-b']), true)?.id).toBe('paid-a');
+    expect(nextExtraModel(models, new Set(['free-b', 'free-d']), false)?.id).toBe('paid-a');
+    expect(nextExtraModel(models, new Set(models.map((m) => m.id)), false)).toBeUndefined();
   });
 });
 
