@@ -31,6 +31,7 @@ export default defineConfig({
     proxy: {
       '/api': gateway,
       '/auth': gateway,
+      '/notion': gateway,
     },
   },
 });

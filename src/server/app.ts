@@ -15,6 +15,7 @@ import { registerSessionRoutes } from './routes/session';
 import { registerStreamGptRoute } from './routes/stream-gpt';
 import { registerConversationSummaryRoute } from './routes/conversation-summary';
 import { registerTalkToGptMultiRoute } from './routes/talk-to-gpt-multi';
+import { ATTACHMENT_BODY_ROUTES, ATTACHMENT_COSTLY_ROUTES, MULTIPART_ROUTES, registerAttachmentRoutes } from './routes/attachments';
 import { serveClient } from './static';
 import { loadConfig } from './config';
 import { adminAccessGuard } from './guards/admin-access';
@@ -58,9 +59,11 @@ export const SMALL_BODY_BYTES = 256 * 1024;
 
 /** Routes whose body carries a conversation (its images too): PARLEY_MAX_BODY_BYTES applies. */
 const LARGE_BODY_ROUTES = new Set(['/api/stream-gpt', '/api/talk-to-gpt-multi']);
+for (const path of ATTACHMENT_BODY_ROUTES) LARGE_BODY_ROUTES.add(path);
 
 /** Routes that spend money or upstream capacity: limited per client address (PARLEY_COSTLY_RATE_*). */
 const COSTLY_ROUTES = ['/api/stream-gpt', '/api/talk-to-gpt-multi', '/api/conversation-summary'];
+COSTLY_ROUTES.push(...ATTACHMENT_COSTLY_ROUTES);
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const settings: AppSettings = { ...DEFAULT_SETTINGS, ...deps.settings };
@@ -74,14 +77,14 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   // Before anything reads a body or a session: state-changing requests must be JSON from this site.
-  const crossSite = crossSiteGuard(settings.guards.allowedOrigins);
+  const crossSite = crossSiteGuard(settings.guards.allowedOrigins, MULTIPART_ROUTES);
   const smallBodies: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (c.req.method === 'POST' && !LARGE_BODY_ROUTES.has(c.req.path) && Number(c.req.header('content-length') ?? 0) > SMALL_BODY_BYTES) {
       return jsonError(c, 413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${SMALL_BODY_BYTES} bytes`);
     }
     await next();
   };
-  for (const prefix of ['/api/*', '/auth/*', '/admin/*']) {
+  for (const prefix of ['/api/*', '/auth/*', '/admin/*', '/notion/*']) {
     app.use(prefix, crossSite);
     app.use(prefix, smallBodies);
   }
@@ -92,11 +95,13 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   const requireSession = registerSessionRoutes(app, ctx, { creationLimiter: sessionLimit });
   app.use('/api/*', requireSession);
+  app.use('/notion/*', requireSession);
   for (const path of COSTLY_ROUTES) app.use(path, costlyLimit.middleware);
   registerModelRoutes(app, ctx);
   registerStreamGptRoute(app, ctx);
   registerConversationSummaryRoute(app, ctx);
   registerTalkToGptMultiRoute(app, ctx);
+  registerAttachmentRoutes(app, ctx);
   if (deps.adminToken) {
     app.use('/admin/*', adminAccessGuard(settings.guards.adminLoopbackOnly));
     registerAdminRoutes(app, ctx, deps.adminToken);
@@ -106,7 +111,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   app.notFound((c) => {
     const path = c.req.path;
-    if (/^\/(api|auth|admin)(\/|$)/.test(path)) return jsonError(c, 404, 'NOT_FOUND', `No route ${c.req.method} ${path}`);
+    if (/^\/(api|auth|admin|notion)(\/|$)/.test(path)) return jsonError(c, 404, 'NOT_FOUND', `No route ${c.req.method} ${path}`);
     return c.text('Not found', 404);
   });
 

@@ -50,6 +50,8 @@ export interface GatewayConfig {
   sessionIdleMs: number;
   /** How often the expiry sweep runs, ms (PARLEY_SESSION_SWEEP_MS). */
   sessionSweepMs: number;
+  /** Catalogue id of the vision model that describes images (PARLEY_VISION_MODEL); null = the offline description. */
+  visionModel: string | null;
 }
 
 /** A token bucket: `burst` requests at once, refilled at `perMinute`; perMinute 0 turns the limit off. */
@@ -229,6 +231,7 @@ export function loadConfig(env: Env): GatewayConfig {
     guards: loadGuards(env, sessionIdleMs),
     sessionIdleMs,
     sessionSweepMs: intVar(env, 'PARLEY_SESSION_SWEEP_MS', 10 * 60_000, 1_000, 24 * 3_600_000),
+    visionModel: env.PARLEY_VISION_MODEL?.trim() || null,
   };
 }
 

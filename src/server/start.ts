@@ -168,7 +168,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
       catalogue,
       ledger,
       replies,
-      settings: { stallMs: config.stallMs, cookieSecure: config.cookieSecure, maxBodyBytes: config.maxBodyBytes, resumeGraceMs: config.resumeGraceMs, titleModel: config.titleModel, guards: config.guards },
+      settings: { stallMs: config.stallMs, cookieSecure: config.cookieSecure, maxBodyBytes: config.maxBodyBytes, resumeGraceMs: config.resumeGraceMs, titleModel: config.titleModel, guards: config.guards, visionModel: config.visionModel },
       clientDir,
       adminToken,
       log,

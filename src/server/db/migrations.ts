@@ -138,6 +138,21 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX sessions_last_seen_idx ON sessions (last_seen_at) WHERE usd_micro = 0 AND nano_raw = 0`,
     ],
   },
+  {
+    id: 5,
+    name: 'unsupported_filetype_reports',
+    statements: [
+      // Spec 000 section 7, POST {api}/notion/unsupported-filetypes (src/server/routes/unsupported-filetypes.ts).
+      `CREATE TABLE unsupported_filetype_reports (
+        id BIGSERIAL PRIMARY KEY,
+        session_id TEXT REFERENCES sessions(id) ON DELETE SET NULL,
+        filetype TEXT NOT NULL,
+        filesize_mb NUMERIC(12,3) NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      )`,
+      `CREATE INDEX unsupported_filetype_reports_session_idx ON unsupported_filetype_reports (session_id, created_at)`,
+    ],
+  },
 ];
 
 const LOCK_ID = 727_001;

@@ -10,6 +10,7 @@ import { formatPrice, type PriceUnits } from '../money';
 import { OFFLINE_MODEL, OFFLINE_MODEL_ID, OfflineProvider } from './offline';
 import { OpenAiProvider } from './openai';
 import type { TextProvider } from './types';
+import { isVisionModel } from '../../protocol/vision';
 
 export interface CatalogueEntry {
   info: ModelInfo;
@@ -132,7 +133,7 @@ export class Catalogue {
             modality: 'text',
             provider: u.config.name,
             pricing: { input: formatPrice(p.inputMicroPerM), output: formatPrice(p.outputMicroPerM) },
-            capabilities: ['chat', 'streaming'],
+            capabilities: isVisionModel(model) ? ['chat', 'streaming', 'vision'] : ['chat', 'streaming'],
             free,
             offline: false,
             contextLength: u.contextLengths.get(model) ?? DEFAULT_CONTEXT_LENGTH,

@@ -9,7 +9,7 @@
  * 3. Larger images are compressed (./compression-schedule.ts): JPEG, except PNGs with real transparency.
  *    EXIF orientation is read with exifr and applied when the browser's decoder does not apply it itself.
  */
-import { orientation as exifOrientation } from 'exifr';
+import exifr from 'exifr';
 import * as UTIF from 'utif2';
 import { COMPRESSION_ERROR, fileExtension, formatFileSize, IMAGE_EXTENSIONS, IMAGE_SIZE_LIMIT, IMAGE_UPLOAD } from '../../../protocol/attachments';
 import { CompressionError, hasRealTransparency, outputFormat, runCompression, type CompressionStep, type OutputFormat } from './compression-schedule';
@@ -112,7 +112,7 @@ async function decode(blob: Blob, kind: ImageKind): Promise<Decoded> {
     throw new CompressionError(COMPRESSION_ERROR.load);
   }
   let orientation = 1;
-  if (kind === 'jpeg' && !(await browserAppliesOrientation())) orientation = (await exifOrientation(blob).catch(() => undefined)) ?? 1;
+  if (kind === 'jpeg' && !(await browserAppliesOrientation())) orientation = (await exifr.orientation(blob).catch(() => undefined)) ?? 1;
   return { bitmap, orientation };
 }
 
