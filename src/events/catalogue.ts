@@ -4,6 +4,7 @@
  * Ids, timestamps and every other nondeterministic value travel in the payload.
  */
 import type { ConversationRow, InstructionRow, MessageLibraryRow, MessageRow, QueuedMessage } from './model';
+import type { LibraryCompletedV1, LibraryFailedV1, LibraryItemAddedV1, LibraryItemDeletedV1, LibraryItemLinkedV1, LibraryMessageLinkedV1, LibraryProgressedV1, MessageImagesExtractedV1 } from './library-events';
 import type { PaymentSource } from '../protocol/stream';
 import type { Preferences } from '../protocol/preferences';
 
@@ -253,6 +254,14 @@ export interface EventPayloads {
   'reply.continued': ReplyContinuedV1;
   'conversation.duplicated': ConversationDuplicatedV1;
   'preferences.changed': PreferencesChangedV1;
+  'library.itemAdded': LibraryItemAddedV1;
+  'library.itemProgressed': LibraryProgressedV1;
+  'library.itemCompleted': LibraryCompletedV1;
+  'library.itemFailed': LibraryFailedV1;
+  'library.itemDeleted': LibraryItemDeletedV1;
+  'library.itemLinked': LibraryItemLinkedV1;
+  'library.messageLinked': LibraryMessageLinkedV1;
+  'message.imagesExtracted': MessageImagesExtractedV1;
 }
 
 export type EventType = keyof EventPayloads;
@@ -285,6 +294,14 @@ export const CURRENT_VERSION: { [K in EventType]: number } = {
   'reply.continued': 1,
   'conversation.duplicated': 1,
   'preferences.changed': 1,
+  'library.itemAdded': 1,
+  'library.itemProgressed': 1,
+  'library.itemCompleted': 1,
+  'library.itemFailed': 1,
+  'library.itemDeleted': 1,
+  'library.itemLinked': 1,
+  'library.messageLinked': 1,
+  'message.imagesExtracted': 1,
 };
 
 /** An event as a command creates it (current version). */

@@ -60,6 +60,8 @@ export interface MessageRow {
   contextOmitted?: number;
   /** Replies of one multi-model request share it (the request id): the view shows them side by side. */
   multiModelRequest?: string;
+  /** Spec 000 section 3: the message's images (the background migration moves inline images here). */
+  images?: MessageImage[];
   // Branch fields (schema v41).
   parentMessageId: number | null;
   alternativeGroup: string | null;
@@ -85,6 +87,41 @@ export interface FileRow { id: number; file: Blob | ArrayBuffer }
 export interface LibraryRow {
   id: number; createdAt: number; lastModified: number; fileId: number; name: string; content: string[];
   processingTime: number; type: 'image' | 'file'; status: string; order: number;
+  // The library item's working fields (spec 000 section 3) and this app's upload state (src/projections/library.ts).
+  fileType?: string;
+  sizeBytes?: number;
+  analysis?: FileAnalysis;
+  conversationId?: number | null;
+  processedLocally?: boolean;
+  /** MIME type of the stored file (an image after compression: image/jpeg or image/png). */
+  mimeType?: string;
+  /** Reading progress, 0 to 1, while uploading or processing; null when unknown. */
+  progress?: number | null;
+  /** Why it failed (status 'error'), the spec's message. */
+  error?: string;
+  /** Where it is read: in the browser ('client'), by the gateway ('server'), or an image ('image'). */
+  processing?: 'client' | 'server' | 'image';
+  /** The gateway job id of server processing (polled after a reload). */
+  jobId?: string;
+  /** Size before compression (an image that was compressed). */
+  originalSize?: number;
+}
+
+/** The file analyser's verdict (spec 000 section 5; src/worker/services/attachments/analyser.ts). */
+export interface FileAnalysis {
+  extension: string;
+  isSupported: boolean;
+  needsServerProcessing: boolean;
+  recommendedProcessing: 'client' | 'server';
+  estimatedProcessingTime: number;
+  reasons: string[];
+}
+
+/** An image of a message (spec 000 section 3: images, each id, b64_json, url). */
+export interface MessageImage {
+  id: string;
+  b64_json?: string;
+  url?: string;
 }
 export interface LibraryConversationRow { id: number; libraryId: number; conversationId: number }
 export interface InstructionRow { id: number; name: string; instructions: string; createdAt: number; updatedAt: number }

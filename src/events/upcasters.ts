@@ -65,6 +65,14 @@ export const upcasters: { readonly [K in EventType]: Readonly<Record<number, Upc
   'reply.continued': {},
   'conversation.duplicated': {},
   'preferences.changed': {},
+  'library.itemAdded': {},
+  'library.itemProgressed': {},
+  'library.itemCompleted': {},
+  'library.itemFailed': {},
+  'library.itemDeleted': {},
+  'library.itemLinked': {},
+  'library.messageLinked': {},
+  'message.imagesExtracted': {},
 };
 
 export interface UpcastOptions {

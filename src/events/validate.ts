@@ -6,6 +6,7 @@
 import type { EventType } from './catalogue';
 import { CURRENT_VERSION } from './catalogue';
 import { checkPreferenceChanges } from '../protocol/preferences';
+import { LIBRARY_PAYLOADS } from './library-validate';
 
 type Check = (v: unknown) => boolean;
 type Shape = Record<string, Check>;
@@ -193,6 +194,7 @@ const fastPayload: { [K in EventType]: (p: unknown) => boolean } = {
   'reply.continued': (p) => O(p) && replyOk(p) && S(p.model) && S(p.requestId) && S(p.text) && S(p.thinking),
   'conversation.duplicated': (p) => checkDuplicated(p) === null,
   'preferences.changed': (p) => O(p) && N(p.at) && checkPreferenceChanges(p.changes) === null,
+  ...LIBRARY_PAYLOADS.fast,
 };
 
 const payloadShapes: { [K in EventType]: (p: unknown) => string | null } = {
@@ -231,6 +233,7 @@ const payloadShapes: { [K in EventType]: (p: unknown) => string | null } = {
     const bad = checkPreferenceChanges((p as Record<string, unknown>).changes);
     return bad === null ? null : `payload.changes: ${bad}`;
   },
+  ...LIBRARY_PAYLOADS.shapes,
 };
 
 export function isEventType(type: string): type is EventType {

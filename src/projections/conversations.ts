@@ -65,6 +65,14 @@ export const conversationsProjection: Projection = {
       case 'message.deleted':
       case 'message.retried':
       case 'reply.continued':
+      case 'library.itemAdded':
+      case 'library.itemProgressed':
+      case 'library.itemCompleted':
+      case 'library.itemFailed':
+      case 'library.itemDeleted':
+      case 'library.itemLinked':
+      case 'library.messageLinked':
+      case 'message.imagesExtracted':
         return NONE;
     }
   },

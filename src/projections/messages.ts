@@ -28,7 +28,17 @@ export const messagesProjection: Projection = {
       case 'instruction.deleted':
       case 'queue.messageAdded':
       case 'queue.messageRemoved':
+      case 'library.itemAdded':
+      case 'library.itemProgressed':
+      case 'library.itemCompleted':
+      case 'library.itemFailed':
+      case 'library.itemDeleted':
+      case 'library.itemLinked':
+      case 'library.messageLinked':
         return [];
+      // The background migration moved a message's inline images into its images field (src/worker/services/library/migration.ts).
+      case 'message.imagesExtracted':
+        return [update('messages', event.payload.messageId, { prompt: event.payload.prompt, images: event.payload.images })];
       // A deleted conversation keeps its messages through the undo window; they go when it is purged.
       case 'conversation.purged':
         return [deleteWhere('messages', 'conversationSlug', event.payload.slug)];

@@ -3,9 +3,10 @@ import { conversationsProjection } from './conversations';
 import { instructionsProjection } from './instructions';
 import { messagesProjection } from './messages';
 import type { Projection } from './projection';
+import { libraryProjection } from './library';
 import type { TableName } from './writes';
 
-export const projections: readonly Projection[] = [conversationsProjection, messagesProjection, instructionsProjection];
+export const projections: readonly Projection[] = [conversationsProjection, messagesProjection, instructionsProjection, libraryProjection];
 
 /** Tables owned by the given projections (the only tables a rebuild clears). */
 export function ownedTables(list: readonly Projection[] = projections): TableName[] {

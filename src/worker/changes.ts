@@ -48,6 +48,15 @@ const CHANGES: { [K in EventType]: (payload: EventPayloads[K]) => Touch } = {
   'conversation.duplicated': (p) => ({ list: true, slugs: [p.conversation.slug] }),
   // Preferences are no conversation's data: the engine's preferences$ follows these events itself.
   'preferences.changed': () => ({ list: false, slugs: [] }),
+  // The library queries follow library events themselves (src/worker/queries/library.ts).
+  'library.itemAdded': () => ({ list: false, slugs: [] }),
+  'library.itemProgressed': () => ({ list: false, slugs: [] }),
+  'library.itemCompleted': () => ({ list: false, slugs: [] }),
+  'library.itemFailed': () => ({ list: false, slugs: [] }),
+  'library.itemDeleted': () => ({ list: false, slugs: [] }),
+  'library.itemLinked': () => ({ list: false, slugs: [] }),
+  'library.messageLinked': (p) => ({ list: false, slugs: [p.conversationSlug] }),
+  'message.imagesExtracted': (p) => ({ list: false, slugs: [p.conversationSlug] }),
 };
 
 export function changeOf(events: readonly NewEvent[]): Change {

@@ -7,6 +7,7 @@
  */
 import Dexie from 'dexie';
 import type { Table } from 'dexie';
+import { adoptLegacyLibrary } from './services/library/legacy';
 import { CURRENT_VERSION, makeEvent } from '../events/catalogue';
 import type { NewEvent, StoredEvent } from '../events/catalogue';
 import { decodeLog, encodeLog } from '../events/codec';
@@ -278,6 +279,8 @@ export async function ensureProjectionsCurrent(
       if (events.length > 0) await db.events.bulkAdd(events);
       await db.meta.put({ key: LEGACY_INSTRUCTIONS_KEY, value: { events: events.length } });
     }
+    // Library rows likewise (src/worker/services/library/legacy.ts).
+    if (projections.some((p) => p.name === 'library')) await adoptLegacyLibrary(db);
     const versions = await db.meta.bulkGet(projections.map(projectionMetaKey));
     const stale = projections.filter((p, i) => adopted > 0 || versions[i]?.value !== p.version);
     if (stale.length > 0) await rebuildInTransaction(db, stale, options.onProgress);

@@ -140,7 +140,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     id: 5,
-    name: 'unsupported_filetype_reports',
+    name: 'attachments',
     statements: [
       // Spec 000 section 7, POST {api}/notion/unsupported-filetypes (src/server/routes/unsupported-filetypes.ts).
       `CREATE TABLE unsupported_filetype_reports (
@@ -151,6 +151,20 @@ export const MIGRATIONS: readonly Migration[] = [
         created_at TIMESTAMPTZ NOT NULL DEFAULT now()
       )`,
       `CREATE INDEX unsupported_filetype_reports_session_idx ON unsupported_filetype_reports (session_id, created_at)`,
+      // Server document processing by job id (src/server/routes/process-document.ts): an engine that took over
+      // from one that died mid-upload asks GET /api/process-document/status instead of sending the file again.
+      `CREATE TABLE document_jobs (
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        job_id TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('processing', 'completed', 'error')),
+        content TEXT,
+        error TEXT,
+        error_code TEXT,
+        processing_time DOUBLE PRECISION,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        PRIMARY KEY (session_id, job_id)
+      )`,
+      `CREATE INDEX document_jobs_created_idx ON document_jobs (created_at)`,
     ],
   },
 ];

@@ -34,9 +34,9 @@ const stateOf = (events: NewEvent[]) => {
 };
 
 describe('projections registry', () => {
-  it('lists conversations, messages and instructions, each owning its own table', () => {
-    expect(projections.map((p) => p.name)).toEqual(['conversations', 'messages', 'instructions']);
-    expect(ownedTables()).toEqual(['conversations', 'messages', 'instructions']);
+  it('lists conversations, messages, instructions and the library, each owning its own tables', () => {
+    expect(projections.map((p) => p.name)).toEqual(['conversations', 'messages', 'instructions', 'library']);
+    expect(ownedTables()).toEqual(['conversations', 'messages', 'instructions', 'library', 'libraryConversations', 'messageLibrary']);
     for (const p of projections) {
       for (const e of [...base, started, checkpoint]) for (const w of p.apply(e)) expect(p.tables).toContain(w.table);
     }

@@ -156,6 +156,21 @@ describe('POST /api/process-document', () => {
     expect(over).toMatchObject({ ok: false, status: 413, code: 'FILE_TOO_LARGE' });
   });
 
+  it('a job id keeps the result for a status call; the same job is never read twice', async () => {
+    const fd = form('a.md', enc('# job text'));
+    fd.append('jobId', 'job-12345678');
+    const post = () => gw.app.request('/api/process-document', { method: 'POST', headers: { cookie: session.cookie }, body: fd });
+    expect(await (await post()).json()).toMatchObject({ content: '# job text', processed_locally: false });
+    const status = await gw.app.request('/api/process-document/status?jobId=job-12345678', { headers: { cookie: session.cookie } });
+    expect(status.status).toBe(200);
+    expect(await status.json()).toMatchObject({ content: '# job text' });
+    expect(await (await post()).json()).toMatchObject({ content: '# job text' });
+    const unknown = await gw.app.request('/api/process-document/status?jobId=job-unknown-1', { headers: { cookie: session.cookie } });
+    expect(unknown.status).toBe(404);
+    const other = await newSession(gw.app);
+    expect((await gw.app.request('/api/process-document/status?jobId=job-12345678', { headers: { cookie: other.cookie } })).status).toBe(404);
+  });
+
   it('multipart is refused on the JSON routes, and JSON on this one', async () => {
     const res = await gw.app.request('/api/conversation-summary', { method: 'POST', headers: { cookie: session.cookie }, body: form('a.txt', enc('x')) });
     expect(res.status).toBe(415);

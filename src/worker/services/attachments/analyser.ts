@@ -10,6 +10,7 @@
  * A rejection's reasons make the notice 'Unsupported file: {reasons}' (UPLOAD.unsupportedFile).
  */
 import { CLIENT_FORMATS, fileExtension, MAX_FILE_SIZE, SERVER_FORMATS } from '../../../protocol/attachments';
+import type { FileAnalysis } from '../../../events/model';
 
 export interface FileFacts {
   name: string;
@@ -18,17 +19,8 @@ export interface FileFacts {
   type?: string;
 }
 
-export interface FileAnalysis {
-  /** Lower-case extension without the dot ('' when none). */
-  extension: string;
-  isSupported: boolean;
-  needsServerProcessing: boolean;
-  recommendedProcessing: 'client' | 'server';
-  /** Spec 000 section 5: 1, or 1.5 for large files. */
-  estimatedProcessingTime: number;
-  /** Why it is rejected or sent to the server (shown after 'Unsupported file: ' when rejected). */
-  reasons: string[];
-}
+/** extension: lower case, no dot; estimatedProcessingTime: 1, or 1.5 for large files; reasons: why it is rejected. */
+export type { FileAnalysis };
 
 const CLIENT = new Set<string>(CLIENT_FORMATS);
 const COMPLEX = new Set<string>(SERVER_FORMATS);
