@@ -4,7 +4,7 @@
  * Ids, timestamps and every other nondeterministic value travel in the payload.
  */
 import type { ConversationRow, InstructionRow, MessageLibraryRow, MessageRow, QueuedMessage } from './model';
-import type { LibraryCompletedV1, LibraryFailedV1, LibraryItemAddedV1, LibraryItemDeletedV1, LibraryItemLinkedV1, LibraryMessageLinkedV1, LibraryProgressedV1, MessageImagesExtractedV1 } from './library-events';
+import type { LibraryCompletedV1, LibraryFailedV1, LibraryItemAddedV1, LibraryItemDeletedV1, LibraryItemLinkedV1, LibraryItemUnlinkedV1, LibraryMessageLinkedV1, LibraryProgressedV1, MessageImagesExtractedV1 } from './library-events';
 import type { PaymentSource } from '../protocol/stream';
 import type { Preferences } from '../protocol/preferences';
 
@@ -262,6 +262,7 @@ export interface EventPayloads {
   'library.itemLinked': LibraryItemLinkedV1;
   'library.messageLinked': LibraryMessageLinkedV1;
   'message.imagesExtracted': MessageImagesExtractedV1;
+  'library.itemUnlinked': LibraryItemUnlinkedV1;
 }
 
 export type EventType = keyof EventPayloads;
@@ -302,6 +303,7 @@ export const CURRENT_VERSION: { [K in EventType]: number } = {
   'library.itemLinked': 1,
   'library.messageLinked': 1,
   'message.imagesExtracted': 1,
+  'library.itemUnlinked': 1,
 };
 
 /** An event as a command creates it (current version). */

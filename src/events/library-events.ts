@@ -26,6 +26,14 @@ export interface LibraryCompletedV1 {
   processingTime: number;
   processedLocally: boolean;
   at: number;
+  /** An image that was compressed or converted: its stored type and size now. */
+  mimeType?: string;
+  sizeBytes?: number;
+}
+/** It was taken off a conversation's composer before being sent (the link row goes; the item stays). */
+export interface LibraryItemUnlinkedV1 {
+  linkId: number;
+  at: number;
 }
 /** It could not be read: status 'error' with the spec's message. */
 export interface LibraryFailedV1 {

@@ -27,6 +27,7 @@ const fast: { [K in LibraryEvent]: (p: unknown) => boolean } = {
   'library.itemDeleted': (p) => O(p) && I(p.id) && N(p.at),
   'library.itemLinked': (p) => O(p) && link(p.link) && I((p.link as R).conversationId) && N(p.at),
   'library.messageLinked': (p) => O(p) && S(p.conversationSlug) && Array.isArray(p.links) && p.links.every((l) => link(l) && I((l as R).messageId)) && N(p.at),
+  'library.itemUnlinked': (p) => O(p) && I(p.linkId) && N(p.at),
   'message.imagesExtracted': (p) =>
     O(p) && S(p.conversationSlug) && I(p.messageId) && S(p.prompt) && Array.isArray(p.images) && p.images.every((i) => O(i) && S(i.id)) && N(p.at),
 };

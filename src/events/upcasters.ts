@@ -73,6 +73,7 @@ export const upcasters: { readonly [K in EventType]: Readonly<Record<number, Upc
   'library.itemLinked': {},
   'library.messageLinked': {},
   'message.imagesExtracted': {},
+  'library.itemUnlinked': {},
 };
 
 export interface UpcastOptions {

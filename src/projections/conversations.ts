@@ -72,6 +72,7 @@ export const conversationsProjection: Projection = {
       case 'library.itemDeleted':
       case 'library.itemLinked':
       case 'library.messageLinked':
+      case 'library.itemUnlinked':
       case 'message.imagesExtracted':
         return NONE;
     }

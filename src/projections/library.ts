@@ -34,7 +34,8 @@ export const libraryProjection: Projection = {
       }
       case 'library.itemCompleted': {
         const p = event.payload;
-        return [update('library', p.id, { status: 'completed', content: p.content, processingTime: p.processingTime, processedLocally: p.processedLocally, progress: 1, error: undefined, lastModified: p.at })];
+        const media = { ...(p.mimeType !== undefined ? { mimeType: p.mimeType } : {}), ...(p.sizeBytes !== undefined ? { sizeBytes: p.sizeBytes } : {}) };
+        return [update('library', p.id, { status: 'completed', content: p.content, processingTime: p.processingTime, processedLocally: p.processedLocally, progress: 1, error: undefined, lastModified: p.at, ...media })];
       }
       case 'library.itemFailed':
         return [update('library', event.payload.id, { status: 'error', error: event.payload.error, progress: null, lastModified: event.payload.at })];
@@ -44,6 +45,8 @@ export const libraryProjection: Projection = {
       }
       case 'library.itemLinked':
         return [put('libraryConversations', event.payload.link)];
+      case 'library.itemUnlinked':
+        return [remove('libraryConversations', event.payload.linkId)];
       case 'library.messageLinked':
         return event.payload.links.map((l) => put('messageLibrary', l));
       case 'conversation.duplicated':

@@ -35,6 +35,7 @@ export const messagesProjection: Projection = {
       case 'library.itemDeleted':
       case 'library.itemLinked':
       case 'library.messageLinked':
+      case 'library.itemUnlinked':
         return [];
       // The background migration moved a message's inline images into its images field (src/worker/services/library/migration.ts).
       case 'message.imagesExtracted':

@@ -5,10 +5,12 @@
 import type { ConversationRow, InstructionRow, MessageRow, Mode, QueuedMessage } from '../events/model';
 import type { ModelInfo, SessionData } from './api';
 import type { Preferences } from './preferences';
+import type { LibraryHandlers, LibraryQueries } from './library';
 
 /** Bumped whenever this interface changes shape: a tab whose bundle is stale reloads. */
 /** 2: the workspace commands of issue 6 (conversations, presets, queue, message tree). */
-export const ENGINE_PROTOCOL_VERSION = 2;
+/** 3: the library and attachments of issue 7. */
+export const ENGINE_PROTOCOL_VERSION = 3;
 
 export interface ConversationSummary {
   id: number;
@@ -106,7 +108,7 @@ export interface InstructionQueries {
 export interface QueueQueries {
   queue: { query: { kind: 'queue'; slug: string }; result: QueuedMessage[] };
 }
-export interface QueryDefs extends CoreQueries, ConversationQueries, InstructionQueries, QueueQueries {}
+export interface QueryDefs extends CoreQueries, ConversationQueries, InstructionQueries, QueueQueries, LibraryQueries {}
 
 export type QueryKind = keyof QueryDefs;
 export type Query = QueryDefs[QueryKind]['query'];
@@ -231,7 +233,7 @@ export interface QueueHandlers {
   removeQueuedMessage(slug: string, id: string): Promise<ActionResult>;
 }
 
-export type CommandHandlers = CoreHandlers & PreferencesHandlers & ChatHandlers & ConversationHandlers & InstructionHandlers & BranchHandlers & MessageHandlers & ExportHandlers & QueueHandlers;
+export type CommandHandlers = CoreHandlers & PreferencesHandlers & ChatHandlers & ConversationHandlers & InstructionHandlers & BranchHandlers & MessageHandlers & ExportHandlers & QueueHandlers & LibraryHandlers;
 
 export type EngineApi = CommandHandlers & {
   subscribe<Q extends Query>(query: Q, callback: (value: QueryResult<Q>) => void): Promise<() => void>;

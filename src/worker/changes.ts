@@ -57,6 +57,7 @@ const CHANGES: { [K in EventType]: (payload: EventPayloads[K]) => Touch } = {
   'library.itemLinked': () => ({ list: false, slugs: [] }),
   'library.messageLinked': (p) => ({ list: false, slugs: [p.conversationSlug] }),
   'message.imagesExtracted': (p) => ({ list: false, slugs: [p.conversationSlug] }),
+  'library.itemUnlinked': () => ({ list: false, slugs: [] }),
 };
 
 export function changeOf(events: readonly NewEvent[]): Change {

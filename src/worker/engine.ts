@@ -17,6 +17,8 @@ import { messageCommands } from './commands/messages';
 import { conversationCommands } from './commands/conversations';
 import { instructionCommands } from './commands/instructions';
 import { queueCommands } from './commands/queue';
+import { libraryCommands } from './commands/library';
+import { libraryQueries } from './queries/library';
 import { conversationQueries } from './queries/conversations';
 import { coreQueries } from './queries/core';
 import { instructionQueries } from './queries/instructions';
@@ -38,7 +40,7 @@ export class Engine extends EngineCore {
 
   constructor(hooks: EngineHooks) {
     super(hooks);
-    const domains = { ...chatCommands(this), ...preferencesCommands(this), ...conversationCommands(this), ...instructionCommands(this), ...branchCommands(this), ...messageCommands(this), ...exportCommands(this), ...queueCommands(this) };
+    const domains = { ...chatCommands(this), ...preferencesCommands(this), ...conversationCommands(this), ...instructionCommands(this), ...branchCommands(this), ...messageCommands(this), ...exportCommands(this), ...queueCommands(this), ...libraryCommands(this) };
     Object.assign(this, domains);
     this.commands = {
       handshake: (v) => this.handshake(v),
@@ -48,7 +50,7 @@ export class Engine extends EngineCore {
       importLog: (text) => this.importLog(text),
       ...domains,
     };
-    this.queries = { ...coreQueries(this), ...conversationQueries(this), ...instructionQueries(this), ...queueQueries(this) };
+    this.queries = { ...coreQueries(this), ...conversationQueries(this), ...instructionQueries(this), ...queueQueries(this), ...libraryQueries(this) };
   }
 
   observe<Q extends Query>(query: Q): Observable<QueryResult<Q>> {
