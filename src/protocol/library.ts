@@ -44,15 +44,18 @@ export interface LibraryQueries {
   attachments: { query: { kind: 'attachments'; slug: string | null }; result: LibraryItemView[] };
 }
 
+export type LibraryFile = { ok: true; name: string; mimeType: string; file: Blob } | { ok: false; error: string };
+
 export type AddFileResult = { ok: true; id: number; name: string } | { ok: false; title: string; error: string };
 
 export interface LibraryHandlers {
   /**
    * Adds a file to the library and attaches it to the conversation's composer (slug null = a new conversation):
    * validated, then compressed or read in the engine (images, PDF, DOCX, text) or by the gateway (the analyser's
-   * server list). Refusals raise their notice and answer ok false.
+   * server list). Refusals raise their notice and answer ok false. `attach: false` (the library page) adds it to
+   * the library only.
    */
-  addFile(input: { name: string; file: Blob; slug: string | null }): Promise<AddFileResult>;
+  addFile(input: { name: string; file: Blob; slug: string | null; attach?: boolean }): Promise<AddFileResult>;
   /** Large pasted text becomes a text file ('Pasted text N.txt') when largeTextPasteToFile is on. */
   addPastedText(text: string, slug: string | null): Promise<AddFileResult>;
   /** Takes an attachment off the composer before sending (the library keeps it). */
@@ -62,5 +65,5 @@ export interface LibraryHandlers {
   /** Deletes an item, its file and its links. */
   deleteLibraryItem(id: number): Promise<ActionResult>;
   /** The stored file (to preview or download). */
-  libraryFile(id: number): Promise<{ ok: true; name: string; mimeType: string; file: Blob } | { ok: false; error: string }>;
+  libraryFile(id: number): Promise<LibraryFile>;
 }

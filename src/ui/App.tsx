@@ -9,6 +9,7 @@ import { ConversationPage } from './components/ConversationPage';
 import { Notifications } from './components/Notifications';
 import { SettingsPage } from './components/SettingsPage';
 import { WalletPage } from './components/WalletPage';
+import { LibraryPage } from './components/LibraryPage';
 import { Link } from './components/Link';
 import { useQuery } from './engine';
 import { matchRoute, navigate, usePath } from './router';
@@ -63,6 +64,9 @@ export function App() {
           <Link href="/settings" current={route.name === 'settings'}>
             Settings
           </Link>
+          <Link href="/library" current={route.name === 'library'}>
+            Library
+          </Link>
         </nav>
       </div>
       {drawerOpen && <div className="drawer-backdrop" aria-hidden="true" onClick={closeDrawer} />}
@@ -84,6 +88,7 @@ export function App() {
         {route.name === 'conversation' && <ConversationPage key={route.slug === 'new' ? 'new' : 'conversation'} slug={route.slug} />}
         {route.name === 'wallet' && <WalletPage />}
         {route.name === 'settings' && <SettingsPage />}
+        {route.name === 'library' && <LibraryPage />}
       </main>
     </div>
   );

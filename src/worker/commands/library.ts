@@ -9,7 +9,7 @@ import { makeEvent } from '../../events/catalogue';
 import type { LibraryRow } from '../../events/model';
 import { baseName, fileExtension, formatFileSize, IMAGE_EXTENSIONS, IMAGE_UPLOAD, SERVER_MAX_FILE_SIZE, UPLOAD } from '../../protocol/attachments';
 import type { ActionResult } from '../../protocol/engine';
-import type { AddFileResult, LibraryHandlers } from '../../protocol/library';
+import type { AddFileResult, LibraryFile, LibraryHandlers } from '../../protocol/library';
 import type { EngineCore } from '../core';
 import { analyseFile } from '../services/attachments/analyser';
 import { kindMatchesExtension, sniffImage } from '../services/attachments/image-sniff';
@@ -35,7 +35,7 @@ export function libraryCommands(core: EngineCore, jobs: LibraryJobs = new Librar
     return { ok: false, title, error };
   };
 
-  async function addFile(input: { name: string; file: Blob; slug: string | null }): Promise<AddFileResult> {
+  async function addFile(input: { name: string; file: Blob; slug: string | null; attach?: boolean }): Promise<AddFileResult> {
     await core.whenStarted();
     if (!core.storageOk) return { ok: false, title: 'Local storage unavailable', error: 'Local storage unavailable' };
     const name = baseName(input.name);
@@ -44,7 +44,8 @@ export function libraryCommands(core: EngineCore, jobs: LibraryJobs = new Librar
     const conversationId = await composerConversationId(core, input.slug);
     if (conversationId === null) return { ok: false, title: UPLOAD.errorTitle, error: 'Conversation not found' };
     // Attachments are unique per message: the same file twice on one composer is one attachment.
-    for (const d of await draftLinks(core, conversationId, input.slug)) {
+    const attach = input.attach !== false;
+    for (const d of attach ? await draftLinks(core, conversationId, input.slug) : []) {
       if (d.item.name === name && (d.item.originalSize ?? d.item.sizeBytes) === file.size) return { ok: true, id: d.item.id, name };
     }
     if (file.size > SERVER_MAX_FILE_SIZE) return refuse(UPLOAD.errorTitle, UPLOAD.sizeUnsupported(formatFileSize(file.size)), ext, file.size);
@@ -93,7 +94,7 @@ export function libraryCommands(core: EngineCore, jobs: LibraryJobs = new Librar
       await core.db.files.put({ id: fileId, file });
       await core.append([
         makeEvent('library.itemAdded', { item }, crypto.randomUUID(), now),
-        makeEvent('library.itemLinked', { link: { id: core.ids.next(now), libraryId: id, conversationId }, at: now }, crypto.randomUUID(), now),
+        ...(attach ? [makeEvent('library.itemLinked', { link: { id: core.ids.next(now), libraryId: id, conversationId }, at: now }, crypto.randomUUID(), now)] : []),
       ]);
     } catch {
       return { ok: false, title: 'Local storage unavailable', error: 'Local storage unavailable' };
@@ -145,14 +146,14 @@ export function libraryCommands(core: EngineCore, jobs: LibraryJobs = new Librar
       return { ok: true };
     },
 
-    async libraryFile(id: number) {
+    async libraryFile(id: number): Promise<LibraryFile> {
       await core.whenStarted();
       const item = await core.db.library.get(id);
       const row = item ? await core.db.files.get(item.fileId) : undefined;
-      if (!item || !row) return { ok: false as const, error: 'This file is no longer in the library' };
+      if (!item || !row) return { ok: false, error: 'This file is no longer in the library' };
       const mimeType = item.mimeType || 'application/octet-stream';
       const file = row.file instanceof Blob ? row.file : new Blob([row.file], { type: mimeType });
-      return { ok: true as const, name: item.name, mimeType, file };
+      return { ok: true, name: item.name, mimeType, file };
     },
   };
 }
