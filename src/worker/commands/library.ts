@@ -15,6 +15,7 @@ import { analyseFile } from '../services/attachments/analyser';
 import { kindMatchesExtension, sniffImage } from '../services/attachments/image-sniff';
 import { attachmentCalls } from '../services/library/gateway-calls';
 import { LibraryJobs, UPLOAD_ERROR_MS } from '../services/library/jobs';
+import { migrateInlineImages } from '../services/library/migration';
 import { draftLinks } from '../queries/library';
 
 const IMAGE_EXT = new Set<string>(IMAGE_EXTENSIONS);
@@ -27,7 +28,11 @@ export async function composerConversationId(core: EngineCore, slug: string | nu
 }
 
 export function libraryCommands(core: EngineCore, jobs: LibraryJobs = new LibraryJobs(core)): LibraryHandlers {
-  void core.whenStarted().then(() => (core.storageOk ? jobs.resume() : undefined));
+  void core.whenStarted().then(async () => {
+    if (!core.storageOk) return;
+    await jobs.resume();
+    await migrateInlineImages(core).catch((error: unknown) => console.warn('Inline image migration stopped; it resumes at the next start', error));
+  });
 
   const refuse = (title: string, error: string, ext: string, size: number): AddFileResult => {
     core.notify({ title, text: error, tone: 'red', durationMs: UPLOAD_ERROR_MS });

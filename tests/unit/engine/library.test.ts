@@ -9,6 +9,7 @@ import type { Engine } from '../../../src/worker/engine';
 import { readLog } from '../../../src/worker/log';
 import { makePptx } from '../attachments/fixtures';
 import { useTestGateway } from './test-gateway';
+import { extractInlineImages, INLINE_IMAGES_DONE_KEY, migrateInlineImages } from '../../../src/worker/services/library/migration';
 
 const { newEngine, forget } = useTestGateway();
 
@@ -118,5 +119,41 @@ describe('an upload survives the engine that started it', () => {
     const second = newEngine(name);
     const done = await first(library(second), (p) => p.items[0]?.status === 'completed');
     expect(done.items[0]?.preview).toContain('Survived the reload');
+  });
+});
+
+describe('background migration of inline images (spec 000 section 4)', () => {
+  it('moves inline images of old assistant messages into images, 3 messages per append, and is done after', async () => {
+    const engine = newEngine();
+    await engine.whenStarted();
+    // The engine's own first run (an empty database) ends by marking itself done; clear the mark as if these
+    // messages were old ones found at a later start.
+    for (let i = 0; i < 100 && (await engine.db.meta.get(INLINE_IMAGES_DONE_KEY)) === undefined; i++) await new Promise((r) => setTimeout(r, 20));
+    await engine.db.meta.delete(INLINE_IMAGES_DONE_KEY);
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    const now = Date.now();
+    const base = { conversationSlug: 'old', model: 'm', status: 'done' as const, parentMessageId: null, alternativeGroup: null, branchIndex: 0, isActiveBranch: true, branchDepth: 0 };
+    const events = [1, 2, 3, 4].map((n) =>
+      makeEvent('message.added', { message: { ...base, id: n, timestamp: now + n, updatedAt: now + n, role: 'assistant', prompt: `Here it is ${n}:\n\n![chart](data:image/png;base64,${png})\n\nand <img alt="x" src="data:image/jpeg;base64,${png}"> done.` } }, `m${n}`, now),
+    );
+    events.push(makeEvent('message.added', { message: { ...base, id: 5, timestamp: now, updatedAt: now, role: 'user', prompt: `![u](data:image/png;base64,${png})` } }, 'm5', now));
+    await engine.append(events);
+    const appends: number[] = [];
+    const sub = engine.events$.subscribe((batch) => appends.push(batch.filter((e) => e.type === 'message.imagesExtracted').length));
+    expect(await migrateInlineImages(engine)).toBe(4);
+    sub.unsubscribe();
+    expect(appends).toEqual([3, 1]);
+    const m1 = await engine.db.messages.get(1);
+    expect(m1?.prompt).toBe('Here it is 1:\n\nand  done.');
+    expect(m1?.images).toEqual([{ id: '1-inline-0', b64_json: png }, { id: '1-inline-1', b64_json: png }]);
+    expect((await engine.db.messages.get(5))?.images).toBeUndefined();
+    expect(await migrateInlineImages(engine)).toBe(0);
+    expect((await readLog(engine.db)).filter((e) => e.type === 'message.imagesExtracted')).toHaveLength(4);
+  });
+
+  it('leaves unclosed or non-image markup alone', () => {
+    const text = `![${'['.repeat(1000)}](data:image/png;base64,${'A'.repeat(2000)}`;
+    expect(extractInlineImages(text)).toEqual({ text, images: [] });
+    expect(extractInlineImages('![x](data:text/html;base64,PHNjcmlwdD4=)').images).toEqual([]);
   });
 });
