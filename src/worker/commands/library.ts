@@ -7,7 +7,7 @@
  */
 import { makeEvent } from '../../events/catalogue';
 import type { LibraryRow } from '../../events/model';
-import { baseName, fileExtension, formatFileSize, IMAGE_EXTENSIONS, IMAGE_UPLOAD, SERVER_MAX_FILE_SIZE, UPLOAD } from '../../protocol/attachments';
+import { baseName, fileExtension, formatFileSize, IMAGE_DESCRIPTION, IMAGE_EXTENSIONS, IMAGE_UPLOAD, SERVER_MAX_FILE_SIZE, UPLOAD } from '../../protocol/attachments';
 import type { ActionResult } from '../../protocol/engine';
 import type { AddFileResult, LibraryFile, LibraryHandlers } from '../../protocol/library';
 import type { EngineCore } from '../core';
@@ -102,6 +102,8 @@ export function libraryCommands(core: EngineCore, jobs: LibraryJobs = new Librar
         ...(attach ? [makeEvent('library.itemLinked', { link: { id: core.ids.next(now), libraryId: id, conversationId }, at: now }, crypto.randomUUID(), now)] : []),
       ]);
     } catch {
+      // Spec 000 section 8: 'Error adding image' ('Failed to add image. Please try again.').
+      if (isImage) return refuse(IMAGE_DESCRIPTION.addErrorTitle, IMAGE_DESCRIPTION.addErrorText, ext, file.size);
       return { ok: false, title: 'Local storage unavailable', error: 'Local storage unavailable' };
     }
     jobs.start(item);
