@@ -170,17 +170,22 @@ export class LibraryJobs {
     const ext = item.fileType ?? '';
     await this.progress(item.id, 'processing', 0);
     let lastShown = 0;
+    // Progress appends run one after another, and the last is awaited before the outcome is appended: a late
+    // progress event must never land after 'completed' (the projection would take it back to 'processing').
+    let pending: Promise<void> = Promise.resolve();
     const onProgress = (p: { done: number; total: number }): void => {
       const fraction = p.total > 0 ? p.done / p.total : 0;
-      if (fraction - lastShown < 0.1 && fraction < 1) return;
+      if (fraction - lastShown < 0.1 || fraction >= 1) return;
       lastShown = fraction;
-      void this.progress(item.id, 'processing', Math.round(fraction * 100) / 100);
+      pending = pending.then(() => this.progress(item.id, 'processing', Math.round(fraction * 100) / 100));
     };
     try {
       const out = await withFileWorker((api) => (ext === 'pdf' ? api.readPdf(blob, Comlink.proxy(onProgress)) : ext === 'docx' ? api.readDocx(blob) : api.readText(blob)));
+      await pending;
       if (out.text.trim() === '') return this.fail(item, UPLOAD.noText);
       return this.complete(item, [out.text], (performance.now() - started) / 1000, true);
     } catch (error) {
+      await pending;
       if (signal.aborted) return;
       const noText = error instanceof Error && error.message === UPLOAD.noText;
       // Spec 000 section 5: a DOCX is read in the browser with the server as its fallback.
