@@ -164,7 +164,7 @@ describe('storage failure while adding an image', () => {
     await engine.whenStarted();
     const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
     const put = engine.db.files.put.bind(engine.db.files);
-    engine.db.files.put = (() => Promise.reject(new Error('QuotaExceededError'))) as typeof put;
+    engine.db.files.put = (() => Promise.reject(new Error('QuotaExceededError'))) as unknown as typeof put;
     const r = await engine.addFile({ name: 'a.png', file: new Blob([png], { type: 'image/png' }), slug: null });
     engine.db.files.put = put;
     expect(r).toEqual({ ok: false, title: 'Error adding image', error: 'Failed to add image. Please try again.' });
