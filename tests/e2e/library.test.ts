@@ -6,6 +6,7 @@
  */
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import * as UTIF from 'utif2';
 import { makeDocx, makePdf } from '../unit/attachments/fixtures';
 import { openApp, useStack } from './stack';
 
@@ -75,6 +76,43 @@ describe('library and attachments in the browser', () => {
     expect(size).toBeGreaterThan(3_670_016);
     await statusOf(page, 'clear.png').filter({ hasText: 'Ready' }).waitFor({ timeout: 90_000 });
     expect(await row(page, 'clear.png').textContent()).toContain('PNG · ');
+  });
+
+  it('an image of exactly 3,670,016 bytes passes unchanged; one byte more is compressed', async () => {
+    const page = await openLibrary();
+    // A real JPEG padded with trailing bytes (decoders ignore what follows the end marker) to an exact size.
+    await page.evaluate(async () => {
+      const canvas = new OffscreenCanvas(64, 64);
+      (canvas.getContext('2d') as OffscreenCanvasRenderingContext2D).fillRect(0, 0, 64, 64);
+      const jpeg = new Uint8Array(await (await canvas.convertToBlob({ type: 'image/jpeg' })).arrayBuffer());
+      const make = (size: number, name: string): File => {
+        const bytes = new Uint8Array(size);
+        bytes.set(jpeg);
+        return new File([bytes], name, { type: 'image/jpeg' });
+      };
+      const field = document.querySelector<HTMLInputElement>('input[aria-label="Add files to the library"]') as HTMLInputElement;
+      const dt = new DataTransfer();
+      dt.items.add(make(3_670_016, 'exact.jpg'));
+      dt.items.add(make(3_670_017, 'over.jpg'));
+      field.files = dt.files;
+      field.dispatchEvent(new Event('change', { bubbles: true }));
+    });
+    await statusOf(page, 'exact.jpg').filter({ hasText: 'Ready' }).waitFor();
+    await statusOf(page, 'over.jpg').filter({ hasText: 'Ready' }).waitFor({ timeout: 60_000 });
+    expect(await row(page, 'exact.jpg').textContent()).toContain('JPEG · 3.50 MB');
+    const over = await row(page, 'over.jpg').textContent();
+    expect(over).toMatch(/JPEG · \d+\.\d KB/);
+    await notices(page).getByRole('status').filter({ hasText: 'Image Compressed Successfully' }).waitFor();
+  });
+
+  it('a TIFF is decoded with UTIF and converted', async () => {
+    const page = await openLibrary();
+    const rgba = new Uint8Array(32 * 16 * 4).fill(200);
+    for (let i = 3; i < rgba.length; i += 4) rgba[i] = 255;
+    const tiff = Buffer.from(UTIF.encodeImage(rgba, 32, 16));
+    await input(page).setInputFiles({ name: 'scan.tiff', mimeType: 'image/tiff', buffer: tiff });
+    await statusOf(page, 'scan.tiff').filter({ hasText: 'Ready' }).waitFor({ timeout: 30_000 });
+    expect(await row(page, 'scan.tiff').textContent()).toContain('JPEG · ');
   });
 
   it('reads a 30-page PDF and a DOCX in the worker', async () => {

@@ -10,6 +10,7 @@ import { readLog } from '../../../src/worker/log';
 import { makePptx } from '../attachments/fixtures';
 import { useTestGateway } from './test-gateway';
 import { extractInlineImages, INLINE_IMAGES_DONE_KEY, migrateInlineImages } from '../../../src/worker/services/library/migration';
+import { attachmentLinkEvents, attachmentsForSubmit, FILES_NOT_READY } from '../../../src/worker/services/library/submit-attachments';
 
 const { newEngine, forget } = useTestGateway();
 
@@ -168,5 +169,41 @@ describe('storage failure while adding an image', () => {
     const r = await engine.addFile({ name: 'a.png', file: new Blob([png], { type: 'image/png' }), slug: null });
     engine.db.files.put = put;
     expect(r).toEqual({ ok: false, title: 'Error adding image', error: 'Failed to add image. Please try again.' });
+  });
+});
+
+describe('the submit step for attachments', () => {
+  it('a non-vision model gets the offline description of an image and the document text; links move to the new conversation', async () => {
+    const engine = newEngine();
+    await engine.whenStarted();
+    const now = Date.now();
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+    const image: LibraryRow = { id: 501, createdAt: now, lastModified: now, fileId: 601, name: 'dot.png', content: [], processingTime: 0, type: 'image', status: 'completed', order: 1, mimeType: 'image/png' };
+    const doc: LibraryRow = { ...image, id: 502, fileId: 602, name: 'notes.txt', type: 'file', content: ['Meeting at noon.'], mimeType: 'text/plain' };
+    await engine.db.files.put({ id: 601, file: new Blob([png], { type: 'image/png' }) });
+    await engine.append([
+      makeEvent('library.itemAdded', { item: image }, 's1', now),
+      makeEvent('library.itemAdded', { item: doc }, 's2', now),
+      makeEvent('library.itemLinked', { link: { id: 701, libraryId: 501, conversationId: 0 }, at: now }, 's3', now),
+    ]);
+    const model = { id: 'fake-model', name: 'Fake', modality: 'text' as const, provider: 'fake', pricing: { input: '0', output: '0' }, capabilities: ['chat'], free: true, offline: false };
+    const r = await attachmentsForSubmit(engine, { libraryIds: [501, 502], prompt: 'What is this?', model, budgetChars: 10_000, conversationUUID: 'u' });
+    expect(r.ok).toBe(true);
+    const prompt = r.ok ? r.prompt : '';
+    expect(typeof prompt).toBe('string');
+    expect(prompt).toContain('What is this?\n\n[File: notes.txt]\nMeeting at noon.\n\n[Image: dot.png]\nImage: a PNG image, 1×1 pixels');
+    const vision = await attachmentsForSubmit(engine, { libraryIds: [501], prompt: 'Look', model: { ...model, id: 'gpt-4o' }, budgetChars: 10_000, conversationUUID: 'u' });
+    expect(vision.ok && Array.isArray(vision.prompt) && vision.prompt.map((p) => p.type)).toEqual(['text', 'image_url']);
+    const events = await attachmentLinkEvents(engine, { slug: 'new-slug', conversationId: 42, created: true, messageId: 9, libraryIds: [501, 502], now });
+    expect(events.map((e) => e.type)).toEqual(['library.itemUnlinked', 'library.itemLinked', 'library.messageLinked']);
+  });
+
+  it('refuses while a file is still being read', async () => {
+    const engine = newEngine();
+    await engine.whenStarted();
+    const now = Date.now();
+    await engine.append([makeEvent('library.itemAdded', { item: { id: 1, createdAt: now, lastModified: now, fileId: 2, name: 'a.pdf', content: [], processingTime: 0, type: 'file', status: 'processing', order: 1 } }, 'p', now)]);
+    const model = { id: 'm', name: 'M', modality: 'text' as const, provider: 'p', pricing: { input: '0', output: '0' }, capabilities: [], free: true, offline: false };
+    expect(await attachmentsForSubmit(engine, { libraryIds: [1], prompt: 'x', model, budgetChars: 100, conversationUUID: 'u' })).toEqual({ ok: false, error: FILES_NOT_READY });
   });
 });
