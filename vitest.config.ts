@@ -9,6 +9,8 @@ export default defineConfig({
           include: ['tests/unit/**/*.test.ts'],
           environment: 'node',
           testTimeout: 30_000,
+          // Hooks start gateways and in-memory databases: seconds on a busy 2-core machine (the default is 10 s).
+          hookTimeout: 60_000,
         },
       },
       {

@@ -13,7 +13,7 @@ import * as Comlink from 'comlink';
 import { makeEvent, type NewEvent } from '../../../events/catalogue';
 import type { LibraryRow } from '../../../events/model';
 import { FINAL_STATUSES } from '../../../projections/library';
-import { formatFileSize, IMAGE_UPLOAD, LIBRARY_POLL_ATTEMPTS, LIBRARY_POLL_MS, UPLOAD, type LibraryStatus } from '../../../protocol/attachments';
+import { formatFileSize, IMAGE_SIZE_LIMIT, IMAGE_UPLOAD, LIBRARY_POLL_ATTEMPTS, LIBRARY_POLL_MS, UPLOAD, type LibraryStatus } from '../../../protocol/attachments';
 import type { EngineCore } from '../../core';
 import { GatewayError } from '../gateway';
 import { attachmentCalls } from './gateway-calls';
@@ -157,7 +157,7 @@ export class LibraryJobs {
     const file = result.file;
     if (file.wasCompressed) {
       await this.core.db.files.put({ id: item.fileId, file: file.blob });
-      if (file.originalSize > file.finalSize && item.sizeBytes !== undefined && file.originalSize > 3_670_016) {
+      if (file.originalSize > file.finalSize && item.sizeBytes !== undefined && file.originalSize > IMAGE_SIZE_LIMIT) {
         const percent = Math.round((1 - file.finalSize / file.originalSize) * 100);
         this.core.notify({ title: IMAGE_UPLOAD.compressedTitle, text: IMAGE_UPLOAD.compressedText(formatFileSize(file.originalSize), formatFileSize(file.finalSize), percent), tone: 'green', durationMs: SUCCESS_MS });
       }
