@@ -1,11 +1,12 @@
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 import { fileURLToPath } from 'node:url';
+import { pyodideAssets } from './scripts/vite-pyodide';
 
 const gateway = process.env.PARLEY_GATEWAY_URL ?? 'http://127.0.0.1:8787';
 
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), pyodideAssets()],
   build: {
     outDir: 'dist/client',
     emptyOutDir: true,
@@ -32,6 +33,7 @@ export default defineConfig({
       '/api': gateway,
       '/auth': gateway,
       '/notion': gateway,
+      '/preview': gateway,
     },
   },
 });

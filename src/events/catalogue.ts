@@ -3,7 +3,7 @@
  * Events are never removed or reinterpreted; a new shape is a new version plus an upcaster (./upcasters.ts).
  * Ids, timestamps and every other nondeterministic value travel in the payload.
  */
-import type { ConversationRow, InstructionRow, MessageLibraryRow, MessageRow, QueuedMessage } from './model';
+import type { ConversationRow, InstructionRow, MessageLibraryRow, MessageRow, QueuedMessage, ScratchpadEntryRow, WebSearchRecord } from './model';
 import type { LibraryCompletedV1, LibraryFailedV1, LibraryItemAddedV1, LibraryItemDeletedV1, LibraryItemLinkedV1, LibraryItemUnlinkedV1, LibraryMessageLinkedV1, LibraryProgressedV1, MessageImagesExtractedV1 } from './library-events';
 import type { PaymentSource } from '../protocol/stream';
 import type { Preferences } from '../protocol/preferences';
@@ -48,6 +48,8 @@ export interface ReplyCompletedV1 {
   paymentSource: PaymentSource | null;
   outputTokens: number | null;
   at: number;
+  /** Input tokens the gateway counted for the request (the JSON export's completion). Absent on older events. */
+  inputTokens?: number | null;
 }
 
 /**
@@ -226,6 +228,36 @@ export interface QueueMessageRemovedV1 {
   at: number;
 }
 
+/**
+ * A web search ran for a user message before its reply (docs/events.md): its numbered sources go with the message
+ * to the model (and to every regeneration of its reply, which does not search again) and its replies cite them.
+ */
+export interface MessageWebSearchedV1 {
+  conversationSlug: string;
+  messageId: number;
+  webSearch: WebSearchRecord;
+  at: number;
+}
+
+// ---- the scratchpad (spec 000 section 3 scratchpadEntries; src/worker/commands/scratchpad.ts) ----
+
+/** An entry was added to a conversation's scratchpad: a note, a message's text, code or a code run's output. */
+export interface ScratchpadEntryAddedV1 {
+  entry: ScratchpadEntryRow;
+}
+/** An entry's text was changed (its type, timestamp and conversation stay). */
+export interface ScratchpadEntryEditedV1 {
+  id: number;
+  conversationSlug: string;
+  content: string;
+  at: number;
+}
+export interface ScratchpadEntryDeletedV1 {
+  id: number;
+  conversationSlug: string;
+  at: number;
+}
+
 /** Current event shapes, by type. */
 export interface EventPayloads {
   'conversation.created': ConversationCreatedV1;
@@ -254,6 +286,10 @@ export interface EventPayloads {
   'reply.continued': ReplyContinuedV1;
   'conversation.duplicated': ConversationDuplicatedV1;
   'preferences.changed': PreferencesChangedV1;
+  'message.webSearched': MessageWebSearchedV1;
+  'scratchpad.entryAdded': ScratchpadEntryAddedV1;
+  'scratchpad.entryEdited': ScratchpadEntryEditedV1;
+  'scratchpad.entryDeleted': ScratchpadEntryDeletedV1;
   'library.itemAdded': LibraryItemAddedV1;
   'library.itemProgressed': LibraryProgressedV1;
   'library.itemCompleted': LibraryCompletedV1;
@@ -295,6 +331,10 @@ export const CURRENT_VERSION: { [K in EventType]: number } = {
   'reply.continued': 1,
   'conversation.duplicated': 1,
   'preferences.changed': 1,
+  'message.webSearched': 1,
+  'scratchpad.entryAdded': 1,
+  'scratchpad.entryEdited': 1,
+  'scratchpad.entryDeleted': 1,
   'library.itemAdded': 1,
   'library.itemProgressed': 1,
   'library.itemCompleted': 1,

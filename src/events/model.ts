@@ -45,6 +45,8 @@ export interface MessageRow {
   cost?: number;
   paymentSource?: PaymentSource;
   outputTokens?: number;
+  /** Input tokens of the request that made this reply (from reply.completed; older replies lack it). */
+  inputTokens?: number;
   isPartial?: boolean;
   /** The reply stopped because the engine running it went away (leader tab closed) and could not be resumed. */
   interrupted?: boolean;
@@ -62,6 +64,10 @@ export interface MessageRow {
   multiModelRequest?: string;
   /** Spec 000 section 3: the message's images (the background migration moves inline images here). */
   images?: MessageImage[];
+  /** Spec 000 section 3: pages scraped for this (user) message, shown as chips; the model reads them with it. */
+  scrapedContent?: ScrapedContent[];
+  /** The web search run for this (user) message: its numbered sources, which its replies cite (message.webSearched). */
+  webSearch?: WebSearchRecord;
   // Branch fields (schema v41).
   parentMessageId: number | null;
   alternativeGroup: string | null;
@@ -134,4 +140,28 @@ export function normalizeTimestamp(ts: number): number {
   if (!Number.isFinite(ts) || ts <= 0) return ts;
   // Fewer than 13 integer digits <=> below 10^12 (numeric test: no string allocated on the replay hot path).
   return ts < 1e12 ? ts * 1000 : ts;
+}
+
+/** A scraped page (spec 000 section 3: scrapedContent url, title, content). */
+export interface ScrapedContent {
+  url: string;
+  title: string;
+  content: string;
+}
+
+/** One numbered source of a web search: [1] is sources[0]. */
+export interface WebSourceRecord {
+  title: string;
+  url: string;
+  snippet: string;
+}
+
+/** A web search run for a user message (message.webSearched): what the model was given, and what it cost. */
+export interface WebSearchRecord {
+  depth: 'standard' | 'deep';
+  provider: string;
+  sources: WebSourceRecord[];
+  cost: number;
+  paymentSource: PaymentSource;
+  at: number;
 }

@@ -74,6 +74,10 @@ export const upcasters: { readonly [K in EventType]: Readonly<Record<number, Upc
   'library.messageLinked': {},
   'message.imagesExtracted': {},
   'library.itemUnlinked': {},
+  'message.webSearched': {},
+  'scratchpad.entryAdded': {},
+  'scratchpad.entryEdited': {},
+  'scratchpad.entryDeleted': {},
 };
 
 export interface UpcastOptions {

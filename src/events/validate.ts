@@ -87,6 +87,7 @@ const replyStarted: Shape = { ...replyBase, model: str, requestId: str };
 const replyCheckpointed: Shape = { ...replyBase, text: str, thinking: str };
 const replyCompleted: Shape = {
   ...replyBase, text: str, thinking: str, cost: num, paymentSource: nullable(paymentSource), outputTokens: nullable(num),
+  inputTokens: optional(nullable(num)),
 };
 const replyFailed: Shape = {
   ...replyBase, userMessageId: int, error: str, keepPartial: bool, text: str, thinking: str, cost: num,
@@ -136,6 +137,14 @@ function checkDuplicated(p: unknown): string | null {
   return null;
 }
 
+// The scratchpad.
+/** Types the scratchpad command makes; the log accepts any type name (adopted rows of the original app's). */
+export const SCRATCHPAD_TYPES = ['note', 'message', 'code', 'output'] as const;
+const scratchpadType: Check = (v) => typeof v === 'string' && v !== '';
+const scratchpadEntryShape: Shape = { id: int, content: str, type: scratchpadType, timestamp: num, conversationSlug: str };
+const scratchpadEdited: Shape = { id: int, conversationSlug: str, content: str, at: num };
+const scratchpadDeleted: Shape = { id: int, conversationSlug: str, at: num };
+
 // Fast paths: one boolean expression per type with direct property reads (monomorphic, no closures), run on every
 // event of a replay. Only when one fails does the generic checkShape run, to name the offending field.
 type R = Record<string, unknown>;
@@ -167,7 +176,8 @@ const fastPayload: { [K in EventType]: (p: unknown) => boolean } = {
   'reply.started': (p) => O(p) && replyOk(p) && S(p.model) && S(p.requestId),
   'reply.checkpointed': (p) => O(p) && replyOk(p) && S(p.text) && S(p.thinking),
   'reply.completed': (p) =>
-    O(p) && replyOk(p) && S(p.text) && S(p.thinking) && N(p.cost) && isSource(p.paymentSource) && (p.outputTokens === null || N(p.outputTokens)),
+    O(p) && replyOk(p) && S(p.text) && S(p.thinking) && N(p.cost) && isSource(p.paymentSource) && (p.outputTokens === null || N(p.outputTokens)) &&
+    (p.inputTokens === undefined || p.inputTokens === null || N(p.inputTokens)),
   'reply.failed': (p) =>
     O(p) && replyOk(p) && I(p.userMessageId) && S(p.error) && B(p.keepPartial) && S(p.text) && S(p.thinking) && N(p.cost) && isSource(p.paymentSource),
   'reply.interrupted': (p) => O(p) && replyOk(p) && S(p.reason),
@@ -195,6 +205,10 @@ const fastPayload: { [K in EventType]: (p: unknown) => boolean } = {
   'conversation.duplicated': (p) => checkDuplicated(p) === null,
   'preferences.changed': (p) => O(p) && N(p.at) && checkPreferenceChanges(p.changes) === null,
   ...LIBRARY_PAYLOADS.fast,
+  'message.webSearched': (p) => checkWebSearched(p) === null,
+  'scratchpad.entryAdded': (p) => O(p) && checkShape(p.entry, scratchpadEntryShape, '') === null,
+  'scratchpad.entryEdited': (p) => checkShape(p, scratchpadEdited, 'payload') === null,
+  'scratchpad.entryDeleted': (p) => checkShape(p, scratchpadDeleted, 'payload') === null,
 };
 
 const payloadShapes: { [K in EventType]: (p: unknown) => string | null } = {
@@ -234,7 +248,27 @@ const payloadShapes: { [K in EventType]: (p: unknown) => string | null } = {
     return bad === null ? null : `payload.changes: ${bad}`;
   },
   ...LIBRARY_PAYLOADS.shapes,
+  'message.webSearched': checkWebSearched,
+  'scratchpad.entryAdded': (p) =>
+    checkShape(p, { entry: isObj }, 'payload') ?? checkShape((p as Record<string, unknown>).entry, scratchpadEntryShape, 'payload.entry'),
+  'scratchpad.entryEdited': (p) => checkShape(p, scratchpadEdited, 'payload'),
+  'scratchpad.entryDeleted': (p) => checkShape(p, scratchpadDeleted, 'payload'),
 };
+
+/** message.webSearched: the record and each of its sources. */
+function checkWebSearched(p: unknown): string | null {
+  const top = checkShape(p, { conversationSlug: str, messageId: int, webSearch: isObj, at: num }, 'payload');
+  if (top !== null) return top;
+  const w = (p as Record<string, unknown>).webSearch as Record<string, unknown>;
+  const rec = checkShape(w, { depth: oneOf('standard', 'deep'), provider: str, sources: Array.isArray, cost: num, paymentSource, at: num }, 'payload.webSearch');
+  if (rec !== null) return rec;
+  const sources = w.sources as unknown[];
+  for (let i = 0; i < sources.length; i++) {
+    const bad = checkShape(sources[i], { title: str, url: str, snippet: str }, `payload.webSearch.sources[${i}]`);
+    if (bad !== null) return bad;
+  }
+  return null;
+}
 
 export function isEventType(type: string): type is EventType {
   return Object.prototype.hasOwnProperty.call(CURRENT_VERSION, type);

@@ -55,6 +55,10 @@ export const conversationsProjection: Projection = {
       case 'reply.failed':
       case 'reply.interrupted':
       case 'preferences.changed':
+      case 'message.webSearched':
+      case 'scratchpad.entryAdded':
+      case 'scratchpad.entryEdited':
+      case 'scratchpad.entryDeleted':
       case 'instruction.created':
       case 'instruction.updated':
       case 'instruction.deleted':

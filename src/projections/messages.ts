@@ -23,6 +23,9 @@ export const messagesProjection: Projection = {
       case 'conversation.unpinned':
       case 'conversation.instructionsSet':
       case 'preferences.changed':
+      case 'scratchpad.entryAdded':
+      case 'scratchpad.entryEdited':
+      case 'scratchpad.entryDeleted':
       case 'instruction.created':
       case 'instruction.updated':
       case 'instruction.deleted':
@@ -92,6 +95,7 @@ export const messagesProjection: Projection = {
         };
         if (p.paymentSource !== null) changes.paymentSource = p.paymentSource;
         if (p.outputTokens !== null) changes.outputTokens = p.outputTokens;
+        if (p.inputTokens != null) changes.inputTokens = p.inputTokens;
         return [update('messages', p.messageId, changes)];
       }
       case 'reply.failed': {
@@ -119,6 +123,10 @@ export const messagesProjection: Projection = {
         };
         if (p.paymentSource !== null) changes.paymentSource = p.paymentSource;
         return [user, update('messages', p.messageId, changes)];
+      }
+      case 'message.webSearched': {
+        const p = event.payload;
+        return [update('messages', p.messageId, { webSearch: p.webSearch, updatedAt: p.at })];
       }
       case 'reply.interrupted': {
         const p = event.payload;

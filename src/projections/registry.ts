@@ -2,11 +2,12 @@
 import { conversationsProjection } from './conversations';
 import { instructionsProjection } from './instructions';
 import { messagesProjection } from './messages';
+import { scratchpadProjection } from './scratchpad';
 import type { Projection } from './projection';
 import { libraryProjection } from './library';
 import type { TableName } from './writes';
 
-export const projections: readonly Projection[] = [conversationsProjection, messagesProjection, instructionsProjection, libraryProjection];
+export const projections: readonly Projection[] = [conversationsProjection, messagesProjection, instructionsProjection, scratchpadProjection, libraryProjection];
 
 /** Tables owned by the given projections (the only tables a rebuild clears). */
 export function ownedTables(list: readonly Projection[] = projections): TableName[] {

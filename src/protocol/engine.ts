@@ -2,15 +2,16 @@
  * The one typed interface of the engine (the leader tab's dedicated worker), as every tab sees it through Comlink.
  * Subscriptions: the callback is passed as a Comlink proxy; the returned unsubscribe is a Comlink proxy too.
  */
-import type { ConversationRow, InstructionRow, MessageRow, Mode, QueuedMessage } from '../events/model';
+import type { ScrapedPage, ScrapeFailure, SearchDepth, Suggestion, SuggestionKind, WebSearchStatus } from './web';
+import type { ConversationRow, InstructionRow, MessageRow, Mode, QueuedMessage, ScratchpadEntryRow, WebSourceRecord } from '../events/model';
 import type { ModelInfo, SessionData } from './api';
 import type { Preferences } from './preferences';
 import type { LibraryHandlers, LibraryQueries } from './library';
 
 /** Bumped whenever this interface changes shape: a tab whose bundle is stale reloads. */
-/** 2: the workspace commands of issue 6 (conversations, presets, queue, message tree). */
-/** 3: the library and attachments of issue 7. */
-export const ENGINE_PROTOCOL_VERSION = 3;
+/** 2: the workspace commands of issue 6 (conversations, presets, queue, message tree). 3: the scratchpad. */
+/** 4: the library and attachments of issue 7. */
+export const ENGINE_PROTOCOL_VERSION = 4;
 
 export interface ConversationSummary {
   id: number;
@@ -41,6 +42,8 @@ export type MessageView = MessageRow & {
   alternatives?: { index: number; count: number };
   /** A finished reply whose output came within 10% of max tokens: it can be continued (spec 000 section 4). */
   canContinue?: boolean;
+  /** A reply to a message that searched the web: the numbered sources its [n] cite (src/worker/services/web-context.ts). */
+  citations?: WebSourceRecord[];
 };
 
 export interface ConversationView {
@@ -108,7 +111,11 @@ export interface InstructionQueries {
 export interface QueueQueries {
   queue: { query: { kind: 'queue'; slug: string }; result: QueuedMessage[] };
 }
-export interface QueryDefs extends CoreQueries, ConversationQueries, InstructionQueries, QueueQueries, LibraryQueries {}
+/** A conversation's scratchpad entries, newest first (src/worker/commands/scratchpad.ts). */
+export interface ScratchpadQueries {
+  scratchpad: { query: { kind: 'scratchpad'; slug: string }; result: ScratchpadEntryRow[] };
+}
+export interface QueryDefs extends CoreQueries, ConversationQueries, InstructionQueries, QueueQueries, ScratchpadQueries, LibraryQueries {}
 
 export type QueryKind = keyof QueryDefs;
 export type Query = QueryDefs[QueryKind]['query'];
@@ -127,6 +134,8 @@ export interface SendMessageInput {
   attachments?: string[];
   scrapedUrls?: string[];
   scrapedContent?: QueuedMessage['scrapedContent'];
+  /** Web search before the reply (the composer's "Web search" switch), at this depth. */
+  webSearch?: { depth: SearchDepth };
 }
 
 export type SendMessageResult =
@@ -233,7 +242,44 @@ export interface QueueHandlers {
   removeQueuedMessage(slug: string, id: string): Promise<ActionResult>;
 }
 
-export type CommandHandlers = CoreHandlers & PreferencesHandlers & ChatHandlers & ConversationHandlers & InstructionHandlers & BranchHandlers & MessageHandlers & ExportHandlers & QueueHandlers & LibraryHandlers;
+/** What scraping URLs for the composer gave: the pages read and why others were not (src/worker/commands/web.ts). */
+export type ScrapeOutcome =
+  | { ok: true; pages: ScrapedPage[]; failures: ScrapeFailure[]; cost: number }
+  | { ok: false; error: string; notified?: boolean };
+
+/** Web search status, scraping and starter suggestions (src/worker/commands/web.ts). */
+export interface WebHandlers {
+  /** Whether web search can be used, and why not (the composer's switch). */
+  webSearchStatus(): Promise<WebSearchStatus>;
+  /** Scrapes up to 25 unique URLs through the gateway (charged per page read). */
+  scrapeUrls(urls: string[]): Promise<ScrapeOutcome>;
+  /** Random starter prompts for an empty conversation; [] when the gateway cannot be asked. */
+  suggestions(kind: SuggestionKind): Promise<Suggestion[]>;
+}
+
+/** What a scratchpad entry holds: a note typed in the panel, a message's text, code, or a code run's output. */
+export type ScratchpadEntryType = 'note' | 'message' | 'code' | 'output';
+
+/** The scratchpad of each conversation (src/worker/commands/scratchpad.ts), kept in the log. */
+export interface ScratchpadHandlers {
+  addScratchpadEntry(slug: string, content: string, type: ScratchpadEntryType): Promise<{ ok: true; id: number } | { ok: false; error: string }>;
+  editScratchpadEntry(id: number, content: string): Promise<ActionResult>;
+  deleteScratchpadEntry(id: number): Promise<ActionResult>;
+}
+
+export type CommandHandlers =
+  & CoreHandlers
+  & PreferencesHandlers
+  & ChatHandlers
+  & ConversationHandlers
+  & InstructionHandlers
+  & BranchHandlers
+  & MessageHandlers
+  & ExportHandlers
+  & QueueHandlers
+  & WebHandlers
+  & ScratchpadHandlers
+  & LibraryHandlers;
 
 export type EngineApi = CommandHandlers & {
   subscribe<Q extends Query>(query: Q, callback: (value: QueryResult<Q>) => void): Promise<() => void>;

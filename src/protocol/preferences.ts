@@ -19,7 +19,25 @@ export interface Preferences {
   defaultModel: string | null;
   /** Spec 001 section 9: true. */
   showThinkingBlocks: boolean;
+  /** Web search on for new messages (spec 001 section 3: linkupEnabled). Ours: off by default (it costs money). */
+  linkupEnabled: boolean;
+  /** Spec 001 section 9: standard. */
+  linkupDepth: 'standard' | 'deep';
+  /** Spec 001 section 9: ask. 'ask' offers to scrape pasted URLs, 'always' scrapes them, 'never' leaves them. */
+  urlScrapingPreference: 'ask' | 'always' | 'never';
+  /** The code viewer's language when a block names none it runs; falls back to python (issue 8 item 5). */
+  codeLanguage: CodeLanguage;
+  /** Spec 001 section 9: code viewer split 50 (percent of the page's width the viewer takes). */
+  codeViewerHorizontalSplit: number;
+  /** Spec 001 section 9: scratchpad split 50 (percent of the page's width the scratchpad takes). */
+  scratchpadHorizontalSplit: number;
 }
+
+/** Languages the code viewer runs (Python) or previews (HTML). */
+export type CodeLanguage = 'python' | 'html';
+/** Bounds of a panel split, in percent: neither side may vanish. */
+export const SPLIT_MIN = 20;
+export const SPLIT_MAX = 80;
 
 export const DEFAULT_PREFERENCES: Preferences = {
   theme: 'dark',
@@ -29,6 +47,12 @@ export const DEFAULT_PREFERENCES: Preferences = {
   enterSendsMessage: true,
   defaultModel: null,
   showThinkingBlocks: true,
+  linkupEnabled: false,
+  linkupDepth: 'standard',
+  urlScrapingPreference: 'ask',
+  codeLanguage: 'python',
+  codeViewerHorizontalSplit: 50,
+  scratchpadHorizontalSplit: 50,
 };
 
 /** Bounds of maxTokens: a positive whole number, no larger than the biggest context window we know of. */
@@ -46,7 +70,17 @@ export const PREFERENCE_CHECKS: { readonly [K in keyof Preferences]: (v: unknown
   enterSendsMessage: (v) => typeof v === 'boolean',
   defaultModel: (v) => v === null || (typeof v === 'string' && v !== ''),
   showThinkingBlocks: (v) => typeof v === 'boolean',
+  linkupEnabled: (v) => typeof v === 'boolean',
+  linkupDepth: (v) => v === 'standard' || v === 'deep',
+  urlScrapingPreference: (v) => v === 'ask' || v === 'always' || v === 'never',
+  codeLanguage: (v) => v === 'python' || v === 'html',
+  codeViewerHorizontalSplit: (v) => isSplit(v),
+  scratchpadHorizontalSplit: (v) => isSplit(v),
 };
+
+function isSplit(v: unknown): boolean {
+  return typeof v === 'number' && Number.isFinite(v) && v >= SPLIT_MIN && v <= SPLIT_MAX;
+}
 
 export function isPreferenceKey(key: string): key is keyof Preferences {
   return Object.prototype.hasOwnProperty.call(PREFERENCE_CHECKS, key);

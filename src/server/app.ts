@@ -16,12 +16,14 @@ import { registerStreamGptRoute } from './routes/stream-gpt';
 import { registerConversationSummaryRoute } from './routes/conversation-summary';
 import { registerTalkToGptMultiRoute } from './routes/talk-to-gpt-multi';
 import { ATTACHMENT_BODY_ROUTES, ATTACHMENT_COSTLY_ROUTES, MULTIPART_ROUTES, registerAttachmentRoutes } from './routes/attachments';
+import { registerPreviewRoute } from './routes/preview';
 import { serveClient } from './static';
 import { loadConfig } from './config';
 import { adminAccessGuard } from './guards/admin-access';
 import { clientAddressResolver, type ClientAddressFn } from './guards/client-address';
 import { crossSiteGuard } from './guards/cross-site';
 import { createLimiter } from './guards/rate-limit';
+import { registerWebRoutes, type WebDeps } from './search/register';
 
 export interface AppDeps {
   /** Migrated database (openDatabase in src/server/db/open.ts). */
@@ -41,6 +43,8 @@ export interface AppDeps {
   /** Enables /admin/* for bearers of this token (see routes/admin.ts). */
   adminToken?: string | null;
   log?: (line: string) => void;
+  /** Web search, scraping and suggestions (src/server/search/register.ts). */
+  web?: WebDeps;
 }
 
 export const DEFAULT_SETTINGS: AppSettings = {
@@ -102,10 +106,13 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   registerConversationSummaryRoute(app, ctx);
   registerTalkToGptMultiRoute(app, ctx);
   registerAttachmentRoutes(app, ctx);
+  registerWebRoutes(app, ctx, deps.web);
   if (deps.adminToken) {
     app.use('/admin/*', adminAccessGuard(settings.guards.adminLoopbackOnly));
     registerAdminRoutes(app, ctx, deps.adminToken);
   }
+
+  registerPreviewRoute(app);
 
   if (deps.clientDir) app.use('*', serveClient(deps.clientDir));
 

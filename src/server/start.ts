@@ -23,6 +23,8 @@ import { Catalogue } from './providers/catalogue';
 import { startSessionSweeper } from './sessions/expiry';
 import { ReplyRegistry } from './routes/reply-registry';
 import { PgReplyStore } from './routes/reply-store';
+import { loadSearchConfig } from './search/config';
+import type { ScrapeTestAllowance } from './scrape/ssrf';
 
 /** Rate-limit buckets untouched this long are dropped by the sweep: a day, or longer if a bucket refills slower. */
 function bucketIdleMs(config: GatewayConfig): number {
@@ -51,6 +53,8 @@ export interface StartGatewayOptions {
   clientDir?: string | null;
   /** Log sink; default stderr. */
   log?: (line: string) => void;
+  /** TEST ONLY: loopback hosts the scraper may reach (src/server/scrape/ssrf.ts). No environment variable sets it. */
+  scrapeTest?: ScrapeTestAllowance;
 }
 
 export interface RunningGateway {
@@ -115,6 +119,7 @@ function listen(app: Hono<AppEnv>, port: number, host: string): Promise<Server> 
 export async function startGateway(options: StartGatewayOptions = {}): Promise<RunningGateway> {
   const env: Env = { ...(options.inheritEnv === false ? {} : process.env), ...options.env };
   const config = loadConfig(env);
+  const search = loadSearchConfig(env);
   const log = options.log ?? ((line: string) => console.error(`[gateway] ${line}`));
   const host = options.host ?? config.host;
   const port = options.port ?? config.port;
@@ -172,6 +177,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
       clientDir,
       adminToken,
       log,
+      web: { search, ...(options.scrapeTest ? { scrapeTest: options.scrapeTest } : {}) },
     });
     server = await listen(app, port, host);
     const addr = server.address() as AddressInfo;

@@ -76,7 +76,8 @@ async function fileStat(path: string): Promise<Stats | null> {
 
 /**
  * Content-Security-Policy of the app: only this origin's scripts, workers, fonts and connections; no inline or
- * injected script, no plugins, no framing. Model output and uploads are rendered as data, and even if markup
+ * injected script, no plugins; no framing of the app, and only same-origin frames in it (the HTML preview, which
+ * is sandboxed to an opaque origin by its own policy). Model output and uploads are rendered as data, and even if markup
  * slipped through, no script from it could run in the app's origin. Inline style attributes stay allowed (React
  * and KaTeX set them). Images: this origin, data: and blob: (generated and attached media).
  */
@@ -90,7 +91,8 @@ export const CONTENT_SECURITY_POLICY = [
   "font-src 'self' data:",
   "connect-src 'self'",
   "object-src 'none'",
-  "frame-src 'none'",
+  // Only the code viewer's HTML preview (/preview/html, its own sandboxing policy: routes/preview.ts).
+  "frame-src 'self'",
   "frame-ancestors 'none'",
   "base-uri 'none'",
   "form-action 'self'",

@@ -10,6 +10,7 @@ import { Notifications } from './components/Notifications';
 import { SettingsPage } from './components/SettingsPage';
 import { WalletPage } from './components/WalletPage';
 import { LibraryPage } from './components/LibraryPage';
+import { ToolSplit } from './components/ToolSplit';
 import { Link } from './components/Link';
 import { useQuery } from './engine';
 import { matchRoute, navigate, usePath } from './router';
@@ -85,7 +86,11 @@ export function App() {
           <span className="brand">Parley</span>
         </div>
         <Notifications />
-        {route.name === 'conversation' && <ConversationPage key={route.slug === 'new' ? 'new' : 'conversation'} slug={route.slug} />}
+        {route.name === 'conversation' && (
+          <ToolSplit slug={route.slug === 'new' ? null : route.slug}>
+            <ConversationPage key={route.slug === 'new' ? 'new' : 'conversation'} slug={route.slug} />
+          </ToolSplit>
+        )}
         {route.name === 'wallet' && <WalletPage />}
         {route.name === 'settings' && <SettingsPage />}
         {route.name === 'library' && <LibraryPage />}

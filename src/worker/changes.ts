@@ -58,6 +58,11 @@ const CHANGES: { [K in EventType]: (payload: EventPayloads[K]) => Touch } = {
   'library.messageLinked': (p) => ({ list: false, slugs: [p.conversationSlug] }),
   'message.imagesExtracted': (p) => ({ list: false, slugs: [p.conversationSlug] }),
   'library.itemUnlinked': () => ({ list: false, slugs: [] }),
+  'message.webSearched': (p) => ({ list: false, slugs: [p.conversationSlug] }),
+  // The scratchpad is beside the conversation, not in it: the scratchpad query follows these events itself.
+  'scratchpad.entryAdded': () => ({ list: false, slugs: [] }),
+  'scratchpad.entryEdited': () => ({ list: false, slugs: [] }),
+  'scratchpad.entryDeleted': () => ({ list: false, slugs: [] }),
 };
 
 export function changeOf(events: readonly NewEvent[]): Change {

@@ -17,12 +17,15 @@ import { messageCommands } from './commands/messages';
 import { conversationCommands } from './commands/conversations';
 import { instructionCommands } from './commands/instructions';
 import { queueCommands } from './commands/queue';
+import { webCommands } from './commands/web';
+import { scratchpadCommands } from './commands/scratchpad';
 import { libraryCommands } from './commands/library';
 import { libraryQueries } from './queries/library';
 import { conversationQueries } from './queries/conversations';
 import { coreQueries } from './queries/core';
 import { instructionQueries } from './queries/instructions';
 import { queueQueries } from './queries/queue';
+import { scratchpadQueries } from './queries/scratchpad';
 import type { QueryHandlers } from './queries/types';
 
 export { INTERRUPTED_REASON, PAID_USE_THRESHOLD, STREAM_THROTTLE_MS, type EngineHooks } from './core';
@@ -40,7 +43,20 @@ export class Engine extends EngineCore {
 
   constructor(hooks: EngineHooks) {
     super(hooks);
-    const domains = { ...chatCommands(this), ...preferencesCommands(this), ...conversationCommands(this), ...instructionCommands(this), ...branchCommands(this), ...messageCommands(this), ...exportCommands(this), ...queueCommands(this), ...libraryCommands(this) };
+    // One room per domain (DESIGN rule 12): add a line, never rewrite this list.
+    const domains = {
+      ...chatCommands(this),
+      ...preferencesCommands(this),
+      ...conversationCommands(this),
+      ...instructionCommands(this),
+      ...branchCommands(this),
+      ...messageCommands(this),
+      ...exportCommands(this),
+      ...queueCommands(this),
+      ...webCommands(this),
+      ...scratchpadCommands(this),
+      ...libraryCommands(this),
+    };
     Object.assign(this, domains);
     this.commands = {
       handshake: (v) => this.handshake(v),
@@ -50,7 +66,7 @@ export class Engine extends EngineCore {
       importLog: (text) => this.importLog(text),
       ...domains,
     };
-    this.queries = { ...coreQueries(this), ...conversationQueries(this), ...instructionQueries(this), ...queueQueries(this), ...libraryQueries(this) };
+    this.queries = { ...coreQueries(this), ...conversationQueries(this), ...instructionQueries(this), ...queueQueries(this), ...scratchpadQueries(this), ...libraryQueries(this) };
   }
 
   observe<Q extends Query>(query: Q): Observable<QueryResult<Q>> {

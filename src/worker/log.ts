@@ -13,7 +13,7 @@ import type { NewEvent, StoredEvent } from '../events/catalogue';
 import { decodeLog, encodeLog } from '../events/codec';
 import { upgradeMessageRowToV41 } from '../events/message-upgrade';
 import type { LegacyMessageRow } from '../events/message-upgrade';
-import type { ConversationRow, MessageRow } from '../events/model';
+import type { ConversationRow, MessageRow, ScratchpadEntryRow } from '../events/model';
 import { normalizeTimestamp } from '../events/model';
 import { upcast } from '../events/upcasters';
 import { foldInto } from '../projections/fold';
@@ -33,6 +33,8 @@ export const REBUILD_WRITE_BATCH = 1000;
 export const LEGACY_ADOPTED_KEY = 'log:legacy-adopted';
 /** Meta key set once saved instruction presets that predate their projection have been adopted into the log. */
 export const LEGACY_INSTRUCTIONS_KEY = 'log:legacy-instructions-adopted';
+/** Meta key set once scratchpad entries that predate their projection have been adopted into the log. */
+export const LEGACY_SCRATCHPAD_KEY = 'log:legacy-scratchpad-adopted';
 
 export interface LogOptions {
   /** The projections to apply (default: the registry). Tests inject their own. */
@@ -246,6 +248,18 @@ export function legacyAdoptionEvents(conversations: readonly ConversationRow[], 
   return out.map((x) => x.event);
 }
 
+/** Scratchpad rows of a database from before the scratchpad's events, as events (rows missing a field are skipped). */
+export function legacyScratchpadEvents(rows: readonly Partial<ScratchpadEntryRow>[]): NewEvent[] {
+  const out: NewEvent[] = [];
+  for (const r of rows) {
+    if (!Number.isSafeInteger(r.id) || typeof r.content !== 'string' || typeof r.conversationSlug !== 'string') continue;
+    const timestamp = typeof r.timestamp === 'number' && Number.isFinite(r.timestamp) ? normalizeTimestamp(r.timestamp) : 0;
+    const entry: ScratchpadEntryRow = { id: r.id!, content: r.content, type: typeof r.type === 'string' && r.type !== '' ? r.type : 'note', timestamp, conversationSlug: r.conversationSlug };
+    out.push(makeEvent('scratchpad.entryAdded', { entry }, `legacy:scratchpad:${entry.id}`, timestamp));
+  }
+  return out;
+}
+
 /**
  * Make the read models match the log and this build's projections; call once when the engine starts.
  *  - A database that has read-model rows but an empty log (it predates the log) first gets those rows adopted
@@ -258,7 +272,7 @@ export async function ensureProjectionsCurrent(
   options: LogOptions & { onProgress?: RebuildProgressFn } = {},
 ): Promise<EnsureResult> {
   const projections = options.projections ?? defaultProjections;
-  const scope = [...new Set([...rebuildScope(db, projections), db.conversations, db.messages, db.instructions])];
+  const scope = [...new Set([...rebuildScope(db, projections), db.conversations, db.messages, db.instructions, db.scratchpadEntries])];
   return db.transaction('rw', scope, async () => {
     let adopted = 0;
     const logSize = await db.events.count();
@@ -281,6 +295,12 @@ export async function ensureProjectionsCurrent(
     }
     // Library rows likewise (src/worker/services/library/legacy.ts).
     if (projections.some((p) => p.name === 'library')) await adoptLegacyLibrary(db);
+    // Scratchpad entries likewise (the table is in the spec's schema since v40; its projection came later).
+    if ((await db.meta.get(LEGACY_SCRATCHPAD_KEY)) === undefined) {
+      const events = legacyScratchpadEvents(await db.scratchpadEntries.toArray());
+      if (events.length > 0) await db.events.bulkAdd(events);
+      await db.meta.put({ key: LEGACY_SCRATCHPAD_KEY, value: { events: events.length } });
+    }
     const versions = await db.meta.bulkGet(projections.map(projectionMetaKey));
     const stale = projections.filter((p, i) => adopted > 0 || versions[i]?.value !== p.version);
     if (stale.length > 0) await rebuildInTransaction(db, stale, options.onProgress);

@@ -70,8 +70,10 @@ describe('export, end to end in Chromium', () => {
     const context = await getStack().newContext();
     // The PDF is laid out in a dedicated worker of its own, beside the engine.
     const workerScripts: string[] = [];
+    const fonts: string[] = [];
     context.on('request', (r) => {
       if (/\/assets\/pdf-worker-[^/]+\.js$/.test(new URL(r.url()).pathname)) workerScripts.push(r.url());
+      if (r.url().endsWith('.ttf')) fonts.push(new URL(r.url()).pathname);
     });
     const page = await openApp(context);
     await conversationWithReply(page);
@@ -93,11 +95,13 @@ describe('export, end to end in Chromium', () => {
     expect(doc.messages.map((m: { role: string; prompt: string }) => [m.role, m.prompt])).toEqual([['user', PROMPT], ['assistant', REPLY]]);
     for (const m of doc.messages) expect(Object.keys(m).sort()).toEqual(['completion', 'images', 'model', 'prompt', 'role', 'timestamp']);
     expect(doc.messages[0].completion).toBeNull();
-    expect(doc.messages[1]).toMatchObject({ model: FREE_MODEL, images: [], completion: { outputTokens: 40 } });
+    expect(doc.messages[1]).toMatchObject({ model: FREE_MODEL, images: [], completion: { inputTokens: 11, outputTokens: 40 } });
 
     const pdf = await download(page, 'PDF');
     expect(pdf.name).toMatch(/\.pdf$/);
     expect(workerScripts).toHaveLength(1);
+    // The three DejaVu faces, from this origin; not the 10 MB CJK face: this conversation has no CJK text.
+    expect(fonts.map((f) => f.replace(/-[\w-]{8}\.ttf$/, '.ttf')).sort()).toEqual(['/assets/DejaVuSans-Bold.ttf', '/assets/DejaVuSans.ttf', '/assets/DejaVuSansMono.ttf']);
     const { sizes, text } = await pdfText(pdf.bytes);
     expect(sizes.length).toBeGreaterThan(0);
     for (const s of sizes) expect(s).toEqual([0, 0, 612, 792]);
@@ -106,6 +110,27 @@ describe('export, end to end in Chromium', () => {
     for (const piece of [title ?? '', PROMPT, 'Here is café code, Ελληνικά and Русский:', 'def square(x):', 'return x * x', 'n²', '$n^2 = n \\cdot n$', '\\sum_{k=1}^{n} (2k-1) = n^2']) {
       expect(squash(text)).toContain(squash(piece));
     }
+  });
+
+  it('draws Chinese and Japanese with the CJK face, fetched from this origin only for such a conversation', async () => {
+    const cjk = '中文回答：你好，世界。日本語：ひらがな、カタカナ。';
+    getStack().upstream.setScript(textReply(`${cjk}\n\n| 列 | 值 |\n| - | - |\n| α | 一 |`, { usage: { prompt_tokens: 3, completion_tokens: 9 } }));
+    const context = await getStack().newContext();
+    const fonts: string[] = [];
+    context.on('response', (r) => {
+      if (r.url().endsWith('.ttf')) fonts.push(`${new URL(r.url()).origin} ${new URL(r.url()).pathname} ${r.status()}`);
+    });
+    const page = await openApp(context);
+    await chooseModel(page, FREE_MODEL);
+    await send(page, '请用中文回答');
+    await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+    await expect.poll(() => new URL(page.url()).pathname).toMatch(/^\/conversation\/.+/);
+    const { text } = await pdfText((await download(page, 'PDF')).bytes);
+    expect(text).not.toContain('\uFFFD');
+    for (const piece of ['请用中文回答', cjk, '列值', 'α一']) expect(squash(text)).toContain(squash(piece));
+    const origin = new URL(getStack().url).origin;
+    expect(fonts.some((f) => /\/assets\/NotoSansSC_400Regular-[\w-]{8}\.ttf 200$/.test(f))).toBe(true);
+    for (const f of fonts) expect(f.startsWith(`${origin} /assets/`)).toBe(true);
   });
 
   it('works without SharedWorker too (bytes cross the BroadcastChannel bridge)', async () => {

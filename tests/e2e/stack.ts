@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
-import { startGateway, type RunningGateway } from '../../src/server/start';
+import { startGateway, type RunningGateway, type StartGatewayOptions } from '../../src/server/start';
 import { startFakeUpstream, textReply, type FakeUpstream } from '../unit/server/fake-upstream';
 import { launchChromium } from './browser';
 
@@ -23,7 +23,13 @@ export interface Stack {
 export const FREE_MODEL = 'fake-model';
 export const PAID_MODEL = 'fake-paid';
 
-export async function startStack(): Promise<Stack> {
+/** Extra gateway setup for one test file (web tests: a search provider and the scraper's test allowance). */
+export interface StackOptions {
+  env?: Record<string, string>;
+  scrapeTest?: StartGatewayOptions['scrapeTest'];
+}
+
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const upstream = await startFakeUpstream(textReply('Hello from the fake model.'), { models: [FREE_MODEL, PAID_MODEL] });
   const gateway = await startGateway({
     port: 0,
@@ -40,7 +46,9 @@ export async function startStack(): Promise<Stack> {
       // Every browser context is a new session from 127.0.0.1: room for a whole file of tests (docs/gateway.md).
       PARLEY_SESSION_RATE_BURST: '10000',
       PARLEY_COSTLY_RATE_BURST: '10000',
+      ...options.env,
     },
+    ...(options.scrapeTest ? { scrapeTest: options.scrapeTest } : {}),
   });
   const browser = await launchChromium();
   const contexts: BrowserContext[] = [];
@@ -69,10 +77,10 @@ export async function startStack(): Promise<Stack> {
 }
 
 /** One stack for a test file: started before its tests, closed after. Call at the top level of the file. */
-export function useStack(): () => Stack {
+export function useStack(options?: () => StackOptions): () => Stack {
   let stack: Stack | undefined;
   beforeAll(async () => {
-    stack = await startStack();
+    stack = await startStack(options?.());
   });
   afterAll(async () => {
     await stack?.close();

@@ -5,6 +5,7 @@
  */
 import { memo, useEffect, useState } from 'react';
 import type { HLJSApi } from 'highlight.js';
+import { openInViewer } from '../tools-state';
 
 let hljs: Promise<HLJSApi> | null = null;
 /** highlight.js with its common languages, loaded once for the page. */
@@ -52,6 +53,11 @@ export const CodeBlock = memo(function CodeBlock({ language, code }: { language:
     <div className="code-block">
       <div className="code-bar">
         <span>{language || 'text'}</span>
+        <span className="code-bar-buttons">
+        {/* The code viewer (issue 8 item 5): runs Python, previews HTML. */}
+        <button type="button" onClick={() => openInViewer(code, language)}>
+          Open in viewer
+        </button>
         <button
           type="button"
           onClick={() =>
@@ -63,6 +69,7 @@ export const CodeBlock = memo(function CodeBlock({ language, code }: { language:
         >
           {copied ? 'Copied' : 'Copy code'}
         </button>
+        </span>
       </div>
       <pre>
         {html === null ? (

@@ -17,6 +17,9 @@ import { addExtraModel, applyModelChoice, composer, MODES, modeForModel, readAdd
 import { engine, useQuery } from '../engine';
 import { showLocalNotice, view } from '../state';
 import { ModelPicker } from './ModelPicker';
+import { ScrapeBar } from './web/ScrapeBar';
+import { WebSearchSwitch } from './web/WebSearchSwitch';
+import { web } from '../web-state';
 
 interface Props {
   value: string;
@@ -47,6 +50,7 @@ const NO_MODELS: readonly ModelInfo[] = [];
 export function Composer({ value, onChange, pending, onSend, onStop, slug = null, messages = NO_MESSAGES, models = NO_MODELS, model = '', loaded = false }: Props) {
   const ref = useRef<HTMLTextAreaElement>(null);
   const state = useSnapshot(composer);
+  const webSnap = useSnapshot(web);
   const preferences = useQuery({ kind: 'preferences' });
   const queued = useQuery({ kind: 'queue', slug: slug ?? '' });
   const ids = useId();
@@ -166,26 +170,19 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
             Add model
           </button>
         </div>
-        <span className="web-search">
-          <button type="button" role="switch" aria-checked={false} aria-label="Web search" aria-describedby={`${ids}-ws`} disabled className="switch">
-            <span aria-hidden="true" className="switch-knob" />
-          </button>
-          <span aria-hidden="true">Web search</span>
-          <span id={`${ids}-ws`} className="visually-hidden">
-            {WEB_SEARCH_UNAVAILABLE}
-          </span>
-        </span>
+        <WebSearchSwitch />
       </div>
       {nonChat && (
         <p className="mode-note" role="status">
           {nonChat}
         </p>
       )}
-      {state.webSearch && (
+      {state.webSearch && webSnap.status?.available === false && (
         <p className="mode-note" role="status">
-          {WEB_SEARCH_UNAVAILABLE}
+          {webSnap.status.reason ?? WEB_SEARCH_UNAVAILABLE}
         </p>
       )}
+      <ScrapeBar text={value} />
       <form
         className="composer"
         onSubmit={(e) => {

@@ -9,8 +9,11 @@ import { composer } from '../composer-state';
 import { ConversationHeader } from './ConversationHeader';
 import { InstructionsButton } from './SystemPromptDialog';
 import { ExportMenu } from './ExportMenu';
+import { ScratchpadButton } from './ToolSplit';
 import { MessageList } from './MessageList';
 import { formatTotalCost } from './cost-format';
+import { Suggestions } from './web/Suggestions';
+import { clearWebDraft, web, webSendExtras } from '../web-state';
 
 const MESSAGE_REQUIRED = 'Message is required';
 
@@ -20,6 +23,7 @@ export function ConversationPage({ slug }: { slug: string }) {
   const models = useQuery({ kind: 'models' });
   const session = useQuery({ kind: 'session' });
   const snap = useSnapshot(view);
+  const composerSnap = useSnapshot(composer);
   const draftKey = isNew ? 'new' : slug;
   const autoSubmitted = useRef<string | null>(null);
   const restoredFor = useRef<string | null>(null);
@@ -48,11 +52,11 @@ export function ConversationPage({ slug }: { slug: string }) {
   }, [conversation, models]);
 
   async function submit(prompt: string, targetSlug: string | null) {
-    if (prompt.trim() === '') {
+    if (prompt.trim() === '' && web.pages.length === 0) {
       showLocalNotice({ title: MESSAGE_REQUIRED, text: 'Type a message before sending.', tone: 'orange', durationMs: 5000 });
       return;
     }
-    const result = await engine<SendMessageResult>((api) => api.sendMessage({ slug: targetSlug, prompt, model, mode: composer.mode, extraModels: [...composer.extraModels] }));
+    const result = await engine<SendMessageResult>((api) => api.sendMessage({ slug: targetSlug, prompt, model, mode: composer.mode, extraModels: [...composer.extraModels], ...webSendExtras(preferences?.linkupDepth ?? 'standard') }));
     if (!result.ok) {
       if (result.notified) return;
       showLocalNotice({ title: result.error, text: '', tone: result.error === MESSAGE_REQUIRED ? 'orange' : 'red', durationMs: 5000 });
@@ -60,6 +64,7 @@ export function ConversationPage({ slug }: { slug: string }) {
     }
     // Spec 000 section 4: a chat prompt is cleared once the user message is saved.
     view.drafts[draftKey] = '';
+    clearWebDraft();
     focusComposer();
     if (result.slug !== targetSlug) {
       view.drafts[result.slug] = '';
@@ -114,6 +119,7 @@ export function ConversationPage({ slug }: { slug: string }) {
         }} totalCost={totalCost}>
         <InstructionsButton slug={conversation ? conversation.conversation.slug : null} instructions={conversation?.conversation.instructions} />
         <ExportMenu slug={conversation ? conversation.conversation.slug : null} />
+        <ScratchpadButton />
       </ConversationHeader>
       <MessageList
         messages={conversation?.messages ?? []}
@@ -123,6 +129,10 @@ export function ConversationPage({ slug }: { slug: string }) {
             <div className="empty">
               <h2>What shall we talk about?</h2>
               <p className="muted">Pick a model, type a message and press Enter.</p>
+              <Suggestions mode={composerSnap.mode} onPick={(s) => {
+                  view.drafts[draftKey] = s.prompt;
+                  focusComposer();
+                }} />
             </div>
           )
         }

@@ -16,6 +16,8 @@ import rehypeKatex from 'rehype-katex';
 import 'katex/dist/katex.min.css';
 import { CodeBlock } from './CodeBlock';
 import { splitBlocks } from './markdown-blocks';
+import type { WebSourceRecord } from '../../events/model';
+import { remarkCitations } from './web/citations';
 
 const components: Components = {
   pre({ children }) {
@@ -39,9 +41,9 @@ const components: Components = {
       </a>
     );
   },
-  a({ href, children }) {
+  a({ href, children, className }) {
     return (
-      <a href={href} target="_blank" rel="noopener noreferrer nofollow">
+      <a href={href} className={className} target="_blank" rel="noopener noreferrer nofollow">
         {children}
       </a>
     );
@@ -55,20 +57,24 @@ const rehypePlugins = [rehypeKatex];
 const cache = new Map<string, ReactElement>();
 export const MARKDOWN_CACHE_SIZE = 2000;
 
-function render(text: string): ReactElement {
+/** Sources of a web search the reply cites: "[n]" links to source n (./web/citations.ts). */
+type Citations = readonly WebSourceRecord[] | undefined;
+
+function render(text: string, citations?: Citations): ReactElement {
   // react-markdown's component is a plain synchronous function of its props (no hooks): calling it yields the
   // element tree, which is what we keep.
-  return ReactMarkdown({ remarkPlugins, rehypePlugins, components, children: text }) as ReactElement;
+  const plugins = citations && citations.length > 0 ? [...remarkPlugins, remarkCitations(citations)] : remarkPlugins;
+  return ReactMarkdown({ remarkPlugins: plugins, rehypePlugins, components, children: text }) as ReactElement;
 }
 
-function cached(key: string, text: string): ReactElement {
+function cached(key: string, text: string, citations?: Citations): ReactElement {
   const hit = cache.get(key);
   if (hit !== undefined) {
     cache.delete(key);
     cache.set(key, hit);
     return hit;
   }
-  const tree = render(text);
+  const tree = render(text, citations);
   cache.set(key, tree);
   if (cache.size > MARKDOWN_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
   return tree;
@@ -78,11 +84,12 @@ function cached(key: string, text: string): ReactElement {
 const blockCache = new Map<string, ReactElement>();
 const BLOCK_CACHE_SIZE = 400;
 
-function renderBlock(block: string): ReactElement {
-  const hit = blockCache.get(block);
+function renderBlock(block: string, citations?: Citations): ReactElement {
+  const key = citations && citations.length > 0 ? `${citations.map((c) => c.url).join('\n')}\u0000${block}` : block;
+  const hit = blockCache.get(key);
   if (hit !== undefined) return hit;
-  const tree = render(block);
-  blockCache.set(block, tree);
+  const tree = render(block, citations);
+  blockCache.set(key, tree);
   if (blockCache.size > BLOCK_CACHE_SIZE) blockCache.delete(blockCache.keys().next().value as string);
   return tree;
 }
@@ -91,19 +98,19 @@ function renderBlock(block: string): ReactElement {
  * A reply still streaming: its finished blocks keep their rendered trees, only the last (growing) block is
  * parsed again on each update, so the cost of an update stays flat however long the reply gets.
  */
-function Streaming({ text }: { text: string }) {
+function Streaming({ text, citations }: { text: string; citations?: Citations }) {
   const blocks = splitBlocks(text);
   const last = blocks.length - 1;
   return (
     <>
       {blocks.map((block, i) => (
-        <Fragment key={i}>{i === last ? render(block) : renderBlock(block)}</Fragment>
+        <Fragment key={i}>{i === last ? render(block, citations) : renderBlock(block, citations)}</Fragment>
       ))}
     </>
   );
 }
 
-export default function Markdown({ text, cacheKey }: { text: string; cacheKey?: string }) {
+export default function Markdown({ text, cacheKey, citations }: { text: string; cacheKey?: string; citations?: Citations }) {
   // The text's length rides along in the key: a key reused for other text (it should not happen) misses the cache.
-  return <div className="markdown">{cacheKey === undefined ? <Streaming text={text} /> : cached(`${cacheKey}:${text.length}`, text)}</div>;
+  return <div className="markdown">{cacheKey === undefined ? <Streaming text={text} citations={citations} /> : cached(`${cacheKey}:${text.length}:${citations?.length ?? 0}`, text, citations)}</div>;
 }

@@ -5,6 +5,9 @@ import { navigate } from '../router';
 import { AlternativesNav } from './AlternativesNav';
 import { MessageMenu, type MessageAction } from './MessageMenu';
 import { MessageMeta } from './MessageMeta';
+import { ScrapedChips } from './web/ScrapedChips';
+import { Sources } from './web/Sources';
+import { addToScratchpad } from '../tools-state';
 
 // Markdown, GFM, math and KaTeX are heavy: loaded on first use, not with the page.
 const Markdown = lazy(() => import('./Markdown'));
@@ -33,7 +36,9 @@ function sameMessage(a: MessageItemProps, b: MessageItemProps): boolean {
     x.updatedAt === y.updatedAt &&
     x.canContinue === y.canContinue &&
     x.alternatives?.index === y.alternatives?.index &&
-    x.alternatives?.count === y.alternatives?.count
+    x.alternatives?.count === y.alternatives?.count &&
+    x.citations?.length === y.citations?.length &&
+    x.scrapedContent?.length === y.scrapedContent?.length
   );
 }
 
@@ -66,6 +71,8 @@ function actionsFor(message: MessageView, status: string, copy: () => void, edit
   }
   const failed = message.hasError === true || message.interrupted === true || (message.role === 'assistant' && message.isPartial === true);
   if (failed && finished) out.push({ label: 'Retry', run: () => void tree((api) => api.retryMessage(slug, id)) });
+  // The scratchpad (issue 8 item 6): the message's text as an entry of its conversation's scratchpad.
+  if (finished && message.text.trim() !== '') out.push({ label: 'Add to scratchpad', run: () => void addToScratchpad(slug, message.text, 'message') });
   if (finished) out.push({ label: 'Delete', run: () => void tree((api) => api.deleteMessage(slug, id)), danger: true });
   return out;
 }
@@ -169,13 +176,16 @@ export const MessageItem = memo(function MessageItem({ message, modelName }: Mes
             </span>
           ) : (
             <Suspense fallback={<div className="plain">{message.text}</div>}>
-              <Markdown text={message.text} cacheKey={status === 'done' ? `${message.id}:${message.updatedAt}` : undefined} />
+              <Markdown text={message.text} cacheKey={status === 'done' ? `${message.id}:${message.updatedAt}` : undefined} citations={message.citations} />
             </Suspense>
           )
         ) : (
           <div className="plain">{message.text}</div>
         )}
+        {message.scrapedContent && <ScrapedChips label="Scraped pages" pages={message.scrapedContent} />}
+        {message.webSearch && <p className="web-searched muted">{`Searched the web: ${message.webSearch.sources.length} source${message.webSearch.sources.length === 1 ? '' : 's'}${message.webSearch.cost > 0 ? ` · $${message.webSearch.cost}` : ''}`}</p>}
       </div>
+      {isAssistant && message.citations && status !== 'pending' && <Sources sources={message.citations} />}
       <MessageMeta message={message} />
       {message.isPartial && <p className="message-note">Partial reply: the stream ended early.</p>}
       {(message.hasError || message.interrupted) && message.error && (

@@ -27,6 +27,7 @@ import { FAILED_TO_START_STREAM, MESSAGE_REQUIRED, MODE_UNAVAILABLE, MODEL_ERROR
 import type { LiveReply } from '../services/reply-runner';
 import { enqueueMessage } from './queue';
 import { startMultiModel } from './multimodel';
+import { searchForAll, searchThenReply } from './web';
 
 export const REPLY_IN_PROGRESS = 'Please wait for the current response to complete.';
 
@@ -182,6 +183,7 @@ export function submitter(core: EngineCore): Submit {
     };
     const sentiment = detectSentiment(prompt);
     if (sentiment) user.sentiment = sentiment;
+    if (input.scrapedContent && input.scrapedContent.length > 0) user.scrapedContent = input.scrapedContent;
     const main = buildRequestMessages(conversation, history, user, model, maxTokens, now);
     if (main.omitted > 0) user.contextOmitted = main.omitted;
     events.push(makeEvent('message.added', { message: user }, crypto.randomUUID(), now));
@@ -197,7 +199,10 @@ export function submitter(core: EngineCore): Submit {
         return { ok: false, error: 'Local storage unavailable', notified: true };
       }
       const targets = [model, ...extras].map((m) => ({ model: m, messages: buildRequestMessages(conversation, history, user, m, maxTokens, now).messages }));
-      void startMultiModel(core, { conversation, user, targets, maxTokens });
+      if (input.webSearch) {
+        const depth = input.webSearch.depth;
+        void searchForAll(core, user, depth, targets).then((t) => t && startMultiModel(core, { conversation, user, targets: t, maxTokens }));
+      } else void startMultiModel(core, { conversation, user, targets, maxTokens });
       return { ok: true, slug, userMessageId: user.id };
     }
 
@@ -233,7 +238,8 @@ export function submitter(core: EngineCore): Submit {
 
     // (7) Call the chat handler.
     const request: StreamGptRequest = { model: model.id, messages: main.messages, conversationUUID: conversation.uuid, requestId, maxTokens };
-    core.startReply(reply, (signal) => gateway.streamReply(request, signal));
+    const open = (r: StreamGptRequest, signal: AbortSignal) => gateway.streamReply(r, signal);
+    core.startReply(reply, input.webSearch ? searchThenReply(core, { user, depth: input.webSearch.depth, request }, open) : (signal) => open(request, signal));
     return { ok: true, slug, userMessageId: user.id };
   };
 }

@@ -20,8 +20,8 @@ import type { PdfFonts } from '../services/export/pdf';
 import type { PdfWorkerApi } from '../services/export/pdf-worker';
 
 export interface ExportOptions {
-  /** Where the PDF faces come from (the app's own assets in the browser; tests pass files). */
-  loadFonts?: () => Promise<PdfFonts>;
+  /** Where the PDF faces come from (the app's own assets in the browser; tests pass files). `cjk`: the CJK face too. */
+  loadFonts?: (options: { cjk: boolean }) => Promise<PdfFonts>;
   /** Clock of the export time written into the files. */
   now?: () => number;
 }
@@ -43,9 +43,9 @@ export function exportCommands(core: EngineCore, options: ExportOptions = {}): E
    */
   async function pdfBytes(src: ExportSource): Promise<ArrayBuffer> {
     if (options.loadFonts || typeof Worker === 'undefined') {
-      const load = options.loadFonts ?? (async () => (await import('../services/export/fonts')).loadPdfFonts());
-      const [{ toPdf }, fonts] = await Promise.all([import('../services/export/pdf'), load()]);
-      return toPdf(src, fonts);
+      const load = options.loadFonts ?? (async (o: { cjk: boolean }) => (await import('../services/export/fonts')).loadPdfFonts(o));
+      const { toPdf, sourceNeedsCjk } = await import('../services/export/pdf');
+      return toPdf(src, await load({ cjk: sourceNeedsCjk(src) }));
     }
     const worker = new Worker(new URL('../services/export/pdf-worker.ts', import.meta.url), { type: 'module', name: 'parley-pdf' });
     const remote = Comlink.wrap<PdfWorkerApi>(worker);

@@ -2,6 +2,7 @@
  * Live queries of the conversation domain: the conversation list and one conversation's page (the messages along
  * its active branch path, with their alternatives and canContinue, and the live text of a reply that is streaming).
  */
+import { withCitations } from '../services/web-context';
 import { asyncScheduler, combineLatest, defer, filter, from, map, startWith, switchMap, throttleTime, type Observable } from 'rxjs';
 import type { ConversationSummary, ConversationView, MessageView } from '../../protocol/engine';
 import type { ConversationRow, MessageRow } from '../../events/model';
@@ -81,7 +82,7 @@ export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conv
       }
       return { ...m, ...tree, text: promptText(m.prompt), canContinue: !pending && canContinue(m, maxTokens) };
     });
-    return { conversation: rows.conversation, messages, pending };
+    return { conversation: rows.conversation, messages: withCitations(messages), pending };
   }
 
   return {

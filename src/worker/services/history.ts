@@ -14,6 +14,7 @@
  *
  * Building the tree is one pass over the messages in time order (O(n)): a 10,000-message conversation opens fast.
  */
+import { userContent } from './web-context';
 import type { ChatMessage } from '../../protocol/api';
 import type { MessageRow } from '../../events/model';
 
@@ -218,7 +219,8 @@ export function isHistory(m: MessageRow): boolean {
 }
 
 export function toChatMessage(m: MessageRow): ChatMessage {
-  return { role: m.role, content: m.prompt };
+  // A user message's scraped pages and web search results go with it (services/web-context.ts).
+  return { role: m.role, content: m.role === 'user' ? userContent(m) : m.prompt };
 }
 
 /** The chat messages a request sends for `path` (in order): finished messages only. */

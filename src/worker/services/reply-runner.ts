@@ -119,6 +119,7 @@ export async function runReply(host: ReplyHost, reply: LiveReply, open: (signal:
   // A continued reply is charged for its new part; the message keeps the sum.
   const cost = (meta?.cost ?? 0) + (before?.cost ?? 0);
   const outputTokens = meta?.outputTokens == null ? null : meta.outputTokens + (before?.outputTokens ?? 0);
+  const inputTokens = meta?.inputTokens ?? null;
 
   const fail = async (error: string, keepIt: boolean, notice: Omit<Notice, 'id'> | null) => {
     if (notice && !reply.quietFailure) host.notify(notice);
@@ -149,7 +150,7 @@ export async function runReply(host: ReplyHost, reply: LiveReply, open: (signal:
   if (reply.stoppedByUser) {
     // The user pressed Stop: keep what arrived, like every chat app does.
     await host.append([
-      makeEvent('reply.completed', { ...base, text, thinking, cost, paymentSource: meta?.paymentSource ?? null, outputTokens }, host.newEventId(), at),
+      makeEvent('reply.completed', { ...base, text, thinking, cost, paymentSource: meta?.paymentSource ?? null, outputTokens, inputTokens }, host.newEventId(), at),
     ]);
     return;
   }
@@ -185,6 +186,6 @@ export async function runReply(host: ReplyHost, reply: LiveReply, open: (signal:
     return;
   }
   await host.append([
-    makeEvent('reply.completed', { ...base, text, thinking, cost, paymentSource: meta.paymentSource ?? null, outputTokens }, host.newEventId(), at),
+    makeEvent('reply.completed', { ...base, text, thinking, cost, paymentSource: meta.paymentSource ?? null, outputTokens, inputTokens }, host.newEventId(), at),
   ]);
 }

@@ -1,5 +1,4 @@
-import 'fake-indexeddb/auto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { filter, firstValueFrom } from 'rxjs';
 import { decodeLog, encodeLog } from '../../../src/events/codec';
 import { makeEvent } from '../../../src/events/catalogue';
@@ -7,32 +6,12 @@ import { upcast } from '../../../src/events/upcasters';
 import { checkPayload } from '../../../src/events/validate';
 import { foldPreferences } from '../../../src/projections/preferences';
 import { DEFAULT_PREFERENCES, type Preferences } from '../../../src/protocol/preferences';
-import { Engine } from '../../../src/worker/engine';
+import type { Engine } from '../../../src/worker/engine';
+import { useOfflineEngines } from './offline-engine';
 import { readLog } from '../../../src/worker/log';
 
-const realFetch = globalThis.fetch;
-
-// Preferences need no gateway: the engine's session and catalogue calls get minimal answers.
-beforeAll(() => {
-  globalThis.fetch = async (input: string | URL | Request) => {
-    const path = new URL(String(input), 'http://parley.test').pathname;
-    const body = path === '/api/models' ? { models: [], defaultModel: 'fake-model' } : { data: { id: 's', sessionUUID: 'u', usd_balance: '0', nano_balance: '0' } };
-    return new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } });
-  };
-});
-afterAll(() => {
-  globalThis.fetch = realFetch;
-});
-
-const engines: Engine[] = [];
-function newEngine(dbName: string): Engine {
-  const engine = new Engine({ requestReload: () => undefined, storeMarker: () => undefined, dbName });
-  engines.push(engine);
-  return engine;
-}
-afterEach(async () => {
-  for (const e of engines.splice(0)) await e.dispose();
-});
+// Preferences need no gateway.
+const newEngine = useOfflineEngines();
 
 const prefs = (engine: Engine, until: (p: Preferences) => boolean = () => true) =>
   firstValueFrom(engine.observe({ kind: 'preferences' }).pipe(filter(until)));

@@ -34,9 +34,9 @@ const stateOf = (events: NewEvent[]) => {
 };
 
 describe('projections registry', () => {
-  it('lists conversations, messages, instructions and the library, each owning its own tables', () => {
-    expect(projections.map((p) => p.name)).toEqual(['conversations', 'messages', 'instructions', 'library']);
-    expect(ownedTables()).toEqual(['conversations', 'messages', 'instructions', 'library', 'libraryConversations', 'messageLibrary']);
+  it('lists conversations, messages, instructions, the scratchpad and the library, each owning its own tables', () => {
+    expect(projections.map((p) => p.name)).toEqual(['conversations', 'messages', 'instructions', 'scratchpad', 'library']);
+    expect(ownedTables()).toEqual(['conversations', 'messages', 'instructions', 'scratchpadEntries', 'library', 'libraryConversations', 'messageLibrary']);
     for (const p of projections) {
       for (const e of [...base, started, checkpoint]) for (const w of p.apply(e)) expect(p.tables).toContain(w.table);
     }
@@ -100,13 +100,13 @@ describe('reply lifecycle', () => {
   it('reply.completed finishes the message and updates the conversation preview', () => {
     const done = makeEvent(
       'reply.completed',
-      { messageId: 11, conversationSlug: SLUG, text: 'Forty-two.', thinking: 'hmm!', cost: 0.0012, paymentSource: 'USD', outputTokens: 4, at: T0 + 3000 },
+      { messageId: 11, conversationSlug: SLUG, text: 'Forty-two.', thinking: 'hmm!', cost: 0.0012, paymentSource: 'USD', outputTokens: 4, inputTokens: 9, at: T0 + 3000 },
       id(),
       T0 + 3000,
     );
     const { bot, conv } = stateOf([...base, started, checkpoint, done]);
     expect(bot).toEqual({
-      ...pending, requestId: 'req-00000011', prompt: 'Forty-two.', thinking: 'hmm!', status: 'done', cost: 0.0012, paymentSource: 'USD', outputTokens: 4, updatedAt: T0 + 3000,
+      ...pending, requestId: 'req-00000011', prompt: 'Forty-two.', thinking: 'hmm!', status: 'done', cost: 0.0012, paymentSource: 'USD', outputTokens: 4, inputTokens: 9, updatedAt: T0 + 3000,
     });
     expect(conv).toMatchObject({ updatedAt: T0 + 3000, latestMessage: 'Forty-two.' });
   });
@@ -121,6 +121,8 @@ describe('reply lifecycle', () => {
     const { bot } = stateOf([...base, done]);
     expect(bot).not.toHaveProperty('paymentSource');
     expect(bot).not.toHaveProperty('outputTokens');
+    // An event from before inputTokens was recorded (no field) leaves it unset too.
+    expect(bot).not.toHaveProperty('inputTokens');
   });
 
   it('reply.failed without a partial marks the user message and deletes the pending message', () => {

@@ -7,6 +7,11 @@ import type { PdfFonts } from '../../../src/worker/services/export/pdf';
 const require = createRequire(import.meta.url);
 const ttf = (name: string) => readFileSync(require.resolve(`dejavu-fonts-ttf/ttf/${name}.ttf`));
 export const fonts: PdfFonts = { body: ttf('DejaVuSans'), bold: ttf('DejaVuSans-Bold'), mono: ttf('DejaVuSansMono') };
+/** The same faces with Noto Sans SC, as the browser loads them for a conversation with CJK text. */
+export const fontsWithCjk: PdfFonts = {
+  ...fonts,
+  cjk: readFileSync(require.resolve('@expo-google-fonts/noto-sans-sc/400Regular/NotoSansSC_400Regular.ttf')),
+};
 
 export const T0 = Date.UTC(2026, 10, 23, 19, 53, 0);
 

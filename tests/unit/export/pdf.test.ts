@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { markdownBlocks } from '../../../src/worker/services/export/pdf-blocks';
-import { PAGE, toPdf } from '../../../src/worker/services/export/pdf';
+import { PAGE, sourceNeedsCjk, toPdf } from '../../../src/worker/services/export/pdf';
 import { checkExportable, type ExportSource } from '../../../src/worker/services/export/model';
-import { branchedSource, fonts, message, RICH_TEXT } from './fixtures';
+import { branchedSource, fonts, fontsWithCjk, message, RICH_TEXT } from './fixtures';
 
 interface TextItem {
   str: string;
@@ -105,5 +105,34 @@ describe('PDF export', () => {
     const { pages } = await readPdf(toPdf(source({ ...branchedSource(), messages: [cjk] }), fonts));
     const text = pages.flat().map((i) => i.str).join('');
     expect(text).toContain('Kanji \uFFFD\uFFFD and emoji \uFFFD next to Ω');
+  });
+
+  it('draws Chinese and Japanese with the CJK face when the text has them; Hangul and emoji stay U+FFFD', async () => {
+    const zh = '中文测试：你好，世界。';
+    const ja = 'ひらがなとカタカナ、漢字。';
+    const src = source({
+      ...branchedSource(),
+      conversation: { name: '笔记 notes', slug: 'notes' },
+      messages: [
+        message({ id: 1, role: 'user', prompt: `${zh}\n\n- ${ja}\n\n\`\`\`\nprint("代码")\n\`\`\`` }),
+        message({ id: 2, role: 'assistant', prompt: `**粗体** Ελληνικά Кириллица 한국어 😀\n\n| 列 | col |\n| - | - |\n| 值 | v |` }),
+      ],
+    });
+    expect(sourceNeedsCjk(src)).toBe(true);
+    const bytes = toPdf(src, fontsWithCjk);
+    const { pages } = await readPdf(bytes);
+    const text = squash(pages.flat().map((i) => i.str).join(''));
+    for (const expected of ['笔记notes', zh, ja, 'print("代码")', '粗体', 'ΕλληνικάКириллица', '列col', '值v']) expect(text).toContain(squash(expected));
+    // Noto Sans SC has no Hangul syllables: a replacement mark, as for emoji.
+    expect(text).toContain('\uFFFD\uFFFD\uFFFD\uFFFD');
+    // jspdf subsets the 10 MB face to the glyphs used.
+    expect(bytes.byteLength).toBeLessThan(400_000);
+  });
+
+  it('needs the CJK face only for text that has CJK characters', () => {
+    expect(sourceNeedsCjk(source(branchedSource()))).toBe(false);
+    const latin = source({ ...branchedSource(), messages: [message({ id: 1, role: 'user', prompt: 'Grüße, Καλημέρα, Привет, 한국어 ☑ → ∑' })] });
+    expect(sourceNeedsCjk(latin)).toBe(false);
+    expect(sourceNeedsCjk({ ...latin, messages: [message({ id: 1, role: 'user', prompt: 'see 「引用」' })] })).toBe(true);
   });
 });

@@ -6,16 +6,31 @@
 import type { jsPDF } from 'jspdf';
 import type { Run, RunStyle } from './pdf-blocks';
 
-/** jspdf font family names registered by the writer. */
-export const FACE = { body: 'DejaVuSans', bold: 'DejaVuSansBold', mono: 'DejaVuSansMono' } as const;
+/** jspdf font family names registered by the writer (`cjk` only when the text needs it). */
+export const FACE = { body: 'DejaVuSans', bold: 'DejaVuSansBold', mono: 'DejaVuSansMono', cjk: 'NotoSansSC' } as const;
 export type Face = (typeof FACE)[keyof typeof FACE];
 
-/** Which faces to try for a character, in order: the run's own face first, then the others that may have it. */
+/**
+ * Which faces to try for a character, in order: the run's own face first, then the others that may have it. The
+ * CJK face (Noto Sans SC) comes last everywhere: DejaVu draws what it has, Noto the ideographs and kana it lacks.
+ */
 const FALLBACK: Record<RunStyle, readonly Face[]> = {
-  body: [FACE.body, FACE.mono],
-  bold: [FACE.bold, FACE.body, FACE.mono],
-  mono: [FACE.mono, FACE.body],
+  body: [FACE.body, FACE.mono, FACE.cjk],
+  bold: [FACE.bold, FACE.body, FACE.mono, FACE.cjk],
+  mono: [FACE.mono, FACE.body, FACE.cjk],
 };
+
+/**
+ * Characters DejaVu lacks and Noto Sans SC has: CJK punctuation, kana, bopomofo, CJK compatibility and enclosed
+ * forms, the unified ideographs (and extension A), compatibility ideographs, full- and half-width forms. Text with
+ * none of these never loads the 10 MB CJK face. Hangul syllables are not in Noto Sans SC (they stay U+FFFD).
+ */
+const CJK_TEXT = /[\u3000-\u303f\u3040-\u30ff\u3100-\u312f\u3190-\u31ff\u3200-\u33ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]/;
+
+/** The text has a character only the CJK face draws. */
+export function needsCjkFace(text: string): boolean {
+  return CJK_TEXT.test(text);
+}
 
 /** Drawn in place of a character none of the embedded faces has (DejaVu has U+FFFD): visible, never an empty box. */
 export const REPLACEMENT = '\uFFFD';
@@ -53,13 +68,17 @@ function merge(pieces: readonly Piece[]): Piece[] {
 
 export class TextKit {
   private readonly metrics = new Map<Face, TtfMetrics>();
+  /** FALLBACK narrowed to the faces this document registered. */
+  private readonly fallback: Record<RunStyle, readonly Face[]>;
   /** Per face: width at size 1 by UTF-16 code (NaN = not measured yet). Typed arrays: no key strings to build. */
   private readonly unitWidth = new Map<Face, Float64Array>();
   /** Per run style: index into FALLBACK[style] + 1 of the face drawing a code (0 = not looked up, -1 = none). */
   private readonly faceOf = new Map<RunStyle, Int8Array>();
 
-  constructor(private readonly doc: jsPDF) {
-    for (const face of Object.values(FACE)) {
+  constructor(doc: jsPDF, faces: readonly Face[] = [FACE.body, FACE.bold, FACE.mono]) {
+    const has = (f: Face) => faces.includes(f);
+    this.fallback = { body: FALLBACK.body.filter(has), bold: FALLBACK.bold.filter(has), mono: FALLBACK.mono.filter(has) };
+    for (const face of faces) {
       doc.setFont(face, 'normal');
       // jspdf types the parsed font as `any`; read only the two lookups used here. Its glyph widths are in
       // thousandths of the font size.
@@ -70,7 +89,7 @@ export class TextKit {
       });
       this.unitWidth.set(face, new Float64Array(0x10000).fill(Number.NaN));
     }
-    for (const style of Object.keys(FALLBACK) as RunStyle[]) this.faceOf.set(style, new Int8Array(0x10000));
+    for (const style of Object.keys(this.fallback) as RunStyle[]) this.faceOf.set(style, new Int8Array(0x10000));
   }
 
   /** The face that draws `ch` (one UTF-16 unit) for a run of `style`, or null when no embedded face has it. */
@@ -79,10 +98,10 @@ export class TextKit {
     const table = this.faceOf.get(style)!;
     let at = table[code]!;
     if (at === 0) {
-      at = FALLBACK[style].findIndex((f) => this.metrics.get(f)!.characterToGlyph(code) !== 0) + 1 || -1;
+      at = this.fallback[style].findIndex((f) => this.metrics.get(f)!.characterToGlyph(code) !== 0) + 1 || -1;
       table[code] = at;
     }
-    return at > 0 ? FALLBACK[style][at - 1]! : null;
+    return at > 0 ? this.fallback[style][at - 1]! : null;
   }
 
   /** Width of one character at size 1 in `face`. */
@@ -110,7 +129,7 @@ export class TextKit {
       let face = this.pickFace(ch, style);
       if (face === null) {
         ch = REPLACEMENT;
-        face = FALLBACK[style][0]!;
+        face = this.fallback[style][0]!;
       }
       const w = this.charWidth(ch, face) * size;
       const last = out.at(-1);

@@ -7,7 +7,7 @@
 import * as Comlink from 'comlink';
 import { loadPdfFonts } from './fonts';
 import type { ExportSource } from './model';
-import { toPdf } from './pdf';
+import { sourceNeedsCjk, toPdf } from './pdf';
 
 export interface PdfWorkerApi {
   build(source: ExportSource): Promise<ArrayBuffer>;
@@ -15,7 +15,7 @@ export interface PdfWorkerApi {
 
 const api: PdfWorkerApi = {
   async build(source) {
-    const bytes = toPdf(source, await loadPdfFonts());
+    const bytes = toPdf(source, await loadPdfFonts({ cjk: sourceNeedsCjk(source) }));
     return Comlink.transfer(bytes, [bytes]);
   },
 };

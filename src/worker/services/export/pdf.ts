@@ -1,6 +1,7 @@
 /**
  * PDF export, built with jspdf where it runs (the engine worker in the browser; Node in tests and benchmarks):
- * US letter, portrait, 0.5 in margins (spec 000 section 1), real text in embedded DejaVu TTF faces (Identity-H, so
+ * US letter, portrait, 0.5 in margins (spec 000 section 1), real text in embedded DejaVu TTF faces, with Noto Sans SC
+ * for CJK text (Identity-H, so
  * any character the faces have is selectable and searchable; jspdf subsets the fonts to the glyphs used).
  * Each message's Markdown is laid out from its mdast (./pdf-blocks.ts): headings, paragraphs, lists, quotes,
  * tables, code blocks in a monospaced face on a light background, math kept as its TeX source. A line is the unit
@@ -8,14 +9,18 @@
  */
 import { jsPDF } from 'jspdf';
 import { markdownBlocks, BODY_SIZE, type Block, type Run } from './pdf-blocks';
-import { FACE, TextKit, type Line } from './pdf-text';
+import { FACE, needsCjkFace, TextKit, type Face, type Line } from './pdf-text';
 import { messageHeading, messageImages, messageText, shownTime, type ExportSource } from './model';
 
-/** The TTF files of the three faces (DejaVu Sans, DejaVu Sans Bold, DejaVu Sans Mono). */
+/**
+ * The TTF files of the three faces (DejaVu Sans, DejaVu Sans Bold, DejaVu Sans Mono), and Noto Sans SC for CJK
+ * text, given only when the conversation has some (`needsCjkFace`): it is 10 MB.
+ */
 export interface PdfFonts {
   body: ArrayBuffer | Uint8Array;
   bold: ArrayBuffer | Uint8Array;
   mono: ArrayBuffer | Uint8Array;
+  cjk?: ArrayBuffer | Uint8Array;
 }
 
 /** Letter in points (8.5 x 11 in) and half-inch margins. */
@@ -56,15 +61,22 @@ export function fontBinary(bytes: ArrayBuffer | Uint8Array): string {
   return s;
 }
 
-/** A jspdf document on letter pages with the three DejaVu faces registered. */
+/** A jspdf document on letter pages with the three DejaVu faces registered (and the CJK face when given). */
 export function newPdfDocument(fonts: PdfFonts): jsPDF {
   const doc = new jsPDF({ unit: 'pt', format: 'letter', orientation: 'portrait', compress: true, putOnlyUsedFonts: true });
-  const files: [keyof PdfFonts, string][] = [['body', FACE.body], ['bold', FACE.bold], ['mono', FACE.mono]];
-  for (const [key, family] of files) {
-    doc.addFileToVFS(`${family}.ttf`, fontBinary(fonts[key]));
+  const files: [ArrayBuffer | Uint8Array | undefined, string][] = [[fonts.body, FACE.body], [fonts.bold, FACE.bold], [fonts.mono, FACE.mono], [fonts.cjk, FACE.cjk]];
+  for (const [bytes, family] of files) {
+    if (bytes === undefined) continue;
+    doc.addFileToVFS(`${family}.ttf`, fontBinary(bytes));
     doc.addFont(`${family}.ttf`, family, 'normal', 'normal', 'Identity-H');
   }
   return doc;
+}
+
+/** The faces registered on a document from `newPdfDocument`. */
+function registeredFaces(doc: jsPDF): Face[] {
+  const list = doc.getFontList();
+  return Object.values(FACE).filter((f) => f in list);
 }
 
 class Writer {
@@ -72,7 +84,7 @@ class Writer {
   readonly kit: TextKit;
 
   constructor(readonly doc: jsPDF) {
-    this.kit = new TextKit(doc);
+    this.kit = new TextKit(doc, registeredFaces(doc));
   }
 
   private face = '';
@@ -267,6 +279,11 @@ export function writeConversation(doc: jsPDF, source: ExportSource): void {
       w.text([{ text: 'url' in image ? `[image: ${image.url}]` : '[image: inline data, in the JSON export]', style: 'body' }], 9, 0, { color: COLOR.muted });
     }
   }
+}
+
+/** The conversation has text only the CJK face draws: load it for this export. */
+export function sourceNeedsCjk(source: ExportSource): boolean {
+  return needsCjkFace(source.conversation.name) || source.messages.some((m) => needsCjkFace(messageText(m)));
 }
 
 /** The PDF file's bytes. `source` is what `checkExportable` returned. */

@@ -1,0 +1,124 @@
+/**
+ * Wire types of web search, scraping and starter suggestions (docs/protocol.md, "Web search, scraping and
+ * suggestions"). Shared by the gateway (src/server/search, scrape, suggestions) and the engine.
+ */
+import { z } from 'zod';
+
+/** Spec 001 section 9: scraping up to 25 URLs. */
+export const MAX_SCRAPE_URLS = 25;
+export const MAX_URL_CHARS = 2000;
+export const MAX_SEARCH_QUERY_CHARS = 2000;
+
+export type SearchDepth = 'standard' | 'deep';
+
+/** Spec 001 section 9 (feed facts): web search costs $0.006 standard and $0.06 deep. Micro-USD. */
+export const SEARCH_PRICE_MICRO: Record<SearchDepth, number> = { standard: 6_000, deep: 60_000 };
+/** Ours (the feed names no figure): one scraped page costs $0.001; a page that fails costs nothing. Micro-USD. */
+export const SCRAPE_PRICE_MICRO_PER_PAGE = 1_000;
+
+const requestId = z.string().min(8).max(100);
+
+export const WebSearchRequestSchema = z.strictObject({
+  query: z.string().trim().min(1).max(MAX_SEARCH_QUERY_CHARS),
+  depth: z.enum(['standard', 'deep']).default('standard'),
+  requestId,
+});
+export type WebSearchRequest = z.input<typeof WebSearchRequestSchema>;
+
+export interface WebSource {
+  title: string;
+  url: string;
+  snippet: string;
+}
+
+export interface WebSearchResponse {
+  results: WebSource[];
+  provider: string;
+  depth: SearchDepth;
+  /** USD charged, a number like the reply metadata's cost. */
+  cost: number;
+  paymentSource: 'USD' | 'nano';
+}
+
+/** The switch's reason when the gateway could not be asked whether search is available (the engine asks again). */
+export const SEARCH_STATUS_UNKNOWN = 'Web search is not available right now: the server could not be asked.';
+
+/** GET /api/web-search: whether search can be used, and why not. */
+export interface WebSearchStatus {
+  available: boolean;
+  provider: string | null;
+  depths: SearchDepth[];
+  /** USD per search by depth, decimal strings. */
+  prices: Record<SearchDepth, string>;
+  /** Why search is unavailable (shown by the switch). */
+  reason: string | null;
+}
+
+export const ScrapeRequestSchema = z.strictObject({
+  urls: z.array(z.string().trim().min(1).max(MAX_URL_CHARS)).min(1),
+  requestId,
+});
+export type ScrapeRequest = z.input<typeof ScrapeRequestSchema>;
+
+export interface ScrapedPage {
+  /** The URL as asked. */
+  url: string;
+  /** The URL after redirects. */
+  finalUrl: string;
+  title: string;
+  content: string;
+  truncated: boolean;
+}
+
+export interface ScrapeFailure {
+  url: string;
+  /** PRIVATE_ADDRESS, SCHEME_NOT_ALLOWED, BAD_URL, DNS_FAILED, TOO_MANY_REDIRECTS, HTTP_ERROR, UNSUPPORTED_CONTENT, TOO_LARGE, TIMEOUT, FETCH_FAILED, NO_TEXT */
+  error: string;
+  message: string;
+}
+
+export interface ScrapeResponse {
+  pages: ScrapedPage[];
+  failures: ScrapeFailure[];
+  cost: number;
+  paymentSource: 'USD' | 'nano';
+}
+
+export type SuggestionKind = 'text' | 'image' | 'video';
+
+export interface Suggestion {
+  id: string;
+  title: string;
+  prompt: string;
+  /** A CSS linear-gradient() of two or three hex colours, checked when the data is loaded. */
+  gradient: string;
+  /** Image suggestions: the model, category and resolution they were written for. */
+  model?: string;
+  category?: string;
+  resolution?: string;
+}
+
+export interface SuggestionsResponse {
+  kind: SuggestionKind;
+  suggestions: Suggestion[];
+}
+
+/**
+ * Spec 000 section 9: 20 text prompts fetched and 15 used; 15 image and 15 video prompts. The gateway answers the
+ * fetched number at random; the view shows the used number.
+ */
+export const SUGGESTION_COUNTS: Record<SuggestionKind, { fetched: number; used: number }> = {
+  text: { fetched: 20, used: 15 },
+  image: { fetched: 15, used: 15 },
+  video: { fetched: 15, used: 15 },
+};
+/**
+ * Spec 000 section 9: no-balance frequency 3, low-balance frequency 10, low-balance thresholds 0.1 USD and 0.1
+ * nano. Ours (docs/decisions.md): the frequency is how often a "Add balance" card takes a place among the
+ * suggestions: every 3rd card with no balance (neither USD nor nano above the paid-use threshold), every 10th with
+ * a low one (some balance, but USD below 0.1 and nano below 0.1).
+ */
+export const NO_BALANCE_FREQUENCY = 3;
+export const LOW_BALANCE_FREQUENCY = 10;
+export const LOW_BALANCE_USD = 0.1;
+export const LOW_BALANCE_NANO = 0.1;
