@@ -146,6 +146,9 @@ describe('library and attachments in the browser', () => {
     await row(page, 'long.pdf').waitFor();
     await page.reload();
     await statusOf(page, 'long.pdf').filter({ hasText: 'Ready' }).waitFor({ timeout: 60_000 });
+    // Ready for good: no late progress event takes it back.
+    await page.waitForTimeout(1000);
+    expect(await statusOf(page, 'long.pdf').textContent()).toBe('Ready');
   });
 
   it('searches by name, pages, and deletes', async () => {

@@ -172,19 +172,24 @@ export class LibraryJobs {
     let lastShown = 0;
     // Progress appends run one after another, and the last is awaited before the outcome is appended: a late
     // progress event must never land after 'completed' (the projection would take it back to 'processing').
+    // Progress callbacks come on their own message port, so one may arrive after the result: once the result is
+    // in (`finished`), none is appended.
     let pending: Promise<void> = Promise.resolve();
+    let finished = false;
     const onProgress = (p: { done: number; total: number }): void => {
       const fraction = p.total > 0 ? p.done / p.total : 0;
-      if (fraction - lastShown < 0.1 || fraction >= 1) return;
+      if (finished || fraction - lastShown < 0.1 || fraction >= 1) return;
       lastShown = fraction;
-      pending = pending.then(() => this.progress(item.id, 'processing', Math.round(fraction * 100) / 100));
+      pending = pending.then(() => (finished ? undefined : this.progress(item.id, 'processing', Math.round(fraction * 100) / 100)));
     };
     try {
       const out = await withFileWorker((api) => (ext === 'pdf' ? api.readPdf(blob, Comlink.proxy(onProgress)) : ext === 'docx' ? api.readDocx(blob) : api.readText(blob)));
+      finished = true;
       await pending;
       if (out.text.trim() === '') return this.fail(item, UPLOAD.noText);
       return this.complete(item, [out.text], (performance.now() - started) / 1000, true);
     } catch (error) {
+      finished = true;
       await pending;
       if (signal.aborted) return;
       const noText = error instanceof Error && error.message === UPLOAD.noText;
