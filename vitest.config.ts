@@ -9,7 +9,7 @@ export default defineConfig({
           include: ['tests/unit/**/*.test.ts'],
           environment: 'node',
           testTimeout: 30_000,
-          // Hooks start gateways and in-memory databases: seconds on a busy 2-core machine (the default is 10 s).
+          // Gateway tests start PGlite (WebAssembly) in beforeAll: seconds on a loaded 2-core machine.
           hookTimeout: 60_000,
         },
       },

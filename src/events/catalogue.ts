@@ -258,6 +258,34 @@ export interface ScratchpadEntryDeletedV1 {
   at: number;
 }
 
+// ---- money (src/worker/commands/money.ts) ----
+
+/**
+ * A deposit was created at the gateway (POST /transaction/create/{ticker}): the engine polls its status until it
+ * settles or expires (30 minutes), and an engine starting later picks it up from the log (DESIGN rule 6).
+ */
+export interface PaymentStartedV1 {
+  /** The gateway's transaction id. */
+  id: string;
+  ticker: string;
+  /** As the user typed it, in the ticker's unit. */
+  amount: string;
+  /** The provider's reference (invoice or checkout session). */
+  txId: string;
+  /** Seconds (spec 001 section 3). */
+  createdAt: number;
+  paymentLink: string;
+  /** Daimo-style deposits: the nonce the redeem call carries (absent otherwise). */
+  paymentNonce?: string;
+  at: number;
+}
+/** A deposit ended: completed (credited), failed, or expired (by the provider or after 30 minutes of polling). */
+export interface PaymentSettledV1 {
+  id: string;
+  status: 'completed' | 'failed' | 'expired';
+  at: number;
+}
+
 /** Current event shapes, by type. */
 export interface EventPayloads {
   'conversation.created': ConversationCreatedV1;
@@ -286,6 +314,8 @@ export interface EventPayloads {
   'reply.continued': ReplyContinuedV1;
   'conversation.duplicated': ConversationDuplicatedV1;
   'preferences.changed': PreferencesChangedV1;
+  'payment.started': PaymentStartedV1;
+  'payment.settled': PaymentSettledV1;
   'message.webSearched': MessageWebSearchedV1;
   'scratchpad.entryAdded': ScratchpadEntryAddedV1;
   'scratchpad.entryEdited': ScratchpadEntryEditedV1;
@@ -331,6 +361,8 @@ export const CURRENT_VERSION: { [K in EventType]: number } = {
   'reply.continued': 1,
   'conversation.duplicated': 1,
   'preferences.changed': 1,
+  'payment.started': 1,
+  'payment.settled': 1,
   'message.webSearched': 1,
   'scratchpad.entryAdded': 1,
   'scratchpad.entryEdited': 1,

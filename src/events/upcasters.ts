@@ -65,6 +65,8 @@ export const upcasters: { readonly [K in EventType]: Readonly<Record<number, Upc
   'reply.continued': {},
   'conversation.duplicated': {},
   'preferences.changed': {},
+  'payment.started': {},
+  'payment.settled': {},
   'library.itemAdded': {},
   'library.itemProgressed': {},
   'library.itemCompleted': {},

@@ -158,6 +158,9 @@ const isRole = (v: unknown) => v === 'user' || v === 'assistant' || v === 'syste
 const isSource = (v: unknown) => v === null || v === 'USD' || v === 'nano';
 const replyOk = (p: R) => I(p.messageId) && S(p.conversationSlug) && N(p.at);
 
+const paymentStarted: Shape = { id: str, ticker: str, amount: str, txId: str, createdAt: num, paymentLink: str, paymentNonce: optional(str), at: num };
+const paymentSettled: Shape = { id: str, status: oneOf('completed', 'failed', 'expired'), at: num };
+
 const fastPayload: { [K in EventType]: (p: unknown) => boolean } = {
   'conversation.created': (p) => {
     if (!O(p) || !O(p.conversation)) return false;
@@ -204,6 +207,8 @@ const fastPayload: { [K in EventType]: (p: unknown) => boolean } = {
   'reply.continued': (p) => O(p) && replyOk(p) && S(p.model) && S(p.requestId) && S(p.text) && S(p.thinking),
   'conversation.duplicated': (p) => checkDuplicated(p) === null,
   'preferences.changed': (p) => O(p) && N(p.at) && checkPreferenceChanges(p.changes) === null,
+  'payment.started': (p) => checkShape(p, paymentStarted, 'payload') === null,
+  'payment.settled': (p) => checkShape(p, paymentSettled, 'payload') === null,
   ...LIBRARY_PAYLOADS.fast,
   'message.webSearched': (p) => checkWebSearched(p) === null,
   'scratchpad.entryAdded': (p) => O(p) && checkShape(p.entry, scratchpadEntryShape, '') === null,
@@ -247,6 +252,8 @@ const payloadShapes: { [K in EventType]: (p: unknown) => string | null } = {
     const bad = checkPreferenceChanges((p as Record<string, unknown>).changes);
     return bad === null ? null : `payload.changes: ${bad}`;
   },
+  'payment.started': (p) => checkShape(p, paymentStarted, 'payload'),
+  'payment.settled': (p) => checkShape(p, paymentSettled, 'payload'),
   ...LIBRARY_PAYLOADS.shapes,
   'message.webSearched': checkWebSearched,
   'scratchpad.entryAdded': (p) =>

@@ -55,6 +55,8 @@ export const conversationsProjection: Projection = {
       case 'reply.failed':
       case 'reply.interrupted':
       case 'preferences.changed':
+      case 'payment.started':
+      case 'payment.settled':
       case 'message.webSearched':
       case 'scratchpad.entryAdded':
       case 'scratchpad.entryEdited':

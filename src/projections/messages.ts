@@ -23,6 +23,8 @@ export const messagesProjection: Projection = {
       case 'conversation.unpinned':
       case 'conversation.instructionsSet':
       case 'preferences.changed':
+      case 'payment.started':
+      case 'payment.settled':
       case 'scratchpad.entryAdded':
       case 'scratchpad.entryEdited':
       case 'scratchpad.entryDeleted':

@@ -7,11 +7,14 @@ import type { ConversationRow, InstructionRow, MessageRow, Mode, QueuedMessage, 
 import type { ModelInfo, SessionData } from './api';
 import type { Preferences } from './preferences';
 import type { LibraryHandlers, LibraryQueries } from './library';
+import type { Invitation, PaymentLimits, PaymentMethodsResponse, PaymentStatus, PaymentTransaction } from './payments';
 
 /** Bumped whenever this interface changes shape: a tab whose bundle is stale reloads. */
 /** 2: the workspace commands of issue 6 (conversations, presets, queue, message tree). 3: the scratchpad. */
-/** 4: the library and attachments of issue 7. */
-export const ENGINE_PROTOCOL_VERSION = 4;
+/** 4: the money room of issue 10 (deposits, nano, invitations, auto-recharge, recovery codes). */
+/** 5: the conversationUpdates query (a page's live text between whole views) and the modes query. */
+/** 6: the library and attachments of issue 7. */
+export const ENGINE_PROTOCOL_VERSION = 6;
 
 export interface ConversationSummary {
   id: number;
@@ -51,7 +54,33 @@ export interface ConversationView {
   messages: MessageView[];
   /** A reply is being generated in this conversation. */
   pending: boolean;
+  /**
+   * Its queued messages, oldest first: in the same view as the messages, so that a queued message leaves the queue in
+   * the same update that shows it sent (never both, never neither).
+   */
+  queue: QueuedMessage[];
+  /**
+   * Only the newest messages so far (a long conversation's first view, while the engine loads the rest; no
+   * alternatives info yet): the whole view follows.
+   */
+  partial?: boolean;
 }
+
+/** What a streaming reply shows between two changes of the read model: its text so far and its state. */
+export interface LiveMessageText {
+  id: number;
+  text: string;
+  thinking: string;
+  status: 'pending' | 'streaming';
+}
+
+/**
+ * One update of a conversation page (the `conversationUpdates` query): the whole view when the read model changed
+ * (or a reply started or ended), else only the live text of the replies streaming in it. Folded into a
+ * ConversationView by applyConversationUpdate (src/protocol/conversation-updates.ts), on the tab side, so that a
+ * reply streaming into a long conversation does not clone the whole conversation to every tab every 150 ms.
+ */
+export type ConversationUpdate = { kind: 'view'; view: ConversationView | null } | { kind: 'live'; messages: LiveMessageText[] };
 
 export type NoticeTone = 'red' | 'orange' | 'green' | 'blue';
 export interface Notice {
@@ -63,6 +92,8 @@ export interface Notice {
   durationMs: number | null;
   action?:
     | { label: string; kind: 'reload' | 'wallet' }
+    /** "Go to wallet" that opens the Deposit dialog there (spec 001 section 2: when the caller asks for it). */
+    | { label: string; kind: 'deposit' }
     | { label: string; kind: 'undo'; slug: string }
     /** Sends a failed prompt again (the context memory notice, spec 000 section 4). */
     | { label: string; kind: 'resend'; slug: string; messageId: number };
@@ -102,6 +133,8 @@ export interface CoreQueries {
 export interface ConversationQueries {
   conversations: { query: { kind: 'conversations' }; result: ConversationSummary[] };
   conversation: { query: { kind: 'conversation'; slug: string }; result: ConversationView | null };
+  /** The same page as updates (whole views, then live text only): what a tab subscribes to. */
+  conversationUpdates: { query: { kind: 'conversationUpdates'; slug: string }; result: ConversationUpdate };
 }
 /** Saved instruction presets with the built-ins ('Standard', id 0, and 'Study Mode'), sorted by name. */
 export interface InstructionQueries {
@@ -111,11 +144,49 @@ export interface InstructionQueries {
 export interface QueueQueries {
   queue: { query: { kind: 'queue'; slug: string }; result: QueuedMessage[] };
 }
+/** One deposit as the wallet shows it (the payment store's transactionData, spec 001 section 3). */
+export interface PaymentView {
+  id: string;
+  ticker: string;
+  amount: string;
+  txId: string;
+  createdAt: number;
+  paymentLink: string;
+  paymentNonce: string | null;
+  status: PaymentStatus;
+  startedAt: number;
+  settledAt: number | null;
+}
+export type NanoSocketStateView = 'idle' | 'connecting' | 'connected' | 'closed' | 'error';
+/** The money room's live state (src/worker/commands/money.ts). */
+export interface WalletView {
+  /** The deposit being paid (pendingTransaction), newest first if several. */
+  pending: PaymentView | null;
+  /** Latest deposits, newest first. */
+  payments: PaymentView[];
+  nano: { state: NanoSocketStateView; node: string | null; address: string | null; lastDeposit: { hash: string; amount: string; at: number } | null };
+}
+export interface MoneyQueries {
+  wallet: { query: { kind: 'wallet' }; result: WalletView };
+}
 /** A conversation's scratchpad entries, newest first (src/worker/commands/scratchpad.ts). */
 export interface ScratchpadQueries {
   scratchpad: { query: { kind: 'scratchpad'; slug: string }; result: ScratchpadEntryRow[] };
 }
-export interface QueryDefs extends CoreQueries, ConversationQueries, InstructionQueries, QueueQueries, ScratchpadQueries, LibraryQueries {}
+/** The modes this engine can submit in (each mode's handler registers itself: src/worker/commands/submit-plugins.ts). */
+export interface ModeQueries {
+  modes: { query: { kind: 'modes' }; result: Mode[] };
+}
+/** Every domain's queries (one interface each); add a line, never rewrite this list. */
+export interface QueryDefs
+  extends CoreQueries,
+    ConversationQueries,
+    InstructionQueries,
+    QueueQueries,
+    ScratchpadQueries,
+    MoneyQueries,
+    ModeQueries,
+    LibraryQueries {}
 
 export type QueryKind = keyof QueryDefs;
 export type Query = QueryDefs[QueryKind]['query'];
@@ -126,7 +197,7 @@ export interface SendMessageInput {
   slug: string | null;
   prompt: string;
   model: string;
-  /** Spec 000 section 2: only chat is built; other modes are refused with a plain message. Default 'chat'. */
+  /** Spec 000 section 2. A mode whose handler is not built is refused with a plain message (the `modes` query). Default 'chat'. */
   mode?: Mode;
   /** Multi-model: up to 4 extra text models, no duplicates; each answers as its own assistant message. */
   extraModels?: string[];
@@ -242,6 +313,56 @@ export interface QueueHandlers {
   removeQueuedMessage(slug: string, id: string): Promise<ActionResult>;
 }
 
+/** Fiat rates of the payment store (spec 001 section 3), cached 60 s. */
+export interface FiatRatesView {
+  eurPerUsd: number;
+  gbpPerUsd: number;
+  timestamp: number;
+  state: 'loaded' | 'error';
+}
+
+export type MoneyResult<T> = ({ ok: true } & T) | { ok: false; error: string };
+
+export interface InvitationInput {
+  amount: string;
+  currency: 'USD' | 'XNO';
+  recipientName: string;
+  /** Milliseconds since the epoch. */
+  expiresAt: number;
+}
+
+/**
+ * Money (src/worker/commands/money.ts): deposits, nano, invitations, auto-recharge, recovery codes. Failures have
+ * already raised the spec's notice in the engine; `error` is its title (or the validation message).
+ */
+export interface MoneyHandlers {
+  paymentMethods(): Promise<PaymentMethodsResponse | null>;
+  paymentLimits(ticker: string): Promise<PaymentLimits | null>;
+  fiatRates(): Promise<FiatRatesView>;
+  /** USD per XNO; 1 when the price cannot be had (spec 001 section 7). */
+  nanoPrice(): Promise<number>;
+  /** With a network (USDC or USDT on BASE, ...), a Daimo-style deposit: paid, then redeemed by the engine. */
+  createPayment(ticker: string, amount: string, network?: string): Promise<MoneyResult<{ transaction: PaymentTransaction }>>;
+  /** The session's nano deposit address (made on first use); starts the deposit websocket. */
+  nanoDepositAddress(): Promise<MoneyResult<{ address: string }>>;
+  convertNanoToUsd(amount?: string): Promise<MoneyResult<{ amount: string }>>;
+  checkReceivables(): Promise<MoneyResult<{ receivable: string }>>;
+  getRepresentative(): Promise<MoneyResult<{ representative: string }>>;
+  changeRepresentative(representative: string): Promise<MoneyResult<{ representative: string }>>;
+  setRechargeSettings(settings: { enabled: boolean; threshold: string; target: string }): Promise<ActionResult>;
+  setDisplayCurrency(currency: 'USD' | 'XNO'): Promise<ActionResult>;
+  listInvitations(): Promise<MoneyResult<{ invitations: Invitation[] }>>;
+  createInvitation(input: InvitationInput): Promise<MoneyResult<{ invitation: Invitation }>>;
+  updateInvitation(redeemCode: string, changes: Partial<InvitationInput>): Promise<MoneyResult<{ invitation: Invitation }>>;
+  redeemInvitation(redeemCode: string): Promise<MoneyResult<{ amount: string; currency: 'USD' | 'XNO' }>>;
+  deleteInvitation(redeemCode: string): Promise<ActionResult>;
+  /** A new recovery code for this session (shown once; the previous one stops working). */
+  createRecoveryCode(): Promise<MoneyResult<{ code: string }>>;
+  /** Opens the session of a recovery code in this browser. */
+  recoverSession(code: string): Promise<ActionResult>;
+  accountMergeCheck(): Promise<{ canMigrate: boolean; hasRecoveryCode: boolean } | null>;
+}
+
 /** What scraping URLs for the composer gave: the pages read and why others were not (src/worker/commands/web.ts). */
 export type ScrapeOutcome =
   | { ok: true; pages: ScrapedPage[]; failures: ScrapeFailure[]; cost: number }
@@ -279,6 +400,7 @@ export type CommandHandlers =
   & QueueHandlers
   & WebHandlers
   & ScratchpadHandlers
+  & MoneyHandlers
   & LibraryHandlers;
 
 export type EngineApi = CommandHandlers & {

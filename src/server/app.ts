@@ -23,6 +23,8 @@ import { adminAccessGuard } from './guards/admin-access';
 import { clientAddressResolver, type ClientAddressFn } from './guards/client-address';
 import { crossSiteGuard } from './guards/cross-site';
 import { createLimiter } from './guards/rate-limit';
+import { loadMoneyConfig } from './payments/config';
+import { createMoneyServices, MONEY_PREFIXES, registerMoneyRoutes, type MoneyServices } from './payments/register';
 import { registerWebRoutes, type WebDeps } from './search/register';
 
 export interface AppDeps {
@@ -43,6 +45,8 @@ export interface AppDeps {
   /** Enables /admin/* for bearers of this token (see routes/admin.ts). */
   adminToken?: string | null;
   log?: (line: string) => void;
+  /** Payments, invitations, nano, recovery (payments/register.ts); default: built from an empty environment. */
+  money?: MoneyServices;
   /** Web search, scraping and suggestions (src/server/search/register.ts). */
   web?: WebDeps;
 }
@@ -92,6 +96,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     app.use(prefix, crossSite);
     app.use(prefix, smallBodies);
   }
+  for (const prefix of MONEY_PREFIXES) {
+    app.use(prefix, crossSite);
+    app.use(prefix, smallBodies);
+  }
 
   // Body size is enforced where bodies are read (readJson in context.ts): hono's bodyLimit middleware re-wraps
   // the request in a web stream, which takes the body off @hono/node-server's fast path.
@@ -105,6 +113,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   registerStreamGptRoute(app, ctx);
   registerConversationSummaryRoute(app, ctx);
   registerTalkToGptMultiRoute(app, ctx);
+  const money = deps.money ?? createMoneyServices(deps.db, ledger, loadMoneyConfig({}), log);
+  registerMoneyRoutes(app, ctx, money, address, requireSession);
   registerAttachmentRoutes(app, ctx);
   registerWebRoutes(app, ctx, deps.web);
   if (deps.adminToken) {
@@ -114,7 +124,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   registerPreviewRoute(app);
 
-  if (deps.clientDir) app.use('*', serveClient(deps.clientDir));
+  if (deps.clientDir) app.use('*', serveClient(deps.clientDir, { connectSrc: money.cfg.nano?.websocketUrls ?? [] }));
 
   app.notFound((c) => {
     const path = c.req.path;

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { AmountError, parseDecimal, type PriceUnits } from './money';
+import { loadMoneyConfig, type MoneyConfig } from './payments/config';
 
 export type Env = Record<string, string | undefined>;
 
@@ -50,6 +51,8 @@ export interface GatewayConfig {
   sessionIdleMs: number;
   /** How often the expiry sweep runs, ms (PARLEY_SESSION_SWEEP_MS). */
   sessionSweepMs: number;
+  /** Payments, nano, invitations, recovery codes (payments/config.ts). */
+  money: MoneyConfig;
   /** Catalogue id of the vision model that describes images (PARLEY_VISION_MODEL); null = the offline description. */
   visionModel: string | null;
 }
@@ -231,6 +234,7 @@ export function loadConfig(env: Env): GatewayConfig {
     guards: loadGuards(env, sessionIdleMs),
     sessionIdleMs,
     sessionSweepMs: intVar(env, 'PARLEY_SESSION_SWEEP_MS', 10 * 60_000, 1_000, 24 * 3_600_000),
+    money: loadMoneyConfig(env),
     visionModel: env.PARLEY_VISION_MODEL?.trim() || null,
   };
 }

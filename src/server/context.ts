@@ -64,7 +64,8 @@ export function jsonError(
   return c.json(body, status);
 }
 
-async function readLimitedText(c: Context, maxBytes: number): Promise<string | null> {
+/** The body as text, or null when it is (or declares itself) larger than `maxBytes`; never reads past the limit. */
+export async function readLimitedText(c: Context, maxBytes: number): Promise<string | null> {
   const declared = c.req.header('content-length');
   if (declared !== undefined) {
     // The HTTP parser holds the body to its Content-Length, so checking the header is enough; the body is then

@@ -23,6 +23,7 @@ import { Catalogue } from './providers/catalogue';
 import { startSessionSweeper } from './sessions/expiry';
 import { ReplyRegistry } from './routes/reply-registry';
 import { PgReplyStore } from './routes/reply-store';
+import { createMoneyServices, startMoneySweeper } from './payments/register';
 import { loadSearchConfig } from './search/config';
 import type { ScrapeTestAllowance } from './scrape/ssrf';
 
@@ -154,9 +155,16 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
     const sweeper = startHoldSweeper(ledger, log);
     // Idle sessions that never held money expire, at startup and then every PARLEY_SESSION_SWEEP_MS (sessions/expiry.ts).
     const sessionSweeper = startSessionSweeper(db, { idleMs: config.sessionIdleMs, everyMs: config.sessionSweepMs, bucketIdleMs: bucketIdleMs(config) }, log);
+    // Payments past 30 minutes, auto-recharges, expired invitations (payments/register.ts).
+    const money = createMoneyServices(db, ledger, config.money, log);
+    const moneySweeper = startMoneySweeper(money, log);
+    if (config.money.testPayments && !['127.0.0.1', 'localhost', '::1'].includes(host)) {
+      log('warning: the test payment provider is on (PARLEY_TEST_PAYMENTS) and this gateway listens beyond loopback: anyone can add balance with its Pay button');
+    }
     stopSweeper = async () => {
       await sweeper.stop();
       await sessionSweeper.stop();
+      await moneySweeper.stop();
     };
     const adminToken = target.kind === 'pglite' ? randomBytes(32).toString('base64url') : null;
     const clientDir = options.clientDir === undefined ? config.clientDir : options.clientDir;
@@ -177,6 +185,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
       clientDir,
       adminToken,
       log,
+      money,
       web: { search, ...(options.scrapeTest ? { scrapeTest: options.scrapeTest } : {}) },
     });
     server = await listen(app, port, host);

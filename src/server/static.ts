@@ -98,7 +98,7 @@ export const CONTENT_SECURITY_POLICY = [
   "form-action 'self'",
 ].join('; ');
 
-function sendFile(c: Context, path: string, st: Stats, cacheControl: string): Response {
+function sendFile(c: Context, path: string, st: Stats, cacheControl: string, csp: string = CONTENT_SECURITY_POLICY): Response {
   const etag = `W/"${st.size.toString(16)}-${Math.floor(st.mtimeMs).toString(16)}"`;
   const headers: Record<string, string> = {
     'Content-Type': contentTypeFor(path),
@@ -108,7 +108,7 @@ function sendFile(c: Context, path: string, st: Stats, cacheControl: string): Re
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'no-referrer',
   };
-  if (path.endsWith('.html')) headers['Content-Security-Policy'] = CONTENT_SECURITY_POLICY;
+  if (path.endsWith('.html')) headers['Content-Security-Policy'] = csp;
   const inm = c.req.header('if-none-match');
   if (inm !== undefined && inm.split(',').some((t) => t.trim() === etag)) {
     return new Response(null, { status: 304, headers });
@@ -120,8 +120,11 @@ function sendFile(c: Context, path: string, st: Stats, cacheControl: string): Re
 }
 
 /** GET/HEAD middleware serving `clientDir`; falls through (next) for anything it does not own. */
-export function serveClient(clientDir: string): MiddlewareHandler {
+export function serveClient(clientDir: string, opts: { connectSrc?: readonly string[] } = {}): MiddlewareHandler {
   const root = resolve(clientDir);
+  // The nano deposit websockets the engine opens (PARLEY_NANO_WS_URLS) are the only other hosts it may reach.
+  const extra = (opts.connectSrc ?? []).filter((u) => /^wss?:\/\/[A-Za-z0-9.:[\]-]+(\/[^\s;,']*)?$/.test(u));
+  const csp = extra.length === 0 ? CONTENT_SECURITY_POLICY : CONTENT_SECURITY_POLICY.replace("connect-src 'self'", `connect-src 'self' ${extra.join(' ')}`);
   return async (c, next) => {
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return next();
     let urlPath: string;
@@ -137,13 +140,13 @@ export function serveClient(clientDir: string): MiddlewareHandler {
       const file = resolve(join(root, urlPath));
       if (file.startsWith(root + sep)) {
         const st = await fileStat(file);
-        if (st) return sendFile(c, file, st, isHashedAsset(urlPath) ? IMMUTABLE : 'no-cache');
+        if (st) return sendFile(c, file, st, isHashedAsset(urlPath) ? IMMUTABLE : 'no-cache', csp);
       }
     }
     if (isAppRoute(urlPath)) {
       const index = join(root, 'index.html');
       const st = await fileStat(index);
-      if (st) return sendFile(c, index, st, 'no-cache');
+      if (st) return sendFile(c, index, st, 'no-cache', csp);
       c.header('Cache-Control', 'no-store');
       return c.text(MISSING_CLIENT_NOTE, 200);
     }

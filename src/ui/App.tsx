@@ -9,6 +9,7 @@ import { ConversationPage } from './components/ConversationPage';
 import { Notifications } from './components/Notifications';
 import { SettingsPage } from './components/SettingsPage';
 import { WalletPage } from './components/WalletPage';
+import { InvitationsPage } from './components/InvitationsPage';
 import { LibraryPage } from './components/LibraryPage';
 import { ToolSplit } from './components/ToolSplit';
 import { Link } from './components/Link';
@@ -65,6 +66,9 @@ export function App() {
           <Link href="/settings" current={route.name === 'settings'}>
             Settings
           </Link>
+          <Link href="/invitations" current={route.name === 'invitations'}>
+            Invitations
+          </Link>
           <Link href="/library" current={route.name === 'library'}>
             Library
           </Link>
@@ -93,6 +97,7 @@ export function App() {
         )}
         {route.name === 'wallet' && <WalletPage />}
         {route.name === 'settings' && <SettingsPage />}
+        {route.name === 'invitations' && <InvitationsPage />}
         {route.name === 'library' && <LibraryPage />}
       </main>
     </div>

@@ -1,7 +1,8 @@
 /** The tab's connection to the engine, and React hooks over it. Components never touch storage directly. */
 import { useEffect, useState, useSyncExternalStore } from 'react';
 import type * as Comlink from 'comlink';
-import type { EngineApi, Query, QueryResult } from '../protocol/engine';
+import type { ConversationView, EngineApi, Query, QueryResult } from '../protocol/engine';
+import { applyConversationUpdate } from '../protocol/conversation-updates';
 import { EngineConnection, type ConnectionState } from '../worker/tab/connection';
 
 export const connection = new EngineConnection({
@@ -23,6 +24,21 @@ export function useQuery<Q extends Query>(query: Q): QueryResult<Q> | undefined 
     return connection.subscribe(q, (value) => setState({ key, value }));
   }, [key]);
   return state?.key === key ? state.value : undefined;
+}
+
+/**
+ * A conversation page, live: whole views from the engine, and between them only the streaming replies' text, folded
+ * here (src/protocol/conversation-updates.ts). undefined until the first view, null for a slug with no conversation.
+ */
+export function useConversation(slug: string): ConversationView | null | undefined {
+  const [state, setState] = useState<{ slug: string; view: ConversationView | null | undefined } | undefined>(undefined);
+  useEffect(() => {
+    setState(undefined);
+    return connection.subscribe({ kind: 'conversationUpdates', slug }, (update) =>
+      setState((prev) => ({ slug, view: applyConversationUpdate(prev?.slug === slug ? prev.view : undefined, update) })),
+    );
+  }, [slug]);
+  return state?.slug === slug ? state.view : undefined;
 }
 
 let connectionState: ConnectionState = 'connecting';

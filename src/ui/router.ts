@@ -23,12 +23,13 @@ export function usePath(): string {
   );
 }
 
-export type Route = { name: 'conversation'; slug: string } | { name: 'wallet' } | { name: 'settings' } | { name: 'home' } | { name: 'library' };
+export type Route = { name: 'conversation'; slug: string } | { name: 'wallet' } | { name: 'settings' } | { name: 'home' } | { name: 'invitations' } | { name: 'library' };
 
 export function matchRoute(path: string): Route {
   const pathname = path.split('?')[0] ?? '/';
   if (pathname === '/wallet') return { name: 'wallet' };
   if (pathname === '/settings') return { name: 'settings' };
+  if (pathname === '/invitations') return { name: 'invitations' };
   if (pathname === '/library') return { name: 'library' };
   const m = /^\/conversation\/(.+)$/.exec(pathname);
   if (m?.[1]) return { name: 'conversation', slug: m[1] };

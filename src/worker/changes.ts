@@ -23,7 +23,8 @@ const CHANGES: { [K in EventType]: (payload: EventPayloads[K]) => Touch } = {
   'conversation.created': (p) => ({ list: true, slugs: [p.conversation.slug] }),
   'message.added': (p) => ({ list: true, slugs: [p.message.conversationSlug] }),
   'reply.started': (p) => ({ list: false, slugs: [p.conversationSlug] }),
-  'reply.checkpointed': (p) => ({ list: false, slugs: [p.conversationSlug] }),
+  // A checkpoint saves text the page already shows live (the reply is running here): no page reloads for it.
+  'reply.checkpointed': () => ({ list: false, slugs: [] }),
   'reply.completed': (p) => ({ list: true, slugs: [p.conversationSlug] }),
   'reply.failed': (p) => ({ list: true, slugs: [p.conversationSlug] }),
   'reply.interrupted': (p) => ({ list: false, slugs: [p.conversationSlug] }),
@@ -48,6 +49,9 @@ const CHANGES: { [K in EventType]: (payload: EventPayloads[K]) => Touch } = {
   'conversation.duplicated': (p) => ({ list: true, slugs: [p.conversation.slug] }),
   // Preferences are no conversation's data: the engine's preferences$ follows these events itself.
   'preferences.changed': () => ({ list: false, slugs: [] }),
+  // Payments are no conversation's data: the money room follows these events itself.
+  'payment.started': () => ({ list: false, slugs: [] }),
+  'payment.settled': () => ({ list: false, slugs: [] }),
   // The library queries follow library events themselves (src/worker/queries/library.ts).
   'library.itemAdded': () => ({ list: false, slugs: [] }),
   'library.itemProgressed': () => ({ list: false, slugs: [] }),

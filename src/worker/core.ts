@@ -248,6 +248,11 @@ export class EngineCore implements CoreHandlers {
     return this.sessionRefresh;
   }
 
+  /** Spec 001 section 4: clearing the session resets all fields (a recovered session replaces this one). */
+  clearSession(): void {
+    this.session$.next({ session: null, canUsePaidModels: false, error: null });
+  }
+
   /** Loads the catalogue, retrying with backoff (1 s doubling to 30 s) while the gateway cannot answer. */
   loadModels(): Promise<void> {
     this.modelsLoad ??= (async () => {

@@ -19,6 +19,9 @@ import { instructionCommands } from './commands/instructions';
 import { queueCommands } from './commands/queue';
 import { webCommands } from './commands/web';
 import { scratchpadCommands } from './commands/scratchpad';
+import { moneyCommands } from './commands/money';
+import { moneyQueries } from './queries/money';
+import { MoneyRoom } from './services/money-room';
 import { libraryCommands } from './commands/library';
 import { libraryQueries } from './queries/library';
 import { conversationQueries } from './queries/conversations';
@@ -26,10 +29,11 @@ import { coreQueries } from './queries/core';
 import { instructionQueries } from './queries/instructions';
 import { queueQueries } from './queries/queue';
 import { scratchpadQueries } from './queries/scratchpad';
+import { modeQueries } from './queries/modes';
 import type { QueryHandlers } from './queries/types';
 
 export { INTERRUPTED_REASON, PAID_USE_THRESHOLD, STREAM_THROTTLE_MS, type EngineHooks } from './core';
-export { REPLY_IN_PROGRESS } from './commands/chat';
+export { REPLY_IN_PROGRESS } from './commands/submit';
 
 // The class gets every domain's commands as its own methods (assigned in the constructor).
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
@@ -40,9 +44,12 @@ export class Engine extends EngineCore {
   /** Every command, as plain functions (what a tab's Comlink endpoint exposes). */
   readonly commands: CommandHandlers;
   private readonly queries: QueryHandlers;
+  /** Deposits, nano, invitations: state and pipelines of the money room. */
+  readonly money: MoneyRoom;
 
   constructor(hooks: EngineHooks) {
     super(hooks);
+    this.money = new MoneyRoom(this);
     // One room per domain (DESIGN rule 12): add a line, never rewrite this list.
     const domains = {
       ...chatCommands(this),
@@ -55,6 +62,7 @@ export class Engine extends EngineCore {
       ...queueCommands(this),
       ...webCommands(this),
       ...scratchpadCommands(this),
+      ...moneyCommands(this, this.money),
       ...libraryCommands(this),
     };
     Object.assign(this, domains);
@@ -66,7 +74,22 @@ export class Engine extends EngineCore {
       importLog: (text) => this.importLog(text),
       ...domains,
     };
-    this.queries = { ...coreQueries(this), ...conversationQueries(this), ...instructionQueries(this), ...queueQueries(this), ...scratchpadQueries(this), ...libraryQueries(this) };
+    // One factory per domain's queries: add a line, never rewrite this list.
+    this.queries = {
+      ...coreQueries(this),
+      ...conversationQueries(this),
+      ...instructionQueries(this),
+      ...queueQueries(this),
+      ...scratchpadQueries(this),
+      ...moneyQueries(this.money),
+      ...modeQueries(this),
+      ...libraryQueries(this),
+    };
+  }
+
+  override async dispose(): Promise<void> {
+    this.money.dispose();
+    await super.dispose();
   }
 
   observe<Q extends Query>(query: Q): Observable<QueryResult<Q>> {

@@ -178,6 +178,8 @@ describe('chat, end to end in Chromium', () => {
     });
     await getStack().gateway.ledger.credit(sessionId, { key: `e2e-${sessionId}`, usdMicro: 1_000_000n });
     await page.getByRole('button', { name: 'Go to wallet' }).click();
+    // The wallet opens with the Deposit dialog (spec 001 section 2); closing it leaves the wallet.
+    await page.getByRole('dialog', { name: 'Deposit' }).getByRole('button', { name: 'Close' }).click();
     await page.getByRole('button', { name: 'Refresh balance' }).click();
     await expect.poll(() => page.getByRole('region', { name: 'Balance' }).textContent()).toContain('$1.000000');
     await page.goBack();

@@ -192,6 +192,37 @@ describe('reply details', () => {
   });
 });
 
+describe('composer counts and the thanks detector', () => {
+  it('recounts tokens 400 ms after the last keystroke, not on each one; a short thank-you is marked, a long one is not', async () => {
+    const context = await getStack().newContext();
+    const page = await openApp(context);
+    await chooseModel(page, FREE_MODEL);
+    const counts = page.getByLabel('Token counts');
+    await expect.poll(() => counts.textContent()).toContain('Input 0');
+    // Typed in the page itself, and read 200 ms later: timers fire in deadline order, so the 400 ms recount has not
+    // run yet whatever the load; then it does.
+    const before = await page.evaluate(async () => {
+      const input = document.querySelector<HTMLTextAreaElement>('textarea[aria-label="Message"]') as HTMLTextAreaElement;
+      const setValue = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')?.set;
+      setValue?.call(input, 'one two three four five six seven eight nine ten eleven twelve');
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+      await new Promise((r) => setTimeout(r, 200));
+      return document.querySelector('[aria-label="Token counts"]')?.textContent ?? '';
+    });
+    expect(before).toContain('Input 0');
+    await expect.poll(() => counts.textContent()).toMatch(/Input [1-9]/);
+
+    getStack().upstream.setScript(textReply('You are welcome.'));
+    await page.getByRole('textbox', { name: 'Message' }).fill('Thanks a lot!');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+    await page.locator('article[data-role="user"]').first().getByRole('img', { name: 'Thankful' }).waitFor();
+    await send(page, `Thanks, but ${'please explain this in much more detail '.repeat(6)}`);
+    await expect.poll(() => page.locator('article[data-role="assistant"][data-status="done"]').count()).toBe(2);
+    expect(await page.locator('article[data-role="user"]').nth(1).getByRole('img', { name: 'Thankful' }).count()).toBe(0);
+  });
+});
+
 describe('model picker', () => {
   it('is a searchable list grouped by provider, with prices and the free ones marked, usable by keyboard', async () => {
     const context = await getStack().newContext();

@@ -40,11 +40,28 @@ describe.each([
     await page.reload();
     await page.getByRole('list', { name: 'Queued messages' }).getByText('Queued second').waitFor({ timeout: 15_000 });
     getStack().upstream.setScript(slowReply(3, 10, 'next'));
+    // The queue is part of the conversation's view: the moment the queued message shows as sent, it has left the queue.
+    const sentAndQueued = await page.evaluate(
+      () =>
+        new Promise<string[]>((resolve) => {
+          const seen = () => {
+            const users = [...document.querySelectorAll('article[data-role="user"]')].map((a) => a.textContent ?? '');
+            if (!users.some((t) => t.includes('Queued second'))) return false;
+            const queued = [...document.querySelectorAll('[aria-label="Queued messages"] li')].map((li) => li.textContent ?? '');
+            observer.disconnect();
+            resolve(queued);
+            return true;
+          };
+          const observer = new MutationObserver(() => void seen());
+          observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+          seen();
+        }),
+    );
+    expect(sentAndQueued).toEqual([]);
     await expect.poll(() => user(page).allTextContents(), { timeout: 30_000 }).toEqual([expect.stringContaining('First, a long one'), expect.stringContaining('Queued second')]);
     await expect.poll(() => assistant(page).nth(1).getAttribute('data-status'), { timeout: 15_000 }).toBe('done');
     expect(await assistant(page).first().textContent()).toContain('w80');
-    // The queue and the messages are two live queries: the list empties on the queue's own update.
-    await expect.poll(() => page.getByRole('list', { name: 'Queued messages' }).count(), { timeout: 5_000 }).toBe(0);
+    expect(await page.getByRole('list', { name: 'Queued messages' }).count()).toBe(0);
     expect(await user(page).count()).toBe(2);
   });
 });

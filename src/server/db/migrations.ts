@@ -140,6 +140,95 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     id: 5,
+    name: 'payments_invitations_nano_recovery',
+    statements: [
+      // Deposits and auto-recharges (src/server/payments/): one row per transaction; the credit is the ledger entry
+      // 'payment:{id}', made once whatever number of webhooks, polls and retries confirm it.
+      `CREATE TABLE payment_transactions (
+        id TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        provider TEXT NOT NULL,
+        ticker TEXT NOT NULL,
+        purpose TEXT NOT NULL DEFAULT 'deposit' CHECK (purpose IN ('deposit', 'recharge')),
+        amount TEXT NOT NULL,
+        usd_micro BIGINT NOT NULL CHECK (usd_micro > 0),
+        provider_ref TEXT,
+        payment_link TEXT,
+        checkout_token TEXT NOT NULL,
+        -- Daimo-style deposits (POST /transaction/create/daimo): paid at the provider, credited when the app redeems
+        -- them with this nonce (POST /transaction/callback/daimo).
+        payment_nonce TEXT,
+        provider_paid BOOLEAN NOT NULL DEFAULT false,
+        status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'completed', 'failed', 'expired')),
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        expires_at TIMESTAMPTZ NOT NULL,
+        settled_at TIMESTAMPTZ
+      )`,
+      `CREATE UNIQUE INDEX payment_transactions_ref_idx ON payment_transactions (provider, provider_ref) WHERE provider_ref IS NOT NULL`,
+      `CREATE INDEX payment_transactions_pending_idx ON payment_transactions (expires_at) WHERE status = 'pending'`,
+      `CREATE INDEX payment_transactions_session_idx ON payment_transactions (session_id, created_at)`,
+      // Every provider event seen (webhook deliveries, status answers), once: the audit trail of a credit.
+      `CREATE TABLE payment_events (
+        provider TEXT NOT NULL,
+        event_id TEXT NOT NULL,
+        tx_id TEXT NOT NULL,
+        outcome TEXT NOT NULL,
+        received_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        PRIMARY KEY (provider, event_id)
+      )`,
+      // A card saved at checkout (Stripe customer and payment method), for auto-recharge.
+      `CREATE TABLE payment_customers (
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        provider TEXT NOT NULL,
+        customer_ref TEXT NOT NULL,
+        method_ref TEXT,
+        PRIMARY KEY (session_id, provider)
+      )`,
+      // Auto-recharge: armed while the balance is at or above the threshold; a crossing disarms it (one top-up).
+      `CREATE TABLE recharge_state (
+        session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+        armed BOOLEAN NOT NULL DEFAULT true,
+        last_tx_id TEXT,
+        updated_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      )`,
+      `CREATE INDEX sessions_recharge_idx ON sessions (id) WHERE recharge_enabled`,
+      // Invitations (src/server/invitations/): the amount is reserved from the creator when created.
+      `CREATE TABLE invitations (
+        redeem_code TEXT PRIMARY KEY,
+        creator_session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        currency TEXT NOT NULL CHECK (currency IN ('USD', 'XNO')),
+        amount_usd_micro BIGINT NOT NULL DEFAULT 0 CHECK (amount_usd_micro >= 0),
+        amount_nano_raw NUMERIC(40,0) NOT NULL DEFAULT 0 CHECK (amount_nano_raw >= 0),
+        recipient_name TEXT NOT NULL DEFAULT '',
+        status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'redeemed', 'expired', 'blocked', 'deleted')),
+        version INTEGER NOT NULL DEFAULT 0,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        expires_at TIMESTAMPTZ NOT NULL,
+        redeemed_by TEXT,
+        closed_at TIMESTAMPTZ
+      )`,
+      `CREATE INDEX invitations_creator_idx ON invitations (creator_session_id, created_at)`,
+      `CREATE INDEX invitations_expiry_idx ON invitations (expires_at) WHERE status = 'active'`,
+      // Nano deposit accounts: index n of the operator's seed belongs to one session.
+      `CREATE SEQUENCE nano_account_index_seq START 1`,
+      `CREATE TABLE nano_accounts (
+        session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+        account_index BIGINT NOT NULL UNIQUE,
+        address TEXT NOT NULL UNIQUE,
+        representative TEXT
+      )`,
+      // More cookies for one session: a browser that entered the recovery code gets its own token.
+      `CREATE TABLE session_tokens (
+        token_hash TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      )`,
+      `ALTER TABLE sessions ADD COLUMN recovery_code_hash TEXT UNIQUE`,
+      `CREATE TABLE gateway_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+    ],
+  },
+  {
+    id: 6,
     name: 'attachments',
     statements: [
       // Spec 000 section 7, POST {api}/notion/unsupported-filetypes (src/server/routes/unsupported-filetypes.ts).

@@ -1,6 +1,6 @@
 /**
  * POST /notion/unsupported-filetypes (spec 000 section 7: `{filetype, filesizemb}`, sent fire-and-forget when a
- * file add fails). Recorded in `unsupported_filetype_reports` (migration 5), at most REPORTS_PER_DAY per session a
+ * file add fails). Recorded in `unsupported_filetype_reports` (migration 6), at most REPORTS_PER_DAY per session a
  * day (one conditional INSERT), so the table cannot be flooded. Answers 202 either way; bad input gets 400.
  */
 import type { Hono } from 'hono';

@@ -122,15 +122,22 @@ export async function createSession(db: Queryable): Promise<{ token: string; ses
 
 export async function findSessionByToken(db: Queryable, token: string): Promise<SessionRecord | null> {
   if (!isWellFormedToken(token)) return null;
-  const rows = await db.query<SessionRow>(`SELECT ${COLUMNS} FROM sessions WHERE token_hash = $1`, [hashToken(token)]);
-  return rows[0] ? fromRow(rows[0]) : null;
+  const hash = hashToken(token);
+  const rows = await db.query<SessionRow>(`SELECT ${COLUMNS} FROM sessions WHERE token_hash = $1`, [hash]);
+  if (rows[0]) return fromRow(rows[0]);
+  // A browser that entered the session's recovery code has a token of its own (sessions/recovery.ts).
+  const more = await db.query<SessionRow>(`SELECT ${COLUMNS} FROM sessions WHERE id = (SELECT session_id FROM session_tokens WHERE token_hash = $1)`, [hash]);
+  return more[0] ? fromRow(more[0]) : null;
 }
 
 /** Only the id, for the auth check on every /api call (cheap, cacheable). */
 export async function findSessionIdByToken(db: Queryable, token: string): Promise<string | null> {
   if (!isWellFormedToken(token)) return null;
-  const rows = await db.query<{ id: string }>('SELECT id FROM sessions WHERE token_hash = $1', [hashToken(token)]);
-  return rows[0]?.id ?? null;
+  const hash = hashToken(token);
+  const rows = await db.query<{ id: string }>('SELECT id FROM sessions WHERE token_hash = $1', [hash]);
+  if (rows[0]) return rows[0].id;
+  const more = await db.query<{ id: string }>('SELECT session_id AS id FROM session_tokens WHERE token_hash = $1', [hash]);
+  return more[0]?.id ?? null;
 }
 
 /** By public id or by sessionUUID (the admin command accepts either). */

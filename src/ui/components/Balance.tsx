@@ -7,10 +7,21 @@ export function Balance() {
   return (
     <section className="balance" aria-label="Balance">
       {data ? (
+        // The session's display currency comes first (spec 001 section 3, displayCurrency).
         <>
-          <span className="balance-usd">${data.usd_balance}</span>
-          <span className="balance-sep"> · </span>
-          <span className="balance-nano">{data.nano_balance} XNO</span>
+          {data.displayCurrency === 'XNO' ? (
+            <>
+              <span className="balance-nano">{data.nano_balance} XNO</span>
+              <span className="balance-sep"> · </span>
+              <span className="balance-usd">${data.usd_balance}</span>
+            </>
+          ) : (
+            <>
+              <span className="balance-usd">${data.usd_balance}</span>
+              <span className="balance-sep"> · </span>
+              <span className="balance-nano">{data.nano_balance} XNO</span>
+            </>
+          )}
         </>
       ) : (
         <span className="muted">{session?.error ? 'Balance unavailable' : 'Loading balance…'}</span>

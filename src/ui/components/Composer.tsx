@@ -3,12 +3,13 @@
  * "Remove {model name}"), the "Web search" switch, the queue ("Queued messages") and the token counts.
  *
  * While a reply generates, Send stays: the engine queues the message and sends it when the reply ends (spec 000
- * section 4). Modes other than Chat are not built yet and say so next to the group; Send in one gets the same
- * plain message from the engine. Token counts are estimates, recomputed 400 ms after the last keystroke.
+ * section 4). A mode the engine has no handler for (the `modes` query) says so next to the group; Send in one gets
+ * the same plain message from the engine. Token counts are estimates, recomputed 400 ms after the last keystroke.
  */
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { useSnapshot } from 'valtio';
 import type { ModelInfo } from '../../protocol/api';
+import type { QueuedMessage } from '../../events/model';
 import type { ActionResult, MessageView } from '../../protocol/engine';
 import { MAX_EXTRA_MODELS } from '../../protocol/multi';
 import { countTokens, TOKEN_COUNT_DEBOUNCE_MS, type TokenCounts } from '../../worker/services/tokens';
@@ -27,8 +28,10 @@ interface Props {
   pending: boolean;
   onSend(): void;
   onStop(): void;
-  /** The conversation (null for a new one): its queue is shown. */
+  /** The conversation (null for a new one). */
   slug?: string | null;
+  /** Its queued messages (part of the conversation's view, so they never disagree with its messages). */
+  queued?: readonly QueuedMessage[];
   /** The conversation's messages, for the token counts. */
   messages?: readonly MessageView[];
   /** The catalogue. */
@@ -46,13 +49,14 @@ function maxInputHeight(): number {
 
 const NO_MESSAGES: readonly MessageView[] = [];
 const NO_MODELS: readonly ModelInfo[] = [];
+const NO_QUEUE: readonly QueuedMessage[] = [];
 
-export function Composer({ value, onChange, pending, onSend, onStop, slug = null, messages = NO_MESSAGES, models = NO_MODELS, model = '', loaded = false }: Props) {
+export function Composer({ value, onChange, pending, onSend, onStop, slug = null, queued = NO_QUEUE, messages = NO_MESSAGES, models = NO_MODELS, model = '', loaded = false }: Props) {
   const ref = useRef<HTMLTextAreaElement>(null);
   const state = useSnapshot(composer);
   const webSnap = useSnapshot(web);
   const preferences = useQuery({ kind: 'preferences' });
-  const queued = useQuery({ kind: 'queue', slug: slug ?? '' });
+  const available = useQuery({ kind: 'modes' });
   const ids = useId();
   const enterSends = preferences?.enterSendsMessage ?? true;
   const textModels = useMemo(() => models.filter((m) => m.modality === 'text'), [models]);
@@ -115,12 +119,13 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
     }
   }
 
-  const nonChat = state.mode !== 'chat' ? MODE_UNAVAILABLE[state.mode] : null;
+  // A mode whose handler the engine does not have says so plainly (spec 000 section 2; issue 6: never silent).
+  const nonChat = state.mode !== 'chat' && available !== undefined && !available.includes(state.mode) ? MODE_UNAVAILABLE[state.mode] : null;
   const canAdd = state.mode === 'chat' && state.extraModels.length < MAX_EXTRA_MODELS && textModels.length > state.extraModels.length + 1;
 
   return (
     <div className="composer-area">
-      {queued && queued.length > 0 && (
+      {queued.length > 0 && (
         <ul className="queue" aria-label="Queued messages">
           {queued.map((q) => (
             <li key={q.id}>

@@ -1,11 +1,12 @@
 import { useEffect, useMemo, useRef } from 'react';
 import { useSnapshot } from 'valtio';
 import type { SendMessageResult } from '../../protocol/engine';
-import { engine, useQuery } from '../engine';
+import { engine, useConversation, useQuery } from '../engine';
 import { decodeSlugPrompt, navigate } from '../router';
 import { showLocalNotice, view } from '../state';
 import { Composer } from './Composer';
 import { composer } from '../composer-state';
+import { writesSettled } from '../writes';
 import { ConversationHeader } from './ConversationHeader';
 import { InstructionsButton } from './SystemPromptDialog';
 import { ExportMenu } from './ExportMenu';
@@ -19,7 +20,7 @@ const MESSAGE_REQUIRED = 'Message is required';
 
 export function ConversationPage({ slug }: { slug: string }) {
   const isNew = slug === 'new';
-  const conversation = useQuery({ kind: 'conversation', slug: isNew ? '' : slug });
+  const conversation = useConversation(isNew ? '' : slug);
   const models = useQuery({ kind: 'models' });
   const session = useQuery({ kind: 'session' });
   const snap = useSnapshot(view);
@@ -56,6 +57,8 @@ export function ConversationPage({ slug }: { slug: string }) {
       showLocalNotice({ title: MESSAGE_REQUIRED, text: 'Type a message before sending.', tone: 'orange', durationMs: 5000 });
       return;
     }
+    // A system prompt or a setting this tab just saved reaches the engine before the message does.
+    await writesSettled();
     const result = await engine<SendMessageResult>((api) => api.sendMessage({ slug: targetSlug, prompt, model, mode: composer.mode, extraModels: [...composer.extraModels], ...webSendExtras(preferences?.linkupDepth ?? 'standard') }));
     if (!result.ok) {
       if (result.notified) return;
@@ -123,6 +126,7 @@ export function ConversationPage({ slug }: { slug: string }) {
       </ConversationHeader>
       <MessageList
         messages={conversation?.messages ?? []}
+        partial={conversation?.partial ?? false}
         models={models?.models ?? []}
         empty={
           isNew && (
@@ -144,6 +148,7 @@ export function ConversationPage({ slug }: { slug: string }) {
         onSend={() => void submit(view.drafts[draftKey] ?? '', isNew || unknownSlug ? null : slug)}
         onStop={() => void engine((api) => api.stopReply(slug))}
         slug={conversation ? conversation.conversation.slug : null}
+        queued={conversation?.queue}
         messages={conversation?.messages}
         models={models?.models}
         model={model}

@@ -28,6 +28,7 @@ function sameMessage(a: MessageItemProps, b: MessageItemProps): boolean {
     x.hasError === y.hasError &&
     x.error === y.error &&
     x.interrupted === y.interrupted &&
+    x.sentiment === y.sentiment &&
     x.isPartial === y.isPartial &&
     x.model === y.model &&
     x.role === y.role &&
@@ -136,7 +137,14 @@ export const MessageItem = memo(function MessageItem({ message, modelName }: Mes
       aria-label={isAssistant ? 'Assistant message' : 'Your message'}
     >
       <header className="message-header">
-        <span className="message-author">{isAssistant ? modelName : 'You'}</span>
+        <span className="message-author">
+          {isAssistant ? modelName : 'You'}
+          {message.sentiment === 'thankful' && (
+            <span className="message-sentiment" role="img" aria-label="Thankful" title="You thanked the model">
+              {' ♥'}
+            </span>
+          )}
+        </span>
         <span className="message-tools">
           {copied && <span role="status">Copied</span>}
           {alt && (

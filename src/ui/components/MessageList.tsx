@@ -4,12 +4,13 @@
  * measured as rows render. The list follows the end while a reply streams unless the reader scrolled up; then a
  * "Jump to latest" button brings them back.
  */
-import { useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { useCallback, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { ModelInfo } from '../../protocol/api';
 import type { MessageView } from '../../protocol/engine';
 import { MessageItem } from './MessageItem';
-import { listRows, MultiModelReplies, OmittedMarker } from './MultiModelReplies';
+import { MultiModelReplies, OmittedMarker } from './MultiModelReplies';
+import { updateRows, type ListRow, type RowsOf } from './list-rows';
 
 /** Within this many pixels of the end counts as "at the end": the list keeps following. */
 const STICK_PX = 80;
@@ -19,23 +20,39 @@ interface Props {
   models: readonly ModelInfo[];
   /** Shown when there are no messages. */
   empty?: ReactNode;
+  /** Only the newest messages are here yet (a long conversation opening): older ones are on their way. */
+  partial?: boolean;
 }
 
-export function MessageList({ messages, models, empty }: Props) {
+function sameKeys(a: readonly ListRow[], b: readonly ListRow[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i]?.key !== b[i]?.key) return false;
+  return true;
+}
+
+export function MessageList({ messages, models, empty, partial = false }: Props) {
   const scroller = useRef<HTMLElement>(null);
   const stick = useRef(true);
   const [atEnd, setAtEnd] = useState(true);
   // One lookup for all rows rather than a search of the catalogue per message.
   const names = useMemo(() => new Map(models.map((m) => [m.id, m.name])), [models]);
   // Multi-model replies share a row (side by side); a marker shows where the latest request's context began.
-  const rows = useMemo(() => listRows(messages), [messages]);
+  const built = useRef<RowsOf | null>(null);
+  const rows = useMemo(() => (built.current = updateRows(built.current, messages)).rows, [messages]);
+  // The virtualiser recomputes every row's position when getItemKey changes, so it changes only when the rows' keys
+  // do (a message added, removed or another branch shown), not when a streaming reply's text does.
+  const shape = useRef<{ rows: readonly ListRow[]; version: number }>({ rows, version: 0 });
+  if (shape.current.rows !== rows) shape.current = { rows, version: sameKeys(shape.current.rows, rows) ? shape.current.version : shape.current.version + 1 };
+  const shapeVersion = shape.current.version;
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- reads the current rows; changes with their keys only
+  const getItemKey = useCallback((i: number) => shape.current.rows[i]?.key ?? i, [shapeVersion]);
 
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => scroller.current,
     estimateSize: () => 120,
     overscan: 6,
-    getItemKey: (i) => rows[i]?.key ?? i,
+    getItemKey,
   });
 
   const last = messages.at(-1);
@@ -75,6 +92,11 @@ export function MessageList({ messages, models, empty }: Props) {
         }}
       >
         {messages.length === 0 && empty}
+        {partial && (
+          <p className="messages-loading muted" role="status">
+            Loading earlier messages…
+          </p>
+        )}
         <div className="messages-inner" style={{ height: totalSize }}>
           {items.map((row) => {
             const r = rows[row.index];

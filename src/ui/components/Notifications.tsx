@@ -51,6 +51,17 @@ function NoticeItem({ notice, onDismiss }: { notice: Notice; onDismiss(): void }
         {notice.action?.kind === 'resend' && (
           <ResendButton label={notice.action.label} slug={notice.action.slug} messageId={notice.action.messageId} onDone={onDismiss} />
         )}
+        {notice.action?.kind === 'deposit' && (
+          <button
+            type="button"
+            onClick={() => {
+              onDismiss();
+              navigate('/wallet?deposit=open');
+            }}
+          >
+            {notice.action.label}
+          </button>
+        )}
         {notice.action?.kind === 'wallet' && (
           <button
             type="button"

@@ -7,6 +7,7 @@ import { useEffect, useId, useState } from 'react';
 import type { Preferences, Theme } from '../../protocol/preferences';
 import { engine, useQuery } from '../engine';
 import { ModelPicker } from './ModelPicker';
+import { trackWrite } from '../writes';
 import { ExportAllButton } from './ExportMenu';
 
 /** Bounds of the max-tokens setting: a positive whole number no larger than the biggest context we know. */
@@ -14,7 +15,7 @@ export const MAX_TOKENS_MIN = 1;
 export const MAX_TOKENS_MAX = 1_000_000;
 
 function save(changes: Partial<Preferences>): void {
-  void engine((api) => api.setPreferences(changes));
+  void trackWrite(engine((api) => api.setPreferences(changes)));
 }
 
 function Toggle({ label, checked, onChange, hint }: { label: string; checked: boolean; onChange(v: boolean): void; hint?: string }) {

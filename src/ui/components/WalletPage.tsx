@@ -1,12 +1,22 @@
-import { engine, useQuery } from '../engine';
-
 /**
- * The wallet: the session's balance and how to add to it. Card and crypto deposits are a later capability;
- * until they exist a self-hoster credits a session with the admin command shown here.
+ * The wallet (spec 001 section 2, /wallet): balances in USD and nano, the "Deposit" dialog (opened at once when the
+ * caller asks: /wallet?deposit=open, e.g. from the insufficient-balance notice), recent deposits, the nano wallet,
+ * auto-recharge and the recovery code. Everything goes through engine commands; nothing is kept here.
  */
+import type { ActionResult } from '../../protocol/engine';
+import { engine, useQuery } from '../engine';
+import { navigate, usePath } from '../router';
+import { DepositButton } from './DepositDialog';
+import { AutoRecharge, NanoWallet, RecoveryCode } from './WalletSections';
+
+const STATUS_LABEL = { pending: 'Pending', completed: 'Completed', failed: 'Failed', expired: 'Expired' } as const;
+
 export function WalletPage() {
   const session = useQuery({ kind: 'session' });
+  const wallet = useQuery({ kind: 'wallet' });
+  const path = usePath();
   const data = session?.session;
+  const askDeposit = new URLSearchParams(path.split('?')[1] ?? '').get('deposit') === 'open';
   return (
     <div className="wallet">
       <h1>Wallet</h1>
@@ -16,25 +26,65 @@ export function WalletPage() {
           <dd>${data.usd_balance}</dd>
           <dt>Nano balance</dt>
           <dd>{data.nano_balance} XNO</dd>
+          <dt>Paying in</dt>
+          <dd>{data.currency === 'USD' ? 'USD' : 'XNO (no USD balance)'}</dd>
+          <dt>
+            <label htmlFor="display-currency">Show amounts in</label>
+          </dt>
+          <dd>
+            <select id="display-currency" value={data.displayCurrency} onChange={(e) => void engine<ActionResult>((api) => api.setDisplayCurrency(e.target.value === 'XNO' ? 'XNO' : 'USD'))}>
+              <option value="USD">USD</option>
+              <option value="XNO">XNO</option>
+            </select>
+          </dd>
           <dt>Replies so far</dt>
           <dd>{data.numReplies}</dd>
-          <dt>Session id</dt>
-          <dd>
-            <code>{data.id}</code>
-          </dd>
         </dl>
       ) : (
         <p className="muted">Loading your session…</p>
       )}
-      <h2>Adding funds</h2>
-      <p>
-        Free and built-in models work with no balance. Paid models need a balance above $0.00001. On a self-hosted
-        Parley, the operator credits a session from the server:
+      <div className="wallet-actions">
+        <DepositButton openInitially={askDeposit} onOpened={() => navigate('/wallet', { replace: true })} />
+        <button type="button" onClick={() => void engine((api) => api.refreshSession())}>
+          Refresh balance
+        </button>
+      </div>
+
+      {wallet && wallet.payments.length > 0 && (
+        <section aria-labelledby="deposits-title">
+          <h2 id="deposits-title">Recent deposits</h2>
+          <table className="wallet-table">
+            <thead>
+              <tr>
+                <th scope="col">Date</th>
+                <th scope="col">Amount</th>
+                <th scope="col">Status</th>
+              </tr>
+            </thead>
+            <tbody>
+              {wallet.payments.slice(0, 10).map((p) => (
+                <tr key={p.id} data-status={p.status}>
+                  <td>{new Date(p.startedAt).toLocaleString()}</td>
+                  <td>
+                    {p.amount} {p.ticker}
+                  </td>
+                  <td>{STATUS_LABEL[p.status]}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
+
+      <NanoWallet address={data?.nanoDepositAddress ?? null} nano={wallet?.nano ?? null} />
+      <AutoRecharge settings={data?.recharge_settings ?? null} />
+      <RecoveryCode />
+
+      <h2>Operator credit</h2>
+      <p className="muted">
+        On a self-hosted Parley the operator can also credit a session from the server:{' '}
+        <code>npm run admin -- credit {data?.id ?? 'SESSION_ID'} 5.00</code>
       </p>
-      <pre className="command">npm run admin -- credit {data?.id ?? 'SESSION_ID'} 5.00</pre>
-      <button type="button" onClick={() => void engine((api) => api.refreshSession())}>
-        Refresh balance
-      </button>
     </div>
   );
 }

@@ -60,3 +60,47 @@ export function listRows(messages: readonly MessageView[]): ListRow[] {
   }
   return rows;
 }
+
+/** Rows with, for each message, the index of the row that shows it (what `updateRows` needs). */
+export interface RowsOf {
+  messages: readonly MessageView[];
+  rows: ListRow[];
+  rowOf: Int32Array;
+}
+
+export function rowsOf(messages: readonly MessageView[]): RowsOf {
+  const rows = listRows(messages);
+  const rowOf = new Int32Array(messages.length).fill(-1);
+  const at = new Map<number, number>();
+  messages.forEach((m, i) => at.set(m.id, i));
+  rows.forEach((r, ri) => {
+    if (r.kind === 'message') rowOf[at.get(r.message.id) as number] = ri;
+    else if (r.kind === 'multi') for (const m of r.messages) rowOf[at.get(m.id) as number] = ri;
+  });
+  return { messages, rows, rowOf };
+}
+
+/**
+ * The rows after an update that changed only some messages' contents (a streaming reply's text): the unchanged rows
+ * keep their objects and nothing is rebuilt for them, so a publish into a long conversation costs what it does in a
+ * short one. Anything that could move a row or the context marker (another length, id, role, request or state) builds
+ * them anew.
+ */
+export function updateRows(prev: RowsOf | null, messages: readonly MessageView[]): RowsOf {
+  if (!prev || prev.messages.length !== messages.length) return rowsOf(messages);
+  let rows: ListRow[] | null = null;
+  for (let i = 0; i < messages.length; i++) {
+    const before = prev.messages[i] as MessageView;
+    const now = messages[i] as MessageView;
+    if (before === now) continue;
+    if (before.id !== now.id || before.role !== now.role || before.multiModelRequest !== now.multiModelRequest || before.contextOmitted !== now.contextOmitted || isHistory(before) !== isHistory(now)) {
+      return rowsOf(messages);
+    }
+    rows ??= prev.rows.slice();
+    const ri = prev.rowOf[i] as number;
+    const row = rows[ri];
+    if (row?.kind === 'message') rows[ri] = { kind: 'message', key: row.key, message: now };
+    else if (row?.kind === 'multi') rows[ri] = { kind: 'multi', key: row.key, messages: row.messages.map((m) => (m.id === now.id ? now : m)) };
+  }
+  return { messages, rows: rows ?? prev.rows, rowOf: prev.rowOf };
+}

@@ -3,13 +3,17 @@
  * blocks before it are finished and their rendered trees are reused. Pure, so it is unit-tested.
  *
  * A block ends at a blank line, except inside a fenced code block (``` or ~~~) or a $$ math block, and except
- * when the next line is indented (a list item's continuation, or indented code, belongs to what precedes it).
+ * when the next line is indented by two spaces or more, or a tab (a list item's continuation, or indented code,
+ * belongs to what precedes it). One leading space continues nothing (list content starts at column 2 or later,
+ * indented code at 4): models often start a paragraph with " word", and such a reply must still split.
  * Splitting there never changes how a block renders on its own, for the Markdown models write; link reference
  * definitions and footnotes that point across blocks are the known exception (a finished message is rendered
  * whole, so they resolve once the reply ends).
  */
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const MATH_FENCE = /^ {0,3}\$\$/;
+/** A line that continues the block before a blank line: indented by 2 spaces or more, or a tab. */
+const CONTINUATION = /^(?: {2}|\t)/;
 
 export function splitBlocks(text: string): string[] {
   const lines = text.split('\n');
@@ -37,7 +41,7 @@ export function splitBlocks(text: string): string[] {
     if (line.trim() === '') {
       const next = lines[i + 1];
       // A blank line before an indented line (or at the very end) does not end the block.
-      if (next !== undefined && next !== '' && !/^\s/.test(next) && current.length > 0) {
+      if (next !== undefined && next.trim() !== '' && !CONTINUATION.test(next) && current.length > 0) {
         flush();
         continue;
       }

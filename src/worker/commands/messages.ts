@@ -8,7 +8,7 @@ import { makeEvent, type NewEvent } from '../../events/catalogue';
 import type { ConversationRow, MessageLibraryRow, MessageRow } from '../../events/model';
 import type { EngineCore } from '../core';
 import { firstChars, LATEST_MESSAGE_CHARS, promptText } from '../../projections/projection';
-import { alternativesOf, parentId, pathTo, subtree, type MessageTree } from '../services/history';
+import { alternativesOf, parentId, pathTo, pendingAssistant, subtree, type MessageTree } from '../services/history';
 import { makeSlug } from '../services/ids';
 import { CONVERSATION_NOTICE, DURATION, MESSAGE_REQUIRED } from '../services/messages';
 import { alternativeEvents, createAlternative } from './branches';
@@ -117,22 +117,7 @@ export function messageCommands(core: EngineCore): MessageHandlers {
         // The reply goes to the model that answered the original prompt, else the prompt's own.
         const answered = (tree.children.get(messageId) ?? []).find((c) => c.role === 'assistant');
         const model = answered?.model ?? original.model;
-        const assistant: MessageRow = {
-          id: core.ids.next(now),
-          conversationSlug: slug,
-          timestamp: now + 1,
-          role: 'assistant',
-          prompt: '',
-          model,
-          mode: 'chat',
-          status: 'pending',
-          parentMessageId: user.id,
-          alternativeGroup: null,
-          branchIndex: 0,
-          isActiveBranch: true,
-          branchDepth: user.branchDepth,
-          updatedAt: now + 1,
-        };
+        const assistant = pendingAssistant(core.ids.next(now), user, model, now + 1);
         const requestId = newId();
         const history = parent === null ? [] : pathTo(tree, parent);
         await appendAndReply(core, {

@@ -19,10 +19,11 @@ import type { EngineCore } from '../core';
 import { classifyModelError, streamFailureText } from '../services/errors';
 import { gateway, GatewayError } from '../services/gateway';
 import { MultiStreamParser } from '../services/multi-stream';
+import { pendingAssistant } from '../services/history';
 import { ReplyStreamParser } from '../services/stream-parser';
 import type { LiveReply } from '../services/reply-runner';
 import { FAILED_TO_START_MULTI_STREAM } from '../services/messages';
-import { sessionCurrency } from './chat';
+import { sessionCurrency } from './submit';
 
 export interface MultiModelTarget {
   model: ModelInfo;
@@ -124,23 +125,7 @@ export async function startMultiModel(core: EngineCore, run: MultiModelRun): Pro
   const events: NewEvent[] = [];
   replies.forEach((r, i) => {
     const model = (targets[i] as MultiModelTarget).model;
-    const message: MessageRow = {
-      id: r.messageId,
-      conversationSlug: slug,
-      timestamp: at + i + 1,
-      role: 'assistant',
-      prompt: '',
-      model: model.id,
-      mode: 'chat',
-      status: 'pending',
-      parentMessageId: user.id,
-      alternativeGroup: null,
-      branchIndex: 0,
-      isActiveBranch: true,
-      branchDepth: user.branchDepth,
-      updatedAt: at + i + 1,
-      multiModelRequest: requestId,
-    };
+    const message: MessageRow = { ...pendingAssistant(r.messageId, user, model.id, at + i + 1), multiModelRequest: requestId };
     events.push(
       makeEvent('message.added', { message }, crypto.randomUUID(), at),
       makeEvent('reply.started', { messageId: r.messageId, conversationSlug: slug, model: model.id, requestId: r.requestId, at }, crypto.randomUUID(), at),

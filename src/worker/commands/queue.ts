@@ -16,7 +16,8 @@ import type { ActionResult, QueueHandlers, SendMessageInput, SendMessageResult }
 import { foldQueue, QUEUE_EVENT_TYPES, type QueueEntry } from '../../projections/queue';
 import type { EngineCore } from '../core';
 import { MESSAGE_REQUIRED } from '../services/messages';
-import { isPending, submitter } from './chat';
+import { chatSubmitter } from './chat';
+import { isPending } from './submit';
 
 /** Every conversation's queue, folded from the log's queue events (read through the `type` index). */
 export async function loadQueues(core: EngineCore): Promise<Map<string, QueueEntry[]>> {
@@ -47,7 +48,7 @@ export async function enqueueMessage(core: EngineCore, slug: string, input: Send
 }
 
 export function queueCommands(core: EngineCore): QueueHandlers {
-  const submit = submitter(core);
+  const submit = chatSubmitter(core);
   const draining = new Set<string>();
 
   /** Sends the conversation's next queued message if nothing is generating there. */

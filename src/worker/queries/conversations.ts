@@ -2,14 +2,21 @@
  * Live queries of the conversation domain: the conversation list and one conversation's page (the messages along
  * its active branch path, with their alternatives and canContinue, and the live text of a reply that is streaming).
  */
+import { asyncScheduler, defer, filter, from, map, Observable, scan, startWith, switchMap, throttleTime } from 'rxjs';
+import type { ConversationSummary, ConversationUpdate, ConversationView, LiveMessageText, MessageView } from '../../protocol/engine';
+import { applyConversationUpdate } from '../../protocol/conversation-updates';
+import type { ConversationRow, MessageRow, QueuedMessage } from '../../events/model';
+import { loadQueues } from '../commands/queue';
 import { withCitations } from '../services/web-context';
-import { asyncScheduler, combineLatest, defer, filter, from, map, startWith, switchMap, throttleTime, type Observable } from 'rxjs';
-import type { ConversationSummary, ConversationView, MessageView } from '../../protocol/engine';
-import type { ConversationRow, MessageRow } from '../../events/model';
 import { STREAM_THROTTLE_MS, type EngineCore } from '../core';
-import { activePath, alternativesOf, buildTree, canContinue } from '../services/history';
-import { replyText } from '../services/reply-runner';
+import { activePath, alternativesOf, buildTree, canContinue, tailPath } from '../services/history';
+import { replyText, type LiveReply } from '../services/reply-runner';
 import type { QueryHandlers } from './types';
+
+/** Messages a long conversation's first view shows before the rest is loaded (a few screens' worth). */
+export const FIRST_VIEW_MESSAGES = 100;
+/** How long after a partial first view the whole page is read. */
+export const WHOLE_VIEW_DELAY_MS = 250;
 
 export function byTime(a: MessageRow, b: MessageRow): number {
   return a.timestamp - b.timestamp || a.id - b.id;
@@ -26,9 +33,12 @@ interface ConversationRows {
   messages: MessageRow[];
   /** Alternatives info of the path's messages that have alternatives. */
   alternatives: Map<number, { index: number; count: number }>;
+  queue: QueuedMessage[];
+  /** Only the newest messages (the first view of a long conversation). */
+  partial: boolean;
 }
 
-export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conversations' | 'conversation'> {
+export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conversations' | 'conversation' | 'conversationUpdates'> {
   async function loadConversations(): Promise<ConversationSummary[]> {
     await core.whenStarted();
     if (!core.storageOk) return [];
@@ -47,12 +57,32 @@ export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conv
     }));
   }
 
-  async function loadConversation(slug: string): Promise<ConversationRows | null> {
+  /**
+   * A conversation's page rows. With `tail`, only its newest `tail` messages are read (by the message id, which
+   * grows with time: the conversationSlug index's newest keys, then those rows): a conversation that has no more is whole; a longer
+   * one gives a partial page (its active path guessed from them, src/worker/services/history.ts tailPath), or
+   * 'full' when the guess cannot be made, and the caller loads it whole next.
+   */
+  async function loadConversation(slug: string, tail?: number): Promise<ConversationRows | null | 'full'> {
     await core.whenStarted();
     if (!core.storageOk) return null;
     const conversation = await core.db.conversations.where('slug').equals(slug).first();
     if (!conversation) return null;
-    const rows = await core.db.messages.where('conversationSlug').equals(slug).toArray();
+    const bySlug = core.db.messages.where('conversationSlug').equals(slug);
+    let rows: MessageRow[];
+    let more = false;
+    if (tail === undefined) rows = await bySlug.toArray();
+    else {
+      // The newest ids alone first (a key cursor walking the index back, no values), then only those rows.
+      const ids = await bySlug.reverse().limit(tail + 1).primaryKeys();
+      more = ids.length > tail;
+      rows = (await core.db.messages.bulkGet(more ? ids.slice(0, tail) : ids)).filter((m): m is MessageRow => m !== undefined);
+    }
+    const queue = ((await loadQueues(core)).get(slug) ?? []).map((q) => q.message);
+    if (more) {
+      const path = tailPath(rows);
+      return path === null ? 'full' : { conversation, messages: path, alternatives: new Map(), queue, partial: true };
+    }
     rows.sort(byTime);
     // One pass over the rows (O(n)); the streaming ticks below reuse it.
     const tree = buildTree(rows);
@@ -62,27 +92,103 @@ export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conv
       const info = alternativesOf(tree, m);
       if (info) alternatives.set(m.id, info);
     }
-    return { conversation, messages, alternatives };
+    return { conversation, messages, alternatives, queue, partial: false };
+  }
+
+  /** The ids of the replies streaming in a conversation, as one key (a reply started or ended when it changes). */
+  function liveKey(slug: string): string {
+    let key = '';
+    for (const r of core.live.values()) if (r.slug === slug) key += `${r.messageId},`;
+    return key;
+  }
+
+  /** A live reply's text and state, read from its parser here, at the throttled publish, not per network chunk. */
+  function liveText(live: LiveReply): LiveMessageText {
+    const { text, thinking } = replyText(live);
+    const started = live.parser.text.length > 0 || live.parser.thinking.length > 0 || live.continuation !== undefined;
+    return { id: live.messageId, text, thinking, status: started ? 'streaming' : 'pending' };
   }
 
   function conversationView(rows: ConversationRows | null): ConversationView | null {
     if (!rows) return null;
-    let pending = false;
-    for (const r of core.live.values()) if (r.slug === rows.conversation.slug) pending = true;
+    const pending = liveKey(rows.conversation.slug) !== '';
     const maxTokens = core.preferences$.value.maxTokens;
     const messages = rows.messages.map((m): MessageView => {
       const alternatives = rows.alternatives.get(m.id);
       const tree = alternatives ? { alternatives } : {};
       const live = core.live.get(m.id);
-      if (live) {
-        // Read the parser only here, at the throttled publish, not after every network chunk.
-        const { text, thinking } = replyText(live);
-        const started = live.parser.text.length > 0 || live.parser.thinking.length > 0;
-        return { ...m, ...tree, text, thinking, status: started ? ('streaming' as const) : live.continuation ? ('streaming' as const) : ('pending' as const) };
-      }
+      if (live) return { ...m, ...tree, ...liveText(live) };
       return { ...m, ...tree, text: promptText(m.prompt), canContinue: !pending && canContinue(m, maxTokens) };
     });
-    return { conversation: rows.conversation, messages: withCitations(messages), pending };
+    return { conversation: rows.conversation, messages: withCitations(messages), pending, queue: rows.queue, ...(rows.partial ? { partial: true } : {}) };
+  }
+
+  /**
+   * A page as updates: a whole view after each change of its read model (loads never overlap: changes during a
+   * load give one more load after it) and when a reply starts or ends; between them, every 150 ms at most, only
+   * the streaming replies' text. A live tick while a load runs is skipped: the load's view carries it.
+   */
+  function conversationUpdates(slug: string): Observable<ConversationUpdate> {
+    return new Observable<ConversationUpdate>((subscriber) => {
+      let rows: ConversationRows | null | undefined;
+      let loading = false;
+      let again = false;
+      let closed = false;
+      let shownLive = '';
+      let tailFirst = true;
+      const sendView = () => {
+        shownLive = liveKey(slug);
+        subscriber.next({ kind: 'view', view: conversationView(rows ?? null) });
+      };
+      const load = () => {
+        if (loading) {
+          again = true;
+          return;
+        }
+        loading = true;
+        // The first view of a long conversation shows its newest messages first, then all of it.
+        const tail = tailFirst ? FIRST_VIEW_MESSAGES : undefined;
+        tailFirst = false;
+        loadConversation(slug, tail).then(
+          (loaded) => {
+            loading = false;
+            if (closed) return;
+            if (again || loaded === 'full') {
+              again = false;
+              load();
+              return;
+            }
+            rows = loaded;
+            sendView();
+            // The rest a moment later, so that reading it does not compete with the tab painting the first view.
+            if (loaded?.partial) setTimeout(() => closed || load(), WHOLE_VIEW_DELAY_MS);
+          },
+          (error: unknown) => subscriber.error(error),
+        );
+      };
+      const changes = core.changes$.pipe(filter((c) => c.all || c.slugs.has(slug))).subscribe(load);
+      const live = core.live$
+        .pipe(
+          filter((s) => s === slug),
+          throttleTime(STREAM_THROTTLE_MS, asyncScheduler, { leading: true, trailing: true }),
+        )
+        .subscribe(() => {
+          if (rows === undefined || loading) return;
+          if (liveKey(slug) !== shownLive) {
+            sendView();
+            return;
+          }
+          const messages: LiveMessageText[] = [];
+          for (const r of core.live.values()) if (r.slug === slug) messages.push(liveText(r));
+          if (messages.length > 0) subscriber.next({ kind: 'live', messages });
+        });
+      load();
+      return () => {
+        closed = true;
+        changes.unsubscribe();
+        live.unsubscribe();
+      };
+    });
   }
 
   return {
@@ -93,17 +199,13 @@ export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conv
         throttleTime(STREAM_THROTTLE_MS, asyncScheduler, { leading: true, trailing: true }),
         switchMap(() => defer(() => from(loadConversations()))),
       ),
-    conversation: ({ slug }): Observable<ConversationView | null> => {
-      const rows$ = core.changes$.pipe(
-        filter((c) => c.all || c.slugs.has(slug)),
-        startWith(null),
-        switchMap(() => defer(() => from(loadConversation(slug)))),
-      );
-      const live$ = core.live$.pipe(filter((s) => s === slug), startWith(slug));
-      return combineLatest([rows$, live$]).pipe(
-        throttleTime(STREAM_THROTTLE_MS, asyncScheduler, { leading: true, trailing: true }),
-        map(([rows]) => conversationView(rows)),
-      );
-    },
+    conversationUpdates: ({ slug }) => conversationUpdates(slug),
+    /** The page as one view per update, whole views only (the engine's own readers: export, tests). */
+    conversation: ({ slug }): Observable<ConversationView | null> =>
+      conversationUpdates(slug).pipe(
+        scan((view: ConversationView | null | undefined, update: ConversationUpdate) => applyConversationUpdate(view, update), undefined),
+        filter((view) => view === null || (view !== undefined && !view.partial)),
+        map((view) => view ?? null),
+      ),
   };
 }

@@ -200,7 +200,7 @@ export function classifyModelError(input: ModelErrorInput): ModelErrorNotice {
       const nano = formatAmount(body?.requiredBalance);
       const required = usd !== null ? `${usd} USD` : nano !== null ? `${nano} XNO` : null;
       const text = required === null ? M.insufficientBalanceText : `This request needs a balance of ${required}. ${M.insufficientBalanceText}`;
-      return notice(M.insufficientBalanceTitle, text, 'red', DURATION.long, { label: M.goToWallet, kind: 'wallet' });
+      return notice(M.insufficientBalanceTitle, text, 'red', DURATION.long, { label: M.goToWallet, kind: 'deposit' });
     }
     case 403:
       return notice(M.forbiddenTitle, first || M.tryAgainText, 'red', DURATION.short);

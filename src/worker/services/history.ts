@@ -229,3 +229,52 @@ export function requestMessages(path: readonly MessageRow[]): ChatMessage[] {
   for (const m of path) if (isHistory(m)) out.push(toChatMessage(m));
   return out;
 }
+
+/** A new assistant message waiting for its reply, under `parent` (the prompt it answers), on the active branch. */
+export function pendingAssistant(id: number, parent: MessageRow, model: string, at: number): MessageRow {
+  return {
+    id,
+    conversationSlug: parent.conversationSlug,
+    timestamp: at,
+    role: 'assistant',
+    prompt: '',
+    model,
+    mode: 'chat',
+    status: 'pending',
+    parentMessageId: parent.id,
+    alternativeGroup: null,
+    branchIndex: 0,
+    isActiveBranch: true,
+    branchDepth: parent.branchDepth,
+    updatedAt: at,
+  };
+}
+
+/**
+ * The end of the active path, from a conversation's newest messages alone (what a long conversation shows first,
+ * before all of it is loaded): from the newest message up through the parents present, with the active messages
+ * beside each one (a multi-model request's replies). null when the newest message is on an inactive branch: then
+ * the guess would show the wrong branch, so there is none.
+ */
+export function tailPath(rows: readonly MessageRow[]): MessageRow[] | null {
+  const sorted = [...rows].sort(byTime);
+  const byId = new Map(sorted.map((m) => [m.id, m]));
+  const activeChildren = new Map<number, MessageRow[]>();
+  for (const m of sorted) {
+    if (!m.isActiveBranch || m.parentMessageId === null || !byId.has(m.parentMessageId)) continue;
+    const list = activeChildren.get(m.parentMessageId);
+    if (list) list.push(m);
+    else activeChildren.set(m.parentMessageId, [m]);
+  }
+  const up: MessageRow[] = [];
+  const seen = new Set<number>();
+  for (let m = sorted.at(-1); m !== undefined && !seen.has(m.id); m = m.parentMessageId === null ? undefined : byId.get(m.parentMessageId)) {
+    if (!m.isActiveBranch) return null;
+    seen.add(m.id);
+    up.push(m);
+  }
+  up.reverse();
+  const path: MessageRow[] = up.slice(0, 1);
+  for (let i = 1; i < up.length; i++) path.push(...(activeChildren.get((up[i - 1] as MessageRow).id) ?? [up[i] as MessageRow]));
+  return path;
+}

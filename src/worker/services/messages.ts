@@ -38,6 +38,9 @@ export const MODE_UNAVAILABLE: Readonly<Record<'image' | 'video' | 'audio' | 'vo
   voice: 'Voice conversations are not available yet. Switch to Chat to send a message.',
 };
 
+/** Attachments (the "Attach files" issue builds them; until then the engine refuses them plainly). Ours. */
+export const ATTACHMENTS_UNAVAILABLE = 'Attachments are not available yet. Send your message without them.';
+
 /** Web search (spec 000 section 2: online=true turns it on). Ours: why the switch cannot be turned on yet. */
 export const WEB_SEARCH_UNAVAILABLE = 'Web search is not available: no search provider is configured.';
 

@@ -19,8 +19,10 @@ const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.j
 export interface ViewPage {
   page: Page;
   cdp: CDPSession;
-  /** Main-thread task time (s) so far, from Chromium's Performance domain. */
+  /** Main-thread task time (s) so far, from Chromium's Performance domain (wall time of tasks: grows with load). */
   taskSeconds(): Promise<number>;
+  /** Main-thread CPU time (s) so far (Performance domain ThreadTime: what the thread ran, not what it waited). */
+  threadSeconds(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -32,7 +34,8 @@ function bundle(): Promise<void> {
     logLevel: 'warn',
     base: './',
     plugins: [react()],
-    build: { outDir, emptyOutDir: true, target: 'es2022', sourcemap: false, reportCompressedSize: false },
+    // BENCH_MINIFY=0 keeps function names for a readable CPU profile.
+    build: { outDir, emptyOutDir: true, target: 'es2022', sourcemap: false, reportCompressedSize: false, minify: process.env.BENCH_MINIFY !== '0' },
   }).then(() => undefined);
   return built;
 }
@@ -59,7 +62,8 @@ export async function openViewPage(viewport = { width: 1366, height: 768 }): Pro
   const browser: Browser = await chromium.launch({
     executablePath: process.env.PARLEY_CHROMIUM ?? '/usr/bin/chromium',
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    // --expose-gc: the open bench collects the garbage of building its synthetic data before it starts the clock.
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--js-flags=--expose-gc'],
   });
   const page = await browser.newPage({ viewport });
   page.on('pageerror', (e) => console.error('page error:', e.message));
@@ -74,6 +78,10 @@ export async function openViewPage(viewport = { width: 1366, height: 768 }): Pro
     async taskSeconds() {
       const { metrics } = await cdp.send('Performance.getMetrics');
       return metrics.find((m) => m.name === 'TaskDuration')?.value ?? Number.NaN;
+    },
+    async threadSeconds() {
+      const { metrics } = await cdp.send('Performance.getMetrics');
+      return metrics.find((m) => m.name === 'ThreadTime')?.value ?? Number.NaN;
     },
     async close() {
       await browser.close();

@@ -4,6 +4,8 @@ export interface OpenResult {
   firstPaintMs: number;
   /** Message articles in the DOM (the virtualised list renders only those in view, plus a few). */
   articles: number;
+  /** A structured clone of the messages (what crossing from the engine costs, serialising and reading back; ms). */
+  cloneMs: number;
 }
 
 export interface StreamConfig {

@@ -127,7 +127,16 @@ describe('queue', () => {
     expect(await engine.removeQueuedMessage(slug, queued[1]?.id ?? '')).toEqual({ ok: true });
     expect((await engine.removeQueuedMessage(slug, 'nope')).ok).toBe(false);
 
+    // Every view shows a queued message either in the queue or sent, never both and never neither.
+    const torn: string[] = [];
+    const watch = engine.observe({ kind: 'conversation', slug }).subscribe((v) => {
+      if (!v) return;
+      const sent = new Set(v.messages.filter((m) => m.role === 'user').map((m) => m.text));
+      for (const p of ['second', 'third']) if (sent.has(p) === v.queue.some((q) => q.prompt === p)) torn.push(`${p}: ${sent.has(p) ? 'both' : 'neither'}`);
+    });
     const final = await view(engine, slug, (v) => done(v) && v.messages.length === 6);
+    watch.unsubscribe();
+    expect(torn).toEqual([]);
     expect(final.messages.map((m) => [m.role, m.text])).toEqual([
       ['user', 'one two three four five six'],
       ['assistant', 'slow-model answers: one two three four five six'],

@@ -196,7 +196,7 @@ describe('classifyModelError: spec 000 section 8, in order', () => {
       const n = classifyModelError({ status: 402, body: { error: 'INSUFFICIENT_BALANCE', message: 'x', requiredBalance: '0.0123456789' } });
       expect(n.title).toBe('Insufficient balance');
       expect(n.text).toContain('0.012345 XNO');
-      expect(n.action).toEqual({ label: 'Go to wallet', kind: 'wallet' });
+      expect(n.action).toEqual({ label: 'Go to wallet', kind: 'deposit' });
       expect(n.tone).toBe('red');
     });
 
@@ -204,7 +204,7 @@ describe('classifyModelError: spec 000 section 8, in order', () => {
       expect(classifyModelError({ status: 402, body: '{"error":"INSUFFICIENT_BALANCE","message":"m","requiredBalance":"2.5"}' }).text).toContain('2.5 XNO');
       const n = classifyModelError({ status: 402 });
       expect(n.text).toBe('Add funds to your balance and try again.');
-      expect(n.action).toEqual({ label: 'Go to wallet', kind: 'wallet' });
+      expect(n.action).toEqual({ label: 'Go to wallet', kind: 'deposit' });
     });
 
     it('403, 429, 503', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MessageView } from '../../../src/protocol/engine';
 import { addExtraModel, applyModelChoice, composer, readAddress, removeExtraModel } from '../../../src/ui/composer-state';
-import { listRows } from '../../../src/ui/components/list-rows';
+import { listRows, rowsOf, updateRows } from '../../../src/ui/components/list-rows';
 
 function msg(id: number, role: 'user' | 'assistant', extra: Partial<MessageView> = {}): MessageView {
   return {
@@ -51,5 +51,30 @@ describe('message list rows', () => {
     const rows = listRows(messages);
     // Messages 1 and 2 were left out; message 3 failed, so it is never history: the request began at message 4.
     expect(rows.map((r) => (r.kind === 'omitted' ? `omitted ${r.count}` : r.key))).toEqual([1, 2, 3, 'omitted 2', 4, 5, 6]);
+  });
+});
+
+describe('list rows after a streaming update', () => {
+  const base = (): MessageView[] => [msg(1, 'user'), msg(2, 'assistant'), msg(3, 'user', { contextOmitted: 1 }), msg(4, 'assistant', { multiModelRequest: 'r' }), msg(5, 'assistant', { multiModelRequest: 'r', status: 'streaming', text: 'a' })];
+
+  it('replaces only the changed message rows, keeping the others, and equals a fresh build', () => {
+    const first = rowsOf(base());
+    const next = base().map((m, i) => (i === 4 ? { ...m, text: 'ab' } : (first.messages[i] as MessageView)));
+    const updated = updateRows(first, next);
+    expect(updated.rows).toEqual(listRows(next));
+    expect(updated.rows[0]).toBe(first.rows[0]);
+    expect(updated.rows.at(-1)).not.toBe(first.rows.at(-1));
+    // Nothing changed: the same rows.
+    expect(updateRows(updated, [...next]).rows).toBe(updated.rows);
+  });
+
+  it('builds anew when a message is added, another takes its place, or its state moves the context marker', () => {
+    const first = rowsOf(base());
+    const done = base().map((m, i) => (i === 4 ? { ...m, status: 'done' as const } : (first.messages[i] as MessageView)));
+    expect(updateRows(first, done).rows).toEqual(listRows(done));
+    const added = [...base(), msg(6, 'user')];
+    expect(updateRows(first, added).rows).toEqual(listRows(added));
+    const other = base().map((m, i) => (i === 1 ? msg(9, 'assistant') : m));
+    expect(updateRows(first, other).rows).toEqual(listRows(other));
   });
 });

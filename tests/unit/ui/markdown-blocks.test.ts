@@ -22,6 +22,11 @@ describe('splitBlocks (streaming Markdown is re-parsed only from its last block)
 
   it('does not split before an indented line (a list item continued, indented code)', () => {
     expect(splitBlocks('- item\n\n  more of the item\n\nNext')).toEqual(['- item\n\n  more of the item', 'Next']);
+    expect(splitBlocks('Intro\n\n    code\n\nNext')).toEqual(['Intro\n\n    code', 'Next']);
+  });
+
+  it('splits before a paragraph that starts with one space (streamed tokens often do): it continues nothing', () => {
+    expect(splitBlocks('- item\n\n word and more\n\n another')).toEqual(['- item', ' word and more', ' another']);
   });
 
   it('joined back, the blocks are the text (nothing lost)', () => {

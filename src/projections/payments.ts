@@ -1,0 +1,74 @@
+/**
+ * Read model: the user's deposits, folded from `payment.started` and `payment.settled`. Pure, like every
+ * projection; like the preferences it yields one small value the engine keeps in memory (the money room), computed
+ * at start from the log's `type` index: no table, so nothing to rebuild. Pending ones are what the payment poller
+ * resumes when an engine starts (DESIGN rule 6).
+ */
+import type { ProjectedEvent } from './projection';
+import type { PaymentStatus } from '../protocol/payments';
+
+export interface PaymentRecord {
+  id: string;
+  ticker: string;
+  amount: string;
+  txId: string;
+  /** Seconds, as the gateway gave it. */
+  createdAt: number;
+  paymentLink: string;
+  /** Daimo-style deposits: redeemed with this nonce once paid. */
+  paymentNonce: string | null;
+  status: PaymentStatus;
+  /** When this engine started it (ms): polling and the 30-minute expiry count from here. */
+  startedAt: number;
+  settledAt: number | null;
+}
+
+export interface PaymentsState {
+  /** Newest first; at most KEEP records (older ones are history nobody looks at). */
+  records: readonly PaymentRecord[];
+}
+
+export const EMPTY_PAYMENTS: PaymentsState = { records: [] };
+const KEEP = 50;
+
+export function applyPayments(state: PaymentsState, event: ProjectedEvent): PaymentsState {
+  if (event.type === 'payment.started') {
+    const p = event.payload;
+    if (state.records.some((r) => r.id === p.id)) return state;
+    const record: PaymentRecord = {
+      id: p.id,
+      ticker: p.ticker,
+      amount: p.amount,
+      txId: p.txId,
+      createdAt: p.createdAt,
+      paymentLink: p.paymentLink,
+      paymentNonce: p.paymentNonce ?? null,
+      status: 'pending',
+      startedAt: p.at,
+      settledAt: null,
+    };
+    return { records: [record, ...state.records].slice(0, KEEP) };
+  }
+  if (event.type === 'payment.settled') {
+    const p = event.payload;
+    let changed = false;
+    const records = state.records.map((r) => {
+      // A settled record never changes again (the first outcome the engine saw stands in the history).
+      if (r.id !== p.id || r.status !== 'pending') return r;
+      changed = true;
+      return { ...r, status: p.status, settledAt: p.at };
+    });
+    return changed ? { records } : state;
+  }
+  return state;
+}
+
+export function foldPayments(events: Iterable<ProjectedEvent>, initial: PaymentsState = EMPTY_PAYMENTS): PaymentsState {
+  let s = initial;
+  for (const e of events) s = applyPayments(s, e);
+  return s;
+}
+
+export function pendingPayments(state: PaymentsState): PaymentRecord[] {
+  return state.records.filter((r) => r.status === 'pending');
+}

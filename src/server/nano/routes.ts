@@ -1,0 +1,84 @@
+/**
+ * Nano routes (spec 001 section 7): the price, the session's deposit address and node websockets, the deposit
+ * confirmation the engine asks for, and the wallet actions. Without PARLEY_NANO_SEED only the price and convert
+ * answer; the rest say nano deposits are not configured.
+ */
+import type { Context, Hono } from 'hono';
+import { describeIssues, jsonError, readJson, type AppEnv } from '../context';
+import type { Db } from '../db/types';
+import type { Limiter } from '../guards/rate-limit';
+import type { Ledger } from '../ledger/ledger';
+import { formatUnits, parseDecimal } from '../money';
+import { NanoConfirmSchema, NanoConvertSchema, NanoRepresentativeSchema, type NanoConfig } from '../../protocol/payments';
+import { convertNanoToUsd, NanoError, type NanoDeposits } from './service';
+
+async function guarded<T>(c: Context<AppEnv>, run: () => Promise<T>): Promise<Response> {
+  try {
+    c.header('Cache-Control', 'no-store');
+    return c.json(await run());
+  } catch (e) {
+    if (e instanceof NanoError) return jsonError(c, e.status, e.code, e.message);
+    throw e;
+  }
+}
+
+async function parsed<T>(c: Context<AppEnv>, schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } }): Promise<{ ok: true; data: T } | { ok: false; response: Response }> {
+  const b = await readJson(c, 16 * 1024);
+  if (!b.ok) return b;
+  const r = schema.safeParse(b.value);
+  if (!r.success) return { ok: false, response: jsonError(c, 400, 'BAD_REQUEST', describeIssues(r.error.issues)) };
+  return { ok: true, data: r.data };
+}
+
+export function registerNanoRoutes(app: Hono<AppEnv>, db: Db, ledger: Ledger, nano: NanoDeposits | null, costly: Limiter): void {
+  // Each of these asks a node's RPC: limited per client address like a reply.
+  for (const path of ['/nano/confirm', '/check-receivables', '/nano/change-representative']) app.use(path, costly.middleware);
+
+  app.get('/get-nano-price', (c) => c.json({ latestPrice: Number(formatUnits(ledger.nanoPriceUsdMicro, 6)) }));
+
+  app.post('/nano/convert-to-usd', async (c) => {
+    const p = await parsed(c, NanoConvertSchema);
+    if (!p.ok) return p.response;
+    const amount = p.data.amount;
+    return guarded(c, async () => {
+      const raw = amount === undefined ? null : parseDecimal(amount, 30);
+      return { success: true, ...(await convertNanoToUsd(db, ledger, c.get('sessionId'), raw)) };
+    });
+  });
+
+  const need = (c: Context<AppEnv>): Response => jsonError(c, 503, 'NANO_NOT_CONFIGURED', 'Nano deposits are not configured on this server');
+
+  app.post('/nano/deposit-address', async (c) => {
+    if (!nano) return need(c);
+    return guarded(c, async () => {
+      const res: NanoConfig = { address: await nano.address(c.get('sessionId')), websockets: nano.cfg.websocketUrls };
+      return res;
+    });
+  });
+
+  app.post('/nano/confirm', async (c) => {
+    if (!nano) return need(c);
+    const p = await parsed(c, NanoConfirmSchema);
+    if (!p.ok) return p.response;
+    const hash = p.data.hash;
+    return guarded(c, () => nano.confirm(c.get('sessionId'), hash));
+  });
+
+  app.post('/check-receivables', async (c) => {
+    if (!nano) return need(c);
+    return guarded(c, () => nano.checkReceivables(c.get('sessionId')));
+  });
+
+  app.post('/get-representative', async (c) => {
+    if (!nano) return need(c);
+    return guarded(c, async () => ({ representative: await nano.representative(c.get('sessionId')) }));
+  });
+
+  app.post('/nano/change-representative', async (c) => {
+    if (!nano) return need(c);
+    const p = await parsed(c, NanoRepresentativeSchema);
+    if (!p.ok) return p.response;
+    const rep = p.data.representative;
+    return guarded(c, async () => ({ success: true, ...(await nano.changeRepresentative(c.get('sessionId'), rep)) }));
+  });
+}

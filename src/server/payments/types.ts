@@ -1,0 +1,69 @@
+/**
+ * One interface for every payment provider (docs/gateway.md, "Payments"): the built-in test provider, BTCPay
+ * Server (Greenfield) and Stripe Checkout. A provider makes a checkout for a transaction, says its state when
+ * asked, and turns its verified webhooks into outcomes; crediting is not its business (./settle.ts does it once).
+ */
+import type { Context } from 'hono';
+import type { PaymentStatus, Ticker } from '../../protocol/payments';
+
+export interface TxRecord {
+  id: string;
+  sessionId: string;
+  provider: string;
+  ticker: Ticker;
+  purpose: 'deposit' | 'recharge';
+  amount: string;
+  usdMicro: bigint;
+  providerRef: string | null;
+  paymentLink: string | null;
+  checkoutToken: string;
+  /** Daimo-style deposits only: the nonce the redeem call must carry, and whether the provider says it was paid. */
+  paymentNonce: string | null;
+  providerPaid: boolean;
+  status: PaymentStatus;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+export interface CreateCheckout {
+  tx: TxRecord;
+  /** Where the provider sends the payer back (the wallet page). */
+  returnUrl: string;
+  /** This gateway's public origin (checkout and webhook URLs). */
+  origin: string;
+}
+
+export interface CheckoutCreated {
+  providerRef: string;
+  paymentLink: string;
+}
+
+/** A verified provider event: which transaction, what happened, and the provider's own event id (deduplication). */
+export interface ProviderEvent {
+  eventId: string;
+  /** Our transaction id, or the provider's reference to it. */
+  txId?: string;
+  providerRef?: string;
+  outcome: PaymentStatus;
+  /** A card saved for later (Stripe): kept for auto-recharge. */
+  savedMethod?: { customerRef: string; methodRef: string | null };
+}
+
+export type WebhookResult = { ok: true; events: ProviderEvent[] } | { ok: false; status: 400 | 401; message: string };
+
+export class ProviderError extends Error {
+  override name = 'ProviderError';
+}
+
+export interface PaymentProvider {
+  readonly name: 'test' | 'btcpay' | 'stripe';
+  supports(ticker: Ticker): boolean;
+  /** Creates the checkout; throws ProviderError when the provider cannot be reached or refuses. */
+  create(input: CreateCheckout): Promise<CheckoutCreated>;
+  /** The provider's view of a transaction (status polls, expiry); 'pending' when it cannot tell. */
+  status(tx: TxRecord): Promise<PaymentStatus>;
+  /** Verifies a webhook delivery (raw body and headers) and reads its events. */
+  webhook?(c: Context, rawBody: string): Promise<WebhookResult>;
+  /** Charges a saved method with no payer present (auto-recharge); null = this provider cannot for this session. */
+  recharge?(tx: TxRecord, saved: { customerRef: string; methodRef: string | null } | null): Promise<PaymentStatus | null>;
+}

@@ -1,0 +1,269 @@
+/**
+ * The "Deposit" dialog (spec 001 section 2: deposit modal with numbered payment steps): 1. choose a method (logo,
+ * name, ticker, colour, symbol; methods no configured provider takes are shown as unavailable), 2. the amount (the
+ * section 9 default, the limits from GET /api/transaction/limits/{ticker}, every section 5 message, the USD value),
+ * 3. pay (the provider's checkout in a new tab; nano: the session's own deposit address). It closes itself when the
+ * deposit completes (the engine polls it, spec 001 section 4).
+ */
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { DEPOSIT_TEXT, validateDeposit } from '../../protocol/money-text';
+import type { MoneyResult } from '../../protocol/engine';
+import { DEPOSIT_METHODS, type DepositMethod, type PaymentLimits, type PaymentMethodsResponse, type PaymentTransaction } from '../../protocol/payments';
+import { engine, useQuery } from '../engine';
+import { MethodLogo } from './MethodLogo';
+
+export function DepositButton({ openInitially = false, onOpened }: { openInitially?: boolean; onOpened?(): void }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [open, setOpen] = useState(false);
+  const show = () => {
+    setOpen(true);
+    if (!dialog.current?.open) dialog.current?.showModal();
+  };
+  useEffect(() => {
+    if (openInitially) {
+      show();
+      onOpened?.();
+    }
+  }, [openInitially]);
+  return (
+    <>
+      <button type="button" className="primary" onClick={show}>
+        Deposit
+      </button>
+      <dialog ref={dialog} className="deposit-dialog" aria-label="Deposit" onClose={() => setOpen(false)}>
+        {open && <DepositSteps onClose={() => dialog.current?.close()} />}
+      </dialog>
+    </>
+  );
+}
+
+type Step = 'method' | 'amount' | 'pay';
+
+function DepositSteps({ onClose }: { onClose(): void }) {
+  const wallet = useQuery({ kind: 'wallet' });
+  const [available, setAvailable] = useState<PaymentMethodsResponse | null>(null);
+  const [method, setMethod] = useState<DepositMethod | null>(null);
+  const [step, setStep] = useState<Step>('method');
+  const [paymentId, setPaymentId] = useState<string | null>(null);
+  const depositsBefore = useRef<number | null>(null);
+
+  useEffect(() => {
+    void engine((api) => api.paymentMethods()).then(setAvailable);
+  }, []);
+
+  const payment = wallet?.payments.find((p) => p.id === paymentId) ?? null;
+  // Completed refreshes the session and closes the dialog (spec 001 section 4); so does a nano deposit credited.
+  const lastNano = wallet?.nano.lastDeposit?.at ?? 0;
+  useEffect(() => {
+    if (payment?.status === 'completed') onClose();
+  }, [payment?.status]);
+  useEffect(() => {
+    if (step === 'pay' && method?.ticker === 'XNO' && depositsBefore.current !== null && lastNano > depositsBefore.current) onClose();
+  }, [lastNano]);
+
+  const providerOf = (m: DepositMethod) => available?.methods.find((x) => x.id === m.id)?.provider ?? null;
+
+  return (
+    <div className="deposit">
+      <header className="dialog-header">
+        <h2>Deposit</h2>
+        <button type="button" className="dialog-close" aria-label="Close" onClick={onClose}>
+          ×
+        </button>
+      </header>
+      <ol className="deposit-steps" aria-label="Payment steps">
+        {(['method', 'amount', 'pay'] as const).map((s, i) => (
+          <li key={s} aria-current={step === s ? 'step' : undefined} className={step === s ? 'current' : ''}>
+            <span className="step-number">{i + 1}</span> {s === 'method' ? 'Method' : s === 'amount' ? 'Amount' : 'Pay'}
+          </li>
+        ))}
+      </ol>
+      {available?.testPayments && <p className="deposit-note">Test payments: no real money moves on this server.</p>}
+      {step === 'method' && (
+        <MethodList
+          loading={available === null}
+          providerOf={providerOf}
+          onChoose={(m) => {
+            setMethod(m);
+            setStep(m.ticker === 'XNO' ? 'pay' : 'amount');
+            depositsBefore.current = lastNano;
+          }}
+        />
+      )}
+      {step === 'amount' && method && (
+        <AmountStep
+          method={method}
+          onBack={() => setStep('method')}
+          onCreated={(id) => {
+            setPaymentId(id);
+            setStep('pay');
+          }}
+        />
+      )}
+      {step === 'pay' && method?.ticker === 'XNO' && <NanoStep onBack={() => setStep('method')} />}
+      {step === 'pay' && method && method.ticker !== 'XNO' && payment && (
+        <div className="deposit-pay">
+          <p>
+            {payment.amount} {payment.ticker}
+          </p>
+          {payment.status === 'pending' && (
+            <>
+              <a className="button primary" href={payment.paymentLink} target="_blank" rel="noopener noreferrer">
+                Open checkout
+              </a>
+              <p className="muted" role="status">
+                Waiting for your payment… This closes by itself once it is received.
+              </p>
+            </>
+          )}
+          {payment.status === 'failed' && <p role="alert">{DEPOSIT_TEXT.transactionFailed}</p>}
+          {payment.status === 'expired' && <p role="status">The payment expired. Nothing was charged.</p>}
+          {payment.status !== 'pending' && (
+            <button type="button" onClick={() => setStep('amount')}>
+              Try again
+            </button>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}
+
+function MethodList({ loading, providerOf, onChoose }: { loading: boolean; providerOf(m: DepositMethod): string | null; onChoose(m: DepositMethod): void }) {
+  return (
+    <ul className="method-list" aria-label="Payment methods">
+      {DEPOSIT_METHODS.map((m) => {
+        const ok = !loading && providerOf(m) !== null;
+        return (
+          <li key={m.id}>
+            <button type="button" className="method" disabled={!ok} onClick={() => onChoose(m)} aria-label={`${m.name} (${m.ticker})${ok ? '' : ', unavailable'}`}>
+              <MethodLogo method={m} />
+              <span className="method-name">{m.name}</span>
+              <span className="method-ticker" style={{ color: m.colour }}>
+                {m.ticker}
+              </span>
+              {!ok && <span className="method-unavailable">{loading ? '…' : 'Unavailable'}</span>}
+            </button>
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+function AmountStep({ method, onBack, onCreated }: { method: DepositMethod; onBack(): void; onCreated(id: string): void }) {
+  const [limits, setLimits] = useState<PaymentLimits | null | undefined>(undefined);
+  const [value, setValue] = useState(method.defaultAmount ?? '');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [eurPerUsd, setEurPerUsd] = useState<number | null>(null);
+
+  // Changing the ticker reloads the minimum amount and the fiat rates (spec 001 section 4).
+  useEffect(() => {
+    setLimits(undefined);
+    void engine((api) => api.paymentLimits(method.ticker)).then(setLimits);
+    void engine((api) => api.fiatRates()).then((r) => setEurPerUsd(r.state === 'loaded' ? r.eurPerUsd : null));
+  }, [method.ticker]);
+
+  const message = limits === undefined ? null : validateDeposit(method.ticker, value, limits);
+  const usd = useMemo(() => usdEquivalent(value, limits ?? null), [value, limits]);
+
+  async function submit() {
+    setBusy(true);
+    setError(null);
+    const r = await engine<MoneyResult<{ transaction: PaymentTransaction }>>((api) => api.createPayment(method.ticker, value, method.network));
+    setBusy(false);
+    if (r.ok) onCreated(r.transaction.id);
+    else setError(r.error);
+  }
+
+  return (
+    <form
+      className="deposit-amount"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (!message && !busy) void submit();
+      }}
+    >
+      <div className="method-chosen">
+        <MethodLogo method={method} /> {method.name}
+      </div>
+      <label htmlFor="deposit-amount">Amount ({method.ticker})</label>
+      <div className="amount-row">
+        <span className="amount-symbol">{method.symbol}</span>
+        <input
+          id="deposit-amount"
+          inputMode="decimal"
+          autoComplete="off"
+          value={value}
+          aria-invalid={message !== null}
+          aria-describedby="deposit-amount-hint"
+          onChange={(e) => setValue(e.target.value)}
+        />
+      </div>
+      <p id="deposit-amount-hint" className={message ? 'setting-error' : 'muted'} role={message ? 'alert' : undefined}>
+        {limits === undefined
+          ? 'Loading limits…'
+          : (message ??
+            (limits
+              ? `From ${limits.minimum} to ${limits.maximum} ${method.ticker}${usd ? ` · about $${usd}` : ''}${method.ticker === 'EUR' && eurPerUsd ? ` · 1 USD = ${eurPerUsd} EUR` : ''}`
+              : ''))}
+      </p>
+      {error && (
+        <p className="setting-error" role="alert">
+          {error}
+        </p>
+      )}
+      <div className="dialog-actions">
+        <button type="button" onClick={onBack}>
+          Back
+        </button>
+        <button type="submit" className="primary" disabled={message !== null || busy || limits === undefined}>
+          {busy ? 'Creating…' : 'Continue to payment'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** USD value of a typed amount at the limits' own rate (fiatEquivalentMinimum / minimum), to 2 decimals; '' if unknown. */
+function usdEquivalent(value: string, limits: PaymentLimits | null): string {
+  if (!limits || !/^\d+(\.\d+)?$/.test(value.trim())) return '';
+  const rate = Number(limits.fiatEquivalentMinimum) / Number(limits.minimum);
+  const v = Number(value) * rate;
+  return Number.isFinite(v) && v > 0 ? (Math.floor(v * 100) / 100).toFixed(2) : '';
+}
+
+function NanoStep({ onBack }: { onBack(): void }) {
+  const wallet = useQuery({ kind: 'wallet' });
+  const [address, setAddress] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    void engine<MoneyResult<{ address: string }>>((api) => api.nanoDepositAddress()).then((r) => (r.ok ? setAddress(r.address) : setError(r.error)));
+  }, []);
+  return (
+    <div className="deposit-pay">
+      {error && <p className="setting-error">{error}</p>}
+      {address && (
+        <>
+          <p>Send any amount of XNO (at least 0.000001) to your deposit address:</p>
+          <code className="nano-address">{address}</code>
+          <div className="dialog-actions">
+            <button type="button" onClick={() => void navigator.clipboard?.writeText(address)}>
+              Copy address
+            </button>
+            <a className="button" href={`nano:${address}`}>
+              Open in wallet app
+            </a>
+          </div>
+          <p className="muted" role="status">
+            Connection to the nano network: {wallet?.nano.state ?? 'idle'}. Your balance updates when the send is confirmed.
+          </p>
+        </>
+      )}
+      <button type="button" onClick={onBack}>
+        Back
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,192 @@
+/** Sections of the wallet page: the nano wallet, auto-recharge and the recovery code (spec 001; ours for recovery). */
+import { useEffect, useId, useState } from 'react';
+import type { ActionResult, MoneyResult, WalletView } from '../../protocol/engine';
+import { engine } from '../engine';
+
+const SOCKET_LABEL = { idle: 'not connected', connecting: 'connecting', connected: 'connected', closed: 'closed', error: 'error' } as const;
+
+export function NanoWallet({ address, nano }: { address: string | null; nano: WalletView['nano'] | null }) {
+  const [rep, setRep] = useState('');
+  const [current, setCurrent] = useState<string | null>(null);
+  const [receivable, setReceivable] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  /** Nano deposits are configured on this server (a provider for XNO). */
+  const [deposits, setDeposits] = useState<boolean | null>(null);
+  const repId = useId();
+
+  useEffect(() => {
+    void engine((api) => api.paymentMethods()).then((m) => setDeposits(m?.methods.some((x) => x.ticker === 'XNO' && x.provider !== null) ?? false));
+  }, []);
+
+  useEffect(() => {
+    if (!address) return;
+    void engine<MoneyResult<{ representative: string }>>((api) => api.getRepresentative()).then((r) => r.ok && setCurrent(r.representative));
+  }, [address]);
+
+  const run = async (fn: () => Promise<unknown>) => {
+    setBusy(true);
+    try {
+      await fn();
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section aria-labelledby="nano-title" className="wallet-section">
+      <h2 id="nano-title">Nano wallet</h2>
+      {address ? (
+        <>
+          <p>
+            Deposit address: <code className="nano-address">{address}</code>
+          </p>
+          <p className="muted" role="status">
+            Nano network: {SOCKET_LABEL[nano?.state ?? 'idle']}
+          </p>
+        </>
+      ) : deposits ? (
+        <button type="button" disabled={busy} onClick={() => void run(() => engine<unknown>((api) => api.nanoDepositAddress()))}>
+          Show deposit address
+        </button>
+      ) : (
+        <p className="muted">{deposits === null ? '…' : 'Nano deposits are not set up on this server. Nano from invitations can still be converted to USD.'}</p>
+      )}
+      <div className="wallet-actions">
+        <button type="button" disabled={busy} onClick={() => void run(() => engine<unknown>((api) => api.convertNanoToUsd()))}>
+          Convert nano to USD
+        </button>
+        {address && (
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() => void run(async () => {
+              const r = await engine<MoneyResult<{ receivable: string }>>((api) => api.checkReceivables());
+              if (r.ok) setReceivable(r.receivable);
+            })}
+          >
+            Check receivables
+          </button>
+        )}
+      </div>
+      {receivable !== null && <p role="status">Receivable: {receivable} XNO</p>}
+      {address && (
+        <form
+          className="inline-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void run(async () => {
+              const r = await engine<MoneyResult<{ representative: string }>>((api) => api.changeRepresentative(rep));
+              if (r.ok) {
+                setCurrent(r.representative);
+                setRep('');
+              }
+            });
+          }}
+        >
+          <label htmlFor={repId}>Representative</label>
+          <p className="muted">Current: {current ? <code>{current}</code> : '…'}</p>
+          <input id={repId} value={rep} placeholder="nano_…" onChange={(e) => setRep(e.target.value)} />
+          <button type="submit" disabled={busy || rep.trim().length < 60}>
+            Change representative
+          </button>
+        </form>
+      )}
+    </section>
+  );
+}
+
+export function AutoRecharge({ settings }: { settings: { enabled: boolean; threshold: string; amount: string } | null }) {
+  const [enabled, setEnabled] = useState(false);
+  const [threshold, setThreshold] = useState('');
+  const [target, setTarget] = useState('');
+  const [saved, setSaved] = useState(false);
+  const id = useId();
+  useEffect(() => {
+    if (!settings) return;
+    setEnabled(settings.enabled);
+    setThreshold(settings.enabled ? trim(settings.threshold) : '5');
+    setTarget(settings.enabled ? trim(settings.amount) : '20');
+  }, [settings?.enabled, settings?.threshold, settings?.amount]);
+  return (
+    <section aria-labelledby={`${id}-title`} className="wallet-section">
+      <h2 id={`${id}-title`}>Auto-recharge</h2>
+      <form
+        className="inline-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setSaved(false);
+          void engine<ActionResult>((api) => api.setRechargeSettings({ enabled, threshold: threshold.trim() || '0', target: target.trim() || '0' })).then((r) => setSaved(r.ok));
+        }}
+      >
+        <div className="setting-toggle">
+          <input id={`${id}-on`} type="checkbox" role="switch" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
+          <label htmlFor={`${id}-on`}>Auto-recharge</label>
+        </div>
+        <label htmlFor={`${id}-threshold`}>When the USD balance falls below ($)</label>
+        <input id={`${id}-threshold`} inputMode="decimal" value={threshold} onChange={(e) => setThreshold(e.target.value)} />
+        <label htmlFor={`${id}-target`}>Top it up to ($)</label>
+        <input id={`${id}-target`} inputMode="decimal" value={target} onChange={(e) => setTarget(e.target.value)} />
+        <button type="submit">Save auto-recharge</button>
+        {saved && <p role="status">Saved.</p>}
+      </form>
+    </section>
+  );
+}
+
+const trim = (s: string): string => s.replace(/\.?0+$/, '') || '0';
+
+export function RecoveryCode() {
+  const [code, setCode] = useState<string | null>(null);
+  const [typed, setTyped] = useState('');
+  const [restored, setRestored] = useState(false);
+  const [hasCode, setHasCode] = useState<boolean | null>(null);
+  const id = useId();
+  useEffect(() => {
+    void engine((api) => api.accountMergeCheck()).then((r) => setHasCode(r?.hasRecoveryCode ?? null));
+  }, [code, restored]);
+  return (
+    <section aria-labelledby={`${id}-title`} className="wallet-section">
+      <h2 id={`${id}-title`}>Recovery code</h2>
+      <p className="muted">
+        Your balance lives with this browser&apos;s session. A recovery code opens the same session, balance and deposit address in another browser.
+        It is shown once; a new code replaces the old one.
+      </p>
+      {code ? (
+        <div className="recovery-code" role="status">
+          <p>Save this code somewhere safe. It will not be shown again:</p>
+          <code aria-label="Your recovery code">{code}</code>
+          <div className="wallet-actions">
+            <button type="button" onClick={() => void navigator.clipboard?.writeText(code)}>
+              Copy code
+            </button>
+            <button type="button" onClick={() => setCode(null)}>
+              I saved it
+            </button>
+          </div>
+        </div>
+      ) : (
+        <button type="button" onClick={() => void engine<MoneyResult<{ code: string }>>((api) => api.createRecoveryCode()).then((r) => r.ok && setCode(r.code))}>
+          {hasCode ? 'Create a new recovery code' : 'Create recovery code'}
+        </button>
+      )}
+      <form
+        className="inline-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setRestored(false);
+          void engine<ActionResult>((api) => api.recoverSession(typed)).then((r) => {
+            setRestored(r.ok);
+            if (r.ok) setTyped('');
+          });
+        }}
+      >
+        <label htmlFor={`${id}-input`}>Restore a session with its recovery code</label>
+        <input id={`${id}-input`} autoComplete="off" spellCheck={false} value={typed} onChange={(e) => setTyped(e.target.value)} placeholder="XXXXX-XXXXX-XXXXX-XXXXX-XXXXX" />
+        <button type="submit" disabled={typed.trim().length < 25}>
+          Restore session
+        </button>
+        {restored && <p role="status">Session restored.</p>}
+      </form>
+    </section>
+  );
+}

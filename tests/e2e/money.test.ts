@@ -1,0 +1,162 @@
+/**
+ * Money end to end in Chromium: a deposit with the built-in test provider from the wallet to a paid reply, failed
+ * and expired transactions, deposit validation, an invitation made in one browser profile and redeemed in
+ * another, and a recovery code restoring a session in a fresh profile.
+ */
+import type { BrowserContext, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { textReply } from '../unit/server/fake-upstream';
+import { PAID_MODEL, assistant, chooseModel, openApp, send, useStack } from './stack';
+
+const getStack = useStack();
+
+const balance = (page: Page) => page.getByRole('region', { name: 'Balance' });
+const notices = (page: Page) => page.getByRole('region', { name: 'Notifications' });
+
+async function sessionId(context: BrowserContext): Promise<string> {
+  const r = await context.request.get('/auth/local-session');
+  return ((await r.json()) as { data: { id: string } }).data.id;
+}
+
+/** Opens a page that has no model picker and waits for the session's balance. */
+async function openPage(context: BrowserContext, path: string): Promise<Page> {
+  const page = await context.newPage();
+  page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
+  await page.goto(path);
+  await balance(page).getByText('$').waitFor();
+  return page;
+}
+
+async function openDeposit(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Deposit', exact: true }).click();
+  await page.getByRole('dialog', { name: 'Deposit' }).waitFor();
+}
+
+/** Chooses the USD card, types the amount and opens the test checkout in its own tab. */
+async function startCardDeposit(page: Page, amount: string): Promise<Page> {
+  const dialog = page.getByRole('dialog', { name: 'Deposit' });
+  await dialog.getByRole('button', { name: 'Card (USD) (USD)' }).click();
+  const input = dialog.getByRole('textbox', { name: 'Amount (USD)' });
+  await expect.poll(() => input.inputValue()).toBe('5');
+  await input.fill(amount);
+  await dialog.getByRole('button', { name: 'Continue to payment' }).click();
+  const [checkout] = await Promise.all([page.context().waitForEvent('page'), dialog.getByRole('link', { name: 'Open checkout' }).click()]);
+  await checkout.waitForLoadState();
+  return checkout;
+}
+
+describe('money, end to end in Chromium', () => {
+  it('insufficient balance -> Go to wallet opens Deposit; the test checkout pays; the balance is credited; a paid reply follows', async () => {
+    getStack().upstream.setScript(textReply('A paid answer.', { usage: { prompt_tokens: 10, completion_tokens: 10 } }));
+    const context = await getStack().newContext();
+    const page = await openApp(context);
+    await chooseModel(page, PAID_MODEL);
+    await send(page, 'Answer me for money');
+    const notice = notices(page).getByRole('alert').filter({ hasText: 'Insufficient balance' });
+    await notice.getByRole('button', { name: 'Go to wallet' }).click();
+    await expect.poll(() => new URL(page.url()).pathname).toBe('/wallet');
+    const dialog = page.getByRole('dialog', { name: 'Deposit' });
+    await dialog.waitFor();
+    // Numbered steps, the method list with unavailable methods marked, never broken.
+    expect(await dialog.getByRole('list', { name: 'Payment steps' }).getByRole('listitem').allTextContents()).toEqual(['1 Method', '2 Amount', '3 Pay']);
+    await expect.poll(() => dialog.getByRole('button', { name: 'Bitcoin (BTC), unavailable' }).isDisabled()).toBe(true);
+
+    const checkout = await startCardDeposit(page, '7');
+    expect(await checkout.getByText('7 USD').count()).toBe(1);
+    await checkout.getByRole('button', { name: 'Pay' }).click();
+    await checkout.getByText('Payment received').waitFor();
+    await checkout.close();
+    // The engine's poll sees it completed: the dialog closes and the balance shows the credit.
+    await dialog.waitFor({ state: 'hidden', timeout: 15_000 });
+    await expect.poll(() => balance(page).textContent(), { timeout: 10_000 }).toContain('$7.000000');
+    await expect.poll(() => page.locator('.wallet-table tr[data-status="completed"]').count()).toBe(1);
+
+    await page.goto('/conversation/new');
+    await chooseModel(page, PAID_MODEL);
+    await send(page, 'Now answer me');
+    await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+    expect(await assistant(page).last().textContent()).toContain('A paid answer.');
+    await expect.poll(async () => Number(/\$(\d+\.\d+)/.exec((await balance(page).textContent()) ?? '')?.[1])).toBeLessThan(7);
+  });
+
+  it('a failed transaction shows the persistent red Transaction Failed; an expired one credits nothing; bad amounts get the spec message', async () => {
+    const context = await getStack().newContext();
+    const page = await openPage(context, '/wallet');
+    await openDeposit(page);
+    const dialog = page.getByRole('dialog', { name: 'Deposit' });
+    await dialog.getByRole('button', { name: 'Card (USD) (USD)' }).click();
+    const input = dialog.getByRole('textbox', { name: 'Amount (USD)' });
+    await input.fill('0.5');
+    await dialog.getByText('Amount must be between $1 and $2000').waitFor();
+    expect(await dialog.getByRole('button', { name: 'Continue to payment' }).isDisabled()).toBe(true);
+    await input.fill('abc');
+    await dialog.getByText('Invalid payment amount').waitFor();
+    await dialog.getByRole('button', { name: 'Back' }).click();
+
+    let checkout = await startCardDeposit(page, '3');
+    await checkout.getByRole('button', { name: 'Fail' }).click();
+    await checkout.getByText('The payment failed').waitFor();
+    await checkout.close();
+    const failed = notices(page).getByRole('alert').filter({ hasText: 'Transaction Failed' });
+    await failed.waitFor({ timeout: 15_000 });
+    await dialog.getByRole('button', { name: 'Try again' }).click();
+    await dialog.getByRole('button', { name: 'Back' }).click();
+
+    checkout = await startCardDeposit(page, '4');
+    await checkout.getByRole('button', { name: 'Expire' }).click();
+    await checkout.close();
+    await dialog.getByText('The payment expired').waitFor({ timeout: 15_000 });
+    // The failure notice stays (persistent) until dismissed.
+    expect(await failed.count()).toBe(1);
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await expect.poll(() => page.locator('.wallet-table tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-status')))).toEqual(['expired', 'failed']);
+    expect(await balance(page).textContent()).toContain('$0.000000');
+  });
+
+  it('an invitation created in one browser profile is redeemed in another', async () => {
+    const a = await getStack().newContext();
+    const pageA = await openPage(a, '/invitations');
+    await getStack().gateway.ledger.credit(await sessionId(a), { key: `e2e-seed-${Date.now()}`, usdMicro: 5_000_000n });
+    await pageA.getByRole('textbox', { name: 'Amount' }).fill('2');
+    await pageA.getByRole('textbox', { name: 'Recipient name' }).fill('Bea');
+    await pageA.getByRole('button', { name: 'Create invitation' }).click();
+    const item = pageA.getByRole('listitem', { name: 'Invitation for Bea' });
+    await item.waitFor();
+    const code = (await item.locator('code').textContent()) ?? '';
+    expect(code).toMatch(/^[A-Z2-9]{16}$/);
+    await expect.poll(() => balance(pageA).textContent()).toContain('$3.000000');
+
+    const b = await getStack().newContext();
+    const pageB = await openPage(b, `/invitations?redeem=${code}`);
+    await expect.poll(() => pageB.getByRole('textbox', { name: 'Redeem code' }).inputValue()).toBe(code);
+    await pageB.getByRole('button', { name: 'Redeem', exact: true }).click();
+    await pageB.getByText('Redeemed: 2.000000 USD added to your balance.').waitFor();
+    await expect.poll(() => balance(pageB).textContent()).toContain('$2.000000');
+    // Redeeming again is refused with the spec's orange notice.
+    await pageB.getByRole('button', { name: 'Redeem', exact: true }).click();
+    await notices(pageB).getByText('Invitation could not be redeemed').waitFor();
+
+    await pageA.reload();
+    await pageA.getByRole('listitem', { name: 'Invitation for Bea' }).getByText('Redeemed').waitFor();
+  });
+
+  it('a recovery code restores the session and its balance in a fresh profile', async () => {
+    const a = await getStack().newContext();
+    const pageA = await openPage(a, '/wallet');
+    const id = await sessionId(a);
+    await getStack().gateway.ledger.credit(id, { key: `e2e-rec-${Date.now()}`, usdMicro: 4_250_000n });
+    await pageA.getByRole('button', { name: 'Create recovery code' }).click();
+    const code = (await pageA.getByLabel('Your recovery code').textContent()) ?? '';
+    expect(code).toMatch(/^[0-9A-Z]{5}(-[0-9A-Z]{5}){4}$/);
+
+    const b = await getStack().newContext();
+    const pageB = await openPage(b, '/wallet');
+    await expect.poll(() => balance(pageB).textContent()).toContain('$0.000000');
+    await pageB.getByRole('textbox', { name: 'Restore a session with its recovery code' }).fill(code);
+    await pageB.getByRole('button', { name: 'Restore session' }).click();
+    await expect.poll(() => balance(pageB).textContent()).toContain('$4.250000');
+    expect(await sessionId(b)).toBe(id);
+    // The first profile keeps the session too.
+    expect(await sessionId(a)).toBe(id);
+  });
+});

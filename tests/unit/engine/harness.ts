@@ -1,0 +1,66 @@
+/**
+ * The engine's unit tests run it on fake-indexeddb against the in-process gateway and a fake upstream: this starts
+ * both for a test file and points the engine's same-origin fetch at the gateway, with a one-cookie jar as a browser
+ * keeps the session cookie.
+ */
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { filter, firstValueFrom, type Observable } from 'rxjs';
+import { startGateway, type RunningGateway } from '../../../src/server/start';
+import { Engine } from '../../../src/worker/engine';
+import { startFakeUpstream, type FakeScriptInput, type FakeUpstream } from '../server/fake-upstream';
+
+export interface EngineStack {
+  upstream: FakeUpstream;
+  gateway: RunningGateway;
+  /** A new engine on its own database, disposed after each test. */
+  engine(dbName: string): Engine;
+}
+
+export function useEngineStack(handler: FakeScriptInput, models: readonly string[]): EngineStack {
+  const realFetch = globalThis.fetch;
+  const engines: Engine[] = [];
+  const stack = {
+    engine(dbName: string) {
+      const engine = new Engine({ requestReload: () => undefined, storeMarker: () => undefined, dbName });
+      engines.push(engine);
+      return engine;
+    },
+  } as EngineStack;
+  beforeAll(async () => {
+    stack.upstream = await startFakeUpstream(handler);
+    stack.gateway = await startGateway({
+      port: 0,
+      memory: true,
+      inheritEnv: false,
+      clientDir: null,
+      log: () => undefined,
+      env: { PARLEY_UPSTREAM_URL: stack.upstream.url, PARLEY_UPSTREAM_MODELS: models.join(','), PARLEY_OFFLINE_TOKEN_DELAY_MS: '0' },
+    });
+    let cookie = '';
+    globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
+      const headers = new Headers(init?.headers);
+      if (cookie) headers.set('cookie', cookie);
+      const res = await realFetch(new URL(String(input), stack.gateway.url), { ...init, headers });
+      const set = res.headers.get('set-cookie');
+      if (set) cookie = set.split(';')[0] ?? '';
+      return res;
+    };
+  }, 60_000);
+  afterEach(async () => {
+    for (const e of engines.splice(0)) await e.dispose();
+  });
+  afterAll(async () => {
+    globalThis.fetch = realFetch;
+    await stack.gateway?.close();
+    await stack.upstream?.close();
+  });
+  return stack;
+}
+
+/** The first value of a live query that passes `test`, or a rejection after `ms`. */
+export function until<T>(source: Observable<unknown>, test: (v: T) => boolean, ms = 15_000): Promise<T> {
+  return Promise.race([
+    firstValueFrom((source as Observable<T>).pipe(filter((v) => v !== null && test(v)))),
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timed out waiting for a value')), ms)),
+  ]);
+}

@@ -1,0 +1,148 @@
+/**
+ * The engine's money room against a real gateway in process: a deposit created, polled and credited; the polling
+ * resumed by a new engine from the log; the spec's notices for failures (Transaction Failed, invitations, nano
+ * conversion, auto-recharge).
+ */
+import 'fake-indexeddb/auto';
+import { firstValueFrom, filter, timeout } from 'rxjs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Notice, WalletView } from '../../../src/protocol/engine';
+import { startGateway, type RunningGateway } from '../../../src/server/start';
+import { Engine } from '../../../src/worker/engine';
+
+let gateway: RunningGateway;
+const realFetch = globalThis.fetch;
+let cookie = '';
+
+beforeAll(async () => {
+  gateway = await startGateway({ port: 0, memory: true, inheritEnv: false, clientDir: null, log: () => undefined, env: { PARLEY_OFFLINE_TOKEN_DELAY_MS: '0' } });
+  globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
+    const url = new URL(String(input), gateway.url);
+    const headers = new Headers(init?.headers);
+    if (cookie) headers.set('cookie', cookie);
+    const res = await realFetch(url, { ...init, headers });
+    const set = res.headers.get('set-cookie');
+    if (set) cookie = set.split(';')[0] ?? '';
+    return res;
+  };
+}, 60_000);
+afterAll(async () => {
+  globalThis.fetch = realFetch;
+  await gateway?.close();
+});
+
+const engines: Engine[] = [];
+let n = 0;
+function newEngine(dbName = `money-engine-${++n}`): Engine {
+  const e = new Engine({ requestReload: () => undefined, storeMarker: () => undefined, dbName });
+  engines.push(e);
+  return e;
+}
+afterEach(async () => {
+  for (const e of engines.splice(0)) await e.dispose();
+  cookie = '';
+});
+
+const wallet = (e: Engine, until: (w: WalletView) => boolean) =>
+  firstValueFrom(e.money.wallet$.pipe(filter(until), timeout(15_000)));
+const notice = (e: Engine, title: string) =>
+  firstValueFrom(e.notices$.pipe(filter((ns: Notice[]) => ns.some((x) => x.title === title)), timeout(15_000))).then((ns) => ns.find((x) => x.title === title)!);
+
+async function press(txId: string, action: 'pay' | 'fail' | 'expire'): Promise<void> {
+  const page = await realFetch(`${gateway.url}/pay/test/${txId}`);
+  const token = /name="token" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+  await realFetch(`${gateway.url}/pay/test/${txId}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token, action }) });
+}
+
+describe('the money room', () => {
+  it('a deposit is polled until completed: the session is refreshed and a notice says so', async () => {
+    const e = newEngine();
+    await e.whenStarted();
+    await e.refreshSession();
+    const made = await e.createPayment('USD', '6');
+    expect(made.ok).toBe(true);
+    if (!made.ok) return;
+    expect((await wallet(e, (w) => w.pending?.id === made.transaction.id)).pending?.status).toBe('pending');
+    await press(made.transaction.id, 'pay');
+    const done = await wallet(e, (w) => w.pending === null && w.payments[0]?.status === 'completed');
+    expect(done.payments[0]?.amount).toBe('6');
+    await notice(e, 'Deposit received');
+    expect(e.session$.value.session?.usd_balance).toBe('6.000000');
+    // The log holds both events (the history survives a reload).
+    expect((await e.db.events.where('type').anyOf(['payment.started', 'payment.settled']).sortBy('seq')).map((r) => r.type)).toEqual(['payment.started', 'payment.settled']);
+  });
+
+  it('a new engine resumes polling a pending deposit from the log; a failure is the persistent red Transaction Failed', async () => {
+    const name = `money-engine-${++n}`;
+    const first = newEngine(name);
+    await first.whenStarted();
+    await first.refreshSession();
+    const made = await first.createPayment('EUR', '5');
+    if (!made.ok) throw new Error(made.error);
+    await first.dispose();
+    engines.splice(engines.indexOf(first), 1);
+    await press(made.transaction.id, 'fail');
+    const second = newEngine(name);
+    const w = await wallet(second, (v) => v.payments[0]?.status === 'failed');
+    expect(w.pending).toBeNull();
+    const failed = await notice(second, 'Transaction Failed');
+    expect(failed).toMatchObject({ tone: 'red', durationMs: null });
+  });
+
+  it('validation and failures raise the spec strings', async () => {
+    const e = newEngine();
+    await e.whenStarted();
+    await e.refreshSession();
+    expect(await e.createPayment('USD', '0.5')).toEqual({ ok: false, error: 'Amount must be between $1 and $2000' });
+    expect(await e.createPayment('USD', '1e-30')).toEqual({ ok: false, error: 'Invalid payment amount' });
+    expect(await e.createPayment('BTC', '1')).toEqual({ ok: false, error: 'Payment limits not loaded' });
+
+    expect(await e.createInvitation({ amount: '5', currency: 'USD', recipientName: '', expiresAt: Date.now() + 3_600_000 })).toEqual({ ok: false, error: 'Insufficient balance' });
+    expect(await notice(e, 'Insufficient balance')).toMatchObject({ tone: 'orange', durationMs: 5000, text: 'Add funds to your balance and try again' });
+    expect(await e.redeemInvitation('')).toEqual({ ok: false, error: 'Missing redeem code' });
+    expect(await e.redeemInvitation('NOSUCHCODE')).toEqual({ ok: false, error: 'Invitation could not be redeemed' });
+
+    expect(await e.convertNanoToUsd()).toEqual({ ok: false, error: 'Unable to convert nano to USD' });
+    expect(await notice(e, 'Unable to convert nano to USD')).toMatchObject({ tone: 'red' });
+    expect(await e.setRechargeSettings({ enabled: true, threshold: '5', target: '1' })).toEqual({ ok: false, error: 'Unable to set auto-recharge settings' });
+    expect(await e.nanoPrice()).toBe(1);
+    const rates = await e.fiatRates();
+    expect(rates).toMatchObject({ eurPerUsd: 0.92, gbpPerUsd: 0.79, state: 'loaded' });
+    expect(await e.fiatRates()).toBe(rates);
+  });
+
+  it('converts nano to USD with the green notice', async () => {
+    const e = newEngine();
+    await e.whenStarted();
+    await e.refreshSession();
+    const id = e.session$.value.session!.id;
+    await gateway.ledger.credit(id, { key: `nano-seed-${id}`, nanoRaw: 2n * 10n ** 30n });
+    expect(await e.convertNanoToUsd('0.5')).toEqual({ ok: true, amount: '0.500000' });
+    expect(await notice(e, '0.500000 XNO converted to USD')).toMatchObject({ tone: 'green' });
+    expect(e.session$.value.session).toMatchObject({ usd_balance: '0.500000', nano_balance: '1.500000', currency: 'USD' });
+  });
+
+  it('a Daimo-style deposit is redeemed by the engine; a refused redeem is the persistent red Payment Failed with the id', async () => {
+    const e = newEngine();
+    await e.whenStarted();
+    await e.refreshSession();
+    const ok = await e.createPayment('USDC', '3', 'BASE');
+    if (!ok.ok) throw new Error(ok.error);
+    expect(ok.transaction.paymentNonce).toBeTruthy();
+    await press(ok.transaction.id, 'pay');
+    await wallet(e, (w) => w.payments.find((p) => p.id === ok.transaction.id)?.status === 'completed');
+    await notice(e, 'Deposit received');
+    expect(e.session$.value.session?.usd_balance).toBe('3.000000');
+
+    const bad = await e.createPayment('USDT', '2', 'ARBITRUM');
+    if (!bad.ok) throw new Error(bad.error);
+    // The gateway no longer recognises the nonce the engine holds: the redeem is refused.
+    await gateway.db.query(`UPDATE payment_transactions SET payment_nonce = 'changed-elsewhere-000000' WHERE id = $1`, [bad.transaction.id]);
+    await press(bad.transaction.id, 'pay');
+    const n = await notice(e, 'Payment Failed');
+    expect(n).toMatchObject({ tone: 'red', durationMs: null });
+    expect(n.text).toBe(`Unable to redeem Daimo payment. Please reach out to support at support@parley.invalid and provide the following payment id: ${bad.transaction.id}`);
+    await wallet(e, (w) => w.payments.find((p) => p.id === bad.transaction.id)?.status === 'failed');
+    expect(e.notices$.value.some((x) => x.title === 'Transaction Failed')).toBe(false);
+  });
+});
