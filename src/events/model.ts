@@ -68,6 +68,8 @@ export interface MessageRow {
   scrapedContent?: ScrapedContent[];
   /** The web search run for this (user) message: its numbered sources, which its replies cite (message.webSearched). */
   webSearch?: WebSearchRecord;
+  /** Files this (user) message carries (issue 7): chips in the view; their text goes to the model after the prompt. */
+  files?: MessageFile[];
   // Branch fields (schema v41).
   parentMessageId: number | null;
   alternativeGroup: string | null;
@@ -128,6 +130,20 @@ export interface MessageImage {
   id: string;
   b64_json?: string;
   url?: string;
+}
+/**
+ * A file a user message carries (src/worker/services/library/attach-step.ts). An image sent inline to a vision model
+ * is an image_url part of the prompt and has no text here; one described for another model has its description.
+ */
+export interface MessageFile {
+  libraryId: number;
+  name: string;
+  type: 'image' | 'file';
+  sizeBytes: number;
+  /** A document's text as sent (cut to the model's context), or an image's description. */
+  text?: string;
+  /** Shown with the message: how much of a document fit the model's context. */
+  note?: string;
 }
 export interface LibraryConversationRow { id: number; libraryId: number; conversationId: number }
 export interface InstructionRow { id: number; name: string; instructions: string; createdAt: number; updatedAt: number }

@@ -42,3 +42,8 @@ export function isVisionModel(id: string): boolean {
 
 /** Spec 000 section 9: the image description's default model (a Gemini 2.0 flash model), detail and max image size. */
 export const IMAGE_DESCRIPTION_DEFAULTS = { model: 'google/gemini-2.0-flash-001', detail: 'detailed', maxImageSizeMb: 10 } as const;
+
+/** A catalogue model takes images inline: the catalogue says so, or its id is on the whitelist. */
+export function takesImages(model: { id: string; capabilities: readonly string[] }): boolean {
+  return model.capabilities.includes('vision') || isVisionModel(model.id);
+}

@@ -16,7 +16,9 @@ import { kindMatchesExtension, sniffImage } from '../services/attachments/image-
 import { attachmentCalls } from '../services/library/gateway-calls';
 import { LibraryJobs, UPLOAD_ERROR_MS } from '../services/library/jobs';
 import { migrateInlineImages } from '../services/library/migration';
+import { libraryAttachmentStep } from '../services/library/submit-attachments';
 import { draftLinks } from '../queries/library';
+import { registerAttachmentStep } from './submit-plugins';
 
 const IMAGE_EXT = new Set<string>(IMAGE_EXTENSIONS);
 
@@ -28,6 +30,8 @@ export async function composerConversationId(core: EngineCore, slug: string | nu
 }
 
 export function libraryCommands(core: EngineCore, jobs: LibraryJobs = new LibraryJobs(core)): LibraryHandlers {
+  // Step 3 of the submit flow: what a message's attachments send (../services/library/submit-attachments.ts).
+  registerAttachmentStep(core, libraryAttachmentStep);
   void core.whenStarted().then(async () => {
     if (!core.storageOk) return;
     await jobs.resume();

@@ -9,6 +9,7 @@ import type { LibraryStatus } from '../../protocol/attachments';
 import type { LibraryItemView, LibraryPageView } from '../../protocol/library';
 import { STREAM_THROTTLE_MS, type EngineCore } from '../core';
 import type { QueryHandlers } from './types';
+import { loadQueues } from '../commands/queue';
 
 const PREVIEW_CHARS = 300;
 
@@ -34,10 +35,15 @@ export function toItemView(row: LibraryRow, conversations: string[]): LibraryIte
   };
 }
 
-/** The links of a composer (conversation id, 0 = new) whose items were not sent with a message of that conversation. */
+/**
+ * The links of a composer (conversation id, 0 = new) whose items were not sent with a message of that conversation
+ * and are not held by one of its queued messages (a queued message keeps its attachments until it is sent).
+ */
 export async function draftLinks(core: EngineCore, conversationId: number, slug: string | null): Promise<{ linkId: number; item: LibraryRow }[]> {
-  const links = await core.db.libraryConversations.where('conversationId').equals(conversationId).toArray();
-  if (links.length === 0) return [];
+  const all = await core.db.libraryConversations.where('conversationId').equals(conversationId).toArray();
+  if (all.length === 0) return [];
+  const queued = new Set((slug === null ? [] : ((await loadQueues(core)).get(slug) ?? [])).flatMap((q) => q.message.attachments.map(Number)));
+  const links = all.filter((l) => !queued.has(l.libraryId));
   const items = await core.db.library.bulkGet(links.map((l) => l.libraryId));
   const out: { linkId: number; item: LibraryRow }[] = [];
   for (let i = 0; i < links.length; i++) {

@@ -187,13 +187,19 @@ describe('the submit step for attachments', () => {
       makeEvent('library.itemLinked', { link: { id: 701, libraryId: 501, conversationId: 0 }, at: now }, 's3', now),
     ]);
     const model = { id: 'fake-model', name: 'Fake', modality: 'text' as const, provider: 'fake', pricing: { input: '0', output: '0' }, capabilities: ['chat'], free: true, offline: false };
-    const r = await attachmentsForSubmit(engine, { libraryIds: [501, 502], prompt: 'What is this?', model, budgetChars: 10_000, conversationUUID: 'u' });
-    expect(r.ok).toBe(true);
-    const prompt = r.ok ? r.prompt : '';
-    expect(typeof prompt).toBe('string');
-    expect(prompt).toContain('What is this?\n\n[File: notes.txt]\nMeeting at noon.\n\n[Image: dot.png]\nImage: a PNG image, 1×1 pixels');
-    const vision = await attachmentsForSubmit(engine, { libraryIds: [501], prompt: 'Look', model: { ...model, id: 'gpt-4o' }, budgetChars: 10_000, conversationUUID: 'u' });
+    const r = await attachmentsForSubmit(engine, { libraryIds: [501, 502], prompt: 'What is this?', models: [model], budgetChars: 10_000, conversationUUID: 'u' });
+    if (!r.ok) throw new Error(r.error);
+    // The prompt stays the user's words; the files carry the description and the text.
+    expect(r.prompt).toBe('What is this?');
+    expect(r.files.map((f) => [f.name, f.text?.slice(0, 30)])).toEqual([
+      ['dot.png', 'Image: a PNG image, 1×1 pixels'],
+      ['notes.txt', 'Meeting at noon.'],
+    ]);
+    const vision = await attachmentsForSubmit(engine, { libraryIds: [501], prompt: 'Look', models: [{ ...model, id: 'gpt-4o' }], budgetChars: 10_000, conversationUUID: 'u' });
     expect(vision.ok && Array.isArray(vision.prompt) && vision.prompt.map((p) => p.type)).toEqual(['text', 'image_url']);
+    // One model of several without image input: every model gets the description.
+    const mixed = await attachmentsForSubmit(engine, { libraryIds: [501], prompt: 'Look', models: [{ ...model, id: 'gpt-4o' }, model], budgetChars: 10_000, conversationUUID: 'u' });
+    expect(mixed.ok && mixed.prompt).toBe('Look');
     const events = await attachmentLinkEvents(engine, { slug: 'new-slug', conversationId: 42, created: true, messageId: 9, libraryIds: [501, 502], now });
     expect(events.map((e) => e.type)).toEqual(['library.itemUnlinked', 'library.itemLinked', 'library.messageLinked']);
   });
@@ -204,6 +210,6 @@ describe('the submit step for attachments', () => {
     const now = Date.now();
     await engine.append([makeEvent('library.itemAdded', { item: { id: 1, createdAt: now, lastModified: now, fileId: 2, name: 'a.pdf', content: [], processingTime: 0, type: 'file', status: 'processing', order: 1 } }, 'p', now)]);
     const model = { id: 'm', name: 'M', modality: 'text' as const, provider: 'p', pricing: { input: '0', output: '0' }, capabilities: [], free: true, offline: false };
-    expect(await attachmentsForSubmit(engine, { libraryIds: [1], prompt: 'x', model, budgetChars: 100, conversationUUID: 'u' })).toEqual({ ok: false, error: FILES_NOT_READY });
+    expect(await attachmentsForSubmit(engine, { libraryIds: [1], prompt: 'x', models: [model], budgetChars: 100, conversationUUID: 'u' })).toEqual({ ok: false, error: FILES_NOT_READY });
   });
 });
