@@ -31,6 +31,8 @@ export interface Preferences {
   codeViewerHorizontalSplit: number;
   /** Spec 001 section 9: scratchpad split 50 (percent of the page's width the scratchpad takes). */
   scratchpadHorizontalSplit: number;
+  /** Spec 001 section 9: true. Long pasted text becomes an attached text file. */
+  largeTextPasteToFile: boolean;
 }
 
 /** Languages the code viewer runs (Python) or previews (HTML). */
@@ -53,6 +55,7 @@ export const DEFAULT_PREFERENCES: Preferences = {
   codeLanguage: 'python',
   codeViewerHorizontalSplit: 50,
   scratchpadHorizontalSplit: 50,
+  largeTextPasteToFile: true,
 };
 
 /** Bounds of maxTokens: a positive whole number, no larger than the biggest context window we know of. */
@@ -76,6 +79,7 @@ export const PREFERENCE_CHECKS: { readonly [K in keyof Preferences]: (v: unknown
   codeLanguage: (v) => v === 'python' || v === 'html',
   codeViewerHorizontalSplit: (v) => isSplit(v),
   scratchpadHorizontalSplit: (v) => isSplit(v),
+  largeTextPasteToFile: (v) => typeof v === 'boolean',
 };
 
 function isSplit(v: unknown): boolean {

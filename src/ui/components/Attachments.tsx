@@ -6,10 +6,10 @@
  * than LARGE_PASTE_CHARS becomes a file when largeTextPasteToFile is on).
  */
 import { useCallback, useRef, useState, type ClipboardEvent, type DragEvent } from 'react';
-import { formatFileSize } from '../../protocol/attachments';
-import type { ActionResult } from '../../protocol/engine';
+import { formatFileSize, INLINE_IMAGE_TOKENS } from '../../protocol/attachments';
+import type { ActionResult, MessageView } from '../../protocol/engine';
 import type { AddFileResult, LibraryItemView } from '../../protocol/library';
-import { engine, useQuery } from '../engine';
+import { engine } from '../engine';
 import { statusLabel } from './LibraryPage';
 
 /** Ours: pasted text at least this long becomes a text file (when largeTextPasteToFile is on). */
@@ -23,8 +23,10 @@ export function AttachButton({ slug, disabled = false }: { slug: string | null; 
   const input = useRef<HTMLInputElement>(null);
   return (
     <>
-      <button type="button" className="attach-button" disabled={disabled} onClick={() => input.current?.click()}>
-        Attach files
+      <button type="button" className="attach-button" aria-label="Attach files" title="Attach files" disabled={disabled} onClick={() => input.current?.click()}>
+        <svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round">
+          <path d="M21.4 11.1 12.2 20.3a6 6 0 0 1-8.5-8.5l9.2-9.2a4 4 0 0 1 5.7 5.7l-9.2 9.2a2 2 0 0 1-2.8-2.8l8.5-8.5" />
+        </svg>
       </button>
       <input
         ref={input}
@@ -59,8 +61,7 @@ function Chip({ item, slug }: { item: LibraryItemView; slug: string | null }) {
   );
 }
 
-export function AttachmentChips({ slug }: { slug: string | null }) {
-  const items = useQuery({ kind: 'attachments', slug });
+export function AttachmentChips({ slug, items }: { slug: string | null; items: readonly LibraryItemView[] | undefined }) {
   if (!items || items.length === 0) return null;
   return (
     <ul className="attachment-chips" aria-label="Attachments">
@@ -68,6 +69,53 @@ export function AttachmentChips({ slug }: { slug: string | null }) {
         <Chip key={item.id} item={item} slug={slug} />
       ))}
     </ul>
+  );
+}
+
+/** Tokens the composer's attachments add to the input: 85 per image a vision model sees inline, a document's text. */
+export function attachmentTokens(items: readonly LibraryItemView[] | undefined, vision: boolean): number {
+  let tokens = 0;
+  for (const item of items ?? []) tokens += item.type === 'image' ? (vision ? INLINE_IMAGE_TOKENS : 0) : Math.ceil(item.textChars / 4);
+  return tokens;
+}
+
+/** The files a sent message carries: inline images, chips with name and size, descriptions and cut notes. */
+export function MessageFiles({ message }: { message: Pick<MessageView, 'prompt' | 'files'> }) {
+  const images = Array.isArray(message.prompt) ? message.prompt.flatMap((p) => (p.type === 'image_url' && p.image_url.url.startsWith('data:image/') ? [p.image_url.url] : [])) : [];
+  const files = message.files ?? [];
+  if (images.length === 0 && files.length === 0) return null;
+  return (
+    <div className="message-files">
+      {images.length > 0 && (
+        <div className="message-images">
+          {images.map((url, i) => (
+            <img key={i} src={url} alt={files.filter((f) => f.type === 'image')[i]?.name ?? `Image ${i + 1}`} />
+          ))}
+        </div>
+      )}
+      {files.length > 0 && (
+        <ul className="attachment-chips" aria-label="Attached files">
+          {files.map((f) => (
+            <li key={f.libraryId} className="attachment-chip attachment-chip-sent">
+              <span className="attachment-name">{f.name}</span>
+              <span className="attachment-meta">{formatFileSize(f.sizeBytes)}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+      {files.map((f) =>
+        f.type === 'image' && f.text !== undefined ? (
+          <details key={`d${f.libraryId}`} className="image-description">
+            <summary>{`Description of ${f.name}`}</summary>
+            <p>{f.text}</p>
+          </details>
+        ) : f.note ? (
+          <p key={`n${f.libraryId}`} className="message-note" role="note">
+            {f.note}
+          </p>
+        ) : null,
+      )}
+    </div>
   );
 }
 
@@ -79,7 +127,10 @@ export function useAttachmentInput(slug: string | null, largeTextPasteToFile: bo
     e.preventDefault();
     setDragging(true);
   }, []);
-  const onDragLeave = useCallback(() => setDragging(false), []);
+  // Leaving for one of the zone's own children is not leaving the zone.
+  const onDragLeave = useCallback((e: DragEvent) => {
+    if (!(e.relatedTarget instanceof Node && e.currentTarget.contains(e.relatedTarget))) setDragging(false);
+  }, []);
   const onDrop = useCallback(
     (e: DragEvent) => {
       if (!e.dataTransfer.types.includes('Files')) return;

@@ -21,6 +21,10 @@ import { ModelPicker } from './ModelPicker';
 import { ScrapeBar } from './web/ScrapeBar';
 import { WebSearchSwitch } from './web/WebSearchSwitch';
 import { web } from '../web-state';
+import type { LibraryItemView } from '../../protocol/library';
+import { takesImages } from '../../protocol/vision';
+import { toChatMessage } from '../../worker/services/history';
+import { AttachButton, AttachmentChips, attachmentTokens, useAttachmentInput } from './Attachments';
 
 interface Props {
   value: string;
@@ -40,6 +44,8 @@ interface Props {
   model?: string;
   /** The page has what it needs to apply the address (catalogue loaded, conversation loaded or new). */
   loaded?: boolean;
+  /** Files on this composer, not sent yet (the `attachments` query). */
+  attachments?: readonly LibraryItemView[];
 }
 
 /** Spec 001 section 5: input height is clamped between 40 and min(max(200, 75% of the window), 800). */
@@ -51,7 +57,7 @@ const NO_MESSAGES: readonly MessageView[] = [];
 const NO_MODELS: readonly ModelInfo[] = [];
 const NO_QUEUE: readonly QueuedMessage[] = [];
 
-export function Composer({ value, onChange, pending, onSend, onStop, slug = null, queued = NO_QUEUE, messages = NO_MESSAGES, models = NO_MODELS, model = '', loaded = false }: Props) {
+export function Composer({ value, onChange, pending, onSend, onStop, slug = null, queued = NO_QUEUE, messages = NO_MESSAGES, models = NO_MODELS, model = '', loaded = false, attachments }: Props) {
   const ref = useRef<HTMLTextAreaElement>(null);
   const state = useSnapshot(composer);
   const webSnap = useSnapshot(web);
@@ -61,6 +67,7 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
   const enterSends = preferences?.enterSendsMessage ?? true;
   const textModels = useMemo(() => models.filter((m) => m.modality === 'text'), [models]);
   const names = useMemo(() => new Map(models.map((m) => [m.id, m.name])), [models]);
+  const paste = useAttachmentInput(slug, preferences?.largeTextPasteToFile ?? true);
 
   useEffect(() => {
     const el = ref.current;
@@ -103,13 +110,17 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
   // Token counts, debounced 400 ms (spec 000 section 9).
   const maxTokens = preferences?.maxTokens ?? 8192;
   const [counts, setCounts] = useState<TokenCounts | null>(null);
+  // Files count too: a message's as the model reads them, the composer's images 85 each for a vision model.
+  const chosen = models.find((m) => m.id === model);
+  const fileTokens = attachmentTokens(attachments, chosen !== undefined && takesImages(chosen));
   useEffect(() => {
     const t = setTimeout(() => {
-      const history = messages.filter((m) => m.status === 'done' && !m.hasError).map((m) => ({ content: m.prompt }));
-      setCounts(countTokens(history, value, 0, maxTokens));
+      const history = messages.filter((m) => m.status === 'done' && !m.hasError).map((m) => ({ content: toChatMessage(m).content }));
+      const c = countTokens(history, value, 0, maxTokens);
+      setCounts({ ...c, input: c.input + fileTokens, total: c.total + fileTokens });
     }, TOKEN_COUNT_DEBOUNCE_MS);
     return () => clearTimeout(t);
-  }, [messages, value, maxTokens]);
+  }, [messages, value, maxTokens, fileTokens]);
 
   function addModel() {
     const chosen = new Set([model, ...composer.extraModels]);
@@ -130,6 +141,7 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
           {queued.map((q) => (
             <li key={q.id}>
               <span className="queue-text">{q.prompt}</span>
+              {q.attachments.length > 0 && <span className="queue-files muted">{q.attachments.length === 1 ? '1 file' : `${q.attachments.length} files`}</span>}
               <button
                 type="button"
                 className="icon"
@@ -188,6 +200,7 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
         </p>
       )}
       <ScrapeBar text={value} />
+      <AttachmentChips slug={slug} items={attachments} />
       <form
         className="composer"
         onSubmit={(e) => {
@@ -195,8 +208,10 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
           onSend();
         }}
       >
+        <AttachButton slug={slug} />
         <textarea
           ref={ref}
+          onPaste={paste.onPaste}
           aria-label="Message"
           placeholder={pending ? 'Queue a message…' : 'Message Parley…'}
           rows={1}

@@ -6,6 +6,7 @@ import { AlternativesNav } from './AlternativesNav';
 import { MessageMenu, type MessageAction } from './MessageMenu';
 import { MessageMeta } from './MessageMeta';
 import { ScrapedChips } from './web/ScrapedChips';
+import { MessageFiles } from './Attachments';
 import { Sources } from './web/Sources';
 import { addToScratchpad } from '../tools-state';
 
@@ -39,7 +40,8 @@ function sameMessage(a: MessageItemProps, b: MessageItemProps): boolean {
     x.alternatives?.index === y.alternatives?.index &&
     x.alternatives?.count === y.alternatives?.count &&
     x.citations?.length === y.citations?.length &&
-    x.scrapedContent?.length === y.scrapedContent?.length
+    x.scrapedContent?.length === y.scrapedContent?.length &&
+    x.files?.length === y.files?.length
   );
 }
 
@@ -190,6 +192,7 @@ export const MessageItem = memo(function MessageItem({ message, modelName }: Mes
         ) : (
           <div className="plain">{message.text}</div>
         )}
+        {message.role === 'user' && <MessageFiles message={message} />}
         {message.scrapedContent && <ScrapedChips label="Scraped pages" pages={message.scrapedContent} />}
         {message.webSearch && <p className="web-searched muted">{`Searched the web: ${message.webSearch.sources.length} source${message.webSearch.sources.length === 1 ? '' : 's'}${message.webSearch.cost > 0 ? ` · $${message.webSearch.cost}` : ''}`}</p>}
       </div>

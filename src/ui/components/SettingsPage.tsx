@@ -9,6 +9,7 @@ import { engine, useQuery } from '../engine';
 import { ModelPicker } from './ModelPicker';
 import { trackWrite } from '../writes';
 import { ExportAllButton } from './ExportMenu';
+import { LARGE_PASTE_CHARS } from './Attachments';
 
 /** Bounds of the max-tokens setting: a positive whole number no larger than the biggest context we know. */
 export const MAX_TOKENS_MIN = 1;
@@ -111,6 +112,12 @@ export function SettingsPage() {
           <Toggle label="Enter sends message" checked={preferences.enterSendsMessage} onChange={(v) => save({ enterSendsMessage: v })} hint="When off, Enter starts a new line; send with the Send button." />
           <Toggle label="Show thinking" checked={preferences.showThinkingBlocks} onChange={(v) => save({ showThinkingBlocks: v })} hint="Show a model's reasoning above its reply." />
           <WebSettings preferences={preferences} save={save} />
+          <Toggle
+            label="Convert long pasted text to a file"
+            checked={preferences.largeTextPasteToFile}
+            onChange={(v) => save({ largeTextPasteToFile: v })}
+            hint={`A paste of ${LARGE_PASTE_CHARS.toLocaleString('en-US')} characters or more is attached as a text file instead of filling the message box.`}
+          />
         </form>
       )}
       <ExportAllButton />
