@@ -4,7 +4,7 @@
  * 'uploading' or 'processing' in the read model and carries on). The file's bytes are not in the log: they are a
  * Blob in the `files` table under `item.fileId`, written just before `library.itemAdded` (docs/events.md).
  */
-import type { LibraryConversationRow, LibraryRow, MessageImage, MessageLibraryRow } from './model';
+import type { ImageRef, LibraryConversationRow, LibraryRow, MessageLibraryRow } from './model';
 import type { LibraryStatus } from '../protocol/attachments';
 
 /** A file was added to the library (status 'uploading', 'processing', or 'completed' for a ready image). */
@@ -59,12 +59,12 @@ export interface LibraryMessageLinkedV1 {
 }
 /**
  * The background migration (spec 000 section 4) moved the inline images of an old assistant message into its
- * `images` field: `prompt` is the text without them.
+ * `images` field (their bytes written to `files` first, as media's are): `prompt` is the text without them.
  */
 export interface MessageImagesExtractedV1 {
   conversationSlug: string;
   messageId: number;
   prompt: string;
-  images: MessageImage[];
+  images: ImageRef[];
   at: number;
 }

@@ -29,7 +29,7 @@ const fast: { [K in LibraryEvent]: (p: unknown) => boolean } = {
   'library.messageLinked': (p) => O(p) && S(p.conversationSlug) && Array.isArray(p.links) && p.links.every((l) => link(l) && I((l as R).messageId)) && N(p.at),
   'library.itemUnlinked': (p) => O(p) && I(p.linkId) && N(p.at),
   'message.imagesExtracted': (p) =>
-    O(p) && S(p.conversationSlug) && I(p.messageId) && S(p.prompt) && Array.isArray(p.images) && p.images.every((i) => O(i) && S(i.id)) && N(p.at),
+    O(p) && S(p.conversationSlug) && I(p.messageId) && S(p.prompt) && Array.isArray(p.images) && p.images.every((i) => O(i) && I(i.fileId) && I(i.thumbId) && S(i.mimeType) && I(i.width) && I(i.height) && I(i.bytes)) && N(p.at),
 };
 
 const shapes = Object.fromEntries(

@@ -65,6 +65,12 @@ export const upcasters: { readonly [K in EventType]: Readonly<Record<number, Upc
   'reply.continued': {},
   'conversation.duplicated': {},
   'preferences.changed': {},
+  'image.generated': {},
+  'image.answered': {},
+  'image.favourited': {},
+  'video.requested': {},
+  'video.statusChanged': {},
+  'modelSettings.changed': {},
   'payment.started': {},
   'payment.settled': {},
   'library.itemAdded': {},
@@ -80,6 +86,11 @@ export const upcasters: { readonly [K in EventType]: Readonly<Record<number, Upc
   'scratchpad.entryAdded': {},
   'scratchpad.entryEdited': {},
   'scratchpad.entryDeleted': {},
+  'folder.created': {},
+  'folder.renamed': {},
+  'folder.deleted': {},
+  'conversation.movedToFolder': {},
+  'updates.read': {},
 };
 
 export interface UpcastOptions {

@@ -3,11 +3,19 @@ import { conversationsProjection } from './conversations';
 import { instructionsProjection } from './instructions';
 import { messagesProjection } from './messages';
 import { scratchpadProjection } from './scratchpad';
+import { foldersProjection } from './folders';
 import type { Projection } from './projection';
 import { libraryProjection } from './library';
 import type { TableName } from './writes';
 
-export const projections: readonly Projection[] = [conversationsProjection, messagesProjection, instructionsProjection, scratchpadProjection, libraryProjection];
+export const projections: readonly Projection[] = [
+  conversationsProjection,
+  messagesProjection,
+  instructionsProjection,
+  scratchpadProjection,
+  foldersProjection,
+  libraryProjection,
+];
 
 /** Tables owned by the given projections (the only tables a rebuild clears). */
 export function ownedTables(list: readonly Projection[] = projections): TableName[] {

@@ -3,6 +3,8 @@
  * survive a reload and reach every tab through the `preferences` query; change them with `setPreferences`.
  * Domains add their preferences here as they are built.
  */
+import * as layout from './layout';
+
 export type Theme = 'dark' | 'light' | 'system';
 
 export interface Preferences {
@@ -19,6 +21,8 @@ export interface Preferences {
   defaultModel: string | null;
   /** Spec 001 section 9: true. */
   showThinkingBlocks: boolean;
+  /** Spec 001 section 3: passed on image and video calls (spec 000 section 6). Ours: off by default. */
+  showExplicitContent: boolean;
   /** Web search on for new messages (spec 001 section 3: linkupEnabled). Ours: off by default (it costs money). */
   linkupEnabled: boolean;
   /** Spec 001 section 9: standard. */
@@ -31,8 +35,31 @@ export interface Preferences {
   codeViewerHorizontalSplit: number;
   /** Spec 001 section 9: scratchpad split 50 (percent of the page's width the scratchpad takes). */
   scratchpadHorizontalSplit: number;
+  // ---- layout and interface (issue 10; src/ui/layout/) ----
+  /** The sidebar column shows on wide screens (a phone opens it with Menu). */
+  sidebarOpen: boolean;
+  /** The page links (Wallet, Settings, ...) show as a compact row of icons. */
+  navbarCollapsed: boolean;
+  /** No "Message actions" menu on messages. */
+  messageMenuDisabled: boolean;
+  /** The sidebar search's last term, restored on the next visit. */
+  lastUsedSearchTerm: string;
+  /** The conversation list (search, folders, conversations) shows in the sidebar. */
+  conversationsSidebarVisible: boolean;
+  /** Folders shown open in the sidebar's folder tree. */
+  expandedFolderIds: number[];
+  /** Widest a conversation's messages read, px; spec 001 section 9: 1200. */
+  conversationWidth: number;
+  /** Message input height, px; spec 001 section 9: 40 (clamped to the window, src/protocol/layout.ts). */
+  inputHeight: number;
+  /** Message input width, px; spec 001 section 9: 750 (clamped to the window). */
+  inputWidth: number;
+  /** The install banner is not offered again. */
+  installBannerHidden: boolean;
   /** Spec 001 section 9: true. Long pasted text becomes an attached text file. */
   largeTextPasteToFile: boolean;
+  /** Example prompts on an empty conversation. */
+  showExamplePromptsCarousel: boolean;
 }
 
 /** Languages the code viewer runs (Python) or previews (HTML). */
@@ -49,14 +76,30 @@ export const DEFAULT_PREFERENCES: Preferences = {
   enterSendsMessage: true,
   defaultModel: null,
   showThinkingBlocks: true,
+  showExplicitContent: false,
   linkupEnabled: false,
   linkupDepth: 'standard',
   urlScrapingPreference: 'ask',
   codeLanguage: 'python',
   codeViewerHorizontalSplit: 50,
   scratchpadHorizontalSplit: 50,
+  sidebarOpen: true,
+  navbarCollapsed: false,
+  messageMenuDisabled: false,
+  lastUsedSearchTerm: '',
+  conversationsSidebarVisible: true,
+  expandedFolderIds: [],
+  conversationWidth: layout.DEFAULT_CONVERSATION_WIDTH,
+  inputHeight: layout.DEFAULT_INPUT_HEIGHT,
+  inputWidth: layout.DEFAULT_INPUT_WIDTH,
+  installBannerHidden: false,
   largeTextPasteToFile: true,
+  showExamplePromptsCarousel: true,
 };
+
+/** Longest search term kept; most folders kept open. */
+export const SEARCH_TERM_MAX = 200;
+export const EXPANDED_FOLDERS_MAX = 1000;
 
 /** Bounds of maxTokens: a positive whole number, no larger than the biggest context window we know of. */
 export const MAX_TOKENS_LIMIT = 1_000_000;
@@ -73,14 +116,30 @@ export const PREFERENCE_CHECKS: { readonly [K in keyof Preferences]: (v: unknown
   enterSendsMessage: (v) => typeof v === 'boolean',
   defaultModel: (v) => v === null || (typeof v === 'string' && v !== ''),
   showThinkingBlocks: (v) => typeof v === 'boolean',
+  showExplicitContent: (v) => typeof v === 'boolean',
   linkupEnabled: (v) => typeof v === 'boolean',
   linkupDepth: (v) => v === 'standard' || v === 'deep',
   urlScrapingPreference: (v) => v === 'ask' || v === 'always' || v === 'never',
   codeLanguage: (v) => v === 'python' || v === 'html',
   codeViewerHorizontalSplit: (v) => isSplit(v),
   scratchpadHorizontalSplit: (v) => isSplit(v),
+  sidebarOpen: (v) => typeof v === 'boolean',
+  navbarCollapsed: (v) => typeof v === 'boolean',
+  messageMenuDisabled: (v) => typeof v === 'boolean',
+  lastUsedSearchTerm: (v) => typeof v === 'string' && v.length <= SEARCH_TERM_MAX,
+  conversationsSidebarVisible: (v) => typeof v === 'boolean',
+  expandedFolderIds: (v) => Array.isArray(v) && v.length <= EXPANDED_FOLDERS_MAX && v.every((x) => Number.isSafeInteger(x)),
+  conversationWidth: (v) => isWhole(v, layout.CONVERSATION_WIDTH_MIN, layout.CONVERSATION_WIDTH_MAX),
+  inputHeight: (v) => isWhole(v, layout.INPUT_HEIGHT_MIN, layout.INPUT_HEIGHT_MAX),
+  inputWidth: (v) => isWhole(v, layout.INPUT_WIDTH_MIN, layout.INPUT_WIDTH_MAX),
+  installBannerHidden: (v) => typeof v === 'boolean',
   largeTextPasteToFile: (v) => typeof v === 'boolean',
+  showExamplePromptsCarousel: (v) => typeof v === 'boolean',
 };
+
+function isWhole(v: unknown, min: number, max: number): boolean {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= min && v <= max;
+}
 
 function isSplit(v: unknown): boolean {
   return typeof v === 'number' && Number.isFinite(v) && v >= SPLIT_MIN && v <= SPLIT_MAX;

@@ -23,14 +23,16 @@ export function usePath(): string {
   );
 }
 
-export type Route = { name: 'conversation'; slug: string } | { name: 'wallet' } | { name: 'settings' } | { name: 'home' } | { name: 'invitations' } | { name: 'library' };
+export type Route = { name: 'conversation'; slug: string } | { name: 'wallet' } | { name: 'settings' } | { name: 'home' } | { name: 'invitations' } | { name: 'gallery' } | { name: 'updates' } | { name: 'library' };
 
 export function matchRoute(path: string): Route {
   const pathname = path.split('?')[0] ?? '/';
   if (pathname === '/wallet') return { name: 'wallet' };
   if (pathname === '/settings') return { name: 'settings' };
+  if (pathname === '/gallery') return { name: 'gallery' };
   if (pathname === '/invitations') return { name: 'invitations' };
   if (pathname === '/library') return { name: 'library' };
+  if (pathname === '/updates') return { name: 'updates' };
   const m = /^\/conversation\/(.+)$/.exec(pathname);
   if (m?.[1]) return { name: 'conversation', slug: m[1] };
   return { name: 'home' };

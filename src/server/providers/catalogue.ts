@@ -53,6 +53,8 @@ export interface CatalogueOptions {
   log?: (line: string) => void;
   /** Extra providers (tests): entries are added as given. */
   extra?: CatalogueEntry[];
+  /** Image and video models (src/server/media/catalogue.ts), listed after the text models. */
+  media?: { list(): ModelInfo[] };
 }
 
 export class Catalogue {
@@ -158,7 +160,8 @@ export class Catalogue {
 
   list(): ModelInfo[] {
     this.maybeRetry();
-    return this.order.map((id) => (this.entries.get(id) as CatalogueEntry).info);
+    const text = this.order.map((id) => (this.entries.get(id) as CatalogueEntry).info);
+    return this.options.media ? [...text, ...this.options.media.list()] : text;
   }
 
   response(): ModelsResponse {

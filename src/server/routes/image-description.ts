@@ -13,6 +13,7 @@ import type { Hono } from 'hono';
 import { formatFileSize, IMAGE_DESCRIPTION, IMAGE_SIZE_LIMIT, IMAGE_UPLOAD } from '../../protocol/attachments';
 import { IMAGE_DATA_URL, IMAGE_DATA_URL_MAX_CHARS, ImageDescriptionRequestSchema, type ImageDescriptionResponse } from '../../protocol/attachments-api';
 import type { ChatMessage } from '../../protocol/api';
+import { chatPayload, type ChatPayload } from '../body/chat-payload';
 import { isVisionModel } from '../../protocol/vision';
 import { describeIssues, jsonError, readJson, type AppEnv, type RouteContext } from '../context';
 import type { DocumentPool } from '../documents/pool';
@@ -30,8 +31,8 @@ const HOLD_TTL_MS = 5 * 60_000;
 
 type Described = { ok: true; text: string } | { ok: false; status: 402 | 502; code: string; message: string; extra?: { requiredBalance: string; requiredUsd: string } };
 
-async function streamText(entry: CatalogueEntry, messages: ChatMessage[], signal: AbortSignal): Promise<{ text: string; usage: { inputTokens: number; outputTokens: number } | null }> {
-  const opened = await entry.provider.open({ model: entry.upstreamModel, messages, maxTokens: DESCRIPTION_MAX_TOKENS }, signal);
+async function streamText(entry: CatalogueEntry, conversation: ChatPayload, signal: AbortSignal): Promise<{ text: string; usage: { inputTokens: number; outputTokens: number } | null }> {
+  const opened = await entry.provider.open({ model: entry.upstreamModel, conversation, maxTokens: DESCRIPTION_MAX_TOKENS }, signal);
   if (!opened.ok) throw new Error(`HTTP ${opened.status} ${opened.message || opened.error}`);
   let text = '';
   let usage: { inputTokens: number; outputTokens: number } | null = null;
@@ -46,8 +47,10 @@ async function streamText(entry: CatalogueEntry, messages: ChatMessage[], signal
 async function paidDescription(ctx: RouteContext, sessionId: string, entry: CatalogueEntry, messages: ChatMessage[]): Promise<Described> {
   const price = entry.price;
   const key = `image-description:${sessionId}:${randomUUID()}`;
+  // Serialised once: the estimate for the hold and the JSON the provider sends (body/chat-payload.ts).
+  const conversation = chatPayload(messages);
   if (price !== null) {
-    const plan = planReplyHold(price, messages, DESCRIPTION_MAX_TOKENS);
+    const plan = planReplyHold(price, conversation.inputTokens, DESCRIPTION_MAX_TOKENS);
     const r = await ctx.ledger.reserve(sessionId, {
       key,
       maxUsdMicro: replyCostMicro(price, plan.inputTokens + IMAGE_TOKEN_ALLOWANCE, DESCRIPTION_MAX_TOKENS),
@@ -70,9 +73,9 @@ async function paidDescription(ctx: RouteContext, sessionId: string, entry: Cata
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error('description timeout')), DESCRIPTION_TIMEOUT_MS);
   try {
-    const { text, usage } = await streamText(entry, messages, controller.signal);
+    const { text, usage } = await streamText(entry, conversation, controller.signal);
     if (price !== null) {
-      const input = usage?.inputTokens ?? planReplyHold(price, messages, 0).inputTokens;
+      const input = usage?.inputTokens ?? conversation.inputTokens;
       const output = usage?.outputTokens ?? Math.ceil(text.length / 4);
       await ctx.ledger.settle(sessionId, key, replyCostMicro(price, input, output), { note: `image-description ${entry.info.id}` });
     }

@@ -9,7 +9,7 @@ import { engine, useQuery } from '../engine';
 import { ModelPicker } from './ModelPicker';
 import { trackWrite } from '../writes';
 import { ExportAllButton } from './ExportMenu';
-import { LARGE_PASTE_CHARS } from './Attachments';
+import { AccountSettings } from '../account/AccountSettings';
 
 /** Bounds of the max-tokens setting: a positive whole number no larger than the biggest context we know. */
 export const MAX_TOKENS_MIN = 1;
@@ -111,13 +111,9 @@ export function SettingsPage() {
           />
           <Toggle label="Enter sends message" checked={preferences.enterSendsMessage} onChange={(v) => save({ enterSendsMessage: v })} hint="When off, Enter starts a new line; send with the Send button." />
           <Toggle label="Show thinking" checked={preferences.showThinkingBlocks} onChange={(v) => save({ showThinkingBlocks: v })} hint="Show a model's reasoning above its reply." />
+          <Toggle label="Show explicit content" checked={preferences.showExplicitContent} onChange={(v) => save({ showExplicitContent: v })} hint="Let image and video models generate prompts flagged as explicit." />
           <WebSettings preferences={preferences} save={save} />
-          <Toggle
-            label="Convert long pasted text to a file"
-            checked={preferences.largeTextPasteToFile}
-            onChange={(v) => save({ largeTextPasteToFile: v })}
-            hint={`A paste of ${LARGE_PASTE_CHARS.toLocaleString('en-US')} characters or more is attached as a text file instead of filling the message box.`}
-          />
+          <AccountSettings preferences={preferences} save={save} />
         </form>
       )}
       <ExportAllButton />

@@ -146,7 +146,14 @@ describe('background migration of inline images (spec 000 section 4)', () => {
     expect(appends).toEqual([3, 1]);
     const m1 = await engine.db.messages.get(1);
     expect(m1?.prompt).toBe('Here it is 1:\n\nand  done.');
-    expect(m1?.images).toEqual([{ id: '1-inline-0', b64_json: png }, { id: '1-inline-1', b64_json: png }]);
+    // References to Blobs in files (the bytes sniffed: the second says jpeg but is the same PNG), never base64.
+    const bytes = Buffer.from(png, 'base64');
+    expect(m1?.images?.map((i) => [i.mimeType, i.width, i.height, i.bytes])).toEqual([
+      ['image/png', 1, 1, bytes.length],
+      ['image/png', 1, 1, bytes.length],
+    ]);
+    const stored = await engine.db.files.get(m1?.images?.[0]?.fileId ?? -1);
+    expect(Buffer.from(await (stored?.file as Blob).arrayBuffer())).toEqual(bytes);
     expect((await engine.db.messages.get(5))?.images).toBeUndefined();
     expect(await migrateInlineImages(engine)).toBe(0);
     expect((await readLog(engine.db)).filter((e) => e.type === 'message.imagesExtracted')).toHaveLength(4);

@@ -5,9 +5,10 @@
  * a moved message no longer has inline images, so an engine that starts after a reload finds only what is left.
  */
 import { makeEvent, type NewEvent } from '../../../events/catalogue';
-import type { MessageImage, MessageRow } from '../../../events/model';
+import type { ImageRef, MessageRow } from '../../../events/model';
 import { MIGRATION_IMAGE_BATCH } from '../../../protocol/attachments';
 import type { EngineCore } from '../../core';
+import { blobOfBase64, storeImage } from '../media/files';
 
 /** Spec 001 section 3: an image attachment extracted from markup. */
 export interface ExtractedImage {
@@ -32,12 +33,16 @@ export function extractInlineImages(text: string): { text: string; images: Extra
   return { text: out.replace(/\n{3,}/g, '\n\n').trim(), images };
 }
 
-/** The event that moves a message's inline images, or null when it has none. */
-export function imagesExtractedEvent(message: MessageRow, now: number, newId: () => string): NewEvent | null {
+/**
+ * The event that moves a message's inline images, or null when it has none. Each image's bytes go to `files` first
+ * (`store`, as media's images do: ../media/files.ts), so the event carries references, never base64.
+ */
+export async function imagesExtractedEvent(message: MessageRow, now: number, newId: () => string, store: (blob: Blob) => Promise<ImageRef>): Promise<NewEvent | null> {
   if (message.role !== 'assistant' || typeof message.prompt !== 'string') return null;
   const { text, images } = extractInlineImages(message.prompt);
   if (images.length === 0) return null;
-  const moved: MessageImage[] = images.map((img, i) => ({ id: `${message.id}-inline-${i}`, b64_json: img.base64 }));
+  const moved: ImageRef[] = [];
+  for (const img of images) moved.push(await store(blobOfBase64(img.base64, img.mimeType === 'image/jpg' ? 'image/jpeg' : img.mimeType)));
   return makeEvent('message.imagesExtracted', { conversationSlug: message.conversationSlug, messageId: message.id, prompt: text, images: [...(message.images ?? []), ...moved], at: now }, newId(), now);
 }
 
@@ -52,7 +57,11 @@ export async function migrateInlineImages(core: EngineCore, batch: number = MIGR
   for (let i = 0; i < candidates.length; i += batch) {
     const rows = await core.db.messages.bulkGet(candidates.slice(i, i + batch));
     const now = Date.now();
-    const events = rows.map((m) => (m ? imagesExtractedEvent(m, now, () => crypto.randomUUID()) : null)).filter((e): e is NewEvent => e !== null);
+    const events: NewEvent[] = [];
+    for (const m of rows) {
+      const event = m ? await imagesExtractedEvent(m, now, () => crypto.randomUUID(), (blob) => storeImage(core.db, core.ids, blob, now)) : null;
+      if (event) events.push(event);
+    }
     if (events.length > 0) await core.append(events);
     moved += events.length;
     await new Promise((r) => setTimeout(r, 0));
