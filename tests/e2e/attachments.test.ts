@@ -145,6 +145,7 @@ describe('attachments in the conversation', () => {
     await sentAndAnswered(page, 2);
     expect(lastPrompt()).toBe('What is the budget?\n\n---\n\n[File: budget.txt]\nBudget: 42 apples.');
     await user(page).last().getByRole('list', { name: 'Attached files' }).getByText('budget.txt').waitFor();
+    getStack().upstream.setScript(textReply('Hello from the fake model.'));
   });
 
   it('files dropped on the conversation and images pasted attach; long pasted text becomes a file unless turned off', async () => {

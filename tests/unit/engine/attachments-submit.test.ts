@@ -163,6 +163,32 @@ describe('attachments on send', () => {
     stack.upstream.setScript(textReply('Seen it.', { delayMs: 40 }));
   });
 
+  it('a queued message keeps its attachments across a reload, and the next engine sends them', async () => {
+    stack.upstream.setScript(textReply('A reply cut by the reload.', { delayMs: 400 }));
+    const first = stack.engine('attach-queue-reload');
+    await first.whenStarted();
+    const started = await first.sendMessage({ slug: null, prompt: 'Hello', model: 'fake-model' });
+    if (!started.ok) throw new Error(started.error);
+    const conversation = await first.db.conversations.where('slug').equals(started.slug).first();
+    const id = await doc(first, 'Kept across the reload.', conversation?.id, 'kept.txt');
+    const queued = await first.sendMessage({ slug: started.slug, prompt: 'And the file?', model: 'fake-model', attachments: [String(id)] });
+    expect(queued).toMatchObject({ ok: true, queued: true });
+    await first.dispose();
+
+    stack.upstream.setScript(textReply('Seen it.', { delayMs: 40 }));
+    const before = stack.upstream.requests.length;
+    const second = stack.engine('attach-queue-reload');
+    await second.whenStarted();
+    // The next engine finds the queued message with its file, sends it, and the file is not back on the composer.
+    await until<{ queue: unknown[] }>(second.observe({ kind: 'conversation', slug: started.slug }), (v) => v.queue.length === 0, 20_000);
+    await until<{ messages: { role: string; status: string }[] }>(second.observe({ kind: 'conversation', slug: started.slug }), (v) => v.messages.filter((m) => m.role === 'assistant' && m.status === 'done').length >= 1, 20_000);
+    const sent = stack.upstream.requests.slice(before).map(lastUser);
+    expect(sent).toContain('And the file?\n\n---\n\n[File: kept.txt]\nKept across the reload.');
+    const users = (await second.db.messages.where('conversationSlug').equals(started.slug).toArray()).filter((m) => m.role === 'user');
+    expect(users.find((m) => m.prompt === 'And the file?')?.files?.map((f) => f.name)).toEqual(['kept.txt']);
+    expect(await chips(second, started.slug)).toEqual([]);
+  });
+
   it('files go with chat messages only', async () => {
     const engine = stack.engine('attach-mode');
     await engine.whenStarted();
