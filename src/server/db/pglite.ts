@@ -26,6 +26,9 @@ class PreparedStatements {
   constructor(private readonly pg: PGlite) {}
 
   async query<T extends Row>(sql: string, params: readonly SqlParam[]): Promise<T[]> {
+    // Bytes and text holding a NUL cannot be written as a literal (the query text is a C string: a NUL would end it
+    // and leave PGlite waiting for the rest); as protocol parameters, bytes bind and a NUL is refused with an error.
+    if (params.some(notLiteral)) return (await this.pg.query<T>(sql, [...params])).rows;
     const name = await this.nameOf(sql);
     if (name === null) return (await this.pg.query<T>(sql, [...params])).rows;
     const args = params.length === 0 ? '' : `(${params.map(literal).join(', ')})`;
@@ -49,9 +52,15 @@ class PreparedStatements {
   }
 }
 
+/** Values that only travel as protocol parameters (see PreparedStatements.query). */
+function notLiteral(v: SqlParam): boolean {
+  return v instanceof Uint8Array || (typeof v === 'string' && v.includes('\0'));
+}
+
 /** A value as a quoted SQL literal of unknown type (what a text-format parameter is); see PreparedStatements. */
 function literal(v: SqlParam): string {
   if (v === null) return 'NULL';
+  if (v instanceof Uint8Array) throw new TypeError('Bytes are bound as parameters, never written as a literal');
   const text = typeof v === 'string' ? v : String(v);
   return `'${text.replace(/'/g, "''")}'`;
 }

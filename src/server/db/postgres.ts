@@ -13,7 +13,8 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
   type Unsafe = (q: string, p?: SqlParam[]) => PromiseLike<readonly Row[]>;
   const wrap = (unsafe: Unsafe): Queryable => ({
     async query<T extends Row = Row>(text: string, params: readonly SqlParam[] = []): Promise<T[]> {
-      const rows = await unsafe(text, [...params]);
+      // The driver binds a Buffer as bytea; a plain Uint8Array is viewed as one (no copy).
+      const rows = await unsafe(text, params.map((p) => (p instanceof Uint8Array && !Buffer.isBuffer(p) ? Buffer.from(p.buffer, p.byteOffset, p.byteLength) : p)));
       return [...rows] as T[];
     },
   });

@@ -4,8 +4,9 @@
  *
  * Parameters are positional ($1, $2, ...). Money never crosses this boundary as a JS number: bigints are passed
  * as decimal strings with an explicit cast in the SQL (`$2::bigint`, `$3::numeric`) and read back with `::text`.
+ * Bytes (a stored video, say) are a Uint8Array bound to a bytea column.
  */
-export type SqlParam = string | number | boolean | null;
+export type SqlParam = string | number | boolean | null | Uint8Array;
 
 export type Row = Record<string, unknown>;
 

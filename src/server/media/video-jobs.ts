@@ -203,7 +203,7 @@ export class VideoJobRunner {
     const moved = await this.o.db.query(
       `UPDATE video_jobs SET status = 'completed', video = $2, video_type = $3, lease_until = NULL, updated_at = now()
        WHERE run_id = $1 AND status IN ('queued', 'submitted') RETURNING run_id`,
-      [job.run_id, Buffer.from(video.bytes) as unknown as string, video.mime],
+      [job.run_id, video.bytes, video.mime],
     );
     if (moved.length === 0 || job.hold_key === null || job.price_usd_micro === null) return;
     try {

@@ -48,4 +48,17 @@ describe('prepared statements on PGlite', () => {
     });
     expect(n).toBe(7);
   });
+
+  it('bytes and text with a NUL never go into a literal: the fourth run of a bytea update stores every byte, and a NUL is refused, not hung on', async () => {
+    await database().query('CREATE TABLE prepared_bytes (k INT PRIMARY KEY, v BYTEA)');
+    for (let k = 0; k < 5; k++) await database().query('INSERT INTO prepared_bytes (k, v) VALUES ($1, NULL)', [k]);
+    // Every byte value, NULs and invalid UTF-8 included, and big enough to matter (a short video's worth).
+    const bytes = new Uint8Array(300_000).map((_, i) => (i * 7919) % 256);
+    for (let k = 0; k < 5; k++) await database().query('UPDATE prepared_bytes SET v = $2 WHERE k = $1', [k, bytes]);
+    const rows = await database().query<{ k: number; v: Uint8Array }>('SELECT k, v FROM prepared_bytes ORDER BY k');
+    expect(rows).toHaveLength(5);
+    for (const row of rows) expect(Buffer.compare(Buffer.from(row.v), Buffer.from(bytes))).toBe(0);
+    for (let round = 0; round < 4; round++) await expect(database().query('SELECT $1::text AS s', ['a\0b'])).rejects.toThrow();
+    expect(await database().query('SELECT $1::text AS s', ['still answering'])).toEqual([{ s: 'still answering' }]);
+  });
 });
