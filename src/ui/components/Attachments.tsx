@@ -48,7 +48,7 @@ export function AttachButton({ slug, disabled = false }: { slug: string | null; 
 function Chip({ item, slug }: { item: LibraryItemView; slug: string | null }) {
   const busy = item.status === 'uploading' || item.status === 'processing' || item.status === 'not started';
   return (
-    <li className="attachment-chip" data-status={item.status} title={item.error ?? undefined}>
+    <li className="attachment-chip" data-status={item.status} title={item.error ? `${item.name}: ${item.error}` : item.name}>
       <span className="attachment-name">{item.name}</span>
       <span className="attachment-meta">
         {formatFileSize(item.sizeBytes)} · {statusLabel(item)}
@@ -96,7 +96,7 @@ export function MessageFiles({ message }: { message: Pick<MessageView, 'prompt' 
       {files.length > 0 && (
         <ul className="attachment-chips" aria-label="Attached files">
           {files.map((f) => (
-            <li key={f.libraryId} className="attachment-chip attachment-chip-sent">
+            <li key={f.libraryId} className="attachment-chip attachment-chip-sent" title={f.name}>
               <span className="attachment-name">{f.name}</span>
               <span className="attachment-meta">{formatFileSize(f.sizeBytes)}</span>
             </li>
