@@ -33,6 +33,7 @@ export default defineConfig({
     proxy: {
       '/api': gateway,
       '/auth': gateway,
+      '/notion': gateway,
       '/preview': gateway,
     },
   },

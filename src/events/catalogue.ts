@@ -7,6 +7,7 @@ import type { ConversationRow, ImageRef, InstructionRow, MessageLibraryRow, Mess
 import type { PaymentSource } from '../protocol/stream';
 import type { Preferences } from '../protocol/preferences';
 import type { AccountEventPayloads } from './account-events';
+import type { LibraryCompletedV1, LibraryFailedV1, LibraryItemAddedV1, LibraryItemDeletedV1, LibraryItemLinkedV1, LibraryItemUnlinkedV1, LibraryMessageLinkedV1, LibraryProgressedV1, MessageImagesExtractedV1 } from './library-events';
 
 export interface ConversationCreatedV1 {
   conversation: ConversationRow;
@@ -395,6 +396,15 @@ export interface EventPayloads extends AccountEventPayloads {
   'scratchpad.entryAdded': ScratchpadEntryAddedV1;
   'scratchpad.entryEdited': ScratchpadEntryEditedV1;
   'scratchpad.entryDeleted': ScratchpadEntryDeletedV1;
+  'library.itemAdded': LibraryItemAddedV1;
+  'library.itemProgressed': LibraryProgressedV1;
+  'library.itemCompleted': LibraryCompletedV1;
+  'library.itemFailed': LibraryFailedV1;
+  'library.itemDeleted': LibraryItemDeletedV1;
+  'library.itemLinked': LibraryItemLinkedV1;
+  'library.messageLinked': LibraryMessageLinkedV1;
+  'message.imagesExtracted': MessageImagesExtractedV1;
+  'library.itemUnlinked': LibraryItemUnlinkedV1;
 }
 
 export type EventType = keyof EventPayloads;
@@ -439,6 +449,15 @@ export const CURRENT_VERSION: { [K in EventType]: number } = {
   'scratchpad.entryAdded': 1,
   'scratchpad.entryEdited': 1,
   'scratchpad.entryDeleted': 1,
+  'library.itemAdded': 1,
+  'library.itemProgressed': 1,
+  'library.itemCompleted': 1,
+  'library.itemFailed': 1,
+  'library.itemDeleted': 1,
+  'library.itemLinked': 1,
+  'library.messageLinked': 1,
+  'message.imagesExtracted': 1,
+  'library.itemUnlinked': 1,
   'folder.created': 1,
   'folder.renamed': 1,
   'folder.deleted': 1,

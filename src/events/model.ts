@@ -83,6 +83,8 @@ export interface MessageRow {
   scrapedContent?: ScrapedContent[];
   /** The web search run for this (user) message: its numbered sources, which its replies cite (message.webSearched). */
   webSearch?: WebSearchRecord;
+  /** Files this (user) message carries (issue 7): chips in the view; their text goes to the model after the prompt. */
+  files?: MessageFile[];
   // Branch fields (schema v41).
   parentMessageId: number | null;
   alternativeGroup: string | null;
@@ -133,6 +135,49 @@ export interface FileRow { id: number; file: Blob | ArrayBuffer }
 export interface LibraryRow {
   id: number; createdAt: number; lastModified: number; fileId: number; name: string; content: string[];
   processingTime: number; type: 'image' | 'file'; status: string; order: number;
+  // The library item's working fields (spec 000 section 3) and this app's upload state (src/projections/library.ts).
+  fileType?: string;
+  sizeBytes?: number;
+  analysis?: FileAnalysis;
+  conversationId?: number | null;
+  processedLocally?: boolean;
+  /** MIME type of the stored file (an image after compression: image/jpeg or image/png). */
+  mimeType?: string;
+  /** Reading progress, 0 to 1, while uploading or processing; null when unknown. */
+  progress?: number | null;
+  /** Why it failed (status 'error'), the spec's message. */
+  error?: string;
+  /** Where it is read: in the browser ('client'), by the gateway ('server'), or an image ('image'). */
+  processing?: 'client' | 'server' | 'image';
+  /** The gateway job id of server processing (polled after a reload). */
+  jobId?: string;
+  /** Size before compression (an image that was compressed). */
+  originalSize?: number;
+}
+
+/** The file analyser's verdict (spec 000 section 5; src/worker/services/attachments/analyser.ts). */
+export interface FileAnalysis {
+  extension: string;
+  isSupported: boolean;
+  needsServerProcessing: boolean;
+  recommendedProcessing: 'client' | 'server';
+  estimatedProcessingTime: number;
+  reasons: string[];
+}
+
+/**
+ * A file a user message carries (src/worker/services/library/attach-step.ts). An image sent inline to a vision model
+ * is an image_url part of the prompt and has no text here; one described for another model has its description.
+ */
+export interface MessageFile {
+  libraryId: number;
+  name: string;
+  type: 'image' | 'file';
+  sizeBytes: number;
+  /** A document's text as sent (cut to the model's context), or an image's description. */
+  text?: string;
+  /** Shown with the message: how much of a document fit the model's context. */
+  note?: string;
 }
 export interface LibraryConversationRow { id: number; libraryId: number; conversationId: number }
 export interface InstructionRow { id: number; name: string; instructions: string; createdAt: number; updatedAt: number }

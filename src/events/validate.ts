@@ -6,6 +6,7 @@
 import type { EventType } from './catalogue';
 import { CURRENT_VERSION } from './catalogue';
 import { checkPreferenceChanges } from '../protocol/preferences';
+import { LIBRARY_PAYLOADS } from './library-validate';
 import { accountPayloadChecks } from './account-events';
 
 type Check = (v: unknown) => boolean;
@@ -238,6 +239,7 @@ const fastPayload: { [K in EventType]: (p: unknown) => boolean } = {
   'modelSettings.changed': (p) => mediaChecks['modelSettings.changed'](p) === null,
   'payment.started': (p) => checkShape(p, paymentStarted, 'payload') === null,
   'payment.settled': (p) => checkShape(p, paymentSettled, 'payload') === null,
+  ...LIBRARY_PAYLOADS.fast,
   'message.webSearched': (p) => checkWebSearched(p) === null,
   'scratchpad.entryAdded': (p) => O(p) && checkShape(p.entry, scratchpadEntryShape, '') === null,
   'scratchpad.entryEdited': (p) => checkShape(p, scratchpadEdited, 'payload') === null,
@@ -288,6 +290,7 @@ const payloadShapes: { [K in EventType]: (p: unknown) => string | null } = {
   ...mediaChecks,
   'payment.started': (p) => checkShape(p, paymentStarted, 'payload'),
   'payment.settled': (p) => checkShape(p, paymentSettled, 'payload'),
+  ...LIBRARY_PAYLOADS.shapes,
   'message.webSearched': checkWebSearched,
   'scratchpad.entryAdded': (p) =>
     checkShape(p, { entry: isObj }, 'payload') ?? checkShape((p as Record<string, unknown>).entry, scratchpadEntryShape, 'payload.entry'),

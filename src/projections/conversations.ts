@@ -76,6 +76,15 @@ export const conversationsProjection: Projection = {
       case 'message.deleted':
       case 'message.retried':
       case 'reply.continued':
+      case 'library.itemAdded':
+      case 'library.itemProgressed':
+      case 'library.itemCompleted':
+      case 'library.itemFailed':
+      case 'library.itemDeleted':
+      case 'library.itemLinked':
+      case 'library.messageLinked':
+      case 'library.itemUnlinked':
+      case 'message.imagesExtracted':
         return NONE;
       case 'image.generated':
         return [updateWhere('conversations', 'slug', event.payload.conversationSlug, touch(event.at, `[${event.payload.images.length} image${event.payload.images.length === 1 ? '' : 's'}]`))];

@@ -40,6 +40,18 @@ export const messagesProjection: Projection = {
       case 'instruction.deleted':
       case 'queue.messageAdded':
       case 'queue.messageRemoved':
+      case 'library.itemAdded':
+      case 'library.itemProgressed':
+      case 'library.itemCompleted':
+      case 'library.itemFailed':
+      case 'library.itemDeleted':
+      case 'library.itemLinked':
+      case 'library.messageLinked':
+      case 'library.itemUnlinked':
+        return [];
+      // The background migration moved a message's inline images into its images field (src/worker/services/library/migration.ts).
+      case 'message.imagesExtracted':
+        return [update('messages', event.payload.messageId, { prompt: event.payload.prompt, images: event.payload.images })];
       case 'image.favourited':
       case 'modelSettings.changed':
         return [];

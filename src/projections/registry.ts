@@ -5,6 +5,7 @@ import { messagesProjection } from './messages';
 import { scratchpadProjection } from './scratchpad';
 import { foldersProjection } from './folders';
 import type { Projection } from './projection';
+import { libraryProjection } from './library';
 import type { TableName } from './writes';
 
 export const projections: readonly Projection[] = [
@@ -13,6 +14,7 @@ export const projections: readonly Projection[] = [
   instructionsProjection,
   scratchpadProjection,
   foldersProjection,
+  libraryProjection,
 ];
 
 /** Tables owned by the given projections (the only tables a rebuild clears). */

@@ -6,6 +6,7 @@ import type { ScrapedPage, ScrapeFailure, SearchDepth, Suggestion, SuggestionKin
 import type { ConversationRow, InstructionRow, MessageRow, Mode, ModelSettings, QueuedMessage, ScratchpadEntryRow, WebSourceRecord } from '../events/model';
 import type { ModelInfo, SessionData } from './api';
 import type { Preferences } from './preferences';
+import type { LibraryHandlers, LibraryQueries } from './library';
 import type { Invitation, PaymentLimits, PaymentMethodsResponse, PaymentStatus, PaymentTransaction } from './payments';
 import type { ConsentHandlers, ConsentQueries, FolderHandlers, FolderQueries, UpdatesHandlers, UpdatesQueries } from './account';
 
@@ -15,7 +16,8 @@ import type { ConsentHandlers, ConsentQueries, FolderHandlers, FolderQueries, Up
 /** 5: the conversationUpdates query (a page's live text between whole views) and the modes query. */
 /** 6: media (images, video jobs, the gallery, per-model settings). */
 /** 7: folders, the updates feed and analytics consent (issue 10 items 7 and 8). */
-export const ENGINE_PROTOCOL_VERSION = 7;
+/** 8: the library and attachments of issue 7. */
+export const ENGINE_PROTOCOL_VERSION = 8;
 
 export interface ConversationSummary {
   id: number;
@@ -215,6 +217,7 @@ export interface QueryDefs
     ScratchpadQueries,
     MoneyQueries,
     ModeQueries,
+    LibraryQueries,
     MediaQueries,
     FolderQueries,
     UpdatesQueries,
@@ -461,6 +464,7 @@ export type CommandHandlers =
   & WebHandlers
   & ScratchpadHandlers
   & MoneyHandlers
+  & LibraryHandlers
   & MediaHandlers
   & FolderHandlers
   & UpdatesHandlers

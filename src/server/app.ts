@@ -15,6 +15,7 @@ import { registerSessionRoutes } from './routes/session';
 import { registerStreamGptRoute } from './routes/stream-gpt';
 import { registerConversationSummaryRoute } from './routes/conversation-summary';
 import { registerTalkToGptMultiRoute } from './routes/talk-to-gpt-multi';
+import { ATTACHMENT_BODY_ROUTES, ATTACHMENT_COSTLY_ROUTES, MULTIPART_ROUTES, registerAttachmentRoutes } from './routes/attachments';
 import { registerPreviewRoute } from './routes/preview';
 import { serveClient } from './static';
 import { loadConfig } from './config';
@@ -77,9 +78,11 @@ export const SMALL_BODY_BYTES = 256 * 1024;
 
 /** Routes whose body carries a conversation (its images too): PARLEY_MAX_BODY_BYTES applies. */
 const LARGE_BODY_ROUTES = new Set(['/api/stream-gpt', '/api/talk-to-gpt-multi', '/api/generate-image', '/api/generate-openai-image', '/api/generate-video']);
+for (const path of ATTACHMENT_BODY_ROUTES) LARGE_BODY_ROUTES.add(path);
 
 /** Routes that spend money or upstream capacity: limited per client address (PARLEY_COSTLY_RATE_*). */
 const COSTLY_ROUTES = ['/api/stream-gpt', '/api/talk-to-gpt-multi', '/api/conversation-summary', '/api/generate-image', '/api/generate-openai-image', '/api/generate-video'];
+COSTLY_ROUTES.push(...ATTACHMENT_COSTLY_ROUTES);
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const settings: AppSettings = { ...DEFAULT_SETTINGS, ...deps.settings };
@@ -98,14 +101,14 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   // Before anything reads a body or a session: state-changing requests must be JSON from this site.
-  const crossSite = crossSiteGuard(settings.guards.allowedOrigins);
+  const crossSite = crossSiteGuard(settings.guards.allowedOrigins, MULTIPART_ROUTES);
   const smallBodies: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (c.req.method === 'POST' && !LARGE_BODY_ROUTES.has(c.req.path) && Number(c.req.header('content-length') ?? 0) > SMALL_BODY_BYTES) {
       return jsonError(c, 413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${SMALL_BODY_BYTES} bytes`);
     }
     await next();
   };
-  for (const prefix of ['/api/*', '/auth/*', '/admin/*']) {
+  for (const prefix of ['/api/*', '/auth/*', '/admin/*', '/notion/*']) {
     app.use(prefix, crossSite);
     app.use(prefix, smallBodies);
   }
@@ -120,6 +123,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   const requireSession = registerSessionRoutes(app, ctx, { creationLimiter: sessionLimit });
   app.use('/api/*', requireSession);
+  app.use('/notion/*', requireSession);
   for (const path of COSTLY_ROUTES) app.use(path, costlyLimit.middleware);
   registerModelRoutes(app, ctx);
   registerStreamGptRoute(app, ctx);
@@ -129,6 +133,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const money = deps.money ?? createMoneyServices(deps.db, ledger, loadMoneyConfig({}), log);
   const moneyRoutes = registerMoneyRoutes(app, ctx, money, address, requireSession);
   deps.onClose?.(() => moneyRoutes.close());
+  registerAttachmentRoutes(app, ctx);
   registerWebRoutes(app, ctx, deps.web);
   registerConsentRoutes(app, ctx, deps.consent ?? DEFAULT_CONSENT_CONFIG);
   if (deps.adminToken) {
@@ -142,7 +147,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   app.notFound((c) => {
     const path = c.req.path;
-    if (/^\/(api|auth|admin)(\/|$)/.test(path)) return jsonError(c, 404, 'NOT_FOUND', `No route ${c.req.method} ${path}`);
+    if (/^\/(api|auth|admin|notion)(\/|$)/.test(path)) return jsonError(c, 404, 'NOT_FOUND', `No route ${c.req.method} ${path}`);
     return c.text('Not found', 404);
   });
 

@@ -58,6 +58,8 @@ export interface GatewayConfig {
   clientTimeoutMs: number;
   /** Payments, nano, invitations, recovery codes (payments/config.ts). */
   money: MoneyConfig;
+  /** Catalogue id of the vision model that describes images (PARLEY_VISION_MODEL); null = the offline description. */
+  visionModel: string | null;
 }
 
 /** A token bucket: `burst` requests at once, refilled at `perMinute`; perMinute 0 turns the limit off. */
@@ -240,6 +242,7 @@ export function loadConfig(env: Env): GatewayConfig {
     media: loadMediaConfig(env),
     clientTimeoutMs: intVar(env, 'PARLEY_CLIENT_TIMEOUT_MS', 120_000, 100, 3_600_000),
     money: loadMoneyConfig(env),
+    visionModel: env.PARLEY_VISION_MODEL?.trim() || null,
   };
 }
 

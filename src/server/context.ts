@@ -31,6 +31,8 @@ export interface AppSettings {
   resumeGraceMs: number;
   /** Model that writes conversation titles (PARLEY_TITLE_MODEL); unset = the offline deterministic title. */
   titleModel?: string | null;
+  /** Vision model that describes images (PARLEY_VISION_MODEL); unset = the offline engine's description. */
+  visionModel?: string | null;
   /** Client address, rate limits, cross-site and admin checks (guards/, docs/gateway.md "Security and limits"). */
   guards: GuardConfig;
   /** A client that accepts no byte of its reply for this long is taken as gone, ms (PARLEY_CLIENT_TIMEOUT_MS). */

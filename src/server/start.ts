@@ -204,6 +204,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
         titleModel: config.titleModel,
         guards: config.guards,
         clientTimeoutMs: config.clientTimeoutMs,
+        visionModel: config.visionModel,
       },
       clientDir,
       adminToken,

@@ -12,6 +12,7 @@ import { WalletPage } from './components/WalletPage';
 import { GalleryPage } from './media/GalleryPage';
 import { ImageViewer } from './media/ImageViewer';
 import { InvitationsPage } from './components/InvitationsPage';
+import { LibraryPage } from './components/LibraryPage';
 import { ToolSplit } from './components/ToolSplit';
 import { Link } from './components/Link';
 import { useQuery } from './engine';
@@ -80,6 +81,9 @@ export function App() {
           <Link href="/invitations" current={route.name === 'invitations'}>
             Invitations
           </Link>
+          <Link href="/library" current={route.name === 'library'}>
+            Library
+          </Link>
           <UpdatesLink current={route.name === 'updates'} />
           <PageLinksToggle collapsed={false} />
         </nav>
@@ -114,6 +118,7 @@ export function App() {
         {route.name === 'gallery' && <GalleryPage />}
         <ImageViewer />
         {route.name === 'invitations' && <InvitationsPage />}
+        {route.name === 'library' && <LibraryPage />}
         {route.name === 'updates' && <UpdatesPage />}
       </main>
     </div>

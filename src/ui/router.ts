@@ -23,7 +23,7 @@ export function usePath(): string {
   );
 }
 
-export type Route = { name: 'conversation'; slug: string } | { name: 'wallet' } | { name: 'settings' } | { name: 'home' } | { name: 'invitations' } | { name: 'gallery' } | { name: 'updates' };
+export type Route = { name: 'conversation'; slug: string } | { name: 'wallet' } | { name: 'settings' } | { name: 'home' } | { name: 'invitations' } | { name: 'gallery' } | { name: 'updates' } | { name: 'library' };
 
 export function matchRoute(path: string): Route {
   const pathname = path.split('?')[0] ?? '/';
@@ -31,6 +31,7 @@ export function matchRoute(path: string): Route {
   if (pathname === '/settings') return { name: 'settings' };
   if (pathname === '/gallery') return { name: 'gallery' };
   if (pathname === '/invitations') return { name: 'invitations' };
+  if (pathname === '/library') return { name: 'library' };
   if (pathname === '/updates') return { name: 'updates' };
   const m = /^\/conversation\/(.+)$/.exec(pathname);
   if (m?.[1]) return { name: 'conversation', slug: m[1] };

@@ -59,6 +59,16 @@ const CHANGES: { [K in EventType]: (payload: EventPayloads[K]) => Touch } = {
   // Payments are no conversation's data: the money room follows these events itself.
   'payment.started': () => ({ list: false, slugs: [] }),
   'payment.settled': () => ({ list: false, slugs: [] }),
+  // The library queries follow library events themselves (src/worker/queries/library.ts).
+  'library.itemAdded': () => ({ list: false, slugs: [] }),
+  'library.itemProgressed': () => ({ list: false, slugs: [] }),
+  'library.itemCompleted': () => ({ list: false, slugs: [] }),
+  'library.itemFailed': () => ({ list: false, slugs: [] }),
+  'library.itemDeleted': () => ({ list: false, slugs: [] }),
+  'library.itemLinked': () => ({ list: false, slugs: [] }),
+  'library.messageLinked': (p) => ({ list: false, slugs: [p.conversationSlug] }),
+  'message.imagesExtracted': (p) => ({ list: false, slugs: [p.conversationSlug] }),
+  'library.itemUnlinked': () => ({ list: false, slugs: [] }),
   'message.webSearched': (p) => ({ list: false, slugs: [p.conversationSlug] }),
   // The scratchpad is beside the conversation, not in it: the scratchpad query follows these events itself.
   'scratchpad.entryAdded': () => ({ list: false, slugs: [] }),

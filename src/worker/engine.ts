@@ -23,6 +23,8 @@ import { scratchpadCommands } from './commands/scratchpad';
 import { moneyCommands } from './commands/money';
 import { moneyQueries } from './queries/money';
 import { MoneyRoom } from './services/money-room';
+import { libraryCommands } from './commands/library';
+import { libraryQueries } from './queries/library';
 import { conversationQueries } from './queries/conversations';
 import { coreQueries } from './queries/core';
 import { instructionQueries } from './queries/instructions';
@@ -68,6 +70,7 @@ export class Engine extends EngineCore {
       ...scratchpadCommands(this),
       ...mediaCommands(this),
       ...moneyCommands(this, this.money),
+      ...libraryCommands(this),
       ...folderCommands(this),
       ...updatesCommands(this),
       ...consentCommands(this),
@@ -90,6 +93,7 @@ export class Engine extends EngineCore {
       ...scratchpadQueries(this),
       ...moneyQueries(this.money),
       ...modeQueries(this),
+      ...libraryQueries(this),
       ...mediaQueries(this),
       ...folderQueries(this),
       ...updatesQueries(this),

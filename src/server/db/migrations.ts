@@ -280,6 +280,35 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    id: 9,
+    name: 'attachments',
+    statements: [
+      // Spec 000 section 7, POST {api}/notion/unsupported-filetypes (src/server/routes/unsupported-filetypes.ts).
+      `CREATE TABLE unsupported_filetype_reports (
+        id BIGSERIAL PRIMARY KEY,
+        session_id TEXT REFERENCES sessions(id) ON DELETE SET NULL,
+        filetype TEXT NOT NULL,
+        filesize_mb NUMERIC(12,3) NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      )`,
+      `CREATE INDEX unsupported_filetype_reports_session_idx ON unsupported_filetype_reports (session_id, created_at)`,
+      // Server document processing by job id (src/server/routes/process-document.ts): an engine that took over
+      // from one that died mid-upload asks GET /api/process-document/status instead of sending the file again.
+      `CREATE TABLE document_jobs (
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        job_id TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('processing', 'completed', 'error')),
+        content TEXT,
+        error TEXT,
+        error_code TEXT,
+        processing_time DOUBLE PRECISION,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        PRIMARY KEY (session_id, job_id)
+      )`,
+      `CREATE INDEX document_jobs_created_idx ON document_jobs (created_at)`,
+    ],
+  },
 ];
 
 const LOCK_ID = 727_001;

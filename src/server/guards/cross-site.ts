@@ -20,7 +20,12 @@ export function isJsonContentType(value: string | undefined): boolean {
   return type === 'application/json';
 }
 
-export function crossSiteGuard(allowedOrigins: readonly string[]): MiddlewareHandler<AppEnv> {
+/** multipart/form-data (a file upload), accepted only on the routes named to crossSiteGuard. */
+export function isMultipartContentType(value: string | undefined): boolean {
+  return (value?.split(';')[0] ?? '').trim().toLowerCase() === 'multipart/form-data';
+}
+
+export function crossSiteGuard(allowedOrigins: readonly string[], multipartPaths: ReadonlySet<string> = new Set()): MiddlewareHandler<AppEnv> {
   const allowed = new Set(allowedOrigins);
   return async (c, next) => {
     if (SAFE_METHODS.has(c.req.method)) return next();
@@ -40,7 +45,8 @@ export function crossSiteGuard(allowedOrigins: readonly string[]): MiddlewareHan
         return jsonError(c, 403, 'CROSS_SITE', `Refused: requests from the origin '${origin.slice(0, 200)}' are not allowed`);
       }
     }
-    if (!isJsonContentType(c.req.header('content-type'))) {
+    const type = c.req.header('content-type');
+    if (!isJsonContentType(type) && !(multipartPaths.has(c.req.path) && isMultipartContentType(type))) {
       return jsonError(c, 415, 'UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON, sent with Content-Type: application/json');
     }
     return next();

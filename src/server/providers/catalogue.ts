@@ -11,6 +11,7 @@ import { OFFLINE_MODEL, OFFLINE_MODEL_ID, OfflineProvider } from './offline';
 import { OFFLINE_IMAGE_CHAT_MODEL, OFFLINE_IMAGE_CHAT_MODEL_ID, OfflineImageChatProvider } from './image-chat-offline';
 import { OpenAiProvider } from './openai';
 import type { TextProvider } from './types';
+import { isVisionModel } from '../../protocol/vision';
 
 export interface CatalogueEntry {
   info: ModelInfo;
@@ -137,7 +138,7 @@ export class Catalogue {
             modality: 'text',
             provider: u.config.name,
             pricing: { input: formatPrice(p.inputMicroPerM), output: formatPrice(p.outputMicroPerM) },
-            capabilities: ['chat', 'streaming'],
+            capabilities: isVisionModel(model) ? ['chat', 'streaming', 'vision'] : ['chat', 'streaming'],
             free,
             offline: false,
             contextLength: u.contextLengths.get(model) ?? DEFAULT_CONTEXT_LENGTH,

@@ -23,6 +23,10 @@ import { chooseMediaModel, mediaModelFor } from '../media/media-state';
 import { ScrapeBar } from './web/ScrapeBar';
 import { WebSearchSwitch } from './web/WebSearchSwitch';
 import { web } from '../web-state';
+import type { LibraryItemView } from '../../protocol/library';
+import { takesImages } from '../../protocol/vision';
+import { toChatMessage } from '../../worker/services/history';
+import { AttachButton, AttachmentChips, attachmentTokens, useAttachmentInput } from './Attachments';
 import { useComposerSize } from '../account/layout';
 
 interface Props {
@@ -43,6 +47,8 @@ interface Props {
   model?: string;
   /** The page has what it needs to apply the address (catalogue loaded, conversation loaded or new). */
   loaded?: boolean;
+  /** Files on this composer, not sent yet (the `attachments` query). */
+  attachments?: readonly LibraryItemView[];
 }
 
 
@@ -50,7 +56,7 @@ const NO_MESSAGES: readonly MessageView[] = [];
 const NO_MODELS: readonly ModelInfo[] = [];
 const NO_QUEUE: readonly QueuedView[] = [];
 
-export function Composer({ value, onChange, pending, onSend, onStop, slug = null, queued = NO_QUEUE, messages = NO_MESSAGES, models = NO_MODELS, model = '', loaded = false }: Props) {
+export function Composer({ value, onChange, pending, onSend, onStop, slug = null, queued = NO_QUEUE, messages = NO_MESSAGES, models = NO_MODELS, model = '', loaded = false, attachments }: Props) {
   const ref = useRef<HTMLTextAreaElement>(null);
   const state = useSnapshot(composer);
   const webSnap = useSnapshot(web);
@@ -61,6 +67,7 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
   const enterSends = preferences?.enterSendsMessage ?? true;
   const textModels = useMemo(() => models.filter((m) => m.modality === 'text'), [models]);
   const names = useMemo(() => new Map(models.map((m) => [m.id, m.name])), [models]);
+  const paste = useAttachmentInput(slug, preferences?.largeTextPasteToFile ?? true);
 
   // Spec 001 sections 5 and 9: the input is at least its height preference (clamped to the window) and grows with
   // its text up to the window's limit; its width is the width preference, clamped (src/ui/account/layout.tsx).
@@ -117,13 +124,17 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
   // Token counts, debounced 400 ms (spec 000 section 9).
   const maxTokens = preferences?.maxTokens ?? 8192;
   const [counts, setCounts] = useState<TokenCounts | null>(null);
+  // Files count too: a message's as the model reads them, the composer's images 85 each for a vision model.
+  const chosen = models.find((m) => m.id === model);
+  const fileTokens = attachmentTokens(attachments, chosen !== undefined && takesImages(chosen));
   useEffect(() => {
     const t = setTimeout(() => {
-      const history = messages.filter((m) => m.status === 'done' && !m.hasError).map((m) => ({ content: m.prompt }));
-      setCounts(countTokens(history, value, 0, maxTokens));
+      const history = messages.filter((m) => m.status === 'done' && !m.hasError).map((m) => ({ content: toChatMessage(m).content }));
+      const c = countTokens(history, value, 0, maxTokens);
+      setCounts({ ...c, input: c.input + fileTokens, total: c.total + fileTokens });
     }, TOKEN_COUNT_DEBOUNCE_MS);
     return () => clearTimeout(t);
-  }, [messages, value, maxTokens]);
+  }, [messages, value, maxTokens, fileTokens]);
 
   function addModel() {
     const chosen = new Set([model, ...composer.extraModels]);
@@ -158,6 +169,7 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
             <li key={q.id}>
               <span className="queue-text">{q.prompt}</span>
               {q.webSearch && <span className="queue-tag">{q.webSearch.depth === 'deep' ? 'Deep web search' : 'Web search'}</span>}
+              {q.attachments.length > 0 && <span className="queue-files muted">{q.attachments.length === 1 ? '1 file' : `${q.attachments.length} files`}</span>}
               <button
                 type="button"
                 className="icon"
@@ -224,6 +236,7 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
         </p>
       )}
       <ScrapeBar text={value} />
+      <AttachmentChips slug={slug} items={attachments} />
       {size.handles}
       <form
         className="composer"
@@ -232,8 +245,10 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
           onSend();
         }}
       >
+        <AttachButton slug={slug} />
         <textarea
           ref={ref}
+          onPaste={paste.onPaste}
           aria-label="Message"
           placeholder={pending ? 'Queue a message…' : 'Message Parley…'}
           rows={1}

@@ -16,6 +16,7 @@ import { MessageList } from './MessageList';
 import { formatTotalCost } from './cost-format';
 import { Suggestions } from './web/Suggestions';
 import { clearWebDraft, web, webSendExtras } from '../web-state';
+import { useAttachmentInput } from './Attachments';
 
 const MESSAGE_REQUIRED = 'Message is required';
 
@@ -43,6 +44,10 @@ export function ConversationPage({ slug }: { slug: string }) {
   const model = snap.model || models?.defaultModel || '';
   /** The user picked a model on this page: the default-model preference no longer applies to it. */
   const pickedHere = useRef(false);
+  // Files on the composer (engine data: they survive a reload); dropped anywhere on the conversation they attach.
+  const composerSlug = conversation ? conversation.conversation.slug : null;
+  const attached = useQuery({ kind: 'attachments', slug: composerSlug });
+  const drop = useAttachmentInput(composerSlug, preferences?.largeTextPasteToFile ?? true);
 
   // A new conversation starts with the "Default model" preference (when the catalogue has it), else the
   // catalogue's; a model already chosen in this tab (view.model) is kept, as a person expects going back and forth.
@@ -64,7 +69,8 @@ export function ConversationPage({ slug }: { slug: string }) {
   }, [conversation, models]);
 
   async function submit(prompt: string, targetSlug: string | null) {
-    if (prompt.trim() === '' && web.pages.length === 0) {
+    const attachments = (attached ?? []).map((a) => String(a.id));
+    if (prompt.trim() === '' && web.pages.length === 0 && attachments.length === 0) {
       showLocalNotice({ title: MESSAGE_REQUIRED, text: 'Type a message before sending.', tone: 'orange', durationMs: 5000 });
       return;
     }
@@ -75,7 +81,7 @@ export function ConversationPage({ slug }: { slug: string }) {
     const result = await engine<SendMessageResult>((api) =>
       isMedia
         ? api.sendMessage({ slug: targetSlug, prompt, model: mediaModelFor(mode, models?.models ?? []), mode, inputImageIds: [...media.inputImageIds] })
-        : api.sendMessage({ slug: targetSlug, prompt, model, mode, extraModels: [...composer.extraModels], ...webSendExtras(preferences?.linkupDepth ?? 'standard') }),
+        : api.sendMessage({ slug: targetSlug, prompt, model, mode, extraModels: [...composer.extraModels], attachments, ...webSendExtras(preferences?.linkupDepth ?? 'standard') }),
     );
     if (!result.ok) {
       if (result.notified) return;
@@ -133,7 +139,12 @@ export function ConversationPage({ slug }: { slug: string }) {
   }, [pending, slug]);
 
   return (
-    <div className="conversation" ref={page}>
+    <div className="conversation" ref={page} data-dragging={drop.dragging || undefined} onDragOver={drop.onDragOver} onDragLeave={drop.onDragLeave} onDrop={drop.onDrop}>
+      {drop.dragging && (
+        <div className="drop-overlay" aria-hidden="true">
+          Drop files to attach
+        </div>
+      )}
       <ConversationHeader
         title={title}
         model={isMediaMode ? mediaModelFor(mediaMode, models?.models ?? []) : model}
@@ -178,6 +189,7 @@ export function ConversationPage({ slug }: { slug: string }) {
         models={models?.models}
         model={model}
         loaded={(models?.models.length ?? 0) > 0 && (isNew || conversation !== undefined)}
+        attachments={attached}
       />
     </div>
   );

@@ -7,6 +7,7 @@ import { MessageMenu, type MessageAction } from './MessageMenu';
 import { MessageMeta } from './MessageMeta';
 import { MessageMedia } from '../media/MessageMedia';
 import { ScrapedChips } from './web/ScrapedChips';
+import { MessageFiles } from './Attachments';
 import { Sources } from './web/Sources';
 import { addToScratchpad } from '../tools-state';
 
@@ -42,7 +43,8 @@ function sameMessage(a: MessageItemProps, b: MessageItemProps): boolean {
     x.citations?.length === y.citations?.length &&
     x.scrapedContent?.length === y.scrapedContent?.length &&
     x.imagePrompt === y.imagePrompt &&
-    x.images?.length === y.images?.length
+    x.images?.length === y.images?.length &&
+    x.files?.length === y.files?.length
   );
 }
 
@@ -194,6 +196,7 @@ export const MessageItem = memo(function MessageItem({ message, modelName }: Mes
         ) : (
           <div className="plain">{message.text}</div>
         )}
+        {message.role === 'user' && <MessageFiles message={message} />}
         {message.scrapedContent && <ScrapedChips label="Scraped pages" pages={message.scrapedContent} />}
         {message.webSearch && <p className="web-searched muted">{`Searched the web: ${message.webSearch.sources.length} source${message.webSearch.sources.length === 1 ? '' : 's'}${message.webSearch.cost > 0 ? ` · $${message.webSearch.cost}` : ''}`}</p>}
       </div>

@@ -16,7 +16,7 @@
  */
 import type { NewEvent } from '../../events/catalogue';
 import type { ConversationRow, Mode, MessageRow } from '../../events/model';
-import type { ModelInfo } from '../../protocol/api';
+import type { ChatPart, ModelInfo } from '../../protocol/api';
 import type { SendMessageInput, SendMessageResult } from '../../protocol/engine';
 import type { EngineCore } from '../core';
 
@@ -67,10 +67,15 @@ export interface ModeHandler {
 
 /** What step 3 hands on: the prompt to send and the attachments that stay with the message. */
 export interface PreparedAttachments {
-  prompt: string;
+  /** Text, or text and image parts (images inline for a vision model). */
+  prompt: string | ChatPart[];
   attachments: string[];
   /** Events that record what the step did (descriptions stored, attachments linked), appended with the user message. */
   events: NewEvent[];
+  /** Fields the user message carries besides its prompt (the files, with what each adds for the model). */
+  message?: Pick<MessageRow, 'files'>;
+  /** Events that need steps 4 and 5 done (links to the conversation and the user message), appended with them. */
+  after?(made: { conversation: ConversationRow; created: boolean; user: MessageRow; now: number }): Promise<NewEvent[]>;
 }
 
 /**
@@ -78,7 +83,22 @@ export interface PreparedAttachments {
  * "Image attachment in chat"). Returns an error text to refuse the submit.
  */
 export interface AttachmentStep {
-  prepare(core: EngineCore, request: { prompt: string; attachments: readonly string[]; model: ModelInfo; mode: Mode; now: number }): Promise<PreparedAttachments | { error: string }>;
+  prepare(
+    core: EngineCore,
+    request: {
+      prompt: string;
+      attachments: readonly string[];
+      model: ModelInfo;
+      mode: Mode;
+      now: number;
+      /** Multi-model: the other models that read the message. */
+      extras?: readonly ModelInfo[];
+      /** The conversation's uuid; absent for a new one. */
+      conversationUUID?: string;
+      /** Sent from the queue: files still being read are waited for (nobody is at the Send button). */
+      queued?: boolean;
+    },
+  ): Promise<PreparedAttachments | { error: string }>;
 }
 
 interface SubmitPlugins {

@@ -23,7 +23,7 @@ import { activePath, buildTree, byTime } from '../services/history';
 import { detectSentiment } from '../services/tokens';
 import { ATTACHMENTS_UNAVAILABLE, MESSAGE_REQUIRED, MODE_UNAVAILABLE, MODEL_ERROR, MULTI_MODEL } from '../services/messages';
 import { enqueueMessage } from '../services/queue-store';
-import { attachmentStep, modeHandler } from './submit-plugins';
+import { attachmentStep, modeHandler, type PreparedAttachments } from './submit-plugins';
 
 export const REPLY_IN_PROGRESS = 'Please wait for the current response to complete.';
 
@@ -117,14 +117,17 @@ export function submitter(core: EngineCore, balanceProbe: BalanceProbe): Submit 
     }
 
     // (3) Describe pending images (the attachment step, when attachments are built).
-    let sent = prompt;
+    let sent: MessageRow['prompt'] = prompt;
     const events: NewEvent[] = [];
+    let prepared: PreparedAttachments | null = null;
     if (step3 && attachments.length > 0) {
-      const prepared = await step3.prepare(core, { prompt, attachments, model, mode, now });
-      if ('error' in prepared) return { ok: false, error: prepared.error };
-      sent = prepared.prompt;
-      events.push(...prepared.events);
+      const step = await step3.prepare(core, { prompt, attachments, model, mode, now, extras, conversationUUID: conversation?.uuid, queued: queuedId !== undefined });
+      if ('error' in step) return { ok: false, error: step.error };
+      prepared = step;
+      sent = step.prompt;
+      events.push(...step.events);
     }
+    const created = !conversation;
 
     // (4) Create the conversation if new.
     let history: MessageRow[] = [];
@@ -166,7 +169,9 @@ export function submitter(core: EngineCore, balanceProbe: BalanceProbe): Submit 
     const sentiment = detectSentiment(prompt);
     if (sentiment) user.sentiment = sentiment;
     if (input.scrapedContent && input.scrapedContent.length > 0) user.scrapedContent = input.scrapedContent;
+    if (prepared?.message) Object.assign(user, prepared.message);
     events.push(makeEvent('message.added', { message: user }, crypto.randomUUID(), now));
+    if (prepared?.after) events.push(...(await prepared.after({ conversation, created, user, now })));
     if (queuedId !== undefined) {
       events.push(makeEvent('queue.messageRemoved', { conversationSlug: slug, id: queuedId, reason: 'submitted', at: now }, crypto.randomUUID(), now));
     }

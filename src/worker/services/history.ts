@@ -14,7 +14,8 @@
  *
  * Building the tree is one pass over the messages in time order (O(n)): a 10,000-message conversation opens fast.
  */
-import { userContent } from './web-context';
+import { appendContext, userContent } from './web-context';
+import { filesContext } from './library/attach-step';
 import type { ChatMessage } from '../../protocol/api';
 import type { MessageRow } from '../../events/model';
 
@@ -220,7 +221,9 @@ export function isHistory(m: MessageRow): boolean {
 
 export function toChatMessage(m: MessageRow): ChatMessage {
   // A user message's scraped pages and web search results go with it (services/web-context.ts).
-  return { role: m.role, content: m.role === 'user' ? userContent(m) : m.prompt };
+  if (m.role !== 'user') return { role: m.role, content: m.prompt };
+  // Its files too, after its own words (documents and image descriptions: services/library/attach-step.ts).
+  return { role: m.role, content: userContent(m.files ? { ...m, prompt: appendContext(m.prompt, filesContext(m.files)) } : m) };
 }
 
 /** The chat messages a request sends for `path` (in order): finished messages only. */

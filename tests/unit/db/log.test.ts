@@ -183,7 +183,7 @@ describe('rebuildReadModels', () => {
 describe('ensureProjectionsCurrent', () => {
   it('records versions on a fresh database and then does nothing', async () => {
     const db = newDb();
-    expect(await ensureProjectionsCurrent(db)).toEqual({ rebuilt: ['conversations', 'messages', 'instructions', 'scratchpad', 'folders'], adopted: 0 });
+    expect(await ensureProjectionsCurrent(db)).toEqual({ rebuilt: ['conversations', 'messages', 'instructions', 'scratchpad', 'folders', 'library'], adopted: 0 });
     expect(await db.meta.get('projection:messages')).toEqual({ key: 'projection:messages', value: messagesProjection.version });
     expect(await ensureProjectionsCurrent(db)).toEqual({ rebuilt: [], adopted: 0 });
   });
@@ -213,7 +213,7 @@ describe('ensureProjectionsCurrent', () => {
     await db.messages.bulkPut(rows.rows('messages'));
     const result = await ensureProjectionsCurrent(db);
     expect(result.adopted).toBe(rows.size('conversations') + rows.size('messages'));
-    expect(result.rebuilt).toEqual(['conversations', 'messages', 'instructions', 'scratchpad', 'folders']);
+    expect(result.rebuilt).toEqual(['conversations', 'messages', 'instructions', 'scratchpad', 'folders', 'library']);
     expect(await db.messages.toArray()).toEqual(rows.rows('messages'));
     const convs = await db.conversations.toArray();
     expect(convs.map((c) => [c.id, c.slug, c.name])).toEqual(rows.rows('conversations').map((c) => [c.id, c.slug, c.name]));

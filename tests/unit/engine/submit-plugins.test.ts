@@ -1,6 +1,6 @@
 /**
  * The submit flow's plug-in points: a mode's handler (steps 6 and 7) and the attachment step (step 3) come from
- * their own modules. A fake audio handler and a fake describer stand in for the issues that build them.
+ * their own modules. A fake audio handler stands in for the issue that builds it; the library's attachment step is the real one.
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
@@ -9,7 +9,8 @@ import type { ModelInfo } from '../../../src/protocol/api';
 import type { Engine } from '../../../src/worker/engine';
 import { REPLY_IN_PROGRESS } from '../../../src/worker/engine';
 import { registerAttachmentStep, registerModeHandler, type Submission } from '../../../src/worker/commands/submit-plugins';
-import { ATTACHMENTS_UNAVAILABLE, MODE_UNAVAILABLE } from '../../../src/worker/services/messages';
+import { MODE_UNAVAILABLE } from '../../../src/worker/services/messages';
+import { FILE_GONE } from '../../../src/worker/services/library/submit-attachments';
 import { textReply } from '../server/fake-upstream';
 import { useEngineStack } from './harness';
 
@@ -59,24 +60,13 @@ describe('submit plug-ins', () => {
     expect(stored.map((m) => m.prompt)).toEqual(['a cat']);
   });
 
-  it('attachments are refused plainly until an attachment step exists; then step 3 rewrites the prompt before the message is stored', async () => {
+  it("the library registers step 3 once per engine; a second step is refused; an attachment the library lacks refuses the submit before anything is stored", async () => {
     const engine = stack.engine('plugins-attach');
     await engine.whenStarted();
-    expect(await engine.sendMessage({ slug: null, prompt: 'what is this?', model: 'fake-model', attachments: ['lib-1'] })).toEqual({ ok: false, error: ATTACHMENTS_UNAVAILABLE });
+    expect(() => registerAttachmentStep(engine, { prepare: async (_core, r) => ({ prompt: r.prompt, attachments: [], events: [] }) })).toThrow('An attachment step is registered already');
+    expect(await engine.sendMessage({ slug: null, prompt: 'what is this?', model: 'fake-model', attachments: ['lib-1'] })).toEqual({ ok: false, error: FILE_GONE });
+    expect(await engine.sendMessage({ slug: null, prompt: 'what is this?', model: 'fake-model', attachments: ['123456'] })).toEqual({ ok: false, error: FILE_GONE });
     expect(await engine.db.events.count()).toBe(0);
-
-    const calls: string[][] = [];
-    registerAttachmentStep(engine, {
-      async prepare(_core, request) {
-        calls.push([...request.attachments]);
-        return { prompt: `${request.prompt}\n\n[Image: a red square]`, attachments: [], events: [] };
-      },
-    });
-    const r = await engine.sendMessage({ slug: null, prompt: 'what is this?', model: 'fake-model', attachments: ['lib-1', 'lib-1'] });
-    if (!r.ok) throw new Error(r.error);
-    expect(calls).toEqual([['lib-1']]);
-    const user = (await engine.db.messages.where('conversationSlug').equals(r.slug).toArray()).find((m) => m.role === 'user');
-    expect(user?.prompt).toBe('what is this?\n\n[Image: a red square]');
   });
 
   it('while a reply generates, a mode that does not queue is refused with its reason (chat queues)', async () => {

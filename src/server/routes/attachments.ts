@@ -1,0 +1,24 @@
+/**
+ * The attachment routes (issue 7): documents, image descriptions and unsupported-filetype reports, sharing one
+ * pool of document worker threads (src/server/documents/pool.ts).
+ */
+import type { Hono } from 'hono';
+import type { AppEnv, RouteContext } from '../context';
+import { DEFAULT_POOL, DocumentPool } from '../documents/pool';
+import { registerImageDescriptionRoute } from './image-description';
+import { registerProcessDocumentRoute } from './process-document';
+import { registerUnsupportedFiletypesRoute } from './unsupported-filetypes';
+
+/** Routes that take a multipart upload instead of JSON (the cross-site guard lets these through). */
+export const MULTIPART_ROUTES: ReadonlySet<string> = new Set(['/api/process-document']);
+/** Routes whose bodies are larger than the small-JSON cap (each enforces its own limit while reading). */
+export const ATTACHMENT_BODY_ROUTES = ['/api/process-document', '/api/image-description'] as const;
+/** Routes that spend upstream capacity or CPU (the costly rate limit). */
+export const ATTACHMENT_COSTLY_ROUTES = ['/api/process-document', '/api/image-description'] as const;
+
+export function registerAttachmentRoutes(app: Hono<AppEnv>, ctx: RouteContext, pool: DocumentPool = new DocumentPool(DEFAULT_POOL)): DocumentPool {
+  registerProcessDocumentRoute(app, ctx, pool);
+  registerImageDescriptionRoute(app, ctx, pool);
+  registerUnsupportedFiletypesRoute(app, ctx);
+  return pool;
+}

@@ -1,0 +1,132 @@
+/**
+ * POST /api/image-description (spec 000 section 7): `{model, prompt, image (data URL), session,
+ * transactionDetails}` -> `{description}`. The image is described by a vision model of the catalogue (the one
+ * asked for when it takes images, else PARLEY_VISION_MODEL), or, when none is configured, by the offline engine's
+ * deterministic description (size, colours, stored text; src/server/documents/image-facts.ts, in a worker thread).
+ *
+ * A priced vision model is paid through a hold taken before the upstream call (docs/gateway.md, "Holds"):
+ * `paidDescription` below is the one place that reserves, settles and releases. A balance that cannot cover the
+ * hold answers 402 like a reply would.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Hono } from 'hono';
+import { formatFileSize, IMAGE_DESCRIPTION, IMAGE_SIZE_LIMIT, IMAGE_UPLOAD } from '../../protocol/attachments';
+import { IMAGE_DATA_URL, IMAGE_DATA_URL_MAX_CHARS, ImageDescriptionRequestSchema, type ImageDescriptionResponse } from '../../protocol/attachments-api';
+import type { ChatMessage } from '../../protocol/api';
+import { chatPayload, type ChatPayload } from '../body/chat-payload';
+import { isVisionModel } from '../../protocol/vision';
+import { describeIssues, jsonError, readJson, type AppEnv, type RouteContext } from '../context';
+import type { DocumentPool } from '../documents/pool';
+import { formatNanoRawCeil, formatUsdMicro, PAID_THRESHOLD_NANO_RAW, PAID_THRESHOLD_USD_MICRO, replyCostMicro } from '../money';
+import { OFFLINE_MODEL_ID } from '../providers/offline';
+import type { CatalogueEntry } from '../providers/catalogue';
+import { planReplyHold } from '../ledger/reply-hold';
+
+/** Output budget of a description. */
+export const DESCRIPTION_MAX_TOKENS = 1024;
+/** Input tokens an image may cost upstream at high detail, beyond the 85 the estimate counts. */
+const IMAGE_TOKEN_ALLOWANCE = 1_700;
+const DESCRIPTION_TIMEOUT_MS = 60_000;
+const HOLD_TTL_MS = 5 * 60_000;
+
+type Described = { ok: true; text: string } | { ok: false; status: 402 | 502; code: string; message: string; extra?: { requiredBalance: string; requiredUsd: string } };
+
+async function streamText(entry: CatalogueEntry, conversation: ChatPayload, signal: AbortSignal): Promise<{ text: string; usage: { inputTokens: number; outputTokens: number } | null }> {
+  const opened = await entry.provider.open({ model: entry.upstreamModel, conversation, maxTokens: DESCRIPTION_MAX_TOKENS }, signal);
+  if (!opened.ok) throw new Error(`HTTP ${opened.status} ${opened.message || opened.error}`);
+  let text = '';
+  let usage: { inputTokens: number; outputTokens: number } | null = null;
+  for await (const ev of opened.events) {
+    if (ev.type === 'content') text += ev.text;
+    else if (ev.type === 'usage') usage = { inputTokens: ev.inputTokens, outputTokens: ev.outputTokens };
+  }
+  return { text: text.trim(), usage };
+}
+
+/** Describes with a catalogue model; a priced one under a hold (reserve, then settle the actual cost or release). */
+async function paidDescription(ctx: RouteContext, sessionId: string, entry: CatalogueEntry, messages: ChatMessage[]): Promise<Described> {
+  const price = entry.price;
+  const key = `image-description:${sessionId}:${randomUUID()}`;
+  // Serialised once: the estimate for the hold and the JSON the provider sends (body/chat-payload.ts).
+  const conversation = chatPayload(messages);
+  if (price !== null) {
+    const plan = planReplyHold(price, conversation.inputTokens, DESCRIPTION_MAX_TOKENS);
+    const r = await ctx.ledger.reserve(sessionId, {
+      key,
+      maxUsdMicro: replyCostMicro(price, plan.inputTokens + IMAGE_TOKEN_ALLOWANCE, DESCRIPTION_MAX_TOKENS),
+      ttlMs: HOLD_TTL_MS,
+      above: { usdMicro: PAID_THRESHOLD_USD_MICRO, nanoRaw: PAID_THRESHOLD_NANO_RAW },
+      note: `image-description ${entry.info.id}`,
+    });
+    if (!r.ok) {
+      const raw = r.requiredNanoRaw > PAID_THRESHOLD_NANO_RAW ? r.requiredNanoRaw : PAID_THRESHOLD_NANO_RAW;
+      const usd = r.requiredUsdMicro > PAID_THRESHOLD_USD_MICRO ? r.requiredUsdMicro : PAID_THRESHOLD_USD_MICRO;
+      return {
+        ok: false,
+        status: 402,
+        code: 'INSUFFICIENT_BALANCE',
+        message: `Insufficient balance: describing an image with ${entry.info.name} needs ${formatUsdMicro(usd)} USD or ${formatNanoRawCeil(raw)} XNO available`,
+        extra: { requiredBalance: formatNanoRawCeil(raw), requiredUsd: formatUsdMicro(usd) },
+      };
+    }
+  }
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error('description timeout')), DESCRIPTION_TIMEOUT_MS);
+  try {
+    const { text, usage } = await streamText(entry, conversation, controller.signal);
+    if (price !== null) {
+      const input = usage?.inputTokens ?? conversation.inputTokens;
+      const output = usage?.outputTokens ?? Math.ceil(text.length / 4);
+      await ctx.ledger.settle(sessionId, key, replyCostMicro(price, input, output), { note: `image-description ${entry.info.id}` });
+    }
+    if (text === '') return { ok: false, status: 502, code: 'DESCRIPTION_FAILED', message: IMAGE_DESCRIPTION.failedTitle };
+    return { ok: true, text };
+  } catch (e) {
+    if (price !== null) await ctx.ledger.release(key).catch(() => false);
+    ctx.log(`image-description: ${entry.info.id} failed: ${e instanceof Error ? e.message : String(e)}`);
+    return { ok: false, status: 502, code: 'DESCRIPTION_FAILED', message: IMAGE_DESCRIPTION.failedTitle };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The catalogue entry that describes: the requested model when it takes images, else the configured one. */
+export function describingModel(ctx: RouteContext, requested: string | undefined): CatalogueEntry | null {
+  const asked = requested ? ctx.catalogue.resolve(requested) : undefined;
+  if (asked && isVisionModel(asked.info.id) && asked.info.id !== OFFLINE_MODEL_ID) return asked;
+  const configured = ctx.settings.visionModel ? ctx.catalogue.resolve(ctx.settings.visionModel) : undefined;
+  return configured ?? null;
+}
+
+export function registerImageDescriptionRoute(app: Hono<AppEnv>, ctx: RouteContext, pool: DocumentPool): void {
+  app.post('/api/image-description', async (c) => {
+    const body = await readJson(c, IMAGE_DATA_URL_MAX_CHARS + 8 * 1024);
+    if (!body.ok) return body.response;
+    const parsed = ImageDescriptionRequestSchema.safeParse(body.value);
+    if (!parsed.success) return jsonError(c, 400, 'BAD_REQUEST', `Invalid request: ${describeIssues(parsed.error.issues)}`);
+    const { image, prompt, model } = parsed.data;
+    const header = IMAGE_DATA_URL.exec(image);
+    if (!header) return jsonError(c, 400, 'BAD_IMAGE', IMAGE_UPLOAD.unsupportedFormatText);
+    const bytes = Buffer.from(image.slice(header[0].length), 'base64');
+    if (bytes.length === 0) return jsonError(c, 400, 'BAD_IMAGE', IMAGE_UPLOAD.unsupportedFormatText);
+    if (bytes.length > IMAGE_SIZE_LIMIT) return jsonError(c, 413, 'IMAGE_TOO_LARGE', IMAGE_UPLOAD.tooLarge(formatFileSize(bytes.length)));
+    const entry = describingModel(ctx, model);
+    let answer: ImageDescriptionResponse;
+    if (entry) {
+      const messages: ChatMessage[] = [{ role: 'user', content: [{ type: 'text', text: prompt?.trim() || IMAGE_DESCRIPTION.prompt }, { type: 'image_url', image_url: { url: image } }] }];
+      const described = await paidDescription(ctx, c.get('sessionId'), entry, messages);
+      if (!described.ok) return jsonError(c, described.status, described.code, described.message, described.extra ?? {});
+      answer = { description: described.text, model: entry.info.id };
+    } else {
+      try {
+        answer = { description: await pool.describe(bytes), model: OFFLINE_MODEL_ID };
+      } catch (e) {
+        ctx.log(`image-description: offline description failed: ${e instanceof Error ? e.message : String(e)}`);
+        return jsonError(c, 422, 'DESCRIPTION_FAILED', IMAGE_DESCRIPTION.failedTitle);
+      }
+    }
+    c.header('Cache-Control', 'no-store');
+    return c.json(answer);
+  });
+  app.all('/api/image-description', (c) => jsonError(c, 405, 'METHOD_NOT_ALLOWED', 'Use POST'));
+}

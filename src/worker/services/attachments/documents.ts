@@ -1,0 +1,123 @@
+/**
+ * Document text read in the browser (spec 000 section 5): PDF with pdf.js (page by page, with progress, eval
+ * off), DOCX with mammoth (the server is the fallback), and the text formats of the client list. Runs in the
+ * file worker (./file-worker.ts), never on the main thread; the pdf.js module is passed in, so the same code runs
+ * in Node tests with its legacy build.
+ */
+import { unzipSync } from 'fflate';
+
+/** The part of pdf.js this code uses (pdfjs-dist's getDocument). */
+export interface PdfJs {
+  getDocument(params: { data: Uint8Array; isEvalSupported: boolean; disableFontFace: boolean; useSystemFonts: boolean; stopAtErrors: boolean; enableXfa: boolean }): {
+    promise: Promise<PdfDocument>;
+    destroy(): Promise<void>;
+  };
+}
+interface PdfDocument {
+  numPages: number;
+  getPage(n: number): Promise<{ getTextContent(): Promise<{ items: unknown[] }>; cleanup(): boolean | void }>;
+  destroy(): Promise<void>;
+}
+
+export interface ReadProgress {
+  done: number;
+  total: number;
+}
+
+export interface DocumentText {
+  text: string;
+  /** Pages read (PDF). */
+  pages?: number;
+}
+
+export class NoTextError extends Error {
+  override name = 'NoTextError';
+}
+
+/** The text of a PDF, page by page ('\n\n' between pages), reporting progress after each page. */
+export async function readPdf(pdfjs: PdfJs, data: Uint8Array, options: { onProgress?: (p: ReadProgress) => void; signal?: AbortSignal } = {}): Promise<DocumentText> {
+  // isEvalSupported false: pdf.js never compiles code from the file (fonts, functions); scripts in a PDF never run
+  // here (pdf.js only runs them in its viewer's sandbox, which is not loaded).
+  const task = pdfjs.getDocument({ data, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, stopAtErrors: false, enableXfa: false });
+  const abort = (): void => void task.destroy();
+  options.signal?.addEventListener('abort', abort, { once: true });
+  try {
+    const doc = await task.promise;
+    const pages: string[] = [];
+    for (let n = 1; n <= doc.numPages; n++) {
+      options.signal?.throwIfAborted();
+      const page = await doc.getPage(n);
+      const content = await page.getTextContent();
+      let text = '';
+      for (const item of content.items) {
+        const it = item as { str?: string; hasEOL?: boolean };
+        if (typeof it.str !== 'string') continue;
+        text += it.str;
+        if (it.hasEOL) text += '\n';
+      }
+      pages.push(text.trim());
+      page.cleanup();
+      options.onProgress?.({ done: n, total: doc.numPages });
+    }
+    await doc.destroy();
+    return { text: pages.join('\n\n').trim(), pages: doc.numPages };
+  } finally {
+    options.signal?.removeEventListener('abort', abort);
+  }
+}
+
+/** Largest total a DOCX may declare once inflated (a zip bomb is refused before mammoth inflates it). Ours. */
+export const DOCX_MAX_INFLATED = 200 * 1024 * 1024;
+export const DOCX_MAX_ENTRIES = 5_000;
+
+/**
+ * Reads a zip's central directory only (no entry is inflated) and refuses one that declares more than `maxTotal`
+ * bytes inflated, more than `maxEntries` entries, or an entry that expands more than 1000 times.
+ */
+export function checkZipBomb(data: Uint8Array, maxTotal: number = DOCX_MAX_INFLATED, maxEntries: number = DOCX_MAX_ENTRIES): void {
+  let total = 0;
+  let entries = 0;
+  unzipSync(data, {
+    filter(file) {
+      entries++;
+      total += file.originalSize;
+      if (entries > maxEntries) throw new Error(`too many entries in the archive (over ${maxEntries})`);
+      if (total > maxTotal) throw new Error('the archive expands to more than the size limit (a zip bomb?)');
+      if (file.size > 0 && file.originalSize / file.size > 1000 && file.originalSize > 1024 * 1024) throw new Error('an entry expands over 1000 times (a zip bomb?)');
+      return false;
+    },
+  });
+}
+
+/** The raw text of a DOCX with mammoth (paragraphs separated by blank lines). */
+export async function readDocx(data: ArrayBuffer): Promise<DocumentText> {
+  checkZipBomb(new Uint8Array(data));
+  const mammoth = (await import('mammoth')).default;
+  // The browser build reads `arrayBuffer`, the Node build (tests, benchmarks) `buffer`; JSZip takes either.
+  const result = await mammoth.extractRawText({ arrayBuffer: data, buffer: data } as unknown as { arrayBuffer: ArrayBuffer });
+  const text = result.value.replace(/\n{3,}/g, '\n\n').trim();
+  if (text === '') throw new NoTextError('No text content found in document');
+  return { text };
+}
+
+/**
+ * Text of a text-format file: UTF-8 (BOM optional), UTF-16 with a BOM, else windows-1252. A file with NUL bytes
+ * in its first 8 KB is binary, not text: NoTextError.
+ */
+export function decodeText(bytes: Uint8Array): string {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le').decode(bytes.subarray(2));
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder('utf-16be').decode(bytes.subarray(2));
+  const head = bytes.subarray(0, 8192);
+  if (head.includes(0)) throw new NoTextError('No text content found in document');
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    return new TextDecoder('windows-1252').decode(bytes);
+  }
+}
+
+export function readTextFile(bytes: Uint8Array): DocumentText {
+  const text = decodeText(bytes);
+  if (text.trim() === '') throw new NoTextError('No text content found in document');
+  return { text };
+}
