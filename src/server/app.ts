@@ -25,6 +25,7 @@ import { createLimiter } from './guards/rate-limit';
 import { loadMoneyConfig } from './payments/config';
 import { createMoneyServices, MONEY_PREFIXES, registerMoneyRoutes, type MoneyServices } from './payments/register';
 import { registerWebRoutes, type WebDeps } from './search/register';
+import { registerSpeechRoutes, type SpeechServices } from './speech/register';
 
 export interface AppDeps {
   /** Migrated database (openDatabase in src/server/db/open.ts). */
@@ -48,6 +49,8 @@ export interface AppDeps {
   money?: MoneyServices;
   /** Web search, scraping and suggestions (src/server/search/register.ts). */
   web?: WebDeps;
+  /** Speech models, the TTS job runner and transcription (src/server/speech/register.ts); default: the offline voice. */
+  speech?: SpeechServices;
 }
 
 export const DEFAULT_SETTINGS: AppSettings = {
@@ -66,6 +69,8 @@ export const SMALL_BODY_BYTES = 256 * 1024;
 
 /** Routes whose body carries a conversation (its images too): PARLEY_MAX_BODY_BYTES applies. */
 const LARGE_BODY_ROUTES = new Set(['/api/stream-gpt', '/api/talk-to-gpt-multi']);
+/** Voice recordings (src/server/speech/transcribe-route.ts checks their own limit). */
+LARGE_BODY_ROUTES.add('/api/transcribe');
 
 /** Routes that spend money or upstream capacity: limited per client address (PARLEY_COSTLY_RATE_*). */
 const COSTLY_ROUTES = ['/api/stream-gpt', '/api/talk-to-gpt-multi', '/api/conversation-summary'];
@@ -112,6 +117,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const money = deps.money ?? createMoneyServices(deps.db, ledger, loadMoneyConfig({}), log);
   registerMoneyRoutes(app, ctx, money, address, requireSession);
   registerWebRoutes(app, ctx, deps.web);
+  deps.catalogue.attachSpeech(registerSpeechRoutes(app, ctx, deps.speech).catalogue);
   if (deps.adminToken) {
     app.use('/admin/*', adminAccessGuard(settings.guards.adminLoopbackOnly));
     registerAdminRoutes(app, ctx, deps.adminToken);

@@ -52,6 +52,8 @@ export interface CatalogueOptions {
   log?: (line: string) => void;
   /** Extra providers (tests): entries are added as given. */
   extra?: CatalogueEntry[];
+  /** Speech models (src/server/speech/catalogue.ts), listed after the others; see attachSpeech. */
+  speech?: { list(): ModelInfo[] };
 }
 
 export class Catalogue {
@@ -157,7 +159,13 @@ export class Catalogue {
 
   list(): ModelInfo[] {
     this.maybeRetry();
-    return this.order.map((id) => (this.entries.get(id) as CatalogueEntry).info);
+    const models = this.order.map((id) => (this.entries.get(id) as CatalogueEntry).info);
+    return this.options.speech ? [...models, ...this.options.speech.list()] : models;
+  }
+
+  /** Lists the speech models too (registerSpeechRoutes calls it when the catalogue was made without them). */
+  attachSpeech(speech: { list(): ModelInfo[] }): void {
+    this.options.speech ??= speech;
   }
 
   response(): ModelsResponse {
