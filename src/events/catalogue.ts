@@ -3,7 +3,7 @@
  * Events are never removed or reinterpreted; a new shape is a new version plus an upcaster (./upcasters.ts).
  * Ids, timestamps and every other nondeterministic value travel in the payload.
  */
-import type { ConversationRow, InstructionRow, MessageLibraryRow, MessageRow, QueuedMessage, ScratchpadEntryRow, WebSearchRecord } from './model';
+import type { ConversationRow, InstructionRow, MessageAudio, MessageLibraryRow, MessageRow, QueuedMessage, ScratchpadEntryRow, WebSearchRecord } from './model';
 import type { PaymentSource } from '../protocol/stream';
 import type { Preferences } from '../protocol/preferences';
 
@@ -286,6 +286,20 @@ export interface PaymentSettledV1 {
 }
 
 /** Current event shapes, by type. */
+/**
+ * Speech of a message was made, chunk by chunk (src/worker/services/speech/): the whole take so far, appended after
+ * each chunk (its Blob is stored in `files` first). `completes`: an Audio mode reply whose speech is finished; the
+ * message is then done, with the take's cost.
+ */
+export interface SpeechGeneratedV1 {
+  messageId: number;
+  conversationSlug: string;
+  audio: MessageAudio;
+  completes: boolean;
+  paymentSource: PaymentSource | null;
+  at: number;
+}
+
 export interface EventPayloads {
   'conversation.created': ConversationCreatedV1;
   'message.added': MessageAddedV2;
@@ -319,6 +333,7 @@ export interface EventPayloads {
   'scratchpad.entryAdded': ScratchpadEntryAddedV1;
   'scratchpad.entryEdited': ScratchpadEntryEditedV1;
   'scratchpad.entryDeleted': ScratchpadEntryDeletedV1;
+  'speech.generated': SpeechGeneratedV1;
 }
 
 export type EventType = keyof EventPayloads;
@@ -357,6 +372,7 @@ export const CURRENT_VERSION: { [K in EventType]: number } = {
   'scratchpad.entryAdded': 1,
   'scratchpad.entryEdited': 1,
   'scratchpad.entryDeleted': 1,
+  'speech.generated': 1,
 };
 
 /** An event as a command creates it (current version). */

@@ -66,6 +66,8 @@ export interface MessageRow {
   scrapedContent?: ScrapedContent[];
   /** The web search run for this (user) message: its numbered sources, which its replies cite (message.webSearched). */
   webSearch?: WebSearchRecord;
+  /** Speech of this message (spec 000 section 3 audioUrls): its chunks' audio as Blobs in `files` (speech.generated). */
+  audio?: MessageAudio;
   // Branch fields (schema v41).
   parentMessageId: number | null;
   alternativeGroup: string | null;
@@ -127,4 +129,27 @@ export interface WebSearchRecord {
   cost: number;
   paymentSource: PaymentSource;
   at: number;
+}
+
+/** One chunk's audio, a Blob in the `files` table. */
+export interface AudioChunkRef {
+  fileId: number;
+  mimeType: string;
+  bytes: number;
+}
+
+/**
+ * The speech of a message with one model, voice and speed (`key`): its text split into `chunkCount` chunks of at
+ * most 3900 characters; `chunks[i]` is null until made, and stays null when it failed (listed in `failed`).
+ */
+export interface MessageAudio {
+  key: string;
+  model: string;
+  voice: string;
+  speed: number;
+  chunkCount: number;
+  chunks: (AudioChunkRef | null)[];
+  failed: number[];
+  /** USD charged for the chunks made so far. */
+  cost: number;
 }

@@ -71,6 +71,7 @@ export const upcasters: { readonly [K in EventType]: Readonly<Record<number, Upc
   'scratchpad.entryAdded': {},
   'scratchpad.entryEdited': {},
   'scratchpad.entryDeleted': {},
+  'speech.generated': {},
 };
 
 export interface UpcastOptions {

@@ -61,6 +61,7 @@ export const conversationsProjection: Projection = {
       case 'scratchpad.entryAdded':
       case 'scratchpad.entryEdited':
       case 'scratchpad.entryDeleted':
+      case 'speech.generated':
       case 'instruction.created':
       case 'instruction.updated':
       case 'instruction.deleted':

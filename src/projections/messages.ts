@@ -11,7 +11,8 @@ import type { Write } from './writes';
 export const messagesProjection: Projection = {
   name: 'messages',
   // v2: reply.started records the reply's requestId on the message (an engine that takes over resumes by it).
-  version: 2,
+  // v3: speech.generated keeps a message's audio.
+  version: 3,
   tables: ['messages'],
   apply(event: ProjectedEvent): Write[] {
     switch (event.type) {
@@ -114,6 +115,16 @@ export const messagesProjection: Projection = {
         };
         if (p.paymentSource !== null) changes.paymentSource = p.paymentSource;
         return [user, update('messages', p.messageId, changes)];
+      }
+      case 'speech.generated': {
+        const p = event.payload;
+        const changes: Partial<MessageRow> = { audio: p.audio, updatedAt: p.at };
+        if (p.completes) {
+          changes.status = 'done';
+          changes.cost = p.audio.cost;
+          if (p.paymentSource !== null) changes.paymentSource = p.paymentSource;
+        }
+        return [update('messages', p.messageId, changes)];
       }
       case 'message.webSearched': {
         const p = event.payload;

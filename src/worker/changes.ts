@@ -57,6 +57,7 @@ const CHANGES: { [K in EventType]: (payload: EventPayloads[K]) => Touch } = {
   'scratchpad.entryAdded': () => ({ list: false, slugs: [] }),
   'scratchpad.entryEdited': () => ({ list: false, slugs: [] }),
   'scratchpad.entryDeleted': () => ({ list: false, slugs: [] }),
+  'speech.generated': (p) => ({ list: false, slugs: [p.conversationSlug] }),
 };
 
 export function changeOf(events: readonly NewEvent[]): Change {
