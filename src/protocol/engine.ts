@@ -7,12 +7,15 @@ import type { ConversationRow, InstructionRow, MessageRow, Mode, QueuedMessage, 
 import type { ModelInfo, SessionData } from './api';
 import type { Preferences } from './preferences';
 import type { Invitation, PaymentLimits, PaymentMethodsResponse, PaymentStatus, PaymentTransaction } from './payments';
+import type { MessageAudio } from '../events/model';
+import type { TranscribeConfig } from './speech';
 
 /** Bumped whenever this interface changes shape: a tab whose bundle is stale reloads. */
 /** 2: the workspace commands of issue 6 (conversations, presets, queue, message tree). 3: the scratchpad. */
 /** 4: the money room of issue 10 (deposits, nano, invitations, auto-recharge, recovery codes). */
 /** 5: the conversationUpdates query (a page's live text between whole views) and the modes query. */
-export const ENGINE_PROTOCOL_VERSION = 5;
+/** 6: speech (Read aloud, the Audio and Voice modes, transcription). */
+export const ENGINE_PROTOCOL_VERSION = 6;
 
 export interface ConversationSummary {
   id: number;
@@ -94,7 +97,9 @@ export interface Notice {
     | { label: string; kind: 'deposit' }
     | { label: string; kind: 'undo'; slug: string }
     /** Sends a failed prompt again (the context memory notice, spec 000 section 4). */
-    | { label: string; kind: 'resend'; slug: string; messageId: number };
+    | { label: string; kind: 'resend'; slug: string; messageId: number }
+    /** Plays a message's audio (the 'Audio Ready' notice when autoplay was blocked, spec 001 section 4). */
+    | { label: string; kind: 'playAudio'; messageId: number };
 }
 
 export interface EngineStatus {
@@ -183,7 +188,8 @@ export interface QueryDefs
     QueueQueries,
     ScratchpadQueries,
     MoneyQueries,
-    ModeQueries {}
+    ModeQueries,
+    SpeechQueries {}
 
 export type QueryKind = keyof QueryDefs;
 export type Query = QueryDefs[QueryKind]['query'];
@@ -204,6 +210,8 @@ export interface SendMessageInput {
   scrapedContent?: QueuedMessage['scrapedContent'];
   /** Web search before the reply (the composer's "Web search" switch), at this depth. */
   webSearch?: { depth: SearchDepth };
+  /** Audio mode: the voice, speed and the model's extra settings (spec 001 section 3); default: the preferences'. */
+  speech?: SpeechChoice;
 }
 
 export type SendMessageResult =
@@ -397,8 +405,50 @@ export type CommandHandlers =
   & QueueHandlers
   & WebHandlers
   & ScratchpadHandlers
-  & MoneyHandlers;
+  & MoneyHandlers
+  & SpeechHandlers;
 
 export type EngineApi = CommandHandlers & {
   subscribe<Q extends Query>(query: Q, callback: (value: QueryResult<Q>) => void): Promise<() => void>;
 };
+
+/** A voice, speed and the model's extra settings for speech (src/protocol/speech-catalogue.ts). */
+export interface SpeechChoice {
+  voice?: string;
+  speed?: number;
+  stability?: number;
+  similarity_boost?: number;
+  style?: number;
+  instructions?: string;
+}
+
+/** A message's speech as the player follows it: the chunks made so far, and whether more are coming. */
+export interface SpeechState {
+  audio: MessageAudio | null;
+  generating: boolean;
+  /** Why the last attempt made nothing (or skipped), or null. */
+  error: string | null;
+}
+
+export interface SpeechQueries {
+  speech: { query: { kind: 'speech'; messageId: number }; result: SpeechState };
+}
+
+export type ReadAloudResult =
+  | { ok: true; audio: MessageAudio }
+  /** skipped: 'balance' when a paid model cannot be paid for (spec 001 section 4: generation is skipped). */
+  | { ok: false; error: string; skipped?: 'balance' };
+
+/** Speech (src/worker/commands/speech.ts). */
+export interface SpeechHandlers {
+  /**
+   * Makes (or finds cached) the speech of a message, chunk by chunk: the `speech` query shows each chunk as it is
+   * made. Model: the given one, else the preferred TTS model if the gateway offers it, else the offline voice.
+   */
+  readAloud(messageId: number, choice?: SpeechChoice & { model?: string }): Promise<ReadAloudResult>;
+  /** A chunk's audio (a Blob from `files`), or null when it is gone. */
+  getAudioFile(fileId: number): Promise<Blob | null>;
+  /** Voice mode: a recording to text through the gateway's transcription provider. */
+  transcribe(audio: Blob, language?: string): Promise<{ ok: true; text: string } | { ok: false; error: string }>;
+  transcriptionConfig(): Promise<TranscribeConfig>;
+}

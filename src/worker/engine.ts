@@ -19,6 +19,7 @@ import { instructionCommands } from './commands/instructions';
 import { queueCommands } from './commands/queue';
 import { webCommands } from './commands/web';
 import { scratchpadCommands } from './commands/scratchpad';
+import { speechCommands } from './commands/speech';
 import { moneyCommands } from './commands/money';
 import { moneyQueries } from './queries/money';
 import { MoneyRoom } from './services/money-room';
@@ -28,6 +29,7 @@ import { instructionQueries } from './queries/instructions';
 import { queueQueries } from './queries/queue';
 import { scratchpadQueries } from './queries/scratchpad';
 import { modeQueries } from './queries/modes';
+import { speechQueries } from './queries/speech';
 import type { QueryHandlers } from './queries/types';
 
 export { INTERRUPTED_REASON, PAID_USE_THRESHOLD, STREAM_THROTTLE_MS, type EngineHooks } from './core';
@@ -61,6 +63,7 @@ export class Engine extends EngineCore {
       ...webCommands(this),
       ...scratchpadCommands(this),
       ...moneyCommands(this, this.money),
+      ...speechCommands(this),
     };
     Object.assign(this, domains);
     this.commands = {
@@ -80,6 +83,7 @@ export class Engine extends EngineCore {
       ...scratchpadQueries(this),
       ...moneyQueries(this.money),
       ...modeQueries(this),
+      ...speechQueries(this),
     };
   }
 

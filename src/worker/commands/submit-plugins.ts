@@ -19,6 +19,7 @@ import type { ConversationRow, Mode, MessageRow } from '../../events/model';
 import type { ModelInfo } from '../../protocol/api';
 import type { SendMessageInput, SendMessageResult } from '../../protocol/engine';
 import type { EngineCore } from '../core';
+import type { BalanceProbe } from './submit';
 
 /** A submit that passed steps 1 to 5: what a mode handler gets. Nothing is written yet. */
 export interface Submission {
@@ -57,6 +58,8 @@ export interface ModeHandler {
   accepts(model: ModelInfo): boolean;
   /** Step 1 for this mode (its own limits: prompt length, a required image...): an error text, or null. */
   validate?(input: SendMessageInput, model: ModelInfo): string | null;
+  /** Step 2 for this mode when its paid model cannot be paid for; default: the engine's (chat's) probe. */
+  readonly balanceProbe?: BalanceProbe;
   /** Steps 6 and 7: append `submission.events` with its own, then start the work. */
   run(submission: Submission): Promise<SendMessageResult>;
 }

@@ -27,7 +27,7 @@ describe('submit plug-ins', () => {
   it('a mode without a handler is refused plainly; once registered, its handler gets steps 6-7 with steps 4-5 ready, in one append', async () => {
     const engine = stack.engine('plugins-mode');
     await withImageModel(engine);
-    expect(await firstValueFrom(engine.observe({ kind: 'modes' }))).toEqual(['chat']);
+    expect(await firstValueFrom(engine.observe({ kind: 'modes' }))).toEqual(['chat', 'audio', 'voice']);
     expect(await engine.sendMessage({ slug: null, prompt: 'a cat', model: IMAGE_MODEL.id, mode: 'image' })).toEqual({ ok: false, error: MODE_UNAVAILABLE.image });
 
     const seen: Submission[] = [];
@@ -43,7 +43,7 @@ describe('submit plug-ins', () => {
         return { ok: true, slug: s.conversation.slug, userMessageId: s.user.id };
       },
     });
-    expect(await firstValueFrom(engine.observe({ kind: 'modes' }))).toEqual(['chat', 'image']);
+    expect(await firstValueFrom(engine.observe({ kind: 'modes' }))).toEqual(['chat', 'image', 'audio', 'voice']);
     expect(await engine.sendMessage({ slug: null, prompt: 'x'.repeat(51), model: IMAGE_MODEL.id, mode: 'image' })).toEqual({ ok: false, error: 'Too long for this model' });
     expect(await engine.sendMessage({ slug: null, prompt: 'a cat', model: 'fake-model', mode: 'image' })).toMatchObject({ ok: false });
     expect(await engine.sendMessage({ slug: null, prompt: 'a cat', model: IMAGE_MODEL.id, mode: 'image', extraModels: ['fake-model'] })).toMatchObject({ ok: false });
