@@ -7,6 +7,7 @@ import { useSnapshot } from 'valtio';
 import { Sidebar } from './components/Sidebar';
 import { ConversationPage } from './components/ConversationPage';
 import { Notifications } from './components/Notifications';
+import { AudioPlayerBar } from './speech/AudioPlayerBar';
 import { SettingsPage } from './components/SettingsPage';
 import { WalletPage } from './components/WalletPage';
 import { InvitationsPage } from './components/InvitationsPage';
@@ -86,6 +87,7 @@ export function App() {
           <span className="brand">Parley</span>
         </div>
         <Notifications />
+        <AudioPlayerBar />
         {route.name === 'conversation' && (
           <ToolSplit slug={route.slug === 'new' ? null : route.slug}>
             <ConversationPage key={route.slug === 'new' ? 'new' : 'conversation'} slug={route.slug} />

@@ -18,6 +18,8 @@ import { addExtraModel, applyModelChoice, composer, MODES, modeForModel, readAdd
 import { engine, useQuery } from '../engine';
 import { showLocalNotice, view } from '../state';
 import { ModelPicker } from './ModelPicker';
+import { AudioControls } from '../speech/AudioControls';
+import { VoiceMode } from '../speech/VoiceMode';
 import { ScrapeBar } from './web/ScrapeBar';
 import { WebSearchSwitch } from './web/WebSearchSwitch';
 import { web } from '../web-state';
@@ -182,6 +184,8 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
           {nonChat}
         </p>
       )}
+      {state.mode === 'audio' && available?.includes('audio') && <AudioControls />}
+      {state.mode === 'voice' && available?.includes('voice') && <VoiceMode slug={slug} model={model} />}
       {state.webSearch && webSnap.status?.available === false && (
         <p className="mode-note" role="status">
           {webSnap.status.reason ?? WEB_SEARCH_UNAVAILABLE}

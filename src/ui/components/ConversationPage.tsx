@@ -15,6 +15,8 @@ import { MessageList } from './MessageList';
 import { formatTotalCost } from './cost-format';
 import { Suggestions } from './web/Suggestions';
 import { clearWebDraft, web, webSendExtras } from '../web-state';
+import { audioSendExtras } from '../speech/speech-state';
+import { markSent, useAutoRead } from '../speech/auto-read';
 
 const MESSAGE_REQUIRED = 'Message is required';
 
@@ -32,6 +34,7 @@ export function ConversationPage({ slug }: { slug: string }) {
 
   const textModels = useMemo(() => models?.models.filter((m) => m.modality === 'text') ?? [], [models]);
   const preferences = useQuery({ kind: 'preferences' });
+  useAutoRead(conversation, preferences);
   const model = snap.model || models?.defaultModel || '';
   /** The user picked a model on this page: the default-model preference no longer applies to it. */
   const pickedHere = useRef(false);
@@ -59,12 +62,13 @@ export function ConversationPage({ slug }: { slug: string }) {
     }
     // A system prompt or a setting this tab just saved reaches the engine before the message does.
     await writesSettled();
-    const result = await engine<SendMessageResult>((api) => api.sendMessage({ slug: targetSlug, prompt, model, mode: composer.mode, extraModels: [...composer.extraModels], ...webSendExtras(preferences?.linkupDepth ?? 'standard') }));
+    const result = await engine<SendMessageResult>((api) => api.sendMessage({ slug: targetSlug, prompt, model, mode: composer.mode, extraModels: [...composer.extraModels], ...webSendExtras(preferences?.linkupDepth ?? 'standard'), ...audioSendExtras(models?.models, preferences) }));
     if (!result.ok) {
       if (result.notified) return;
       showLocalNotice({ title: result.error, text: '', tone: result.error === MESSAGE_REQUIRED ? 'orange' : 'red', durationMs: 5000 });
       return;
     }
+    markSent(result.slug);
     // Spec 000 section 4: a chat prompt is cleared once the user message is saved.
     view.drafts[draftKey] = '';
     clearWebDraft();

@@ -3,6 +3,7 @@
  * words. Every change goes to the engine at once (it is logged and reaches every tab); nothing is kept here.
  */
 import { WebSettings } from './web/WebSettings';
+import { SpeechSettings } from '../speech/SpeechSettings';
 import { useEffect, useId, useState } from 'react';
 import type { Preferences, Theme } from '../../protocol/preferences';
 import { engine, useQuery } from '../engine';
@@ -111,6 +112,7 @@ export function SettingsPage() {
           <Toggle label="Enter sends message" checked={preferences.enterSendsMessage} onChange={(v) => save({ enterSendsMessage: v })} hint="When off, Enter starts a new line; send with the Send button." />
           <Toggle label="Show thinking" checked={preferences.showThinkingBlocks} onChange={(v) => save({ showThinkingBlocks: v })} hint="Show a model's reasoning above its reply." />
           <WebSettings preferences={preferences} save={save} />
+          <SpeechSettings preferences={preferences} models={models?.models} save={save} />
         </form>
       )}
       <ExportAllButton />
