@@ -18,6 +18,7 @@ import { addExtraModel, applyModelChoice, composer, MODES, modeForModel, readAdd
 import { engine, useQuery } from '../engine';
 import { showLocalNotice, view } from '../state';
 import { ModelPicker } from './ModelPicker';
+import { usePath } from '../router';
 import { AudioControls } from '../speech/AudioControls';
 import { VoiceMode } from '../speech/VoiceMode';
 import { ScrapeBar } from './web/ScrapeBar';
@@ -74,6 +75,7 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
   // On load (spec 000 sections 2 and 4): the last message's model restores the mode, then the address's mode,
   // model (which sets the mode), online / source and transcriptId apply. Once per page.
   const applied = useRef<string | null>(null);
+  const path = usePath();
   useEffect(() => {
     const key = `${slug ?? 'new'}${location.search}`;
     if (!loaded || models.length === 0 || applied.current === key) return;
@@ -99,8 +101,9 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
     }
     if (address.webSearch !== null) composer.webSearch = address.webSearch;
     if (address.transcript !== null) onChange(address.transcript);
+    // The address may change on the same page (voice mode hands its words over with ?transcriptId=): `path` follows it.
     // eslint-disable-next-line react-hooks/exhaustive-deps -- once per page and address, when loaded
-  }, [loaded, models, slug]);
+  }, [loaded, models, slug, path]);
 
   // Token counts, debounced 400 ms (spec 000 section 9).
   const maxTokens = preferences?.maxTokens ?? 8192;

@@ -8,16 +8,16 @@ import { pauseAudio, player, resumeAudio, stopAudio } from './player';
 
 export function AudioPlayerBar() {
   const p = useSnapshot(player);
-  if (p.status === 'idle') return null;
+  if (p.messageId === null) return null;
   const part = p.chunkCount > 1 ? ` · part ${Math.min(p.chunk + 1, p.chunkCount)} of ${p.chunkCount}` : '';
-  const label = p.waiting ? 'Making audio…' : p.status === 'playing' ? 'Playing' : 'Paused';
+  const label = p.status === 'idle' ? 'Finished' : p.waiting ? 'Making audio…' : p.status === 'playing' ? 'Playing' : 'Paused';
   return (
     <section className="audio-player" aria-label="Audio player" data-state={p.status} data-played={p.played.join(',')} data-chunk={p.chunk}>
       <span className="audio-player-state" role="status">
         {label}
         {part}
       </span>
-      {p.status === 'playing' ? (
+      {p.status === 'idle' ? null : p.status === 'playing' ? (
         <button type="button" onClick={pauseAudio}>
           Pause
         </button>
@@ -27,7 +27,7 @@ export function AudioPlayerBar() {
         </button>
       )}
       <button type="button" onClick={stopAudio}>
-        Stop
+        {p.status === 'idle' ? 'Close' : 'Stop'}
       </button>
     </section>
   );

@@ -12,7 +12,7 @@ export function MessageAudio({ messageId, audio }: { messageId: number; audio: A
   const voice = model?.voices.find((v) => v.id === audio.voice)?.name ?? audio.voice;
   return (
     <div className="message-audio">
-      <button type="button" className="play-audio" onClick={() => void readAloud(messageId, { model: audio.model, voice: audio.voice, speed: audio.speed })}>
+      <button type="button" className="play-audio" onClick={() => void readAloud(messageId, { model: audio.model })}>
         {mine ? (p.status === 'playing' ? 'Pause audio' : 'Play audio') : 'Play audio'}
       </button>
       <span className="muted">

@@ -21,7 +21,7 @@ export function speechQueries(core: EngineCore): Pick<QueryHandlers, 'speech'> {
         switchMap(() => defer(() => from(load(messageId)))),
       );
       const state = speakerOf(core)?.state$(messageId) ?? of<SpeechState>({ audio: null, generating: false, error: null });
-      return combineLatest([stored, state]).pipe(map(([audio, s]) => ({ audio: audio ?? s.audio, generating: s.generating, error: s.error })));
+      return combineLatest([stored, state]).pipe(map(([audio, s]) => ({ audio: s.generating && s.audio ? s.audio : (audio ?? s.audio), generating: s.generating, error: s.error })));
     },
   };
 }

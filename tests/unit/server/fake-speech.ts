@@ -101,9 +101,9 @@ export async function startFakeSpeech(options: { msPerChar?: number } = {}): Pro
 }
 
 /** PARLEY_TTS_PROVIDERS for a fake server: Kokoro and tts-1 as OpenAI-compatible, ElevenLabs as ElevenLabs. */
-export function fakeSpeechProviders(url: string): string {
+export function fakeSpeechProviders(url: string, options: { freeKokoro?: boolean } = {}): string {
   return JSON.stringify([
-    { name: 'fake-openai', kind: 'openai', url: `${url}/v1`, models: { 'Kokoro-82m': 'kokoro', 'tts-1': 'tts-1', 'gpt-4o-mini-tts': 'gpt-4o-mini-tts' } },
+    { name: 'fake-openai', kind: 'openai', url: `${url}/v1`, models: { 'Kokoro-82m': 'kokoro', 'tts-1': 'tts-1', 'gpt-4o-mini-tts': 'gpt-4o-mini-tts' }, ...(options.freeKokoro ? { pricing: { 'Kokoro-82m': '0' } } : {}) },
     { name: 'fake-eleven', kind: 'elevenlabs', url, key: 'test-key', models: { 'Elevenlabs-Turbo-V2.5': 'eleven_turbo_v2_5' } },
   ]);
 }

@@ -33,6 +33,17 @@ export interface SpeakerTiming {
   maxPolls?: number;
 }
 
+/** The voice, speed and extra settings a take was made with (its key records them). */
+function takeSettings(take: MessageAudio): { voice: string; speed: number; extra: Pick<TtsRequest, 'stability' | 'similarity_boost' | 'style' | 'instructions'> } | null {
+  try {
+    const key = JSON.parse(take.key) as unknown[];
+    const extra = key[3];
+    return { voice: take.voice, speed: take.speed, extra: typeof extra === 'object' && extra !== null ? (extra as Pick<TtsRequest, 'stability' | 'similarity_boost' | 'style' | 'instructions'>) : {} };
+  } catch {
+    return null;
+  }
+}
+
 const IDLE: SpeechState = { audio: null, generating: false, error: null };
 
 function promptText(m: MessageRow): string {
@@ -111,9 +122,13 @@ export class Speaker {
     const resolved = this.resolveModel(req.model);
     if (!resolved) return this.fail(messageId, req.model ? `Unknown text-to-speech model: ${req.model}` : 'No text-to-speech model is available');
     const { info, model } = resolved;
-    const settings = this.settingsFor(model, req);
+    // Played again with no new choice: the message's own take, with the settings it was made with.
+    const replay = message.audio && message.audio.model === model.id && req.voice === undefined && req.speed === undefined ? takeSettings(message.audio) : null;
+    const settings = replay ?? this.settingsFor(model, req);
     if ('error' in settings) return this.fail(messageId, settings.error);
-    const text = req.text ?? speakable(promptText(message));
+    // An Audio mode reply speaks its prompt (the user message it answers); any other message its own text.
+    const parent = req.text === undefined && message.mode === 'audio' && message.parentMessageId !== null ? await core.db.messages.get(message.parentMessageId) : undefined;
+    const text = req.text ?? (parent ? promptText(parent).trim() : speakable(promptText(message)));
     const parts = splitSpeech(text);
     if (parts.length === 0) return this.fail(messageId, 'There is no text to read aloud');
 
