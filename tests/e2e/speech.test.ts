@@ -118,6 +118,7 @@ describe('speech playback', () => {
     await reply.getByRole('button', { name: 'Play audio' }).click();
     await expect.poll(() => playerRegion(page).getAttribute('data-played'), { timeout: 20_000 }).toBe('0');
 
+    expect(await page.getByRole('radio', { name: 'Audio' }).isChecked()).toBe(true);
     await modelSelect.selectOption('tts-1');
     await send(page, 'a'.repeat(4097));
     await page.getByRole('region', { name: 'Notifications' }).getByText('The text is 4,097 characters; OpenAI TTS takes at most 4,096').waitFor();
@@ -125,12 +126,11 @@ describe('speech playback', () => {
   });
 });
 
+/** Chromium with a fake microphone (a beep) and no permission prompt. */
 async function launch(args: string[]): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
-    // Playwright's own default lets media play without a gesture; these tests set the policy themselves.
-    ignoreDefaultArgs: ['--autoplay-policy=no-user-gesture-required'],
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', ...args],
   });
 }
@@ -139,43 +139,47 @@ describe('autoplay and voice', () => {
   it('a blocked autoplay gives the persistent blue notice Audio Ready; clicking it plays the reply', async () => {
     const stack = getStack();
     stack.upstream.setScript(textReply('This reply is read aloud automatically.'));
-    const browser = await launch(['--autoplay-policy=document-user-activation-required']);
-    try {
-      const context = await browser.newContext({ baseURL: stack.url });
-      const page = await openApp(context);
-      await chooseSpeechModel(page, 'Kokoro 82M', true);
-      // A new document: no user activation in it, so the browser refuses to start audio on its own.
-      await page.goto('/conversation/new');
-      await page.getByRole('textbox', { name: 'Message' }).waitFor();
-      await page.evaluate(() => {
-        const box = document.querySelector<HTMLTextAreaElement>('textarea[aria-label="Message"]');
-        if (!box) throw new Error('no message box');
-        Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')?.set?.call(box, 'Please answer');
-        box.dispatchEvent(new Event('input', { bubbles: true }));
-        box.form?.requestSubmit();
-      });
-      await assistant(page).and(page.locator('[data-status="done"]')).waitFor({ timeout: 30_000 });
-      const notices = page.getByRole('region', { name: 'Notifications' });
-      const notice = notices.locator('.notice-blue', { hasText: 'Audio Ready' });
-      await notice.waitFor({ timeout: 20_000 });
-      await notice.getByText('Click here to play the audio response').waitFor();
-      expect(await playerRegion(page).getAttribute('data-state')).toBe('paused');
-      // Persistent: still there a while later.
-      await page.waitForTimeout(1500);
-      expect(await notice.count()).toBe(1);
-      await notice.getByText('Click here to play the audio response').click();
-      await expect.poll(() => playerRegion(page).getAttribute('data-played'), { timeout: 20_000 }).toBe('0');
-      expect(await notice.count()).toBe(0);
-    } finally {
-      await browser.close();
-    }
+    const context = await stack.newContext();
+    // Headless Chromium plays sound without a gesture whatever --autoplay-policy says, so each document here
+    // refuses play() the way a browser's autoplay policy does (NotAllowedError) until the user clicks in it.
+    await context.addInitScript(() => {
+      let clicked = false;
+      addEventListener('click', (e) => (clicked ||= e.isTrusted), true);
+      const play = HTMLMediaElement.prototype.play;
+      HTMLMediaElement.prototype.play = function (this: HTMLMediaElement) {
+        return clicked ? play.call(this) : Promise.reject(new DOMException("play() failed because the user didn't interact with the document first.", 'NotAllowedError'));
+      };
+    });
+    const page = await openApp(context);
+    await chooseSpeechModel(page, 'Kokoro 82M', true);
+    // A new document, and the message sent with script events: no click in it before the reply is read aloud.
+    await page.goto('/conversation/new');
+    await page.getByRole('textbox', { name: 'Message' }).waitFor();
+    await page.evaluate(() => {
+      const box = document.querySelector<HTMLTextAreaElement>('textarea[aria-label="Message"]');
+      if (!box) throw new Error('no message box');
+      Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')?.set?.call(box, 'Please answer');
+      box.dispatchEvent(new Event('input', { bubbles: true }));
+      box.form?.requestSubmit();
+    });
+    await assistant(page).and(page.locator('[data-status="done"]')).waitFor({ timeout: 30_000 });
+    const notice = page.getByRole('region', { name: 'Notifications' }).locator('.notice-blue', { hasText: 'Audio Ready' });
+    await notice.waitFor({ timeout: 20_000 });
+    await notice.getByText('Click here to play the audio response').waitFor();
+    expect(await playerRegion(page).getAttribute('data-state')).toBe('paused');
+    // Persistent: still there a while later.
+    await page.waitForTimeout(1500);
+    expect(await notice.count()).toBe(1);
+    await notice.getByText('Click here to play the audio response').click();
+    await expect.poll(() => playerRegion(page).getAttribute('data-played'), { timeout: 20_000 }).toBe('0');
+    expect(await notice.count()).toBe(0);
   });
 
   it('voice mode: listens through the fake microphone, transcribes, replies, speaks, and listens again until ended', async () => {
     const stack = getStack();
     stack.upstream.setScript(textReply('Sunny with a light breeze.'));
     fake.transcript = 'What is the weather like';
-    const browser = await launch(['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', '--autoplay-policy=no-user-gesture-required']);
+    const browser = await launch(['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream']);
     try {
       const context = await browser.newContext({ baseURL: stack.url });
       const page = await openApp(context);

@@ -82,7 +82,9 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
     applied.current = key;
     const last = messages.at(-1);
     const lastModel = last ? models.find((m) => m.id === last.model) : undefined;
-    composer.mode = lastModel ? modeForModel(lastModel) : 'chat';
+    // A conversation held by voice stays in the Voice mode (its turns are chat turns, so the model alone says Chat).
+    const heldByVoice = messages.findLast((m) => m.role === 'user')?.mode === 'voice';
+    composer.mode = heldByVoice ? 'voice' : lastModel ? modeForModel(lastModel) : 'chat';
     const address = readAddress(location.search, sessionStorage);
     if (address.badMode !== null) {
       showLocalNotice({ title: `Unknown mode: ${address.badMode}`, text: 'Modes are chat, image, video, audio and voice.', tone: 'orange', durationMs: 5000 });

@@ -68,7 +68,7 @@ export function ConversationPage({ slug }: { slug: string }) {
       showLocalNotice({ title: result.error, text: '', tone: result.error === MESSAGE_REQUIRED ? 'orange' : 'red', durationMs: 5000 });
       return;
     }
-    markSent(result.slug);
+    markSent(result.slug, result.userMessageId);
     // Spec 000 section 4: a chat prompt is cleared once the user message is saved.
     view.drafts[draftKey] = '';
     clearWebDraft();
