@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SPEECH_CHUNK_CHARS } from '../../../src/protocol/speech-catalogue';
-import { speakable, splitSpeech, stripThinking } from '../../../src/worker/services/speech/text';
+import { FIRST_SPEECH_CHUNK_CHARS, speakable, speechChunks, splitSpeech, stripThinking } from '../../../src/worker/services/speech/text';
 
 const codePoints = (s: string): number => [...s].length;
 
@@ -42,6 +42,14 @@ describe('splitSpeech', () => {
     const parts = splitSpeech(cjk);
     expect(parts.every((p) => p.endsWith('。') && codePoints(p) <= 3900)).toBe(true);
     expect(parts.join('')).toBe(cjk);
+  });
+
+  it('the pipeline makes its first chunk short (playback starts sooner), the rest at 3900', () => {
+    const text = 'This sentence has exactly fifty characters in it. '.repeat(200).trim();
+    const chunks = speechChunks(text);
+    expect(chunks.map(codePoints)).toEqual([999, 3899, 3899, 1199]);
+    expect(codePoints(chunks[0] as string)).toBeLessThanOrEqual(FIRST_SPEECH_CHUNK_CHARS);
+    expect(chunks.join(' ')).toBe(text);
   });
 
   it('is linear: a megabyte with no boundary splits quickly and completely', () => {

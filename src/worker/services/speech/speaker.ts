@@ -15,7 +15,7 @@ import type { ReadAloudResult, SpeechChoice, SpeechState } from '../../../protoc
 import { DEFAULT_AUDIO_MODEL, ELEVENLABS_DEFAULTS, OFFLINE_VOICE_MODEL_ID, speechModel, speechSpeed, speechVoice, SPEECH_TEXT, type SpeechModel } from '../../../protocol/speech-catalogue';
 import type { TtsRequest } from '../../../protocol/speech';
 import type { EngineCore } from '../../core';
-import { speakable, splitSpeech } from './text';
+import { speakable, speechChunks } from './text';
 import { requestSpeech } from './tts-client';
 
 export const INSUFFICIENT_FOR_AUDIO = 'Insufficient balance: audio generation was skipped';
@@ -129,7 +129,7 @@ export class Speaker {
     // An Audio mode reply speaks its prompt (the user message it answers); any other message its own text.
     const parent = req.text === undefined && message.mode === 'audio' && message.parentMessageId !== null ? await core.db.messages.get(message.parentMessageId) : undefined;
     const text = req.text ?? (parent ? promptText(parent).trim() : speakable(promptText(message)));
-    const parts = splitSpeech(text);
+    const parts = speechChunks(text);
     if (parts.length === 0) return this.fail(messageId, 'There is no text to read aloud');
 
     // Spec 001 section 4: with a paid model and no balance above the paid-use threshold, generation is skipped.
