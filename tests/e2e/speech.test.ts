@@ -52,8 +52,9 @@ function sentences(chars: number, word: string): string {
 describe('speech playback', () => {
   it('plays a 3-chunk reply in sequence, skipping the chunk that fails; Read aloud again makes only that one', async () => {
     const stack = getStack();
-    // Chunks split at 3900 characters on sentences: the middle one holds the failure mark, the others do not.
-    const reply = `${sentences(3800, 'first')} ${sentences(1900, 'second')} ${FAIL_MARK} ${sentences(1900, 'second')} ${sentences(3000, 'third')}`;
+    // Chunks split on sentences: the middle one holds the failure mark, the others do not.
+    // The first chunk is at most 1000 characters, the others 3900.
+    const reply = `${sentences(900, 'first')} ${sentences(1900, 'second')} ${FAIL_MARK} ${sentences(1900, 'second')} ${sentences(3000, 'third')}`;
     stack.upstream.setScript(textReply(reply));
     const page = await openApp(await stack.newContext());
     await chooseSpeechModel(page, 'Kokoro 82M');
