@@ -2,11 +2,12 @@ import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 import { fileURLToPath } from 'node:url';
 import { pyodideAssets } from './scripts/vite-pyodide';
+import { serviceWorker } from './scripts/vite-sw';
 
 const gateway = process.env.PARLEY_GATEWAY_URL ?? 'http://127.0.0.1:8787';
 
 export default defineConfig({
-  plugins: [react(), pyodideAssets()],
+  plugins: [react(), pyodideAssets(), serviceWorker()],
   build: {
     outDir: 'dist/client',
     emptyOutDir: true,

@@ -3,9 +3,10 @@
  * Events are never removed or reinterpreted; a new shape is a new version plus an upcaster (./upcasters.ts).
  * Ids, timestamps and every other nondeterministic value travel in the payload.
  */
-import type { ConversationRow, InstructionRow, MessageAudio, MessageLibraryRow, MessageRow, QueuedMessage, ScratchpadEntryRow, WebSearchRecord } from './model';
+import type { ConversationRow, ImageRef, InstructionRow, MessageAudio, MessageLibraryRow, MessageRow, ModelSettings, QueuedMessage, ScratchpadEntryRow, WebSearchRecord } from './model';
 import type { PaymentSource } from '../protocol/stream';
 import type { Preferences } from '../protocol/preferences';
+import type { AccountEventPayloads } from './account-events';
 
 export interface ConversationCreatedV1 {
   conversation: ConversationRow;
@@ -227,6 +228,68 @@ export interface QueueMessageRemovedV1 {
   at: number;
 }
 
+// ---- media (src/worker/commands/media.ts, src/worker/services/video-poller.ts) ----
+
+/** The images of a pending image message arrived; their bytes were stored in `files` before this was appended. */
+export interface ImageGeneratedV1 {
+  messageId: number;
+  conversationSlug: string;
+  images: ImageRef[];
+  /** The images are the quadrants of one grid (splitImages). */
+  splitImages: boolean;
+  taskId: string | null;
+  cost: number;
+  paymentSource: PaymentSource | null;
+  isNSFW: boolean;
+  at: number;
+}
+/**
+ * The image call answered without images: a recommendation of another model, or an explicit prompt that needs
+ * explicit mode. `text` is what the assistant message says.
+ */
+export interface ImageAnsweredV1 {
+  messageId: number;
+  conversationSlug: string;
+  text: string;
+  recommendedModel: string | null;
+  recommendedModelName: string | null;
+  isNSFW: boolean;
+  requiresExplicitMode: boolean;
+  at: number;
+}
+/** An image was marked (or unmarked) a favourite in the gallery. */
+export interface ImageFavouritedV1 {
+  fileId: number;
+  favourite: boolean;
+  at: number;
+}
+/** A video job was accepted by the gateway; its status is then polled (spec 000 section 4). */
+export interface VideoRequestedV1 {
+  messageId: number;
+  conversationSlug: string;
+  runId: string;
+  model: string;
+  at: number;
+}
+/** A video job's status changed: processing, completed (with its file), error (with a note) or cancelled. */
+export interface VideoStatusChangedV1 {
+  messageId: number;
+  conversationSlug: string;
+  status: 'processing' | 'completed' | 'error' | 'cancelled';
+  videoUrl: string | null;
+  videoFileId: number | null;
+  error: string | null;
+  cost: number;
+  paymentSource: PaymentSource | null;
+  at: number;
+}
+/** A model's settings changed (only the fields given; the rest stay). */
+export interface ModelSettingsChangedV1 {
+  modelId: string;
+  settings: ModelSettings;
+  at: number;
+}
+
 /**
  * A web search ran for a user message before its reply (docs/events.md): its numbered sources go with the message
  * to the model (and to every regeneration of its reply, which does not search again) and its replies cite them.
@@ -300,7 +363,7 @@ export interface SpeechGeneratedV1 {
   at: number;
 }
 
-export interface EventPayloads {
+export interface EventPayloads extends AccountEventPayloads {
   'conversation.created': ConversationCreatedV1;
   'message.added': MessageAddedV2;
   'reply.started': ReplyStartedV1;
@@ -327,6 +390,12 @@ export interface EventPayloads {
   'reply.continued': ReplyContinuedV1;
   'conversation.duplicated': ConversationDuplicatedV1;
   'preferences.changed': PreferencesChangedV1;
+  'image.generated': ImageGeneratedV1;
+  'image.answered': ImageAnsweredV1;
+  'image.favourited': ImageFavouritedV1;
+  'video.requested': VideoRequestedV1;
+  'video.statusChanged': VideoStatusChangedV1;
+  'modelSettings.changed': ModelSettingsChangedV1;
   'payment.started': PaymentStartedV1;
   'payment.settled': PaymentSettledV1;
   'message.webSearched': MessageWebSearchedV1;
@@ -366,6 +435,12 @@ export const CURRENT_VERSION: { [K in EventType]: number } = {
   'reply.continued': 1,
   'conversation.duplicated': 1,
   'preferences.changed': 1,
+  'image.generated': 1,
+  'image.answered': 1,
+  'image.favourited': 1,
+  'video.requested': 1,
+  'video.statusChanged': 1,
+  'modelSettings.changed': 1,
   'payment.started': 1,
   'payment.settled': 1,
   'message.webSearched': 1,
@@ -373,6 +448,11 @@ export const CURRENT_VERSION: { [K in EventType]: number } = {
   'scratchpad.entryEdited': 1,
   'scratchpad.entryDeleted': 1,
   'speech.generated': 1,
+  'folder.created': 1,
+  'folder.renamed': 1,
+  'folder.deleted': 1,
+  'conversation.movedToFolder': 1,
+  'updates.read': 1,
 };
 
 /** An event as a command creates it (current version). */

@@ -62,6 +62,23 @@ export interface MessageRow {
   contextOmitted?: number;
   /** Replies of one multi-model request share it (the request id): the view shows them side by side. */
   multiModelRequest?: string;
+  // Media (spec 000 section 3; src/worker/commands/media.ts). Image bytes live in `files` as Blobs; rows refer to them.
+  images?: ImageRef[];
+  /** The images are the four quadrants of one Midjourney-style grid (splitImages). */
+  splitImages?: boolean;
+  midjourneyTaskId?: string;
+  /** The settings the image or video was asked with. */
+  imageSettings?: ModelSettings;
+  recommendedImageModel?: string;
+  recommendedImageModelFriendlyName?: string;
+  isNSFW?: boolean;
+  requiresExplicitMode?: boolean;
+  videoGenerationId?: string;
+  videoStatus?: 'pending' | 'processing' | 'completed' | 'error' | 'cancelled';
+  /** The gateway's URL of the finished video. */
+  videoUrl?: string;
+  /** The finished video, kept in `files`. */
+  videoFileId?: number;
   /** Spec 000 section 3: pages scraped for this (user) message, shown as chips; the model reads them with it. */
   scrapedContent?: ScrapedContent[];
   /** The web search run for this (user) message: its numbered sources, which its replies cite (message.webSearched). */
@@ -75,6 +92,31 @@ export interface MessageRow {
   isActiveBranch: boolean;
   branchDepth: number;
   updatedAt: number;
+}
+
+/** An image of a message: its bytes (and a thumbnail's) are Blobs in the `files` table. */
+export interface ImageRef {
+  fileId: number;
+  /** The thumbnail's file (the image itself when no thumbnail could be made). */
+  thumbId: number;
+  mimeType: string;
+  width: number;
+  height: number;
+  bytes: number;
+}
+
+/** Per-model settings, kept per model id (spec 000 section 3). */
+export interface ModelSettings {
+  nImages?: number;
+  resolution?: string;
+  width?: number;
+  height?: number;
+  aspect_ratio?: string;
+  duration?: number;
+  seed?: number;
+  guidance_scale?: number;
+  negative_prompt?: string;
+  voice?: string;
 }
 
 /** Spec 000 section 3: a message queued while a reply generates. */

@@ -65,6 +65,12 @@ export const upcasters: { readonly [K in EventType]: Readonly<Record<number, Upc
   'reply.continued': {},
   'conversation.duplicated': {},
   'preferences.changed': {},
+  'image.generated': {},
+  'image.answered': {},
+  'image.favourited': {},
+  'video.requested': {},
+  'video.statusChanged': {},
+  'modelSettings.changed': {},
   'payment.started': {},
   'payment.settled': {},
   'message.webSearched': {},
@@ -72,6 +78,11 @@ export const upcasters: { readonly [K in EventType]: Readonly<Record<number, Upc
   'scratchpad.entryEdited': {},
   'scratchpad.entryDeleted': {},
   'speech.generated': {},
+  'folder.created': {},
+  'folder.renamed': {},
+  'folder.deleted': {},
+  'conversation.movedToFolder': {},
+  'updates.read': {},
 };
 
 export interface UpcastOptions {

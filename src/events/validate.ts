@@ -6,6 +6,7 @@
 import type { EventType } from './catalogue';
 import { CURRENT_VERSION } from './catalogue';
 import { checkPreferenceChanges } from '../protocol/preferences';
+import { accountPayloadChecks } from './account-events';
 
 type Check = (v: unknown) => boolean;
 type Shape = Record<string, Check>;
@@ -136,6 +137,27 @@ function checkDuplicated(p: unknown): string | null {
   return null;
 }
 
+// Media (src/projections/media.ts).
+const imageRef: Shape = { fileId: int, thumbId: int, mimeType: str, width: int, height: int, bytes: int };
+const imageRefs: Check = (v) => Array.isArray(v) && v.every((x) => checkShape(x, imageRef, '') === null);
+const imageGenerated: Shape = { ...replyBase, images: imageRefs, splitImages: bool, taskId: nullable(str), cost: num, paymentSource: nullable(paymentSource), isNSFW: bool };
+const imageAnswered: Shape = { ...replyBase, text: str, recommendedModel: nullable(str), recommendedModelName: nullable(str), isNSFW: bool, requiresExplicitMode: bool };
+const imageFavourited: Shape = { fileId: int, favourite: bool, at: num };
+const videoRequested: Shape = { ...replyBase, runId: str, model: str };
+const videoStatusChanged: Shape = {
+  ...replyBase, status: oneOf('processing', 'completed', 'error', 'cancelled'), videoUrl: nullable(str), videoFileId: nullable(int),
+  error: nullable(str), cost: num, paymentSource: nullable(paymentSource),
+};
+const settingValue: Check = (v) => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
+const modelSettingsChanged: Shape = { modelId: str, settings: (v) => isObj(v) && Object.values(v).every(settingValue), at: num };
+const mediaChecks = {
+  'image.generated': (p: unknown) => checkShape(p, imageGenerated, 'payload'),
+  'image.answered': (p: unknown) => checkShape(p, imageAnswered, 'payload'),
+  'image.favourited': (p: unknown) => checkShape(p, imageFavourited, 'payload'),
+  'video.requested': (p: unknown) => checkShape(p, videoRequested, 'payload'),
+  'video.statusChanged': (p: unknown) => checkShape(p, videoStatusChanged, 'payload'),
+  'modelSettings.changed': (p: unknown) => checkShape(p, modelSettingsChanged, 'payload'),
+} as const;
 // The scratchpad.
 /** Types the scratchpad command makes; the log accepts any type name (adopted rows of the original app's). */
 export const SCRATCHPAD_TYPES = ['note', 'message', 'code', 'output'] as const;
@@ -206,6 +228,12 @@ const fastPayload: { [K in EventType]: (p: unknown) => boolean } = {
   'reply.continued': (p) => O(p) && replyOk(p) && S(p.model) && S(p.requestId) && S(p.text) && S(p.thinking),
   'conversation.duplicated': (p) => checkDuplicated(p) === null,
   'preferences.changed': (p) => O(p) && N(p.at) && checkPreferenceChanges(p.changes) === null,
+  'image.generated': (p) => mediaChecks['image.generated'](p) === null,
+  'image.answered': (p) => mediaChecks['image.answered'](p) === null,
+  'image.favourited': (p) => mediaChecks['image.favourited'](p) === null,
+  'video.requested': (p) => mediaChecks['video.requested'](p) === null,
+  'video.statusChanged': (p) => mediaChecks['video.statusChanged'](p) === null,
+  'modelSettings.changed': (p) => mediaChecks['modelSettings.changed'](p) === null,
   'payment.started': (p) => checkShape(p, paymentStarted, 'payload') === null,
   'payment.settled': (p) => checkShape(p, paymentSettled, 'payload') === null,
   'message.webSearched': (p) => checkWebSearched(p) === null,
@@ -213,6 +241,11 @@ const fastPayload: { [K in EventType]: (p: unknown) => boolean } = {
   'scratchpad.entryEdited': (p) => checkShape(p, scratchpadEdited, 'payload') === null,
   'scratchpad.entryDeleted': (p) => checkShape(p, scratchpadDeleted, 'payload') === null,
   'speech.generated': (p) => checkSpeechGenerated(p) === null,
+  'folder.created': (p) => accountPayloadChecks['folder.created'](p) === null,
+  'folder.renamed': (p) => accountPayloadChecks['folder.renamed'](p) === null,
+  'folder.deleted': (p) => accountPayloadChecks['folder.deleted'](p) === null,
+  'conversation.movedToFolder': (p) => accountPayloadChecks['conversation.movedToFolder'](p) === null,
+  'updates.read': (p) => accountPayloadChecks['updates.read'](p) === null,
 };
 
 const payloadShapes: { [K in EventType]: (p: unknown) => string | null } = {
@@ -251,6 +284,7 @@ const payloadShapes: { [K in EventType]: (p: unknown) => string | null } = {
     const bad = checkPreferenceChanges((p as Record<string, unknown>).changes);
     return bad === null ? null : `payload.changes: ${bad}`;
   },
+  ...mediaChecks,
   'payment.started': (p) => checkShape(p, paymentStarted, 'payload'),
   'payment.settled': (p) => checkShape(p, paymentSettled, 'payload'),
   'message.webSearched': checkWebSearched,
@@ -259,6 +293,11 @@ const payloadShapes: { [K in EventType]: (p: unknown) => string | null } = {
   'scratchpad.entryEdited': (p) => checkShape(p, scratchpadEdited, 'payload'),
   'scratchpad.entryDeleted': (p) => checkShape(p, scratchpadDeleted, 'payload'),
   'speech.generated': checkSpeechGenerated,
+  'folder.created': accountPayloadChecks['folder.created'],
+  'folder.renamed': accountPayloadChecks['folder.renamed'],
+  'folder.deleted': accountPayloadChecks['folder.deleted'],
+  'conversation.movedToFolder': accountPayloadChecks['conversation.movedToFolder'],
+  'updates.read': accountPayloadChecks['updates.read'],
 };
 
 /** message.webSearched: the record and each of its sources. */

@@ -62,6 +62,11 @@ export const conversationsProjection: Projection = {
       case 'scratchpad.entryEdited':
       case 'scratchpad.entryDeleted':
       case 'speech.generated':
+      case 'folder.created':
+      case 'folder.renamed':
+      case 'folder.deleted':
+      case 'conversation.movedToFolder':
+      case 'updates.read':
       case 'instruction.created':
       case 'instruction.updated':
       case 'instruction.deleted':
@@ -72,6 +77,16 @@ export const conversationsProjection: Projection = {
       case 'message.deleted':
       case 'message.retried':
       case 'reply.continued':
+        return NONE;
+      case 'image.generated':
+        return [updateWhere('conversations', 'slug', event.payload.conversationSlug, touch(event.at, `[${event.payload.images.length} image${event.payload.images.length === 1 ? '' : 's'}]`))];
+      case 'image.answered':
+        return [updateWhere('conversations', 'slug', event.payload.conversationSlug, touch(event.at, event.payload.text))];
+      case 'video.statusChanged':
+        return event.payload.status === 'completed' ? [updateWhere('conversations', 'slug', event.payload.conversationSlug, touch(event.at, '[video]'))] : NONE;
+      case 'image.favourited':
+      case 'video.requested':
+      case 'modelSettings.changed':
         return NONE;
     }
   },

@@ -7,12 +7,14 @@ import type { MessageRow } from '../events/model';
 import type { ProjectedEvent, Projection } from './projection';
 import { deleteWhere, put, remove, update, updateWhere } from './writes';
 import type { Write } from './writes';
+import { mediaWrites } from './media';
 
 export const messagesProjection: Projection = {
   name: 'messages',
   // v2: reply.started records the reply's requestId on the message (an engine that takes over resumes by it).
-  // v3: speech.generated keeps a message's audio.
-  version: 3,
+  // v3: image and video events (./media.ts).
+  // v4: speech.generated keeps a message's audio.
+  version: 4,
   tables: ['messages'],
   apply(event: ProjectedEvent): Write[] {
     switch (event.type) {
@@ -29,12 +31,24 @@ export const messagesProjection: Projection = {
       case 'scratchpad.entryAdded':
       case 'scratchpad.entryEdited':
       case 'scratchpad.entryDeleted':
+      case 'folder.created':
+      case 'folder.renamed':
+      case 'folder.deleted':
+      case 'conversation.movedToFolder':
+      case 'updates.read':
       case 'instruction.created':
       case 'instruction.updated':
       case 'instruction.deleted':
       case 'queue.messageAdded':
       case 'queue.messageRemoved':
+      case 'image.favourited':
+      case 'modelSettings.changed':
         return [];
+      case 'image.generated':
+      case 'image.answered':
+      case 'video.requested':
+      case 'video.statusChanged':
+        return mediaWrites(event);
       // A deleted conversation keeps its messages through the undo window; they go when it is purged.
       case 'conversation.purged':
         return [deleteWhere('messages', 'conversationSlug', event.payload.slug)];

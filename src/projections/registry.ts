@@ -3,10 +3,17 @@ import { conversationsProjection } from './conversations';
 import { instructionsProjection } from './instructions';
 import { messagesProjection } from './messages';
 import { scratchpadProjection } from './scratchpad';
+import { foldersProjection } from './folders';
 import type { Projection } from './projection';
 import type { TableName } from './writes';
 
-export const projections: readonly Projection[] = [conversationsProjection, messagesProjection, instructionsProjection, scratchpadProjection];
+export const projections: readonly Projection[] = [
+  conversationsProjection,
+  messagesProjection,
+  instructionsProjection,
+  scratchpadProjection,
+  foldersProjection,
+];
 
 /** Tables owned by the given projections (the only tables a rebuild clears). */
 export function ownedTables(list: readonly Projection[] = projections): TableName[] {

@@ -60,6 +60,8 @@ export interface ModelInfo {
    */
   contextLength?: number;
   description?: string;
+  /** Image and video models: USD per image or per video (decimal string); pricing per token is then '0'. */
+  unitPrice?: { usd: string; unit: 'image' | 'video' };
 }
 
 export interface ModelsResponse {

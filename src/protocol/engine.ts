@@ -3,19 +3,22 @@
  * Subscriptions: the callback is passed as a Comlink proxy; the returned unsubscribe is a Comlink proxy too.
  */
 import type { ScrapedPage, ScrapeFailure, SearchDepth, Suggestion, SuggestionKind, WebSearchStatus } from './web';
-import type { ConversationRow, InstructionRow, MessageRow, Mode, QueuedMessage, ScratchpadEntryRow, WebSourceRecord } from '../events/model';
+import type { ConversationRow, InstructionRow, MessageRow, Mode, ModelSettings, QueuedMessage, ScratchpadEntryRow, WebSourceRecord } from '../events/model';
 import type { ModelInfo, SessionData } from './api';
 import type { Preferences } from './preferences';
 import type { Invitation, PaymentLimits, PaymentMethodsResponse, PaymentStatus, PaymentTransaction } from './payments';
 import type { MessageAudio } from '../events/model';
 import type { TranscribeConfig } from './speech';
+import type { ConsentHandlers, ConsentQueries, FolderHandlers, FolderQueries, UpdatesHandlers, UpdatesQueries } from './account';
 
 /** Bumped whenever this interface changes shape: a tab whose bundle is stale reloads. */
 /** 2: the workspace commands of issue 6 (conversations, presets, queue, message tree). 3: the scratchpad. */
 /** 4: the money room of issue 10 (deposits, nano, invitations, auto-recharge, recovery codes). */
 /** 5: the conversationUpdates query (a page's live text between whole views) and the modes query. */
-/** 6: speech (Read aloud, the Audio and Voice modes, transcription). */
-export const ENGINE_PROTOCOL_VERSION = 6;
+/** 6: media (images, video jobs, the gallery, per-model settings). */
+/** 7: folders, the updates feed and analytics consent (issue 10 items 7 and 8). */
+/** 9: speech (Read aloud, the Audio and Voice modes, transcription); 8 is the attachments branch's. */
+export const ENGINE_PROTOCOL_VERSION = 9;
 
 export interface ConversationSummary {
   id: number;
@@ -25,6 +28,8 @@ export interface ConversationSummary {
   latestMessage: string;
   /** Pinned conversations lead the list. */
   pinned: boolean;
+  /** The folder it is in (spec 001 section 3: one at most), or null. */
+  folderId: number | null;
 }
 
 /** One conversation found by search: where to go, and the text around the match. */
@@ -147,6 +152,28 @@ export interface InstructionQueries {
 export interface QueueQueries {
   queue: { query: { kind: 'queue'; slug: string }; result: QueuedMessage[] };
 }
+/** One image of the gallery (every generated image across conversations, newest first, at most 1000). */
+export interface GalleryItem {
+  fileId: number;
+  thumbId: number;
+  mimeType: string;
+  width: number;
+  height: number;
+  messageId: number;
+  slug: string;
+  conversationName: string;
+  /** The prompt that made it. */
+  prompt: string;
+  model: string;
+  timestamp: number;
+  favourite: boolean;
+}
+/** Media (src/worker/queries/media.ts). */
+export interface MediaQueries {
+  gallery: { query: { kind: 'gallery' }; result: GalleryItem[] };
+  /** Per-model settings by model id (spec 000 section 3). */
+  modelSettings: { query: { kind: 'modelSettings' }; result: Record<string, ModelSettings> };
+}
 /** One deposit as the wallet shows it (the payment store's transactionData, spec 001 section 3). */
 export interface PaymentView {
   id: string;
@@ -189,6 +216,10 @@ export interface QueryDefs
     ScratchpadQueries,
     MoneyQueries,
     ModeQueries,
+    MediaQueries,
+    FolderQueries,
+    UpdatesQueries,
+    ConsentQueries,
     SpeechQueries {}
 
 export type QueryKind = keyof QueryDefs;
@@ -204,6 +235,9 @@ export interface SendMessageInput {
   mode?: Mode;
   /** Multi-model: up to 4 extra text models, no duplicates; each answers as its own assistant message. */
   extraModels?: string[];
+  /** Image and video modes: this request's settings (default: the model's kept settings) and input images (`files` ids). */
+  settings?: ModelSettings;
+  inputImageIds?: number[];
   /** Library ids of attached files; scraped pages (spec 000 section 3, queued message). */
   attachments?: string[];
   scrapedUrls?: string[];
@@ -318,6 +352,31 @@ export interface QueueHandlers {
   removeQueuedMessage(slug: string, id: string): Promise<ActionResult>;
 }
 
+/** An image or video request of the submit flow (spec 000 section 4, step 7's image and video handlers). */
+export interface MediaSubmitInput {
+  /** Existing conversation slug, or null to create a new conversation. */
+  slug: string | null;
+  prompt: string;
+  model: string;
+  /** Settings of this request; default: the model's kept settings. */
+  settings?: ModelSettings;
+  /** Files (`files` ids) used as input images: image-to-image, or image-to-video (the first). */
+  inputImageIds?: number[];
+}
+
+/** Media (src/worker/commands/media.ts). */
+export interface MediaHandlers {
+  generateImage(input: MediaSubmitInput): Promise<SendMessageResult>;
+  generateVideo(input: MediaSubmitInput): Promise<SendMessageResult>;
+  /** Keeps a model's settings (merged into what it had); engine data, so they survive a reload. */
+  setModelSettings(modelId: string, settings: ModelSettings): Promise<ActionResult>;
+  setImageFavourite(fileId: number, favourite: boolean): Promise<ActionResult>;
+  /** An image, thumbnail or video file as a Blob (shown with an object URL), or null when it is gone. */
+  getFile(fileId: number): Promise<Blob | null>;
+  /** Stores an image the user chose (an input for image-to-image); refused when it is not PNG, JPEG, WebP or GIF. */
+  storeInputImage(image: Blob): Promise<{ ok: true; fileId: number } | { ok: false; error: string }>;
+}
+
 /** Fiat rates of the payment store (spec 001 section 3), cached 60 s. */
 export interface FiatRatesView {
   eurPerUsd: number;
@@ -406,6 +465,10 @@ export type CommandHandlers =
   & WebHandlers
   & ScratchpadHandlers
   & MoneyHandlers
+  & MediaHandlers
+  & FolderHandlers
+  & UpdatesHandlers
+  & ConsentHandlers
   & SpeechHandlers;
 
 export type EngineApi = CommandHandlers & {

@@ -5,6 +5,8 @@
  */
 import { DEFAULT_TTS_MODEL, ELEVENLABS_DEFAULTS, type ElevenLabsSettings } from './speech-catalogue';
 
+import * as layout from './layout';
+
 export type Theme = 'dark' | 'light' | 'system';
 
 export interface Preferences {
@@ -21,6 +23,8 @@ export interface Preferences {
   defaultModel: string | null;
   /** Spec 001 section 9: true. */
   showThinkingBlocks: boolean;
+  /** Spec 001 section 3: passed on image and video calls (spec 000 section 6). Ours: off by default. */
+  showExplicitContent: boolean;
   /** Web search on for new messages (spec 001 section 3: linkupEnabled). Ours: off by default (it costs money). */
   linkupEnabled: boolean;
   /** Spec 001 section 9: standard. */
@@ -43,6 +47,31 @@ export interface Preferences {
   ttsSpeedPreferences: Record<string, number>;
   /** Spec 001 sections 5 and 9: ElevenLabs stability, similarity_boost (0.75, docs/decisions.md), style. */
   elevenLabsSettings: ElevenLabsSettings;
+  // ---- layout and interface (issue 10; src/ui/layout/) ----
+  /** The sidebar column shows on wide screens (a phone opens it with Menu). */
+  sidebarOpen: boolean;
+  /** The page links (Wallet, Settings, ...) show as a compact row of icons. */
+  navbarCollapsed: boolean;
+  /** No "Message actions" menu on messages. */
+  messageMenuDisabled: boolean;
+  /** The sidebar search's last term, restored on the next visit. */
+  lastUsedSearchTerm: string;
+  /** The conversation list (search, folders, conversations) shows in the sidebar. */
+  conversationsSidebarVisible: boolean;
+  /** Folders shown open in the sidebar's folder tree. */
+  expandedFolderIds: number[];
+  /** Widest a conversation's messages read, px; spec 001 section 9: 1200. */
+  conversationWidth: number;
+  /** Message input height, px; spec 001 section 9: 40 (clamped to the window, src/protocol/layout.ts). */
+  inputHeight: number;
+  /** Message input width, px; spec 001 section 9: 750 (clamped to the window). */
+  inputWidth: number;
+  /** The install banner is not offered again. */
+  installBannerHidden: boolean;
+  /** Spec 001 section 9: true. Long pasted text becomes an attached text file. */
+  largeTextPasteToFile: boolean;
+  /** Example prompts on an empty conversation. */
+  showExamplePromptsCarousel: boolean;
 }
 
 /** Languages the code viewer runs (Python) or previews (HTML). */
@@ -59,6 +88,7 @@ export const DEFAULT_PREFERENCES: Preferences = {
   enterSendsMessage: true,
   defaultModel: null,
   showThinkingBlocks: true,
+  showExplicitContent: false,
   linkupEnabled: false,
   linkupDepth: 'standard',
   urlScrapingPreference: 'ask',
@@ -70,7 +100,23 @@ export const DEFAULT_PREFERENCES: Preferences = {
   ttsVoicePreferences: {},
   ttsSpeedPreferences: {},
   elevenLabsSettings: { ...ELEVENLABS_DEFAULTS },
+  sidebarOpen: true,
+  navbarCollapsed: false,
+  messageMenuDisabled: false,
+  lastUsedSearchTerm: '',
+  conversationsSidebarVisible: true,
+  expandedFolderIds: [],
+  conversationWidth: layout.DEFAULT_CONVERSATION_WIDTH,
+  inputHeight: layout.DEFAULT_INPUT_HEIGHT,
+  inputWidth: layout.DEFAULT_INPUT_WIDTH,
+  installBannerHidden: false,
+  largeTextPasteToFile: true,
+  showExamplePromptsCarousel: true,
 };
+
+/** Longest search term kept; most folders kept open. */
+export const SEARCH_TERM_MAX = 200;
+export const EXPANDED_FOLDERS_MAX = 1000;
 
 /** Bounds of maxTokens: a positive whole number, no larger than the biggest context window we know of. */
 export const MAX_TOKENS_LIMIT = 1_000_000;
@@ -87,6 +133,7 @@ export const PREFERENCE_CHECKS: { readonly [K in keyof Preferences]: (v: unknown
   enterSendsMessage: (v) => typeof v === 'boolean',
   defaultModel: (v) => v === null || (typeof v === 'string' && v !== ''),
   showThinkingBlocks: (v) => typeof v === 'boolean',
+  showExplicitContent: (v) => typeof v === 'boolean',
   linkupEnabled: (v) => typeof v === 'boolean',
   linkupDepth: (v) => v === 'standard' || v === 'deep',
   urlScrapingPreference: (v) => v === 'ask' || v === 'always' || v === 'never',
@@ -98,6 +145,18 @@ export const PREFERENCE_CHECKS: { readonly [K in keyof Preferences]: (v: unknown
   ttsVoicePreferences: (v) => isSmallMap(v, (x) => typeof x === 'string' && x !== '' && x.length <= 100),
   ttsSpeedPreferences: (v) => isSmallMap(v, (x) => typeof x === 'number' && Number.isFinite(x) && x >= 0.25 && x <= 4),
   elevenLabsSettings: (v) => isElevenLabs(v),
+  sidebarOpen: (v) => typeof v === 'boolean',
+  navbarCollapsed: (v) => typeof v === 'boolean',
+  messageMenuDisabled: (v) => typeof v === 'boolean',
+  lastUsedSearchTerm: (v) => typeof v === 'string' && v.length <= SEARCH_TERM_MAX,
+  conversationsSidebarVisible: (v) => typeof v === 'boolean',
+  expandedFolderIds: (v) => Array.isArray(v) && v.length <= EXPANDED_FOLDERS_MAX && v.every((x) => Number.isSafeInteger(x)),
+  conversationWidth: (v) => isWhole(v, layout.CONVERSATION_WIDTH_MIN, layout.CONVERSATION_WIDTH_MAX),
+  inputHeight: (v) => isWhole(v, layout.INPUT_HEIGHT_MIN, layout.INPUT_HEIGHT_MAX),
+  inputWidth: (v) => isWhole(v, layout.INPUT_WIDTH_MIN, layout.INPUT_WIDTH_MAX),
+  installBannerHidden: (v) => typeof v === 'boolean',
+  largeTextPasteToFile: (v) => typeof v === 'boolean',
+  showExamplePromptsCarousel: (v) => typeof v === 'boolean',
 };
 
 /** A plain object of at most 50 entries whose values pass `ok` (the per-model speech choices). */
@@ -112,6 +171,10 @@ function isElevenLabs(v: unknown): boolean {
   const o = v as Record<string, unknown>;
   const unit = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1;
   return Object.keys(o).length === 3 && unit(o.stability) && unit(o.similarity_boost) && unit(o.style);
+}
+
+function isWhole(v: unknown, min: number, max: number): boolean {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= min && v <= max;
 }
 
 function isSplit(v: unknown): boolean {

@@ -22,10 +22,15 @@ import { adminAccessGuard } from './guards/admin-access';
 import { clientAddressResolver, type ClientAddressFn } from './guards/client-address';
 import { crossSiteGuard } from './guards/cross-site';
 import { createLimiter } from './guards/rate-limit';
+import { registerMediaRoutes, type MediaServices } from './media/register';
+import { RequestBinder } from './routes/request-binding';
+import { BodyParsePool } from './body/parse-pool';
 import { loadMoneyConfig } from './payments/config';
 import { createMoneyServices, MONEY_PREFIXES, registerMoneyRoutes, type MoneyServices } from './payments/register';
 import { registerWebRoutes, type WebDeps } from './search/register';
 import { registerSpeechRoutes, type SpeechServices } from './speech/register';
+import { registerConsentRoutes } from './consent/routes';
+import { DEFAULT_CONSENT_CONFIG, type ConsentConfig } from './consent/config';
 
 export interface AppDeps {
   /** Migrated database (openDatabase in src/server/db/open.ts). */
@@ -45,12 +50,18 @@ export interface AppDeps {
   /** Enables /admin/* for bearers of this token (see routes/admin.ts). */
   adminToken?: string | null;
   log?: (line: string) => void;
+  /** Image and video models and the video job runner (src/server/media/register.ts); default: offline engines only. */
+  media?: MediaServices;
+  /** Called with what must run when the gateway closes (before the database does): leased rate-limit tokens go back. */
+  onClose?: (fn: () => Promise<void>) => void;
   /** Payments, invitations, nano, recovery (payments/register.ts); default: built from an empty environment. */
   money?: MoneyServices;
   /** Web search, scraping and suggestions (src/server/search/register.ts). */
   web?: WebDeps;
   /** Speech models, the TTS job runner and transcription (src/server/speech/register.ts); default: the offline voice. */
   speech?: SpeechServices;
+  /** Who is asked for analytics consent (src/server/consent/config.ts); default: visitors from a tracked source. */
+  consent?: ConsentConfig;
 }
 
 export const DEFAULT_SETTINGS: AppSettings = {
@@ -68,22 +79,27 @@ export const DEFAULT_SETTINGS: AppSettings = {
 export const SMALL_BODY_BYTES = 256 * 1024;
 
 /** Routes whose body carries a conversation (its images too): PARLEY_MAX_BODY_BYTES applies. */
-const LARGE_BODY_ROUTES = new Set(['/api/stream-gpt', '/api/talk-to-gpt-multi']);
+const LARGE_BODY_ROUTES = new Set(['/api/stream-gpt', '/api/talk-to-gpt-multi', '/api/generate-image', '/api/generate-openai-image', '/api/generate-video']);
 /** Voice recordings (src/server/speech/transcribe-route.ts checks their own limit). */
 LARGE_BODY_ROUTES.add('/api/transcribe');
 
 /** Routes that spend money or upstream capacity: limited per client address (PARLEY_COSTLY_RATE_*). */
-const COSTLY_ROUTES = ['/api/stream-gpt', '/api/talk-to-gpt-multi', '/api/conversation-summary'];
+const COSTLY_ROUTES = ['/api/stream-gpt', '/api/talk-to-gpt-multi', '/api/conversation-summary', '/api/generate-image', '/api/generate-openai-image', '/api/generate-video'];
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const settings: AppSettings = { ...DEFAULT_SETTINGS, ...deps.settings };
   const log = deps.log ?? ((line: string) => console.error(`[gateway] ${line}`));
-  const ledger = deps.ledger ?? new Ledger(deps.db, { nanoPriceUsdMicro: deps.nanoPriceUsdMicro ?? 1_000_000n });
+  const ledger = deps.ledger ?? new Ledger(deps.db, { nanoPriceUsdMicro: deps.nanoPriceUsdMicro ?? 1_000_000n, log });
   const replies = deps.replies ?? new ReplyRegistry({ graceMs: settings.resumeGraceMs });
   const address = deps.clientAddress ?? clientAddressResolver(settings.guards.trustedProxyHeader);
-  const costlyLimit = createLimiter(deps.db, 'costly', settings.guards.costlyRate, address, 'requests');
-  const sessionLimit = createLimiter(deps.db, 'sessions', settings.guards.sessionRate, address, 'new sessions');
-  const ctx: RouteContext = { db: deps.db, ledger, catalogue: deps.catalogue, settings, replies, costlyLimit, log };
+  const costlyLimit = createLimiter(deps.db, 'costly', settings.guards.costlyRate, address, 'requests', log);
+  const sessionLimit = createLimiter(deps.db, 'sessions', settings.guards.sessionRate, address, 'new sessions', log);
+  const bindings = new RequestBinder(deps.db);
+  const bodies = new BodyParsePool(log);
+  deps.onClose?.(async () => {
+    await Promise.all([costlyLimit.close(), sessionLimit.close(), bodies.close()]);
+  });
+  const ctx: RouteContext = { db: deps.db, ledger, catalogue: deps.catalogue, settings, replies, costlyLimit, bindings, bodies, log };
   const app = new Hono<AppEnv>();
 
   // Before anything reads a body or a session: state-changing requests must be JSON from this site.
@@ -114,10 +130,12 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   registerStreamGptRoute(app, ctx);
   registerConversationSummaryRoute(app, ctx);
   registerTalkToGptMultiRoute(app, ctx);
+  registerMediaRoutes(app, ctx, deps.media);
   const money = deps.money ?? createMoneyServices(deps.db, ledger, loadMoneyConfig({}), log);
   registerMoneyRoutes(app, ctx, money, address, requireSession);
   registerWebRoutes(app, ctx, deps.web);
   deps.catalogue.attachSpeech(registerSpeechRoutes(app, ctx, deps.speech).catalogue);
+  registerConsentRoutes(app, ctx, deps.consent ?? DEFAULT_CONSENT_CONFIG);
   if (deps.adminToken) {
     app.use('/admin/*', adminAccessGuard(settings.guards.adminLoopbackOnly));
     registerAdminRoutes(app, ctx, deps.adminToken);

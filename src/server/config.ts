@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { AmountError, parseDecimal, type PriceUnits } from './money';
+import { loadMediaConfig, type MediaConfig } from './media/config';
 import { loadMoneyConfig, type MoneyConfig } from './payments/config';
 
 export type Env = Record<string, string | undefined>;
@@ -51,6 +52,10 @@ export interface GatewayConfig {
   sessionIdleMs: number;
   /** How often the expiry sweep runs, ms (PARLEY_SESSION_SWEEP_MS). */
   sessionSweepMs: number;
+  /** Image and video providers and the video job runner's timing (src/server/media/config.ts). */
+  media: MediaConfig;
+  /** A client that accepts no byte of its reply for this long is taken as gone, ms (PARLEY_CLIENT_TIMEOUT_MS). */
+  clientTimeoutMs: number;
   /** Payments, nano, invitations, recovery codes (payments/config.ts). */
   money: MoneyConfig;
 }
@@ -88,7 +93,7 @@ const ProviderSchema = z.object({
 });
 const ProvidersSchema = z.array(ProviderSchema).max(50);
 
-function intVar(env: Env, name: string, def: number, min: number, max: number): number {
+export function intVar(env: Env, name: string, def: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return def;
   const n = Number(raw);
@@ -232,6 +237,8 @@ export function loadConfig(env: Env): GatewayConfig {
     guards: loadGuards(env, sessionIdleMs),
     sessionIdleMs,
     sessionSweepMs: intVar(env, 'PARLEY_SESSION_SWEEP_MS', 10 * 60_000, 1_000, 24 * 3_600_000),
+    media: loadMediaConfig(env),
+    clientTimeoutMs: intVar(env, 'PARLEY_CLIENT_TIMEOUT_MS', 120_000, 100, 3_600_000),
     money: loadMoneyConfig(env),
   };
 }

@@ -8,6 +8,8 @@ import type { Ledger } from './ledger/ledger';
 import type { Catalogue } from './providers/catalogue';
 import type { ReplyRegistry } from './routes/reply-registry';
 import type { Limiter } from './guards/rate-limit';
+import type { RequestBinder } from './routes/request-binding';
+import type { BodyParsePool } from './body/parse-pool';
 
 /**
  * Hono environment of the gateway app: the authenticated session id is set by the /api auth middleware. Under
@@ -31,6 +33,8 @@ export interface AppSettings {
   titleModel?: string | null;
   /** Client address, rate limits, cross-site and admin checks (guards/, docs/gateway.md "Security and limits"). */
   guards: GuardConfig;
+  /** A client that accepts no byte of its reply for this long is taken as gone, ms (PARLEY_CLIENT_TIMEOUT_MS). */
+  clientTimeoutMs?: number;
 }
 
 /** What every route module gets. */
@@ -47,6 +51,10 @@ export interface RouteContext {
    * `ctx.costlyLimit.middleware` (guards/rate-limit.ts).
    */
   costlyLimit: Limiter;
+  /** requestId bindings (routes/request-binding.ts). */
+  bindings: RequestBinder;
+  /** Parses large reply bodies off the event loop (body/parse-pool.ts); read them with body/read-body.ts. */
+  bodies: BodyParsePool;
   log: (line: string) => void;
 }
 
@@ -111,10 +119,4 @@ export async function readJson(c: Context, maxBytes: number): Promise<{ ok: true
   }
 }
 
-/** One readable line from a zod error: the first few issues with their paths. */
-export function describeIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
-  return issues
-    .slice(0, 5)
-    .map((i) => (i.path.length > 0 ? `${i.path.map(String).join('.')}: ${i.message}` : i.message))
-    .join('; ');
-}
+export { describeIssues } from './body/chat-digest';

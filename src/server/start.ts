@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { createApp } from './app';
+import { loadConsentConfig } from './consent/config';
 import { loadConfig, type Env, type GatewayConfig } from './config';
 import type { AppEnv } from './context';
 import { openDatabase, type DbTarget } from './db/open';
@@ -20,6 +21,8 @@ import type { Db } from './db/types';
 import { Ledger } from './ledger/ledger';
 import { startHoldSweeper } from './ledger/sweeper';
 import { Catalogue } from './providers/catalogue';
+import { MediaCatalogue } from './media/catalogue';
+import { startMediaServices } from './media/register';
 import { startSessionSweeper } from './sessions/expiry';
 import { ReplyRegistry } from './routes/reply-registry';
 import { PgReplyStore } from './routes/reply-store';
@@ -110,6 +113,11 @@ export function readLiveLock(dataDir: string): GatewayLockFile | null {
 function listen(app: Hono<AppEnv>, port: number, host: string): Promise<Server> {
   return new Promise((resolvePromise, reject) => {
     const server = serve({ fetch: app.fetch, port, hostname: host }) as Server;
+    // Idle keep-alive connections stay open longer than a load balancer's or a client's own idle timeout (60 s is
+    // common), so the gateway is never the one closing a connection a client is about to reuse. A request's headers
+    // and body must still arrive within Node's defaults (headers 60 s, whole request 300 s): a body that never
+    // ends is cut off then.
+    server.keepAliveTimeout = 65_000;
     const onError = (e: Error): void => reject(e);
     server.once('error', onError);
     server.once('listening', () => {
@@ -147,13 +155,19 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
   let lockPath: string | null = null;
   let stopReplies: () => Promise<void> = () => Promise.resolve();
   let stopSweeper: () => Promise<void> = () => Promise.resolve();
+  /** What the app asks to run at close, before the database closes. */
+  const closers: (() => Promise<void>)[] = [];
   try {
+    const mediaCatalogue = new MediaCatalogue(config.media);
     const catalogue = await Catalogue.create(config.upstreams, {
       offlineTokenDelayMs: config.offlineTokenDelayMs,
       discoveryTimeoutMs: config.discoveryTimeoutMs,
       log,
+      media: mediaCatalogue,
     });
-    const ledger = new Ledger(db, { nanoPriceUsdMicro: config.nanoPriceUsdMicro });
+    const ledger = new Ledger(db, { nanoPriceUsdMicro: config.nanoPriceUsdMicro, log });
+    // Video jobs left by a gateway that stopped are picked up again (src/server/media/video-jobs.ts).
+    const media = startMediaServices({ db, ledger, catalogue: mediaCatalogue, config: config.media, log });
     // Holds a dead gateway left open are given back at startup and then every minute (docs/gateway.md, "Holds").
     const sweeper = startHoldSweeper(ledger, log);
     // Idle sessions that never held money expire, at startup and then every PARLEY_SESSION_SWEEP_MS (sessions/expiry.ts).
@@ -168,6 +182,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
     const speech = startSpeechServices({ db, ledger, config: speechConfig, log });
     stopSweeper = async () => {
       await stopSpeechServices(speech);
+      await media.runner.stop();
       await sweeper.stop();
       await sessionSweeper.stop();
       await moneySweeper.stop();
@@ -187,13 +202,24 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
       catalogue,
       ledger,
       replies,
-      settings: { stallMs: config.stallMs, cookieSecure: config.cookieSecure, maxBodyBytes: config.maxBodyBytes, resumeGraceMs: config.resumeGraceMs, titleModel: config.titleModel, guards: config.guards },
+      settings: {
+        stallMs: config.stallMs,
+        cookieSecure: config.cookieSecure,
+        maxBodyBytes: config.maxBodyBytes,
+        resumeGraceMs: config.resumeGraceMs,
+        titleModel: config.titleModel,
+        guards: config.guards,
+        clientTimeoutMs: config.clientTimeoutMs,
+      },
       clientDir,
       adminToken,
       log,
+      media,
+      onClose: (fn) => closers.push(fn),
       money,
       web: { search, ...(options.scrapeTest ? { scrapeTest: options.scrapeTest } : {}) },
       speech,
+      consent: loadConsentConfig(env),
     });
     server = await listen(app, port, host);
     const addr = server.address() as AddressInfo;
@@ -219,6 +245,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
         replies.close();
         await stopReplies();
         await stopSweeper();
+        await Promise.all(closers.map((fn) => fn()));
+        await ledger.close();
         if (lockPath) rmSync(lockPath, { force: true });
         await db.close();
       })();

@@ -10,6 +10,8 @@ import { Notifications } from './components/Notifications';
 import { AudioPlayerBar } from './speech/AudioPlayerBar';
 import { SettingsPage } from './components/SettingsPage';
 import { WalletPage } from './components/WalletPage';
+import { GalleryPage } from './media/GalleryPage';
+import { ImageViewer } from './media/ImageViewer';
 import { InvitationsPage } from './components/InvitationsPage';
 import { ToolSplit } from './components/ToolSplit';
 import { Link } from './components/Link';
@@ -17,6 +19,11 @@ import { useQuery } from './engine';
 import { matchRoute, navigate, usePath } from './router';
 import { view } from './state';
 import { useTheme } from './theme';
+import { UpdatesLink, UpdatesPage } from './account/UpdatesPage';
+import { ConsentBanner, InstallBanner } from './account/Banners';
+import { frameAttributes, PageLinksToggle, ShowSidebarButton } from './account/layout';
+import { useConnectivityNotices } from './account/connectivity';
+import { useAnalytics } from './account/analytics';
 
 export function App() {
   const path = usePath();
@@ -26,6 +33,8 @@ export function App() {
   const menuButton = useRef<HTMLButtonElement>(null);
   const drawer = useRef<HTMLDivElement>(null);
   useTheme(preferences?.theme);
+  useConnectivityNotices();
+  useAnalytics(route.name);
 
   useEffect(() => {
     if (route.name === 'home') navigate('/conversation/new', { replace: true });
@@ -56,7 +65,7 @@ export function App() {
 
   return (
     // "Show thinking" off hides every reply's reasoning block (styles/layout.css), without touching each message.
-    <div className="app" data-drawer={drawerOpen ? 'open' : 'closed'} data-show-thinking={preferences?.showThinkingBlocks === false ? 'false' : 'true'}>
+    <div className="app" data-drawer={drawerOpen ? 'open' : 'closed'} data-show-thinking={preferences?.showThinkingBlocks === false ? 'false' : 'true'} {...frameAttributes(preferences)}>
       <div className="drawer" id="app-drawer" ref={drawer}>
         <Sidebar route={route} />
         <nav aria-label="Pages" className="pages-nav">
@@ -66,10 +75,16 @@ export function App() {
           <Link href="/settings" current={route.name === 'settings'}>
             Settings
           </Link>
+          <Link href="/gallery" current={route.name === 'gallery'}>
+            Gallery
+          </Link>
           <Link href="/invitations" current={route.name === 'invitations'}>
             Invitations
           </Link>
+          <UpdatesLink current={route.name === 'updates'} />
+          <PageLinksToggle collapsed={false} />
         </nav>
+        <PageLinksToggle collapsed />
       </div>
       {drawerOpen && <div className="drawer-backdrop" aria-hidden="true" onClick={closeDrawer} />}
       <main className="main">
@@ -86,8 +101,11 @@ export function App() {
           </button>
           <span className="brand">Parley</span>
         </div>
+        <ShowSidebarButton />
         <Notifications />
         <AudioPlayerBar />
+        <ConsentBanner />
+        <InstallBanner />
         {route.name === 'conversation' && (
           <ToolSplit slug={route.slug === 'new' ? null : route.slug}>
             <ConversationPage key={route.slug === 'new' ? 'new' : 'conversation'} slug={route.slug} />
@@ -95,7 +113,10 @@ export function App() {
         )}
         {route.name === 'wallet' && <WalletPage />}
         {route.name === 'settings' && <SettingsPage />}
+        {route.name === 'gallery' && <GalleryPage />}
+        <ImageViewer />
         {route.name === 'invitations' && <InvitationsPage />}
+        {route.name === 'updates' && <UpdatesPage />}
       </main>
     </div>
   );

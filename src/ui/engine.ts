@@ -3,10 +3,19 @@ import { useEffect, useState, useSyncExternalStore } from 'react';
 import type * as Comlink from 'comlink';
 import type { ConversationView, EngineApi, Query, QueryResult } from '../protocol/engine';
 import { applyConversationUpdate } from '../protocol/conversation-updates';
+import { engineWorkerName } from '../worker/timing';
 import { EngineConnection, type ConnectionState } from '../worker/tab/connection';
 
+function storageOrNull(): Storage | null {
+  try {
+    return localStorage;
+  } catch {
+    return null;
+  }
+}
+
 export const connection = new EngineConnection({
-  createEngineWorker: () => new Worker(new URL('../worker/engine-worker.ts', import.meta.url), { type: 'module', name: 'parley-engine' }),
+  createEngineWorker: () => new Worker(new URL('../worker/engine-worker.ts', import.meta.url), { type: 'module', name: engineWorkerName(storageOrNull()) }),
   createBroker: () => new SharedWorker(new URL('../worker/broker.ts', import.meta.url), { type: 'module', name: 'parley-broker' }),
 });
 

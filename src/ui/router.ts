@@ -23,13 +23,15 @@ export function usePath(): string {
   );
 }
 
-export type Route = { name: 'conversation'; slug: string } | { name: 'wallet' } | { name: 'settings' } | { name: 'home' } | { name: 'invitations' };
+export type Route = { name: 'conversation'; slug: string } | { name: 'wallet' } | { name: 'settings' } | { name: 'home' } | { name: 'invitations' } | { name: 'gallery' } | { name: 'updates' };
 
 export function matchRoute(path: string): Route {
   const pathname = path.split('?')[0] ?? '/';
   if (pathname === '/wallet') return { name: 'wallet' };
   if (pathname === '/settings') return { name: 'settings' };
+  if (pathname === '/gallery') return { name: 'gallery' };
   if (pathname === '/invitations') return { name: 'invitations' };
+  if (pathname === '/updates') return { name: 'updates' };
   const m = /^\/conversation\/(.+)$/.exec(pathname);
   if (m?.[1]) return { name: 'conversation', slug: m[1] };
   return { name: 'home' };

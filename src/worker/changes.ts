@@ -49,6 +49,13 @@ const CHANGES: { [K in EventType]: (payload: EventPayloads[K]) => Touch } = {
   'conversation.duplicated': (p) => ({ list: true, slugs: [p.conversation.slug] }),
   // Preferences are no conversation's data: the engine's preferences$ follows these events itself.
   'preferences.changed': () => ({ list: false, slugs: [] }),
+  'image.generated': (p) => ({ list: true, slugs: [p.conversationSlug] }),
+  'image.answered': (p) => ({ list: true, slugs: [p.conversationSlug] }),
+  // Favourites and model settings are no conversation's data: the gallery and settings queries follow them.
+  'image.favourited': () => ({ list: false, slugs: [] }),
+  'video.requested': (p) => ({ list: false, slugs: [p.conversationSlug] }),
+  'video.statusChanged': (p) => ({ list: true, slugs: [p.conversationSlug] }),
+  'modelSettings.changed': () => ({ list: false, slugs: [] }),
   // Payments are no conversation's data: the money room follows these events itself.
   'payment.started': () => ({ list: false, slugs: [] }),
   'payment.settled': () => ({ list: false, slugs: [] }),
@@ -58,6 +65,13 @@ const CHANGES: { [K in EventType]: (payload: EventPayloads[K]) => Touch } = {
   'scratchpad.entryEdited': () => ({ list: false, slugs: [] }),
   'scratchpad.entryDeleted': () => ({ list: false, slugs: [] }),
   'speech.generated': (p) => ({ list: false, slugs: [p.conversationSlug] }),
+  // Folders: the list shows each conversation's folder (the folders query follows these events itself).
+  'folder.created': () => ({ list: false, slugs: [] }),
+  'folder.renamed': () => ({ list: false, slugs: [] }),
+  'folder.deleted': () => ({ list: true, slugs: [] }),
+  'conversation.movedToFolder': () => ({ list: true, slugs: [] }),
+  // The updates feed is no conversation's data: the updates query follows these events itself.
+  'updates.read': () => ({ list: false, slugs: [] }),
 };
 
 export function changeOf(events: readonly NewEvent[]): Change {

@@ -25,6 +25,7 @@ import { gateway } from './services/gateway';
 import { IdAllocator } from './services/ids';
 import { loadPreferences } from './services/preferences';
 import { runReply, type LiveReply, type ReplyHost } from './services/reply-runner';
+import { waitForNetwork } from './services/network';
 
 /** Spec 000 section 9: stream text updates throttled to 150 ms. */
 export const STREAM_THROTTLE_MS = 150;
@@ -41,6 +42,9 @@ export interface EngineHooks {
   dbName?: string;
   /** Reply stream inactivity limit (tests shorten it). */
   replyStallMs?: number;
+  /** Video status polling interval and timeout (spec 000 section 9: 10 s, 20 min; tests shorten them). */
+  videoPollMs?: number;
+  videoTimeoutMs?: number;
 }
 
 export class EngineCore implements CoreHandlers {
@@ -66,10 +70,17 @@ export class EngineCore implements CoreHandlers {
   private sessionRefresh: Promise<void> | null = null;
   private modelsLoad: Promise<void> | null = null;
   private sessionRefreshAgain = false;
+  /** Stopped on dispose: background pipelines of the domains (video polling). */
+  readonly disposers: (() => void)[] = [];
 
   constructor(protected readonly hooks: EngineHooks) {
     this.status$ = new BehaviorSubject<EngineStatus>({ ready: false, storage: 'ok', engineId: this.engineId });
     this.started = this.start();
+  }
+
+  /** A timing the engine was started with (tests shorten the video clock). */
+  hooksValue<K extends 'videoPollMs' | 'videoTimeoutMs'>(key: K): EngineHooks[K] {
+    return this.hooks[key];
   }
 
   /** The local database can be used (it opened, and no write has failed). */
@@ -145,7 +156,9 @@ export class EngineCore implements CoreHandlers {
   startReply(reply: LiveReply, open: (signal: AbortSignal) => Promise<ReadableStream<Uint8Array>>): void {
     this.live.set(reply.messageId, reply);
     this.live$.next(reply.slug);
-    void runReply(this.replyHost(), reply, open)
+    // Offline, the reply waits for the network (its message is saved already); Stop ends the wait.
+    void waitForNetwork(reply.controller.signal)
+      .then(() => runReply(this.replyHost(), reply, open))
       .catch((error: unknown) => console.error('Reply failed to record', error))
       .finally(() => {
         this.live.delete(reply.messageId);
@@ -170,6 +183,7 @@ export class EngineCore implements CoreHandlers {
   async dispose(): Promise<void> {
     await this.started;
     for (const reply of this.live.values()) reply.controller.abort();
+    for (const stop of this.disposers) stop();
     this.lifecycle?.dispose();
     this.db?.close();
   }

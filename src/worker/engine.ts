@@ -17,6 +17,7 @@ import { messageCommands } from './commands/messages';
 import { conversationCommands } from './commands/conversations';
 import { instructionCommands } from './commands/instructions';
 import { queueCommands } from './commands/queue';
+import { mediaCommands } from './commands/media';
 import { webCommands } from './commands/web';
 import { scratchpadCommands } from './commands/scratchpad';
 import { speechCommands } from './commands/speech';
@@ -27,10 +28,15 @@ import { conversationQueries } from './queries/conversations';
 import { coreQueries } from './queries/core';
 import { instructionQueries } from './queries/instructions';
 import { queueQueries } from './queries/queue';
+import { mediaQueries } from './queries/media';
 import { scratchpadQueries } from './queries/scratchpad';
 import { modeQueries } from './queries/modes';
 import { speechQueries } from './queries/speech';
 import type { QueryHandlers } from './queries/types';
+import { folderCommands } from './commands/folders';
+import { folderQueries } from './queries/folders';
+import { updatesCommands, updatesQueries } from './commands/updates';
+import { consentCommands, consentQueries } from './commands/consent';
 
 export { INTERRUPTED_REASON, PAID_USE_THRESHOLD, STREAM_THROTTLE_MS, type EngineHooks } from './core';
 export { REPLY_IN_PROGRESS } from './commands/submit';
@@ -62,8 +68,12 @@ export class Engine extends EngineCore {
       ...queueCommands(this),
       ...webCommands(this),
       ...scratchpadCommands(this),
+      ...mediaCommands(this),
       ...moneyCommands(this, this.money),
       ...speechCommands(this),
+      ...folderCommands(this),
+      ...updatesCommands(this),
+      ...consentCommands(this),
     };
     Object.assign(this, domains);
     this.commands = {
@@ -84,6 +94,10 @@ export class Engine extends EngineCore {
       ...moneyQueries(this.money),
       ...modeQueries(this),
       ...speechQueries(this),
+      ...mediaQueries(this),
+      ...folderQueries(this),
+      ...updatesQueries(this),
+      ...consentQueries(this),
     };
   }
 

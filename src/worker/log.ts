@@ -5,6 +5,7 @@
  * The log is the truth; the read-model tables owned by projections are derived from it and may be cleared and
  * rebuilt at any time. Tables no projection owns (files, library, ...) are never touched here.
  */
+import { legacyFolderEvents, LEGACY_FOLDERS_KEY } from './db/legacy-folders';
 import Dexie from 'dexie';
 import type { Table } from 'dexie';
 import { CURRENT_VERSION, makeEvent } from '../events/catalogue';
@@ -271,7 +272,7 @@ export async function ensureProjectionsCurrent(
   options: LogOptions & { onProgress?: RebuildProgressFn } = {},
 ): Promise<EnsureResult> {
   const projections = options.projections ?? defaultProjections;
-  const scope = [...new Set([...rebuildScope(db, projections), db.conversations, db.messages, db.instructions, db.scratchpadEntries])];
+  const scope = [...new Set([...rebuildScope(db, projections), db.conversations, db.messages, db.instructions, db.scratchpadEntries, db.folders, db.conversationFolders])];
   return db.transaction('rw', scope, async () => {
     let adopted = 0;
     const logSize = await db.events.count();
@@ -297,6 +298,12 @@ export async function ensureProjectionsCurrent(
       const events = legacyScratchpadEvents(await db.scratchpadEntries.toArray());
       if (events.length > 0) await db.events.bulkAdd(events);
       await db.meta.put({ key: LEGACY_SCRATCHPAD_KEY, value: { events: events.length } });
+    }
+    // Folders likewise (schema v42's tables; their projection came with issue 10: src/worker/db/legacy-folders.ts).
+    if ((await db.meta.get(LEGACY_FOLDERS_KEY)) === undefined) {
+      const events = legacyFolderEvents(await db.folders.toArray(), await db.conversationFolders.toArray());
+      if (events.length > 0) await db.events.bulkAdd(events);
+      await db.meta.put({ key: LEGACY_FOLDERS_KEY, value: { events: events.length } });
     }
     const versions = await db.meta.bulkGet(projections.map(projectionMetaKey));
     const stale = projections.filter((p, i) => adopted > 0 || versions[i]?.value !== p.version);

@@ -62,17 +62,17 @@ describe('multi-model', () => {
 
   it('says plainly that other modes are not available, and refuses to send in them', async () => {
     const context = await getStack().newContext();
-    const page = await openApp(context, '/conversation/new?mode=video');
+    const page = await openApp(context, '/conversation/new?mode=audio');
     const mode = page.getByRole('radiogroup', { name: 'Mode' });
     for (const name of ['Chat', 'Image', 'Video', 'Audio', 'Voice']) await mode.getByRole('radio', { name }).waitFor({ state: 'attached' });
-    expect(await mode.getByRole('radio', { name: 'Video' }).isChecked()).toBe(true);
-    await page.getByText('Video generation is not available yet.', { exact: false }).first().waitFor();
+    expect(await mode.getByRole('radio', { name: 'Audio' }).isChecked()).toBe(true);
+    await page.getByText('Audio generation is not available yet.', { exact: false }).first().waitFor();
     await send(page, 'a cat on a skateboard');
-    await page.getByRole('region', { name: 'Notifications' }).getByText('Video generation is not available yet', { exact: false }).waitFor();
+    await page.getByRole('region', { name: 'Notifications' }).getByText('Audio generation is not available yet', { exact: false }).waitFor();
     expect(await page.locator('article').count()).toBe(0);
     await mode.getByRole('radio', { name: 'Chat' }).check();
     // The note beside the composer goes with the mode (the notice closes on its own).
-    await expect.poll(() => page.locator('.composer-area').getByText('Video generation is not available yet.', { exact: false }).count()).toBe(0);
+    await expect.poll(() => page.locator('.composer-area').getByText('Audio generation is not available yet.', { exact: false }).count()).toBe(0);
   });
 
   it('reads the address: an unknown model falls back with a notice, online keeps web search off with its reason, transcriptId fills the prompt', async () => {

@@ -229,6 +229,59 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     id: 6,
+    name: 'video_jobs',
+    statements: [
+      // Video jobs (src/server/media/video-jobs.ts): one row per POST /api/generate-video, advanced by whichever
+      // gateway claims it (FOR UPDATE SKIP LOCKED plus a lease), so jobs survive a restart and run once.
+      `CREATE TABLE video_jobs (
+        run_id TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        model TEXT NOT NULL,
+        input JSONB NOT NULL,
+        status TEXT NOT NULL,
+        provider_job_id TEXT,
+        hold_key TEXT,
+        price_usd_micro BIGINT,
+        cost_usd_micro BIGINT NOT NULL DEFAULT 0,
+        payment_source TEXT,
+        error TEXT,
+        video BYTEA,
+        video_type TEXT,
+        failures INTEGER NOT NULL DEFAULT 0,
+        next_check_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        lease_until TIMESTAMPTZ,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        updated_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      )`,
+      `CREATE INDEX video_jobs_due_idx ON video_jobs (next_check_at) WHERE status IN ('queued', 'submitted')`,
+      `CREATE INDEX video_jobs_session_idx ON video_jobs (session_id)`,
+    ],
+  },
+  {
+    id: 7,
+    name: 'rate_limit_leases',
+    statements: [
+      // How many tokens the last take got: a gateway process leases tokens in blocks (guards/rate-limit.ts).
+      `ALTER TABLE rate_limits ADD COLUMN granted INTEGER NOT NULL DEFAULT 0`,
+    ],
+  },
+  {
+    id: 8,
+    name: 'analytics_consent',
+    statements: [
+      // Spec 001 section 3 (consentStatus, analyticsConsent, consentLastUpdated, policyVersion), one row per session.
+      `CREATE TABLE consents (
+        session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+        status TEXT NOT NULL CHECK (status IN ('not_required', 'pending', 'granted', 'denied')),
+        analytics BOOLEAN NOT NULL DEFAULT false,
+        source TEXT,
+        policy_version TEXT NOT NULL,
+        updated_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      )`,
+    ],
+  },
+  {
+    id: 9,
     name: 'tts_jobs',
     statements: [
       // Text-to-speech jobs (src/server/speech/jobs.ts): one row per POST /api/tts, leased by the gateway that runs

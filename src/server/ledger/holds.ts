@@ -8,7 +8,7 @@
  *    maximum, else nano at the configured price, else a shortfall and nothing changes), INSERT the hold
  *    (`hold_key` UNIQUE: reserving a key twice returns the first hold), then take the amount from the locked row
  *    (the balance's CHECK (>= 0) fails the whole statement rather than overdraw).
- *  - settle: one transaction. `UPDATE ledger_holds SET status = 'settled' WHERE status = 'held'` claims the hold
+ *  - settle: one statement. `UPDATE ledger_holds SET status = 'settled' WHERE status = 'held'` claims the hold
  *    (a second settle finds nothing to claim and returns the first result), the unused part goes back to the
  *    balance, and one `ledger_entries` charge records what was taken (at most the hold: the hold is the most a
  *    request can cost).
@@ -19,7 +19,7 @@
  * Lock order everywhere: hold row, then session row (reserve inserts a new hold row, which no one else can hold),
  * so settle, release and sweep cannot deadlock each other on a real Postgres.
  */
-import type { Db, Queryable } from '../db/types';
+import type { Queryable } from '../db/types';
 import { usdMicroToNanoRaw } from '../money';
 import type { Balance } from './ledger';
 
@@ -172,68 +172,73 @@ async function findHold(q: Queryable, key: string): Promise<Hold | null> {
   return r ? holdOf(key, r) : null;
 }
 
+/** The settle's amounts, in SQL: min(actual, maximum) from the hold's source; nano at the hold's price, rounded up. */
+const SETTLE_SQL = `WITH h AS (
+    UPDATE ledger_holds SET status = 'settled', closed_at = now(), settled_usd_micro = LEAST($2::bigint, max_usd_micro)
+    WHERE hold_key = $1 AND status = 'held'
+    RETURNING session_id, source, held_usd_micro, held_nano_raw, nano_price_usd_micro,
+      CASE WHEN source = 'USD' THEN LEAST($2::bigint, max_usd_micro) ELSE 0 END AS taken_usd,
+      CASE WHEN source = 'nano' THEN LEAST(held_nano_raw,
+        div(LEAST($2::bigint, max_usd_micro)::numeric * ${10n ** 30n}::numeric + nano_price_usd_micro - 1, nano_price_usd_micro))
+      ELSE 0 END AS taken_nano
+  ), u AS (
+    UPDATE sessions s SET usd_micro = s.usd_micro + h.held_usd_micro - h.taken_usd,
+      nano_raw = s.nano_raw + h.held_nano_raw - h.taken_nano, num_replies = s.num_replies + $3
+    FROM h WHERE s.id = h.session_id
+    RETURNING s.id, s.usd_micro, s.nano_raw
+  ), e AS (
+    INSERT INTO ledger_entries (idempotency_key, session_id, kind, requested_usd_micro, status, source,
+      applied_usd_micro, applied_nano_raw, usd_after_micro, nano_after_raw, counts_reply, note)
+    SELECT $1, h.session_id, 'charge', $2::bigint, 'applied', h.source, h.taken_usd, h.taken_nano, u.usd_micro, u.nano_raw, $3 > 0, $4
+    FROM h JOIN u ON u.id = h.session_id
+    RETURNING id
+  )
+  SELECT h.session_id, h.source, h.taken_usd::text AS taken_usd, h.taken_nano::text AS taken_nano,
+    h.nano_price_usd_micro::text AS nano_price_usd_micro, u.usd_micro::text AS usd_micro, u.nano_raw::text AS nano_raw,
+    (SELECT id::text FROM e) AS entry_id
+  FROM h JOIN u ON u.id = h.session_id`;
+
+/** A unique violation (SQLSTATE 23505), from PGlite or postgres.js. */
+function isUniqueViolation(e: unknown): boolean {
+  return typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '23505';
+}
+
 /**
  * Settles an open hold: takes min(actual, maximum) and gives back the rest, records the charge entry under the
- * hold's key. Returns null when the hold is not open (settled before, released, expired or unknown): the Ledger
- * then answers from the earlier entry or charges without a hold.
+ * hold's key, in ONE statement (it is atomic: if the entry's key was already used by another operation, the
+ * unique violation undoes the whole of it and the hold stays open). Returns null when the hold is not open
+ * (settled before, released, expired or unknown): the Ledger then answers from the earlier entry or charges
+ * without a hold.
  */
 export async function settleHold(
-  db: Db,
+  q: Queryable,
   key: string,
   actualUsdMicro: bigint,
   opts: { countReply: boolean; note: string | null },
 ): Promise<SettleOutcome | null> {
-  return db.transaction(async (tx) => {
-    const claimed = await tx.query<HoldRow>(
-      `UPDATE ledger_holds SET status = 'settled', closed_at = now(), settled_usd_micro = LEAST($2::bigint, max_usd_micro)
-       WHERE hold_key = $1 AND status = 'held'
-       RETURNING ${HOLD_COLUMNS}`,
-      [key, actualUsdMicro.toString()],
+  let rows;
+  try {
+    rows = await q.query<{ session_id: string; source: string; taken_usd: string; taken_nano: string; nano_price_usd_micro: string; usd_micro: string; nano_raw: string; entry_id: string | null }>(
+      SETTLE_SQL,
+      [key, actualUsdMicro.toString(), opts.countReply ? 1 : 0, opts.note],
     );
-    const r = claimed[0];
-    if (!r) return null;
-    const hold = holdOf(key, r);
-    const price = BigInt(r.nano_price_usd_micro);
-    const amount = actualUsdMicro < hold.maxUsdMicro ? actualUsdMicro : hold.maxUsdMicro;
-    let takenUsd = 0n;
-    let takenNano = 0n;
-    if (hold.source === 'USD') takenUsd = amount;
-    else {
-      const raw = usdMicroToNanoRaw(amount, price);
-      takenNano = raw < hold.heldNanoRaw ? raw : hold.heldNanoRaw;
-    }
-    const upd = await tx.query<{ usd_micro: string; nano_raw: string }>(
-      `UPDATE sessions SET usd_micro = usd_micro + $2::bigint, nano_raw = nano_raw + $3::numeric, num_replies = num_replies + $4
-       WHERE id = $1
-       RETURNING usd_micro::text AS usd_micro, nano_raw::text AS nano_raw`,
-      [hold.sessionId, (hold.heldUsdMicro - takenUsd).toString(), (hold.heldNanoRaw - takenNano).toString(), opts.countReply ? 1 : 0],
-    );
-    const after = upd[0];
-    if (!after) throw new Error(`Session '${hold.sessionId}' of hold '${key}' vanished`);
-    const balance: Balance = { usdMicro: BigInt(after.usd_micro), nanoRaw: BigInt(after.nano_raw) };
-    const inserted = await tx.query<{ id: string }>(
-      `INSERT INTO ledger_entries (idempotency_key, session_id, kind, requested_usd_micro, status, source,
-         applied_usd_micro, applied_nano_raw, usd_after_micro, nano_after_raw, counts_reply, note)
-       VALUES ($1, $2, 'charge', $3::bigint, 'applied', $4, $5::bigint, $6::numeric, $7::bigint, $8::numeric, $9, $10)
-       ON CONFLICT (idempotency_key) DO NOTHING
-       RETURNING id::text AS id`,
-      [key, hold.sessionId, actualUsdMicro.toString(), hold.source, takenUsd.toString(), takenNano.toString(),
-        balance.usdMicro.toString(), balance.nanoRaw.toString(), opts.countReply, opts.note],
-    );
-    const entry = inserted[0];
-    // The key names an earlier entry (another operation): roll the whole settle back, the hold stays open.
-    if (!entry) throw new HoldKeyError(key);
-    return {
-      sessionId: hold.sessionId,
-      source: hold.source,
-      takenUsdMicro: takenUsd,
-      takenNanoRaw: takenNano,
-      nanoPriceUsdMicro: price,
-      requestedUsdMicro: actualUsdMicro,
-      balance,
-      entryId: entry.id,
-    };
-  });
+  } catch (e) {
+    if (isUniqueViolation(e)) throw new HoldKeyError(key);
+    throw e;
+  }
+  const r = rows[0];
+  if (!r) return null;
+  if (r.entry_id === null) throw new Error(`Settle of hold '${key}' wrote no ledger entry`);
+  return {
+    sessionId: r.session_id,
+    source: r.source as HoldSource,
+    takenUsdMicro: BigInt(r.taken_usd),
+    takenNanoRaw: BigInt(r.taken_nano),
+    nanoPriceUsdMicro: BigInt(r.nano_price_usd_micro),
+    requestedUsdMicro: actualUsdMicro,
+    balance: { usdMicro: BigInt(r.usd_micro), nanoRaw: BigInt(r.nano_raw) },
+    entryId: r.entry_id,
+  };
 }
 
 /**
@@ -256,6 +261,19 @@ export async function releaseHold(q: Queryable, key: string, forget = false): Pr
     [key],
   );
   return rows.length > 0;
+}
+
+/**
+ * Pushes back the expiry of open holds (of calls still running in this process), so that only the holds of a
+ * gateway that died ever expire. One statement for all of them.
+ */
+export async function renewHolds(q: Queryable, keys: readonly string[], ttlMs: number): Promise<void> {
+  if (keys.length === 0) return;
+  await q.query(
+    `UPDATE ledger_holds SET expires_at = now() + $2::bigint * interval '1 millisecond'
+     WHERE hold_key IN (SELECT jsonb_array_elements_text($1::text::jsonb)) AND status = 'held'`,
+    [JSON.stringify(keys), String(Math.max(0, Math.round(ttlMs)))],
+  );
 }
 
 /**

@@ -18,10 +18,12 @@
  */
 import type { Db, Queryable } from '../db/types';
 import { nanoRawToUsdMicro, usdMicroToNanoRaw } from '../money';
+import { FreeReplyLog } from './free-replies';
 import {
   HoldKeyError,
   listHolds,
   releaseHold,
+  renewHolds,
   reserveHold,
   settleHold,
   sweepExpiredHolds,
@@ -90,6 +92,7 @@ export class LedgerInputError extends Error {
 export interface LedgerOptions {
   /** Nano price in micro-dollars per XNO (PARLEY_NANO_USD_PRICE). */
   nanoPriceUsdMicro: bigint;
+  log?: (line: string) => void;
 }
 
 interface EntryRow {
@@ -127,11 +130,20 @@ function checkAmount(v: bigint, what: string): void {
 }
 
 export class Ledger {
+  /** The $0 entries of free replies, written behind in batches (./free-replies.ts). */
+  readonly freeReplies: FreeReplyLog;
+
   constructor(
     private readonly db: Db,
     private readonly options: LedgerOptions,
   ) {
     if (options.nanoPriceUsdMicro <= 0n) throw new LedgerInputError('Nano price must be above 0');
+    this.freeReplies = new FreeReplyLog(db, options.log);
+  }
+
+  /** Writes what is queued (free replies' entries); the database may close after. */
+  close(): Promise<void> {
+    return this.freeReplies.close();
   }
 
   get nanoPriceUsdMicro(): bigint {
@@ -259,6 +271,16 @@ export class Ledger {
     };
   }
 
+  /**
+   * The charge recorded under `key`, or null: what a settle whose answer was lost (the database failed after it
+   * committed, say) did, so that a reply never says "not charged" when it was.
+   */
+  async chargeOf(sessionId: string, key: string): Promise<ChargeResult | null> {
+    const rows = await this.db.query<{ id: string }>('SELECT id::text AS id FROM ledger_entries WHERE idempotency_key = $1', [key]);
+    if (rows.length === 0) return null;
+    return this.previousCharge(this.db, key, sessionId, await this.balance(sessionId));
+  }
+
   private async previousCharge(tx: Queryable, key: string, sessionId: string, balance: Balance): Promise<ChargeResult> {
     const rows = await tx.query<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM ledger_entries WHERE idempotency_key = $1`, [key]);
     const prev = rows[0];
@@ -334,6 +356,11 @@ export class Ledger {
       balance: done.balance,
       entryId: done.entryId,
     };
+  }
+
+  /** Pushes back the expiry of these open holds (their calls still run in this process). */
+  renewHolds(keys: readonly string[], ttlMs: number): Promise<void> {
+    return renewHolds(this.db, keys, ttlMs);
   }
 
   /**

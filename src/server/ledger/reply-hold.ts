@@ -5,16 +5,13 @@
  * spec's default of 8192 when it has none (spec 000, "Max-tokens default 8192"), capped at 131,072; the gateway sends
  * that budget upstream as max_tokens, so a provider that honours it cannot produce more than was held.
  */
-import type { ChatMessage } from '../../protocol/api';
 import { replyCostMicro, type PriceUnits } from '../money';
-import { estimateInputTokens } from '../providers/offline';
 
 /** Output budget of a paid request that sets no maxTokens (spec 000: max-tokens default 8192). */
 export const DEFAULT_OUTPUT_TOKENS = 8192;
 /** Largest output budget a hold covers; a larger maxTokens is lowered to it. */
 export const MAX_OUTPUT_TOKENS = 131_072;
-/** How long a hold lives before a sweep takes its gateway for dead and gives the money back. */
-export const HOLD_TTL_MS = 30 * 60_000;
+export { HOLD_TTL_MS } from './paid-call';
 /** How often a gateway sweeps expired holds (also once at startup). */
 export const HOLD_SWEEP_INTERVAL_MS = 60_000;
 
@@ -26,8 +23,8 @@ export interface ReplyHoldPlan {
   maxUsdMicro: bigint;
 }
 
-export function planReplyHold(price: PriceUnits, messages: readonly ChatMessage[], maxTokens: number | undefined): ReplyHoldPlan {
+/** `inputTokens`: the conversation's estimate (ChatPayload.inputTokens, body/chat-payload.ts). */
+export function planReplyHold(price: PriceUnits, inputTokens: number, maxTokens: number | undefined): ReplyHoldPlan {
   const outputTokens = Math.min(maxTokens ?? DEFAULT_OUTPUT_TOKENS, MAX_OUTPUT_TOKENS);
-  const inputTokens = estimateInputTokens(messages);
   return { outputTokens, inputTokens, maxUsdMicro: replyCostMicro(price, inputTokens, outputTokens) };
 }

@@ -52,6 +52,8 @@ export interface CatalogueOptions {
   log?: (line: string) => void;
   /** Extra providers (tests): entries are added as given. */
   extra?: CatalogueEntry[];
+  /** Image and video models (src/server/media/catalogue.ts), listed after the text models. */
+  media?: { list(): ModelInfo[] };
   /** Speech models (src/server/speech/catalogue.ts), listed after the others; see attachSpeech. */
   speech?: { list(): ModelInfo[] };
 }
@@ -159,8 +161,10 @@ export class Catalogue {
 
   list(): ModelInfo[] {
     this.maybeRetry();
-    const models = this.order.map((id) => (this.entries.get(id) as CatalogueEntry).info);
-    return this.options.speech ? [...models, ...this.options.speech.list()] : models;
+    const text = this.order.map((id) => (this.entries.get(id) as CatalogueEntry).info);
+    const media = this.options.media ? this.options.media.list() : [];
+    const speech = this.options.speech ? this.options.speech.list() : [];
+    return [...text, ...media, ...speech];
   }
 
   /** Lists the speech models too (registerSpeechRoutes calls it when the catalogue was made without them). */

@@ -14,31 +14,68 @@ export interface StreamingResponse {
   body: IncomingMessage;
 }
 
+/** Where a request goes, as node:http options. */
+interface Target {
+  protocol: string;
+  hostname: string;
+  port: string;
+  path: string;
+  auth?: string;
+}
+
+/** Idle kept-alive sockets are closed after this long (below the 5 s keep-alive timeout servers commonly use). */
+const IDLE_SOCKET_MS = 4_000;
+
+/** A kept-alive socket the server had closed: the request never reached it. */
+class StaleSocketError extends Error {
+  constructor(override readonly cause: Error) {
+    super(cause.message);
+  }
+}
+
+function byteLength(body: string | readonly (string | Uint8Array)[]): number {
+  if (typeof body === 'string') return Buffer.byteLength(body, 'utf8');
+  let n = 0;
+  for (const piece of body) n += typeof piece === 'string' ? Buffer.byteLength(piece, 'utf8') : piece.byteLength;
+  return n;
+}
+
 export class HttpClient {
   private readonly agent: HttpAgent;
   private readonly secure: boolean;
+  private readonly targets = new Map<string, Target>();
 
   constructor(base: URL) {
     this.secure = base.protocol === 'https:';
-    const opts = { keepAlive: true, keepAliveMsecs: 10_000, maxSockets: 256, maxFreeSockets: 64, scheduling: 'lifo' as const };
+    // As many idle sockets kept as may be open: under load a socket freed by one reply is taken by the next, and a
+    // smaller idle pool would close it only to connect again (a connect and a close per reply). An idle socket is
+    // closed after IDLE_SOCKET_MS, before a server's own keep-alive timeout (commonly 5 s) closes it under us.
+    const opts = { keepAlive: true, keepAliveMsecs: 10_000, maxSockets: 256, maxFreeSockets: 256, scheduling: 'lifo' as const, timeout: IDLE_SOCKET_MS };
     this.agent = this.secure ? new HttpsAgent(opts) : new HttpAgent(opts);
   }
 
-  /** POST `body`; resolves once the response headers are in. Rejects on network errors or abort. */
-  post(url: URL, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<StreamingResponse> {
+  /**
+   * POST `body` (a string, or pieces written in turn: a large body's bytes are never joined); resolves once the
+   * response headers are in. Rejects on network errors or abort. A request on a kept-alive socket that the server
+   * closed as it was reused (reset before any answer) is sent once more on a new socket: the server never read it.
+   */
+  async post(url: URL, headers: Record<string, string>, body: string | readonly (string | Uint8Array)[], signal: AbortSignal): Promise<StreamingResponse> {
+    try {
+      return await this.send(url, headers, body, signal);
+    } catch (e) {
+      if (!(e instanceof StaleSocketError) || signal.aborted) throw e instanceof StaleSocketError ? e.cause : e;
+      return this.send(url, headers, body, signal);
+    }
+  }
+
+  private send(url: URL, headers: Record<string, string>, body: string | readonly (string | Uint8Array)[], signal: AbortSignal): Promise<StreamingResponse> {
     return new Promise((resolve, reject) => {
       if (signal.aborted) {
         reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
         return;
       }
-      const payload = Buffer.from(body, 'utf8');
       const req = (this.secure ? httpsRequest : httpRequest)(
-        url,
-        {
-          method: 'POST',
-          agent: this.agent,
-          headers: { ...headers, 'content-length': String(payload.length) },
-        },
+        { ...this.target(url), method: 'POST', agent: this.agent, headers: { ...headers, 'content-length': String(byteLength(body)) } },
         (res) => {
           signal.removeEventListener('abort', onAbort);
           // From here the body stream carries any abort as an error.
@@ -57,13 +94,32 @@ export class HttpClient {
         req.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
       };
       signal.addEventListener('abort', onAbort, { once: true });
-      req.once('error', (e) => {
+      req.once('error', (e: NodeJS.ErrnoException) => {
         signal.removeEventListener('abort', onAbort);
-        reject(e);
+        const stale = req.reusedSocket && !signal.aborted && (e.code === 'ECONNRESET' || e.code === 'EPIPE');
+        reject(stale ? new StaleSocketError(e) : e);
       });
       req.setNoDelay(true);
-      req.end(payload);
+      if (typeof body === 'string') {
+        // A string body goes out with the headers in one write (a Buffer would be a second chunk and a copy).
+        req.end(body, 'utf8');
+      } else {
+        for (const piece of body) req.write(piece);
+        req.end();
+      }
     });
+  }
+
+  /** A URL as request options, worked out once per URL (Node would convert the URL object on every request). */
+  private target(url: URL): Target {
+    let t = this.targets.get(url.href);
+    if (!t) {
+      const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+      t = { protocol: url.protocol, hostname, port: url.port, path: `${url.pathname}${url.search}` };
+      if (url.username || url.password) t.auth = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+      this.targets.set(url.href, t);
+    }
+    return t;
   }
 
   close(): void {

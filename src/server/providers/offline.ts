@@ -8,6 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChatMessage, ModelInfo } from '../../protocol/api';
 import type { OpenStreamResult, ProviderChatRequest, ProviderEvent, TextProvider } from './types';
+import { OFFLINE_ANALYSIS_CHARS, promptFacts, type PromptFacts } from '../body/chat-payload';
 
 export const OFFLINE_PROVIDER_ID = 'offline';
 export const OFFLINE_MODEL_ID = 'parley-offline';
@@ -27,34 +28,9 @@ export const OFFLINE_MODEL: ModelInfo = {
     'Works with no provider key and no network.',
 };
 
-/**
- * Characters of the prompt the engine analyses (counts, words, arithmetic); the rest is only counted in length.
- * Linear scans over 32 Ki characters take well under a millisecond, so no prompt holds the event loop.
- */
-export const OFFLINE_ANALYSIS_CHARS = 32 * 1024;
-
-/** Tokens charged per inline image (spec 000 section 9). */
-export const IMAGE_TOKENS = 85;
-
-export function messageText(m: ChatMessage): string {
-  if (typeof m.content === 'string') return m.content;
-  return m.content.map((p) => (p.type === 'text' ? p.text : '')).filter((t) => t.length > 0).join('\n');
-}
-
-export function imageCount(m: ChatMessage): number {
-  return typeof m.content === 'string' ? 0 : m.content.filter((p) => p.type === 'image_url').length;
-}
-
-/** Rough token estimate used when an upstream reports no usage: characters / 4, plus 85 per image. */
-export function estimateInputTokens(messages: readonly ChatMessage[]): number {
-  let chars = 0;
-  let images = 0;
-  for (const m of messages) {
-    chars += messageText(m).length;
-    images += imageCount(m);
-  }
-  return Math.ceil(chars / 4) + images * IMAGE_TOKENS;
-}
+// The prompt facts the engine reads and the token estimate live with the chat payload (built once per request,
+// on or off the event loop); re-exported here for the engine's callers.
+export { estimateInputTokens, IMAGE_TOKENS, imageCount, messageText, OFFLINE_ANALYSIS_CHARS } from '../body/chat-payload';
 
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
@@ -280,13 +256,17 @@ export interface OfflineReply {
 
 /** The whole reply for a conversation, computed up front (it is cheap and deterministic). */
 export function composeOfflineReply(messages: readonly ChatMessage[]): OfflineReply {
-  const users = messages.filter((m) => m.role === 'user');
-  const last = users[users.length - 1] ?? messages[messages.length - 1];
-  const whole = last ? messageText(last).trim() : '';
-  // Only the first OFFLINE_ANALYSIS_CHARS characters are analysed (a cap, docs/gateway.md "Security and limits"):
-  // every scan below is linear, and the cap keeps one huge prompt from holding the event loop.
-  const prompt = whole.length > OFFLINE_ANALYSIS_CHARS ? whole.slice(0, OFFLINE_ANALYSIS_CHARS) : whole;
-  const images = last ? imageCount(last) : 0;
+  return composeFromFacts(promptFacts(messages));
+}
+
+/**
+ * The reply from what the engine reads of a conversation (body/chat-payload.ts): only the first
+ * OFFLINE_ANALYSIS_CHARS characters of the last user turn are analysed (a cap, docs/gateway.md "Security and
+ * limits"): every scan below is linear, and the cap keeps one huge prompt from holding the event loop.
+ */
+export function composeFromFacts(facts: PromptFacts): OfflineReply {
+  const prompt = facts.text;
+  const images = facts.images;
   const words = prompt.split(/\s+/).filter((w) => w.length > 0);
   const sentences = prompt.length === 0 ? 0 : Math.max(1, countSentenceEnds(prompt));
   const lines = prompt.length === 0 ? 0 : prompt.split(/\r?\n/).length;
@@ -306,7 +286,7 @@ export function composeOfflineReply(messages: readonly ChatMessage[]): OfflineRe
   const lang = wantsCode ? (langWord ? (CODE_LANGS[langWord] ?? 'ts') : 'ts') : 'json';
   const wantsThinking = /\b(think|thinking|reason|reasoning|step[- ]by[- ]step|ponder|deliberate)\b/.test(lower);
   const thanks = prompt.length > 0 && prompt.length <= 200 && /\b(thanks|thank you|thx)\b/.test(lower);
-  const turn = users.length;
+  const turn = facts.userTurns;
 
   const out: string[] = [];
   if (thanks) out.push("You're welcome!", '');
@@ -321,7 +301,7 @@ export function composeOfflineReply(messages: readonly ChatMessage[]): OfflineRe
   }
   out.push('', '### At a glance', '');
   out.push(`- **Words:** ${words.length}`);
-  if (whole.length > prompt.length) out.push(`- **Analysed:** the first ${OFFLINE_ANALYSIS_CHARS} of ${whole.length} characters`);
+  if (facts.length > prompt.length) out.push(`- **Analysed:** the first ${OFFLINE_ANALYSIS_CHARS} of ${facts.length} characters`);
   out.push(`- **Characters:** ${prompt.length} (${prompt.replace(/\s/g, '').length} without spaces)`);
   out.push(`- **Sentences:** ${sentences}`);
   out.push(`- **Lines:** ${lines}`);
@@ -392,7 +372,7 @@ export class OfflineProvider implements TextProvider {
   }
 
   private async *events(req: ProviderChatRequest, signal: AbortSignal): AsyncGenerator<ProviderEvent> {
-    const reply = composeOfflineReply(req.messages);
+    const reply = composeFromFacts(req.conversation.prompt);
     const delay = this.options.tokenDelayMs;
     yield { type: 'model', model: OFFLINE_MODEL_ID };
     let sent = 0;
@@ -414,6 +394,6 @@ export class OfflineProvider implements TextProvider {
       yield { type: 'content', text: t };
     }
     const outputChars = sent + (reply.thinking?.length ?? 0);
-    yield { type: 'usage', inputTokens: estimateInputTokens(req.messages), outputTokens: Math.ceil(outputChars / 4) };
+    yield { type: 'usage', inputTokens: req.conversation.inputTokens, outputTokens: Math.ceil(outputChars / 4) };
   }
 }

@@ -139,17 +139,18 @@ export class OpenAiProvider implements TextProvider {
   }
 
   async open(req: ProviderChatRequest, signal: AbortSignal): Promise<OpenStreamResult> {
-    const body: Record<string, unknown> = {
-      model: req.model,
-      messages: req.messages,
-      stream: true,
-      stream_options: { include_usage: true },
-    };
-    if (req.maxTokens !== undefined) body.max_tokens = req.maxTokens;
-    if (req.temperature !== undefined) body.temperature = req.temperature;
+    // The body around the conversation's JSON, which is used as it is (body/chat-payload.ts): a large one is bytes
+    // from the body worker and goes to the socket without being copied or walked here.
+    const head = `{"model":${JSON.stringify(req.model)},"messages":`;
+    let tail = ',"stream":true,"stream_options":{"include_usage":true}';
+    if (req.maxTokens !== undefined) tail += `,"max_tokens":${req.maxTokens}`;
+    if (req.temperature !== undefined) tail += `,"temperature":${req.temperature}`;
+    tail += '}';
+    const json = req.conversation.json;
+    const body = typeof json === 'string' ? head + json + tail : [head, json, tail];
     let res: StreamingResponse;
     try {
-      res = await this.http.post(this.completionsUrl, this.streamHeaders, JSON.stringify(body), signal);
+      res = await this.http.post(this.completionsUrl, this.streamHeaders, body, signal);
     } catch (e) {
       if (signal.aborted) throw e;
       const why = e instanceof Error ? `: ${e.message}` : '';

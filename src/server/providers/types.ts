@@ -2,12 +2,13 @@
  * The text-provider interface of the gateway. A provider turns a chat request into a stream of events; the
  * stream-gpt route (src/server/routes/stream-gpt.ts) frames them for the wire (src/protocol/stream.ts).
  */
-import type { ChatMessage } from '../../protocol/api';
+import type { ChatPayload } from '../body/chat-payload';
 
 export interface ProviderChatRequest {
   /** The provider's own model id. */
   model: string;
-  messages: ChatMessage[];
+  /** The conversation: its messages as JSON, the input-token estimate, what the offline engine reads. */
+  conversation: ChatPayload;
   maxTokens?: number;
   temperature?: number;
 }

@@ -11,7 +11,9 @@ import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import { ConversationSummaryRequestSchema, SUMMARY_CONTENT_MAX_CHARS, type ChatMessage, type ConversationSummaryResponse } from '../../protocol/api';
 import { describeIssues, jsonError, readJson, type AppEnv, type RouteContext } from '../context';
-import { PAID_THRESHOLD_NANO_RAW, PAID_THRESHOLD_USD_MICRO, replyCostMicro } from '../money';
+import { chatPayload } from '../body/chat-payload';
+import { withHold } from '../ledger/paid-call';
+import { replyCostMicro } from '../money';
 import type { CatalogueEntry } from '../providers/catalogue';
 import { clampTitle, deterministicTitle } from '../providers/title';
 
@@ -36,53 +38,63 @@ function estimateTokens(messages: readonly ChatMessage[]): number {
 }
 
 export function registerConversationSummaryRoute(app: Hono<AppEnv>, ctx: RouteContext): void {
-  /** The title model's answer, or null when it could not give one (the caller falls back). */
-  async function modelTitle(sessionId: string, entry: CatalogueEntry, content: string): Promise<string | null> {
-    const messages: ChatMessage[] = [
-      { role: 'system', content: TITLE_INSTRUCTIONS },
-      { role: 'user', content },
-    ];
-    const key = `title:${sessionId}:${randomUUID()}`;
-    const price = entry.price;
-    if (price !== null) {
-      const hold = await ctx.ledger.reserve(sessionId, {
-        key,
-        maxUsdMicro: replyCostMicro(price, estimateTokens(messages), TITLE_MAX_TOKENS),
-        ttlMs: TITLE_HOLD_TTL_MS,
-        above: { usdMicro: PAID_THRESHOLD_USD_MICRO, nanoRaw: PAID_THRESHOLD_NANO_RAW },
-        note: `conversation-summary ${entry.info.id}`,
-      });
-      if (!hold.ok) return null;
-    }
+  /**
+   * What the title model wrote, `failed` when it could not finish (the caller then falls back, and a paid model is
+   * charged for the text it did produce, as a reply cut off mid-stream is).
+   */
+  async function askModel(entry: CatalogueEntry, messages: ChatMessage[]): Promise<{ text: string; usage: { inputTokens: number; outputTokens: number } | null; failed: boolean }> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new Error('title timeout')), TITLE_TIMEOUT_MS);
     let text = '';
     let usage: { inputTokens: number; outputTokens: number } | null = null;
     try {
-      const opened = await entry.provider.open({ model: entry.upstreamModel, messages, maxTokens: TITLE_MAX_TOKENS }, controller.signal);
+      const opened = await entry.provider.open({ model: entry.upstreamModel, conversation: chatPayload(messages), maxTokens: TITLE_MAX_TOKENS }, controller.signal);
       if (!opened.ok) throw new Error(`HTTP ${opened.status} ${opened.error}`);
       for await (const ev of opened.events) {
         if (ev.type === 'content') text += ev.text;
         else if (ev.type === 'usage') usage = { inputTokens: ev.inputTokens, outputTokens: ev.outputTokens };
       }
+      return { text, usage, failed: false };
     } catch (e) {
       ctx.log(`conversation-summary: ${entry.info.id} failed: ${e instanceof Error ? e.message : String(e)}`);
-      if (price !== null) await ctx.ledger.release(key).catch(() => false);
-      return null;
+      return { text, usage, failed: true };
     } finally {
       clearTimeout(timer);
     }
-    if (price !== null) {
-      const input = usage?.inputTokens ?? estimateTokens(messages);
-      const output = usage?.outputTokens ?? Math.ceil(text.length / 4);
-      try {
-        await ctx.ledger.settle(sessionId, key, replyCostMicro(price, input, output), { note: `conversation-summary ${entry.info.id}` });
-      } catch (e) {
-        ctx.log(`conversation-summary: settle failed for ${sessionId}: ${e instanceof Error ? e.message : String(e)}`);
-      }
+  }
+
+  async function modelTitle(sessionId: string, entry: CatalogueEntry, content: string): Promise<string | null> {
+    const messages: ChatMessage[] = [
+      { role: 'system', content: TITLE_INSTRUCTIONS },
+      { role: 'user', content },
+    ];
+    const price = entry.price;
+    if (price === null) {
+      const answer = await askModel(entry, messages);
+      return answer.failed ? null : clampTitle(answer.text) || null;
     }
-    const title = clampTitle(text);
-    return title === '' ? null : title;
+    // A priced title model is a paid call like any other (ledger/paid-call.ts): reserve the most it may cost, settle
+    // what the upstream reports (tokens estimated when it reports none), release when it produced nothing.
+    const paid = await withHold(
+      ctx.ledger,
+      sessionId,
+      {
+        key: `title:${sessionId}:${randomUUID()}`,
+        maxUsdMicro: replyCostMicro(price, estimateTokens(messages), TITLE_MAX_TOKENS),
+        note: `conversation-summary ${entry.info.id}`,
+        ttlMs: TITLE_HOLD_TTL_MS,
+      },
+      async () => {
+        const answer = await askModel(entry, messages);
+        if (answer.text.length === 0 && answer.usage === null) return { value: null, costUsdMicro: null };
+        const input = answer.usage?.inputTokens ?? estimateTokens(messages);
+        const output = answer.usage?.outputTokens ?? Math.ceil(answer.text.length / 4);
+        return { value: answer.failed ? null : answer.text, costUsdMicro: replyCostMicro(price, input, output) };
+      },
+      ctx.log,
+    );
+    if (!paid.ok || paid.value === null) return null;
+    return clampTitle(paid.value) || null;
   }
 
   app.post('/api/conversation-summary', async (c) => {

@@ -57,6 +57,10 @@ export function registerSessionRoutes(app: Hono<AppEnv>, ctx: RouteContext, opts
 
   app.get('/auth/local-session', async (c) => {
     const token = getCookie(c, SESSION_COOKIE);
+    // The session reads its own replies: the $0 entries of its free replies still queued are written first (a
+    // session with replies in flight here is in the token cache).
+    const known = token ? cache.get(token) : undefined;
+    if (known) await ctx.ledger.freeReplies.flushFor(known.id);
     let session = token ? await findSessionByToken(ctx.db, token) : null;
     if (!session) {
       // Only creating a session costs a token: a client that keeps its cookie is never limited here.

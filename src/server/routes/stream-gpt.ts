@@ -13,18 +13,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { StreamGptRequestSchema } from '../../protocol/api';
-import { encodeMetadata, THINK_CLOSE, THINK_OPEN, type PaymentSource, type StreamMetadata } from '../../protocol/stream';
-import { describeIssues, jsonError, readJson, type AppEnv, type RouteContext } from '../context';
-import type { ChargeResult } from '../ledger/ledger';
-import { HOLD_TTL_MS, planReplyHold } from '../ledger/reply-hold';
-import { formatNanoRawCeil, formatUsdMicro, PAID_THRESHOLD_NANO_RAW, PAID_THRESHOLD_USD_MICRO, replyCostMicro } from '../money';
-import { estimateInputTokens } from '../providers/offline';
+import { encodeMetadata, THINK_CLOSE, THINK_OPEN, type StreamMetadata } from '../../protocol/stream';
+import { readChatBody } from '../body/read-body';
+import { jsonError, type AppEnv, type RouteContext } from '../context';
+import { insufficientBalance, insufficientBalanceMessage, reservePaidCall, type OpenHold } from '../ledger/paid-call';
+import { planReplyHold } from '../ledger/reply-hold';
+import { replyCostMicro } from '../money';
 import { UpstreamStreamError, type ProviderChatRequest } from '../providers/types';
 import type { Context } from 'hono';
 import type { ReplySink } from './reply-sink';
 import { attachReply, openSink, registerReplyRoutes, replyKey, watchClientGone } from './stream-resume';
-import { bindRequest, requestBodyHash, unbindRequest } from './request-binding';
 
 export const STALL_MESSAGE = 'Model stopped responding';
 export const CUT_OFF_MESSAGE = 'The reply was cut off before it finished: its connection was lost or it was stopped.';
@@ -42,13 +40,6 @@ export function mapUpstreamStatus(status: number): ContentfulStatusCode {
  */
 const RETRY_OPEN_SLACK_MS = 2000;
 
-function paymentSourceOf(r: ChargeResult): PaymentSource {
-  if (r.source === 'nano') return 'nano';
-  if (r.source === 'mixed') return r.chargedUsdMicro * 2n >= r.chargedUsdValueMicro ? 'USD' : 'nano';
-  if (r.source === 'USD') return 'USD';
-  return r.balance.usdMicro > 0n || r.balance.nanoRaw === 0n ? 'USD' : 'nano';
-}
-
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): void {
@@ -57,96 +48,73 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
 
   app.post('/api/stream-gpt', async (c) => {
     const sessionId = c.get('sessionId');
-    const body = await readJson(c, ctx.settings.maxBodyBytes);
+    // Validated at the edge; a large body is parsed off the event loop (body/read-body.ts).
+    const body = await readChatBody(c, 'stream-gpt', ctx.settings.maxBodyBytes, ctx.bodies);
     if (!body.ok) return body.response;
-    const parsed = StreamGptRequestSchema.safeParse(body.value);
-    if (!parsed.success) return jsonError(c, 400, 'BAD_REQUEST', `Invalid request: ${describeIssues(parsed.error.issues)}`);
-    const req = parsed.data;
+    const { req, hash, conversation } = body.digest;
     const entry = ctx.catalogue.resolve(req.model);
     if (!entry) return jsonError(c, 400, 'UNKNOWN_MODEL', `Unknown model '${req.model}'; see GET /api/models`);
 
-    const requestId = req.requestId ?? null;
-    const chargeKey = replyKey(sessionId, requestId ?? randomUUID());
-    if (requestId !== null) {
-      // A requestId is bound to one request. The same request again is a retry: it gets the first one's reply
-      // (replayed, then live), never a second upstream generation.
-      const hash = requestBodyHash(req);
-      for (;;) {
-        const bound = await bindRequest(ctx.db, sessionId, requestId, req.model, hash);
-        if (bound.kind === 'new') break;
-        if (bound.kind === 'other') {
-          return jsonError(
-            c,
-            409,
-            'REQUEST_ID_REUSED',
-            `This requestId was already used for another request (${bound.differs === 'model' ? 'another model' : 'other messages or settings'}); send a new requestId for a new request`,
-          );
-        }
-        const attached = await attachReply(c, replies, chargeKey);
-        if (attached) return attached;
-        if (bound.ageMs > ctx.settings.stallMs + RETRY_OPEN_SLACK_MS) {
-          return jsonError(c, 409, 'REQUEST_ALREADY_ANSWERED', 'This request was already answered and its reply is no longer kept; send a new requestId to ask again');
-        }
-        await sleep(25); // the first request is still opening its upstream
+    // Every reply is bound to its request (a request without a requestId gets a fresh one). A requestId is bound to
+    // one request; the same request again is a retry: it gets the first one's reply (replayed, then live), never a
+    // second upstream generation.
+    const requestId = req.requestId ?? randomUUID();
+    const chargeKey = replyKey(sessionId, requestId);
+    for (;;) {
+      const bound = await ctx.bindings.bind(sessionId, requestId, req.model, hash);
+      if (bound.kind === 'new') break;
+      if (bound.kind === 'no-session') return jsonError(c, 401, 'NO_SESSION', 'Unknown or expired session: call GET /auth/local-session again');
+      if (bound.kind === 'other') {
+        return jsonError(
+          c,
+          409,
+          'REQUEST_ID_REUSED',
+          `This requestId was already used for another request (${bound.differs === 'model' ? 'another model' : 'other messages or settings'}); send a new requestId for a new request`,
+        );
       }
+      const attached = await attachReply(c, replies, chargeKey, ctx.settings.clientTimeoutMs);
+      if (attached) return attached;
+      if (bound.ageMs > ctx.settings.stallMs + RETRY_OPEN_SLACK_MS) {
+        return jsonError(c, 409, 'REQUEST_ALREADY_ANSWERED', 'This request was already answered and its reply is no longer kept; send a new requestId to ask again');
+      }
+      await sleep(25); // the first request is still opening its upstream
     }
-    /** The request ends before its upstream was used: free its requestId (and hold) for a retry. */
+    /** The request ends before its upstream was used: free its requestId for a retry. */
     const unbind = async (): Promise<void> => {
-      if (requestId === null) return;
-      await unbindRequest(ctx.db, sessionId, requestId).catch((e: unknown) => {
+      await ctx.bindings.unbind(sessionId, requestId).catch((e: unknown) => {
         ctx.log(`stream-gpt: could not free requestId ${requestId}: ${e instanceof Error ? e.message : String(e)}`);
       });
     };
 
-    const providerReq: ProviderChatRequest = { model: entry.upstreamModel, messages: req.messages };
+    const providerReq: ProviderChatRequest = { model: entry.upstreamModel, conversation };
     if (req.maxTokens !== undefined) providerReq.maxTokens = req.maxTokens;
     if (req.temperature !== undefined) providerReq.temperature = req.temperature;
+    const note = `stream-gpt ${entry.info.id}`;
 
     // A paid reply reserves its maximum cost first (docs/gateway.md, "Holds"); the budget it holds for the
     // output is what the upstream is allowed to produce.
-    let held = false;
+    let hold: OpenHold | null = null;
     if (entry.price !== null) {
-      const plan = planReplyHold(entry.price, req.messages, req.maxTokens);
+      const plan = planReplyHold(entry.price, conversation.inputTokens, req.maxTokens);
       let r;
       try {
-        r = await ctx.ledger.reserve(sessionId, {
-          key: chargeKey,
-          maxUsdMicro: plan.maxUsdMicro,
-          ttlMs: HOLD_TTL_MS,
-          above: { usdMicro: PAID_THRESHOLD_USD_MICRO, nanoRaw: PAID_THRESHOLD_NANO_RAW },
-          note: `stream-gpt ${entry.info.id}`,
-        });
+        r = await reservePaidCall(ctx.ledger, sessionId, { key: chargeKey, maxUsdMicro: plan.maxUsdMicro, note }, ctx.log);
       } catch (e) {
         await unbind();
         throw e;
       }
-      if (!r.ok) {
+      if (!r.ok && r.kind === 'short') {
         await unbind();
-        const raw = r.requiredNanoRaw > PAID_THRESHOLD_NANO_RAW ? r.requiredNanoRaw : PAID_THRESHOLD_NANO_RAW;
-        const usd = r.requiredUsdMicro > PAID_THRESHOLD_USD_MICRO ? r.requiredUsdMicro : PAID_THRESHOLD_USD_MICRO;
-        return jsonError(
-          c,
-          402,
-          'INSUFFICIENT_BALANCE',
-          `Insufficient balance: ${entry.info.name} is a paid model and this request needs ${formatUsdMicro(usd)} USD or ${formatNanoRawCeil(raw)} XNO available (its maximum cost, reserved until the reply ends)`,
-          { requiredBalance: formatNanoRawCeil(raw), requiredUsd: formatUsdMicro(usd) },
-        );
+        return insufficientBalance(c, insufficientBalanceMessage(entry.info.name, r.shortfall), r.shortfall);
       }
-      if (r.duplicate) {
+      if (!r.ok) {
         // This key already had a hold (an earlier request under this requestId got past its binding): never a
         // second generation under one key, whatever state that hold is in.
         return jsonError(c, 409, 'REQUEST_ALREADY_ANSWERED', 'This request was already answered; send a new requestId to ask again');
       }
-      held = true;
+      hold = r.hold;
       providerReq.maxTokens = plan.outputTokens;
     }
-    /** Gives the hold back (nothing to charge); `forget` when the upstream was never used. */
-    const releaseHold = async (forget: boolean): Promise<void> => {
-      if (!held) return;
-      await ctx.ledger.release(chargeKey, { forget }).catch((e: unknown) => {
-        ctx.log(`stream-gpt: could not release hold ${chargeKey}: ${e instanceof Error ? e.message : String(e)}`);
-      });
-    };
 
     // One controller for the upstream request; aborted on stall, on Stop, or when nobody resumes a lost reply.
     const upstream = new AbortController();
@@ -176,7 +144,7 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
       opened = await entry.provider.open(providerReq, upstream.signal);
     } catch (e) {
       cleanup();
-      await releaseHold(true);
+      await hold?.release({ forget: true });
       await unbind();
       if (endReason === 'stall') return jsonError(c, 503, 'UPSTREAM_STALL', STALL_MESSAGE);
       if (endReason === 'client') return jsonError(c, 503, 'CLIENT_CLOSED', 'The client closed the request');
@@ -184,7 +152,7 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
     }
     if (!opened.ok) {
       cleanup();
-      await releaseHold(true);
+      await hold?.release({ forget: true });
       await unbind();
       ctx.log(`stream-gpt: ${entry.info.provider} refused ${entry.upstreamModel}: HTTP ${opened.status} ${opened.error}`);
       return jsonError(c, mapUpstreamStatus(opened.status), opened.error, opened.message);
@@ -195,7 +163,7 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
     // client goes away (s is the reply, not one connection).
     const s = replies.open(chargeKey, abandonUpstream);
     let client: ReplySink | null = null;
-    const { sink, response } = openSink(c, () => client && s.detach(client));
+    const { sink, response } = openSink(c, () => client && s.detach(client), ctx.settings.clientTimeoutMs);
     client = sink;
     onClientGone = () => s.detach(sink);
     void s.attach(sink);
@@ -273,9 +241,10 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
       if (inThink) await s.write(THINK_CLOSE);
 
       const stalled = endReason === 'stall';
-      const inputTokens = usage?.inputTokens ?? estimateInputTokens(req.messages);
+      const inputTokens = usage?.inputTokens ?? conversation.inputTokens;
       const outputTokens = usage?.outputTokens ?? Math.ceil((textChars + reasoningChars) / 4);
-      const meta: StreamMetadata = { cost: 0, paymentSource: 'USD', inputTokens, outputTokens, isPartial: false, model };
+      // paymentSource is set when a balance paid (a settled hold): a free or uncharged reply has none.
+      const meta: StreamMetadata = { cost: 0, inputTokens, outputTokens, isPartial: false, model };
       if (stalled) {
         meta.error = STALL_MESSAGE;
         meta.isStreamStall = true;
@@ -291,28 +260,21 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
 
       // Charged unless the upstream stalled or nothing at all was produced (docs/gateway.md, "What is charged").
       if (!stalled && textChars + reasoningChars > 0) {
-        // Let the text written so far reach the socket before the database work of the charge (PGlite runs on
-        // this thread): a short reply's first token must not wait for its own billing.
-        await new Promise<void>((r) => setImmediate(r));
-        const costMicro = entry.price !== null ? replyCostMicro(entry.price, inputTokens, outputTokens) : 0n;
-        const note = `stream-gpt ${entry.info.id}`;
-        try {
-          // A paid reply settles its hold (at most what was held); a free one records a $0 charge.
-          const r = held
-            ? await ctx.ledger.settle(sessionId, chargeKey, costMicro, { countReply: true, note })
-            : await ctx.ledger.charge(sessionId, { key: chargeKey, usdMicro: costMicro, countReply: true, note });
-          meta.cost = Number(r.chargedUsdValueMicro) / 1e6;
-          meta.paymentSource = paymentSourceOf(r);
-          if (r.status !== 'applied') meta.billingError = true;
-          if (held && r.requestedUsdMicro > r.chargedUsdValueMicro + 1n && r.status === 'applied') {
-            ctx.log(`stream-gpt: ${entry.upstreamModel} cost ${costMicro} micro-USD, more than its hold; charged the hold`);
-          }
-        } catch (e) {
-          // Not charged (spec 000 section 8): the hold stays until it expires and is then given back.
-          ctx.log(`stream-gpt: charge failed for ${sessionId}: ${e instanceof Error ? e.message : String(e)}`);
-          meta.billingError = true;
+        if (hold !== null) {
+          // Let the text written so far reach the socket before the database work of the settle (PGlite runs on
+          // this thread): a short reply's text must not wait for its own billing.
+          await new Promise<void>((r) => setImmediate(r));
+          // Settled once, at most what was held; a failed settle is a billing error (not charged).
+          const settled = await hold.settle(replyCostMicro(entry.price as NonNullable<typeof entry.price>, inputTokens, outputTokens), { countReply: true });
+          meta.cost = settled?.cost ?? 0;
+          if (settled !== null) meta.paymentSource = settled.paymentSource;
+          if (settled === null || settled.billingError) meta.billingError = true;
+        } else {
+          // A free reply moves no money; its $0 entry, which counts the reply, is written behind in a batch
+          // (ledger/free-replies.ts).
+          ctx.ledger.freeReplies.record(sessionId, chargeKey, note);
         }
-      } else await releaseHold(false);
+      } else await hold?.release();
       // Written even after Stop or abandonment: a resume within the retention time reads it.
       await s.write(encodeMetadata(meta));
     };
@@ -320,7 +282,7 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
       .catch(async (e: unknown) => {
         cleanup();
         ctx.log(`stream-gpt: relay crashed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-        await releaseHold(false);
+        await hold?.release();
         return s.write(encodeMetadata({ error: 'Internal error', isPartial: false }));
       })
       .catch(() => {})

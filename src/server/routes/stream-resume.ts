@@ -44,14 +44,22 @@ export function watchClientGone(c: Context<AppEnv>, onGone: () => void): () => v
   return () => signal.removeEventListener('abort', onGone);
 }
 
-/** The streamed response of this request: straight to Node's response when there is one, else a web stream. */
-export function openSink(c: Context<AppEnv>, onCancel: () => void): { sink: ReplySink; response: Response } {
+/**
+ * The streamed response of this request: straight to Node's response when there is one, else a web stream. A
+ * client that accepts nothing for `timeoutMs` is taken as gone (./reply-sink.ts).
+ */
+export function openSink(
+  c: Context<AppEnv>,
+  onCancel: () => void,
+  timeoutMs?: number,
+  headers: Readonly<Record<string, string>> = STREAM_HEADERS,
+): { sink: ReplySink; response: Response } {
   const outgoing = c.env?.outgoing;
   if (outgoing && typeof outgoing.writeHead === 'function') {
-    return { sink: new NodeReplySink(outgoing, { ...STREAM_HEADERS }), response: RESPONSE_ALREADY_SENT };
+    return { sink: new NodeReplySink(outgoing, headers, timeoutMs), response: RESPONSE_ALREADY_SENT };
   }
-  const web = new WebReplySink(onCancel);
-  return { sink: web, response: c.body(web.readable, 200, { ...STREAM_HEADERS }) };
+  const web = new WebReplySink(onCancel, undefined, timeoutMs);
+  return { sink: web, response: c.body(web.readable, 200, { ...headers }) };
 }
 
 /**
@@ -59,19 +67,19 @@ export function openSink(c: Context<AppEnv>, onCancel: () => void): { sink: Repl
  * the metadata tag. Resolves to null when there is no such reply (never started, or no longer kept). A reply this
  * process runs is joined in memory; one that another gateway process runs is followed through the shared store.
  */
-export async function attachReply(c: Context<AppEnv>, replies: ReplyRegistry, key: string): Promise<Response | null> {
+export async function attachReply(c: Context<AppEnv>, replies: ReplyRegistry, key: string, timeoutMs?: number): Promise<Response | null> {
   const live = replies.get(key);
   if (!live) {
     const store = replies.sharedStore;
     if (store === null || !(await store.exists(key))) return null;
     let gone = false;
-    const opened = openSink(c, () => (gone = true));
+    const opened = openSink(c, () => (gone = true), timeoutMs);
     const stopWatching = watchClientGone(c, () => (gone = true));
     void store.follow(key, opened.sink, () => gone).finally(stopWatching);
     return opened.response;
   }
   let sink: ReplySink | null = null;
-  const opened = openSink(c, () => sink && live.detach(sink));
+  const opened = openSink(c, () => sink && live.detach(sink), timeoutMs);
   sink = opened.sink;
   const stopWatching = watchClientGone(c, () => sink && live.detach(sink));
   void live.attach(sink).finally(() => {
@@ -91,12 +99,12 @@ async function namedKey(c: Context<AppEnv>): Promise<{ ok: true; key: string } |
   return { ok: true, key: replyKey(c.get('sessionId'), parsed.data.requestId) };
 }
 
-export function registerReplyRoutes(app: Hono<AppEnv>, _ctx: RouteContext, replies: ReplyRegistry): void {
+export function registerReplyRoutes(app: Hono<AppEnv>, ctx: RouteContext, replies: ReplyRegistry): void {
   // A reply whose connection was lost (the engine's tab closed): everything so far, then the rest live.
   app.post('/api/stream-gpt/resume', async (c) => {
     const named = await namedKey(c);
     if (!named.ok) return named.response;
-    const attached = await attachReply(c, replies, named.key);
+    const attached = await attachReply(c, replies, named.key, ctx.settings.clientTimeoutMs);
     return attached ?? jsonError(c, 404, 'REPLY_NOT_FOUND', 'No reply in progress or recently finished with that requestId');
   });
 

@@ -2,39 +2,49 @@
  * POST /api/talk-to-gpt-multi (spec 000 section 7): one prompt to several text models at once, their replies
  * interleaved as NDJSON lines (src/protocol/multi.ts, docs/protocol.md "Multi-model lines").
  *
- * Every model is its own reply: its own upstream, its own hold and charge (key `multi:{session}:{requestId}:{i}`),
- * its own stall timer and its own end. One model failing (refused, out of money, cut off) ends only its lines; the
- * others go on. The response opens only once every upstream has answered with headers: when none could start,
- * the answer is an error (402 when every model was refused for the balance, else the common status or 502) with
- * the message 'Failed to start multi-model stream' and each model's reason in `models`.
+ * Every model is its own paid call (ledger/paid-call.ts): its own upstream, its own hold and settle (key
+ * `multi:{session}:{requestId}:{i}`), its own stall timer and its own end. One model failing (refused, out of
+ * money, cut off) ends only its lines; the others go on. The response opens only once every upstream has answered
+ * with headers: when none could start, the answer is an error (402 when every model was refused for the balance,
+ * else the common status or 502) with the message 'Failed to start multi-model stream' and each model's reason in
+ * `models`.
+ *
+ * The requestId is bound to its request like a chat reply's (./request-binding.ts, namespace `multi:`): another
+ * request under it is refused with 409, and so is the same request again (a multi-model reply is not kept for a
+ * replay): under one requestId, each model's upstream is called at most once. Lines go through a ReplySink
+ * (./reply-sink.ts): a client slow to read holds the relays back (not a stall), and one that reads nothing for
+ * PARLEY_CLIENT_TIMEOUT_MS is taken as gone.
  */
 import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { ChatMessage } from '../../protocol/api';
-import { TalkToGptMultiRequestSchema, type MultiStreamLine, type TalkToGptMultiRequest } from '../../protocol/multi';
-import { THINK_CLOSE, THINK_OPEN, type PaymentSource, type StreamMetadata } from '../../protocol/stream';
-import { describeIssues, jsonError, readJson, type AppEnv, type RouteContext } from '../context';
-import type { ChargeResult } from '../ledger/ledger';
-import { HOLD_TTL_MS, planReplyHold } from '../ledger/reply-hold';
-import { formatNanoRawCeil, formatUsdMicro, PAID_THRESHOLD_NANO_RAW, PAID_THRESHOLD_USD_MICRO, replyCostMicro } from '../money';
+import type { MultiStreamLine } from '../../protocol/multi';
+import { THINK_CLOSE, THINK_OPEN, type StreamMetadata } from '../../protocol/stream';
+import type { ChatPayload } from '../body/chat-payload';
+import { readChatBody } from '../body/read-body';
+import { jsonError, type AppEnv, type RouteContext } from '../context';
+import { reservePaidCall, type OpenHold } from '../ledger/paid-call';
+import { planReplyHold } from '../ledger/reply-hold';
+import { formatNanoRawCeil, formatUsdMicro, replyCostMicro } from '../money';
 import type { CatalogueEntry } from '../providers/catalogue';
-import { estimateInputTokens } from '../providers/offline';
 import { UpstreamStreamError, type ProviderChatRequest, type ProviderEvent } from '../providers/types';
 import { mapUpstreamStatus, STALL_MESSAGE } from './stream-gpt';
+import { openSink, watchClientGone } from './stream-resume';
 
 export const FAILED_TO_START_MULTI = 'Failed to start multi-model stream';
 
 interface Started {
   index: number;
   entry: CatalogueEntry;
-  messages: ChatMessage[];
+  conversation: ChatPayload;
   key: string;
-  held: boolean;
+  hold: OpenHold | null;
   upstream: AbortController;
   events: AsyncIterable<ProviderEvent>;
   stall: ReturnType<typeof setTimeout>;
   stalled: boolean;
+  /** A write waits on the client: not upstream silence, the stall timer does not fire. */
+  writing: boolean;
 }
 interface Refused {
   modelId: string;
@@ -45,32 +55,22 @@ interface Refused {
   requiredUsdMicro?: bigint;
 }
 
-/** The messages a model gets: its payload's, else the instructions (as a system message) and the prompt. */
-function messagesFor(req: TalkToGptMultiRequest, index: number): ChatMessage[] {
-  const payload = req.modelPayloads?.find((p) => p.modelIndex === index);
-  if (payload) return payload.messages;
-  const out: ChatMessage[] = [];
-  if (req.instructions && req.instructions.trim() !== '') out.push({ role: 'system', content: req.instructions });
-  out.push({ role: 'user', content: req.prompt ?? '' });
-  return out;
-}
-
-function paymentSourceOf(r: ChargeResult): PaymentSource {
-  if (r.source === 'nano') return 'nano';
-  if (r.source === 'mixed') return r.chargedUsdMicro * 2n >= r.chargedUsdValueMicro ? 'USD' : 'nano';
-  return 'USD';
-}
-
 const line = (l: MultiStreamLine): string => `${JSON.stringify(l)}\n`;
+
+const MULTI_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Type': 'application/x-ndjson; charset=utf-8',
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Accel-Buffering': 'no',
+};
 
 export function registerTalkToGptMultiRoute(app: Hono<AppEnv>, ctx: RouteContext): void {
   app.post('/api/talk-to-gpt-multi', async (c) => {
     const sessionId = c.get('sessionId');
-    const body = await readJson(c, ctx.settings.maxBodyBytes);
+    // Validated at the edge; a large body is parsed off the event loop (body/read-body.ts).
+    const body = await readChatBody(c, 'multi', ctx.settings.maxBodyBytes, ctx.bodies);
     if (!body.ok) return body.response;
-    const parsed = TalkToGptMultiRequestSchema.safeParse(body.value);
-    if (!parsed.success) return jsonError(c, 400, 'BAD_REQUEST', `Invalid request: ${describeIssues(parsed.error.issues)}`);
-    const req = parsed.data;
+    const { req, hash, conversations } = body.digest;
     const entries: CatalogueEntry[] = [];
     for (const id of req.models) {
       const entry = ctx.catalogue.resolve(id);
@@ -79,53 +79,63 @@ export function registerTalkToGptMultiRoute(app: Hono<AppEnv>, ctx: RouteContext
       entries.push(entry);
     }
     const requestId = req.requestId ?? randomUUID();
+    const boundId = `multi:${requestId}`;
+    const bound = await ctx.bindings.bind(sessionId, boundId, req.models.join(','), hash);
+    if (bound.kind === 'no-session') return jsonError(c, 401, 'NO_SESSION', 'Unknown or expired session: call GET /auth/local-session again');
+    if (bound.kind === 'other') {
+      return jsonError(c, 409, 'REQUEST_ID_REUSED', `This requestId was already used for another request (${bound.differs === 'model' ? 'other models' : 'other messages or settings'}); send a new requestId for a new request`);
+    }
+    if (bound.kind === 'same') {
+      return jsonError(c, 409, 'REQUEST_ALREADY_ANSWERED', 'This request was already sent; a multi-model reply is not kept for a retry: send a new requestId to ask again');
+    }
 
     // Start every model at once; each either starts (holds its maximum cost, upstream answered) or is refused.
     const outcomes = await Promise.all(entries.map((entry, index) => start(entry, index)));
     async function start(entry: CatalogueEntry, index: number): Promise<Started | Refused> {
       const modelId = req.models[index] as string;
-      const messages = messagesFor(req, index);
+      const conversation = conversations[index] as ChatPayload;
       const key = `multi:${sessionId}:${requestId}:${index}`;
-      const providerReq: ProviderChatRequest = { model: entry.upstreamModel, messages };
+      const providerReq: ProviderChatRequest = { model: entry.upstreamModel, conversation };
       if (req.maxTokens !== undefined) providerReq.maxTokens = req.maxTokens;
       if (req.temperature !== undefined) providerReq.temperature = req.temperature;
-      let held = false;
-      if (entry.price !== null) {
-        const plan = planReplyHold(entry.price, messages, req.maxTokens);
-        const r = await ctx.ledger.reserve(sessionId, {
-          key,
-          maxUsdMicro: plan.maxUsdMicro,
-          ttlMs: HOLD_TTL_MS,
-          above: { usdMicro: PAID_THRESHOLD_USD_MICRO, nanoRaw: PAID_THRESHOLD_NANO_RAW },
-          note: `talk-to-gpt-multi ${entry.info.id}`,
-        });
-        if (!r.ok) {
-          const raw = r.requiredNanoRaw > PAID_THRESHOLD_NANO_RAW ? r.requiredNanoRaw : PAID_THRESHOLD_NANO_RAW;
-          const usd = r.requiredUsdMicro > PAID_THRESHOLD_USD_MICRO ? r.requiredUsdMicro : PAID_THRESHOLD_USD_MICRO;
-          const message = `Insufficient balance: ${entry.info.name} needs ${formatUsdMicro(usd)} USD or ${formatNanoRawCeil(raw)} XNO available`;
-          return { modelId, status: 402, error: 'INSUFFICIENT_BALANCE', message, requiredNanoRaw: raw, requiredUsdMicro: usd };
-        }
-        held = true;
-        providerReq.maxTokens = plan.outputTokens;
-      }
-      const upstream = new AbortController();
-      const started: Omit<Started, 'events'> = { index, entry, messages, key, held, upstream, stalled: false, stall: setTimeout(() => undefined, 0) };
-      clearTimeout(started.stall);
-      started.stall = setTimeout(() => {
-        started.stalled = true;
-        upstream.abort(new Error(STALL_MESSAGE));
-      }, ctx.settings.stallMs);
+      let hold: OpenHold | null = null;
+      let stall: ReturnType<typeof setTimeout> | null = null;
       const refuse = async (status: number, error: string, message: string): Promise<Refused> => {
-        clearTimeout(started.stall);
-        if (held) await ctx.ledger.release(key, { forget: true }).catch(() => false);
+        if (stall !== null) clearTimeout(stall);
+        await hold?.release({ forget: true });
         return { modelId, status, error, message };
       };
       try {
-        const opened = await entry.provider.open(providerReq, upstream.signal);
-        if (!opened.ok) return refuse(mapUpstreamStatus(opened.status), opened.error, opened.message);
-        return { ...started, events: opened.events };
+        if (entry.price !== null) {
+          const plan = planReplyHold(entry.price, conversation.inputTokens, req.maxTokens);
+          const r = await reservePaidCall(ctx.ledger, sessionId, { key, maxUsdMicro: plan.maxUsdMicro, note: `talk-to-gpt-multi ${entry.info.id}` }, ctx.log);
+          if (!r.ok && r.kind === 'short') {
+            const { requiredUsdMicro: usd, requiredNanoRaw: raw } = r.shortfall;
+            const message = `Insufficient balance: ${entry.info.name} needs ${formatUsdMicro(usd)} USD or ${formatNanoRawCeil(raw)} XNO available`;
+            return { modelId, status: 402, error: 'INSUFFICIENT_BALANCE', message, requiredNanoRaw: raw, requiredUsdMicro: usd };
+          }
+          if (!r.ok) return { modelId, status: 409, error: 'REQUEST_ALREADY_ANSWERED', message: 'This model was already asked under this requestId' };
+          hold = r.hold;
+          providerReq.maxTokens = plan.outputTokens;
+        }
+        const upstream = new AbortController();
+        const started: Omit<Started, 'events' | 'stall'> = { index, entry, conversation, key, hold, upstream, stalled: false, writing: false };
+        stall = setTimeout(() => {
+          if (started.writing) return;
+          started.stalled = true;
+          upstream.abort(new Error(STALL_MESSAGE));
+        }, ctx.settings.stallMs);
+        try {
+          const opened = await entry.provider.open(providerReq, upstream.signal);
+          if (!opened.ok) return await refuse(mapUpstreamStatus(opened.status), opened.error, opened.message);
+          return { ...started, stall, events: opened.events };
+        } catch (e) {
+          if (started.stalled) return await refuse(503, 'UPSTREAM_STALL', STALL_MESSAGE);
+          throw e;
+        }
       } catch (e) {
-        return refuse(503, started.stalled ? 'UPSTREAM_STALL' : 'UPSTREAM_ERROR', started.stalled ? STALL_MESSAGE : e instanceof Error ? e.message : String(e));
+        ctx.log(`talk-to-gpt-multi: ${modelId} could not start: ${e instanceof Error ? e.message : String(e)}`);
+        return refuse(503, 'UPSTREAM_ERROR', e instanceof Error ? e.message : String(e));
       }
     }
 
@@ -133,9 +143,11 @@ export function registerTalkToGptMultiRoute(app: Hono<AppEnv>, ctx: RouteContext
     const refused = outcomes.filter((o): o is Refused => !('events' in o));
     for (const r of refused) ctx.log(`talk-to-gpt-multi: ${r.modelId} refused: HTTP ${r.status} ${r.error}`);
     if (running.length === 0) {
+      // Nothing reached an upstream: the requestId is free again (a retry after a credit, say).
+      await ctx.bindings.unbind(sessionId, boundId).catch(() => {});
       const statuses = new Set(refused.map((r) => r.status));
       const status = (statuses.size === 1 ? [...statuses][0] : 502) as ContentfulStatusCode;
-      const models = refused.map(({ modelId, status: s, error, message }) => ({ modelId, status: s, error, message }));
+      const models = refused.map(({ modelId, status: st, error, message }) => ({ modelId, status: st, error, message }));
       const extra: Record<string, string> = {};
       if (status === 402) {
         extra.requiredBalance = formatNanoRawCeil(refused.reduce((sum, r) => sum + (r.requiredNanoRaw ?? 0n), 0n));
@@ -145,42 +157,36 @@ export function registerTalkToGptMultiRoute(app: Hono<AppEnv>, ctx: RouteContext
       return c.json({ error: status === 402 ? 'INSUFFICIENT_BALANCE' : 'MULTI_STREAM_FAILED', message: FAILED_TO_START_MULTI, ...extra, models }, status);
     }
 
-    const encoder = new TextEncoder();
-    let out: ReadableStreamDefaultController<Uint8Array> | null = null;
     let closed = false;
-    const write = (l: MultiStreamLine): void => {
-      if (closed || !out) return;
-      try {
-        out.enqueue(encoder.encode(line(l)));
-      } catch {
-        closed = true;
-      }
-    };
     const abortAll = (): void => {
+      if (closed) return;
       closed = true;
       for (const r of running) r.upstream.abort(new Error('Client disconnected'));
     };
-    const readable = new ReadableStream<Uint8Array>({
-      start(controller) {
-        out = controller;
-      },
-      cancel: abortAll,
-    });
-    c.req.raw.signal.addEventListener('abort', abortAll, { once: true });
+    const { sink, response } = openSink(c, abortAll, ctx.settings.clientTimeoutMs, MULTI_HEADERS);
+    const stopWatching = watchClientGone(c, abortAll);
+    /** Writes one line; while the client holds the write back (backpressure), `r`'s stall timer does not count. */
+    const write = async (l: MultiStreamLine, r?: Started): Promise<void> => {
+      if (closed) return;
+      if (!r) return sink.write(line(l));
+      r.writing = true;
+      try {
+        await sink.write(line(l));
+      } finally {
+        r.writing = false;
+      }
+      // Waiting on the client is not upstream silence: count from when the write went through.
+      if (!r.stalled) r.stall.refresh();
+    };
 
     // Refused models are reported first, then every running model relays as its upstream sends.
     for (const r of refused) {
-      write({ modelId: r.modelId, error: r.message, isError: true, status: r.status, code: r.error });
-      write({ modelId: r.modelId, complete: true });
+      void write({ modelId: r.modelId, error: r.message, isError: true, status: r.status, code: r.error });
+      void write({ modelId: r.modelId, complete: true });
     }
     void Promise.all(running.map((r) => relay(r))).finally(() => {
-      if (closed) return;
-      closed = true;
-      try {
-        out?.close();
-      } catch {
-        // the client went away
-      }
+      stopWatching();
+      sink.end();
     });
 
     async function relay(r: Started): Promise<void> {
@@ -200,7 +206,7 @@ export function registerTalkToGptMultiRoute(app: Hono<AppEnv>, ctx: RouteContext
             inThink = think;
             if (think) otherChars += ev.text.length;
             else textChars += ev.text.length;
-            write({ modelId, chunk });
+            await write({ modelId, chunk }, r);
           } else if (ev.type === 'usage') usage = { inputTokens: ev.inputTokens, outputTokens: ev.outputTokens };
         }
       } catch (e) {
@@ -208,40 +214,29 @@ export function registerTalkToGptMultiRoute(app: Hono<AppEnv>, ctx: RouteContext
       } finally {
         clearTimeout(r.stall);
       }
-      if (inThink) write({ modelId, chunk: THINK_CLOSE });
-      const inputTokens = usage?.inputTokens ?? estimateInputTokens(r.messages);
+      if (inThink) await write({ modelId, chunk: THINK_CLOSE });
+      const inputTokens = usage?.inputTokens ?? r.conversation.inputTokens;
       const outputTokens = usage?.outputTokens ?? Math.ceil((textChars + otherChars) / 4);
-      const meta: StreamMetadata = { cost: 0, paymentSource: 'USD', inputTokens, outputTokens, isPartial: false, model: r.entry.info.id };
+      // A free reply reports no paymentSource: no balance paid for it.
+      const meta: StreamMetadata = { cost: 0, inputTokens, outputTokens, isPartial: false, model: r.entry.info.id };
       if (r.stalled) Object.assign(meta, { error: STALL_MESSAGE, isStreamStall: true, isPartial: textChars > 0 });
       else if (failure !== null) Object.assign(meta, { error: failure, isPartial: textChars > 0 });
       else if (closed) Object.assign(meta, { error: 'The client went away', isPartial: textChars > 0 });
       // Charged like a single reply: unless it stalled or produced nothing (docs/gateway.md, "What is charged").
       if (!r.stalled && textChars + otherChars > 0) {
-        const cost = r.entry.price !== null ? replyCostMicro(r.entry.price, inputTokens, outputTokens) : 0n;
-        const note = `talk-to-gpt-multi ${r.entry.info.id}`;
-        try {
-          const res = r.held
-            ? await ctx.ledger.settle(sessionId, r.key, cost, { countReply: true, note })
-            : await ctx.ledger.charge(sessionId, { key: r.key, usdMicro: cost, countReply: true, note });
-          meta.cost = Number(res.chargedUsdValueMicro) / 1e6;
-          meta.paymentSource = paymentSourceOf(res);
-          if (res.status !== 'applied') meta.billingError = true;
-        } catch (e) {
-          ctx.log(`talk-to-gpt-multi: charge failed for ${sessionId}: ${e instanceof Error ? e.message : String(e)}`);
-          meta.billingError = true;
-        }
-      } else if (r.held) await ctx.ledger.release(r.key).catch(() => false);
-      if (meta.error !== undefined && textChars === 0) write({ modelId, error: meta.error, isError: true });
-      write({ modelId, metadata: meta, isMetadata: true });
-      write({ modelId, complete: true });
+        if (r.hold !== null) {
+          const settled = await r.hold.settle(replyCostMicro(r.entry.price as NonNullable<typeof r.entry.price>, inputTokens, outputTokens), { countReply: true });
+          meta.cost = settled?.cost ?? 0;
+          if (settled !== null) meta.paymentSource = settled.paymentSource;
+          if (settled === null || settled.billingError) meta.billingError = true;
+        } else ctx.ledger.freeReplies.record(sessionId, r.key, `talk-to-gpt-multi ${r.entry.info.id}`);
+      } else await r.hold?.release();
+      if (meta.error !== undefined && textChars === 0) await write({ modelId, error: meta.error, isError: true });
+      await write({ modelId, metadata: meta, isMetadata: true });
+      await write({ modelId, complete: true });
     }
 
-    return c.body(readable, 200, {
-      'Content-Type': 'application/x-ndjson; charset=utf-8',
-      'Cache-Control': 'no-store',
-      'X-Content-Type-Options': 'nosniff',
-      'X-Accel-Buffering': 'no',
-    });
+    return response;
   });
 
   app.all('/api/talk-to-gpt-multi', (c) => jsonError(c, 405, 'METHOD_NOT_ALLOWED', 'Use POST'));

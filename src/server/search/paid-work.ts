@@ -1,6 +1,6 @@
 /**
- * Paid tool work (web search, scraping): the one place these routes use ledger holds, so that switching to a
- * shared hold helper is a change here only (docs/gateway.md, "Holds").
+ * Paid tool work (web search, scraping): the one place these routes use ledger holds, on the gateway's shared hold
+ * API (src/server/ledger/paid-call.ts; docs/gateway.md, "Holds").
  *
  *   reserve the most the work can cost (with the paid-use threshold) -> do the work -> settle what it actually
  *   cost (its own ledger entry, under the hold's key), or release the whole hold when it failed.
@@ -9,9 +9,10 @@
  */
 import type { Context } from 'hono';
 import { jsonError, type RouteContext } from '../context';
-import { formatNanoRawCeil, formatUsdMicro, PAID_THRESHOLD_NANO_RAW, PAID_THRESHOLD_USD_MICRO } from '../money';
+import { insufficientBalance, withHold as withPaidHold } from '../ledger/paid-call';
+import { formatNanoRawCeil, formatUsdMicro } from '../money';
 
-/** A hold left open by a gateway that died mid-work is swept after this. */
+/** A hold left open by a gateway that died mid-work is swept after this (renewed while the work runs). */
 const TOOL_HOLD_TTL_MS = 10 * 60_000;
 
 export interface PaidWorkPlan {
@@ -39,9 +40,10 @@ export interface Charged<T> {
 }
 
 /**
- * Runs `work` under a hold. Returns the route's answer for a refused hold (402 or 409), else the work's value with
- * what was charged. `work` returns the actual cost (at most the plan's maximum); a throw releases the hold and is
- * rethrown.
+ * Runs `work` under a hold, through the gateway's one hold API (src/server/ledger/paid-call.ts, docs/gateway.md
+ * "Holds"). Returns the route's answer for a refused hold (402 or 409), else the work's value with what was
+ * charged. `work` returns the actual cost (at most the plan's maximum); a throw releases the hold and is rethrown.
+ * A settle that fails in the database charges nothing (cost 0).
  */
 export async function withHold<T>(
   c: Context,
@@ -50,48 +52,23 @@ export async function withHold<T>(
   work: () => Promise<PaidOutcome<T>>,
 ): Promise<{ ok: true; charged: Charged<T> } | { ok: false; response: Response }> {
   const sessionId = c.get('sessionId') as string;
-  const r = await ctx.ledger.reserve(sessionId, {
-    key: plan.key,
-    maxUsdMicro: plan.maxUsdMicro,
-    ttlMs: TOOL_HOLD_TTL_MS,
-    above: { usdMicro: PAID_THRESHOLD_USD_MICRO, nanoRaw: PAID_THRESHOLD_NANO_RAW },
-    note: plan.note,
-  });
-  if (!r.ok) {
-    const usd = r.requiredUsdMicro > PAID_THRESHOLD_USD_MICRO ? r.requiredUsdMicro : PAID_THRESHOLD_USD_MICRO;
-    const raw = r.requiredNanoRaw > PAID_THRESHOLD_NANO_RAW ? r.requiredNanoRaw : PAID_THRESHOLD_NANO_RAW;
-    return {
-      ok: false,
-      response: jsonError(
-        c,
-        402,
-        'INSUFFICIENT_BALANCE',
-        `Insufficient balance: ${plan.what} needs ${formatUsdMicro(usd)} USD or ${formatNanoRawCeil(raw)} XNO available`,
-        { requiredBalance: formatNanoRawCeil(raw), requiredUsd: formatUsdMicro(usd) },
-      ),
-    };
+  const r = await withPaidHold(
+    ctx.ledger,
+    sessionId,
+    { key: plan.key, maxUsdMicro: plan.maxUsdMicro, note: plan.note, ttlMs: TOOL_HOLD_TTL_MS },
+    async () => {
+      const outcome = await work();
+      return { value: outcome.value, costUsdMicro: outcome.costUsdMicro > 0n ? outcome.costUsdMicro : null };
+    },
+    ctx.log,
+  );
+  if (!r.ok && r.kind === 'short') {
+    const { requiredUsdMicro: usd, requiredNanoRaw: raw } = r.shortfall;
+    return { ok: false, response: insufficientBalance(c, `Insufficient balance: ${plan.what} needs ${formatUsdMicro(usd)} USD or ${formatNanoRawCeil(raw)} XNO available`, r.shortfall) };
   }
-  if (r.duplicate) {
+  if (!r.ok) {
     return { ok: false, response: jsonError(c, 409, 'REQUEST_ALREADY_ANSWERED', 'This request was already answered; send a new requestId to ask again') };
   }
-  let outcome: PaidOutcome<T>;
-  try {
-    outcome = await work();
-  } catch (e) {
-    await ctx.ledger.release(plan.key).catch(() => false);
-    throw e;
-  }
-  if (outcome.costUsdMicro <= 0n) {
-    await ctx.ledger.release(plan.key);
-    return { ok: true, charged: { value: outcome.value, cost: 0, paymentSource: r.hold.source } };
-  }
-  const settled = await ctx.ledger.settle(sessionId, plan.key, outcome.costUsdMicro, { note: plan.note });
-  return {
-    ok: true,
-    charged: {
-      value: outcome.value,
-      cost: Number(settled.chargedUsdValueMicro) / 1e6,
-      paymentSource: settled.source === 'nano' ? 'nano' : 'USD',
-    },
-  };
+  const s = r.settlement;
+  return { ok: true, charged: { value: r.value, cost: s?.cost ?? 0, paymentSource: s?.paymentSource ?? 'USD' } };
 }

@@ -12,7 +12,7 @@
  */
 import { z } from 'zod';
 import { speechModel } from '../../protocol/speech-catalogue';
-import { ConfigError, type Env } from '../config';
+import { ConfigError, intVar, type Env } from '../config';
 import { AmountError, parseDecimal } from '../money';
 
 const ProviderSchema = z.object({
@@ -79,14 +79,6 @@ function issue(name: string, error: z.ZodError): ConfigError {
   return new ConfigError(`${name}: ${i ? `${i.path.join('.')} ${i.message}` : 'invalid'}`);
 }
 
-function ms(env: Env, name: string, def: number, min: number, max: number): number {
-  const raw = env[name]?.trim();
-  if (!raw) return def;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
-  return n;
-}
-
 export function loadSpeechConfig(env: Env): SpeechConfig {
   const rawProviders = json(env, 'PARLEY_TTS_PROVIDERS');
   const providers: SpeechProviderConfig[] = [];
@@ -125,8 +117,8 @@ export function loadSpeechConfig(env: Env): SpeechConfig {
   return {
     providers,
     transcribe,
-    syncWaitMs: ms(env, 'PARLEY_TTS_SYNC_MS', 20_000, 0, 300_000),
-    providerTimeoutMs: ms(env, 'PARLEY_TTS_TIMEOUT_MS', 120_000, 1_000, 600_000),
-    workerMs: ms(env, 'PARLEY_TTS_WORKER_MS', 5_000, 10, 600_000),
+    syncWaitMs: intVar(env, 'PARLEY_TTS_SYNC_MS', 20_000, 0, 300_000),
+    providerTimeoutMs: intVar(env, 'PARLEY_TTS_TIMEOUT_MS', 120_000, 1_000, 600_000),
+    workerMs: intVar(env, 'PARLEY_TTS_WORKER_MS', 5_000, 10, 600_000),
   };
 }

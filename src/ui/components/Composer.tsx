@@ -21,9 +21,12 @@ import { ModelPicker } from './ModelPicker';
 import { usePath } from '../router';
 import { AudioControls } from '../speech/AudioControls';
 import { VoiceMode } from '../speech/VoiceMode';
+import { MediaControls } from '../media/MediaControls';
+import { chooseMediaModel, mediaModelFor } from '../media/media-state';
 import { ScrapeBar } from './web/ScrapeBar';
 import { WebSearchSwitch } from './web/WebSearchSwitch';
 import { web } from '../web-state';
+import { useComposerSize } from '../account/layout';
 
 interface Props {
   value: string;
@@ -45,10 +48,6 @@ interface Props {
   loaded?: boolean;
 }
 
-/** Spec 001 section 5: input height is clamped between 40 and min(max(200, 75% of the window), 800). */
-function maxInputHeight(): number {
-  return Math.min(Math.max(200, window.innerHeight * 0.75), 800);
-}
 
 const NO_MESSAGES: readonly MessageView[] = [];
 const NO_MODELS: readonly ModelInfo[] = [];
@@ -65,12 +64,15 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
   const textModels = useMemo(() => models.filter((m) => m.modality === 'text'), [models]);
   const names = useMemo(() => new Map(models.map((m) => [m.id, m.name])), [models]);
 
+  // Spec 001 sections 5 and 9: the input is at least its height preference (clamped to the window) and grows with
+  // its text up to the window's limit; its width is the width preference, clamped (src/ui/account/layout.tsx).
+  const size = useComposerSize();
   useEffect(() => {
     const el = ref.current;
     if (!el) return;
     el.style.height = 'auto';
-    el.style.height = `${Math.min(Math.max(40, el.scrollHeight), maxInputHeight())}px`;
-  }, [value]);
+    el.style.height = `${Math.min(Math.max(size.height, el.scrollHeight), size.maxHeight)}px`;
+  }, [value, size.height, size.maxHeight]);
 
   // On load (spec 000 sections 2 and 4): the last message's model restores the mode, then the address's mode,
   // model (which sets the mode), online / source and transcriptId apply. Once per page.
@@ -95,6 +97,7 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
       if (chosen) {
         // After the page's own effects (children's effects run first), which set a new conversation's default model.
         if (chosen.modality === 'text') setTimeout(() => (view.model = chosen.id), 0);
+        else if (chosen.modality === 'image' || chosen.modality === 'video') chooseMediaModel(chosen.modality, chosen.id);
         applyModelChoice(chosen);
       } else {
         const fallback = models.find((m) => m.modality === 'text' && m.id === view.model) ?? textModels[0];
@@ -131,7 +134,7 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
   const canAdd = state.mode === 'chat' && state.extraModels.length < MAX_EXTRA_MODELS && textModels.length > state.extraModels.length + 1;
 
   return (
-    <div className="composer-area">
+    <div className="composer-area" style={{ maxWidth: `${size.width}px` }}>
       {queued.length > 0 && (
         <ul className="queue" aria-label="Queued messages">
           {queued.map((q) => (
@@ -191,12 +194,16 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
       )}
       {state.mode === 'audio' && available?.includes('audio') && <AudioControls />}
       {state.mode === 'voice' && available?.includes('voice') && <VoiceMode slug={slug} model={model} />}
+      {(state.mode === 'image' || state.mode === 'video') && !nonChat && (
+        <MediaControls mode={state.mode} model={models.find((m) => m.id === mediaModelFor(state.mode as 'image' | 'video', models))} />
+      )}
       {state.webSearch && webSnap.status?.available === false && (
         <p className="mode-note" role="status">
           {webSnap.status.reason ?? WEB_SEARCH_UNAVAILABLE}
         </p>
       )}
       <ScrapeBar text={value} />
+      {size.handles}
       <form
         className="composer"
         onSubmit={(e) => {

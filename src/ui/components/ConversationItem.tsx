@@ -1,12 +1,14 @@
 /**
  * One conversation in the sidebar list: its link, and the "Conversation actions" menu (Rename, Pin or Unpin,
- * Delete). Rename edits the name in place: Enter or leaving the field saves, Escape cancels.
+ * Move to folder, Delete); a checkbox while conversations are being selected for a bulk move. Rename edits the name in place: Enter or leaving the field saves, Escape cancels.
  */
 import { useEffect, useRef, useState } from 'react';
 import type { ActionResult, ConversationSummary } from '../../protocol/engine';
 import { engine } from '../engine';
 import { navigate } from '../router';
 import { showLocalNotice, view } from '../state';
+import { useSnapshot } from 'valtio';
+import { folderView, toggleSelected } from '../account/folder-state';
 
 export function LinkTo({ href, className, children, current }: { href: string; className?: string; children: React.ReactNode; current?: boolean }) {
   return (
@@ -39,6 +41,7 @@ export function ConversationItem({ conversation, current }: { conversation: Conv
   const menu = useRef<HTMLDivElement>(null);
   const toggle = useRef<HTMLButtonElement>(null);
   const input = useRef<HTMLInputElement>(null);
+  const folders = useSnapshot(folderView);
 
   // The menu closes on a click elsewhere; it opens with its first item focused.
   useEffect(() => {
@@ -92,6 +95,9 @@ export function ConversationItem({ conversation, current }: { conversation: Conv
 
   return (
     <li className={`conversation-item${current ? ' current' : ''}`} data-pinned={pinned ? 'true' : undefined}>
+      {folders.selecting && (
+        <input type="checkbox" className="conversation-select" aria-label={`Select ${name || 'Untitled'}`} checked={folders.selected.includes(conversation.id)} onChange={() => toggleSelected(conversation.id)} />
+      )}
       {renaming ? (
         <input
           ref={input}
@@ -155,6 +161,16 @@ export function ConversationItem({ conversation, current }: { conversation: Conv
               }}
             >
               {pinned ? 'Unpin' : 'Pin'}
+            </button>
+            <button
+              type="button"
+              role="menuitem"
+              onClick={() => {
+                closeMenu();
+                folderView.moving = [conversation.id];
+              }}
+            >
+              Move to folder
             </button>
             <button type="button" role="menuitem" className="danger" onClick={() => void remove()}>
               Delete

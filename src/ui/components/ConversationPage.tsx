@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef } from 'react';
 import { useSnapshot } from 'valtio';
 import type { SendMessageResult } from '../../protocol/engine';
+import { chooseMediaModel, media, mediaModelFor } from '../media/media-state';
 import { engine, useConversation, useQuery } from '../engine';
 import { decodeSlugPrompt, navigate } from '../router';
 import { showLocalNotice, view } from '../state';
@@ -33,6 +34,13 @@ export function ConversationPage({ slug }: { slug: string }) {
   const page = useRef<HTMLDivElement>(null);
 
   const textModels = useMemo(() => models?.models.filter((m) => m.modality === 'text') ?? [], [models]);
+  // Image and video modes pick among their own models (spec 000 section 4: a model sets its mode).
+  const mediaMode = composerSnap.mode === 'video' ? 'video' : 'image';
+  const isMediaMode = composerSnap.mode === 'image' || composerSnap.mode === 'video';
+  const mediaSnap = useSnapshot(media);
+  const mediaModels = useMemo(() => models?.models.filter((m) => m.modality === mediaMode) ?? [], [models, mediaMode]);
+  void mediaSnap.imageModel;
+  void mediaSnap.videoModel;
   const preferences = useQuery({ kind: 'preferences' });
   useAutoRead(conversation, preferences);
   const model = snap.model || models?.defaultModel || '';
@@ -52,7 +60,10 @@ export function ConversationPage({ slug }: { slug: string }) {
     if (!conversation || !models || restoredFor.current === conversation.conversation.slug) return;
     restoredFor.current = conversation.conversation.slug;
     const last = conversation.messages.at(-1)?.model;
-    view.model = last && models.models.some((m) => m.id === last) ? last : models.defaultModel;
+    const lastModel = models.models.find((m) => m.id === last);
+    // An image or video model restores that mode's model (the Composer restores the mode); the text model stays.
+    if (lastModel && (lastModel.modality === 'image' || lastModel.modality === 'video')) chooseMediaModel(lastModel.modality, lastModel.id);
+    else view.model = lastModel ? lastModel.id : models.defaultModel;
   }, [conversation, models]);
 
   async function submit(prompt: string, targetSlug: string | null) {
@@ -62,15 +73,22 @@ export function ConversationPage({ slug }: { slug: string }) {
     }
     // A system prompt or a setting this tab just saved reaches the engine before the message does.
     await writesSettled();
-    const result = await engine<SendMessageResult>((api) => api.sendMessage({ slug: targetSlug, prompt, model, mode: composer.mode, extraModels: [...composer.extraModels], ...webSendExtras(preferences?.linkupDepth ?? 'standard'), ...audioSendExtras(models?.models, preferences) }));
+    const mode = composer.mode;
+    const isMedia = mode === 'image' || mode === 'video';
+    const result = await engine<SendMessageResult>((api) =>
+      isMedia
+        ? api.sendMessage({ slug: targetSlug, prompt, model: mediaModelFor(mode, models?.models ?? []), mode, inputImageIds: [...media.inputImageIds] })
+        : api.sendMessage({ slug: targetSlug, prompt, model, mode, extraModels: [...composer.extraModels], ...webSendExtras(preferences?.linkupDepth ?? 'standard'), ...audioSendExtras(models?.models, preferences) }),
+    );
     if (!result.ok) {
       if (result.notified) return;
       showLocalNotice({ title: result.error, text: '', tone: result.error === MESSAGE_REQUIRED ? 'orange' : 'red', durationMs: 5000 });
       return;
     }
     markSent(result.slug, result.userMessageId);
-    // Spec 000 section 4: a chat prompt is cleared once the user message is saved.
+    // Spec 000 section 4: a chat prompt is cleared once the user message is saved (and an image request's inputs).
     view.drafts[draftKey] = '';
+    if (isMedia) media.inputImageIds = [];
     clearWebDraft();
     focusComposer();
     if (result.slug !== targetSlug) {
@@ -120,10 +138,17 @@ export function ConversationPage({ slug }: { slug: string }) {
 
   return (
     <div className="conversation" ref={page}>
-      <ConversationHeader title={title} model={model} models={textModels} onModelChange={(id) => {
+      <ConversationHeader
+        title={title}
+        model={isMediaMode ? mediaModelFor(mediaMode, models?.models ?? []) : model}
+        models={isMediaMode ? mediaModels : textModels}
+        onModelChange={(id) => {
+          if (isMediaMode) return chooseMediaModel(mediaMode, id);
           pickedHere.current = true;
           view.model = id;
-        }} totalCost={totalCost}>
+        }}
+        totalCost={totalCost}
+      >
         <InstructionsButton slug={conversation ? conversation.conversation.slug : null} instructions={conversation?.conversation.instructions} />
         <ExportMenu slug={conversation ? conversation.conversation.slug : null} />
         <ScratchpadButton />
@@ -137,10 +162,10 @@ export function ConversationPage({ slug }: { slug: string }) {
             <div className="empty">
               <h2>What shall we talk about?</h2>
               <p className="muted">Pick a model, type a message and press Enter.</p>
-              <Suggestions mode={composerSnap.mode} onPick={(s) => {
+              {preferences?.showExamplePromptsCarousel !== false && <Suggestions mode={composerSnap.mode} onPick={(s) => {
                   view.drafts[draftKey] = s.prompt;
                   focusComposer();
-                }} />
+                }} />}
             </div>
           )
         }

@@ -5,6 +5,7 @@ import { navigate } from '../router';
 import { AlternativesNav } from './AlternativesNav';
 import { MessageMenu, type MessageAction } from './MessageMenu';
 import { MessageMeta } from './MessageMeta';
+import { MessageMedia } from '../media/MessageMedia';
 import { ScrapedChips } from './web/ScrapedChips';
 import { Sources } from './web/Sources';
 import { addToScratchpad } from '../tools-state';
@@ -140,6 +141,7 @@ export const MessageItem = memo(function MessageItem({ message, modelName }: Mes
       data-role={message.role}
       data-status={status}
       data-model={message.model}
+      id={`message-${message.id}`}
       aria-label={isAssistant ? 'Assistant message' : 'Your message'}
     >
       <header className="message-header">
@@ -200,6 +202,7 @@ export const MessageItem = memo(function MessageItem({ message, modelName }: Mes
         {message.audio && status !== 'pending' && <MessageAudio messageId={message.id} audio={message.audio} />}
         {message.webSearch && <p className="web-searched muted">{`Searched the web: ${message.webSearch.sources.length} source${message.webSearch.sources.length === 1 ? '' : 's'}${message.webSearch.cost > 0 ? ` · $${message.webSearch.cost}` : ''}`}</p>}
       </div>
+      <MessageMedia message={message} prompt={message.role === 'user' ? message.text : `${modelName} image`} />
       {isAssistant && message.citations && status !== 'pending' && <Sources sources={message.citations} />}
       <MessageMeta message={message} />
       {message.isPartial && <p className="message-note">Partial reply: the stream ended early.</p>}

@@ -9,6 +9,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import type { ModelInfo } from '../../protocol/api';
 import type { MessageView } from '../../protocol/engine';
 import { MessageItem } from './MessageItem';
+import { useJumpToMessage } from '../media/jump';
 import { MultiModelReplies, OmittedMarker } from './MultiModelReplies';
 import { updateRows, type ListRow, type RowsOf } from './list-rows';
 
@@ -76,6 +77,17 @@ export function MessageList({ messages, models, empty, partial = false }: Props)
     const el = scroller.current;
     if (el) el.scrollTop = el.scrollHeight;
   }
+
+  // Go to message (#message-{id}, the gallery): scroll there and stop following the end.
+  useJumpToMessage(
+    messages.length > 0,
+    (id) => rows.findIndex((r) => (r.kind === 'message' ? r.message.id === id : r.kind === 'multi' ? r.messages.some((m) => m.id === id) : false)),
+    (index) => {
+      stick.current = false;
+      setAtEnd(false);
+      virtualizer.scrollToIndex(index, { align: 'center' });
+    },
+  );
 
   const items = virtualizer.getVirtualItems();
   return (

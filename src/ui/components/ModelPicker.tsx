@@ -7,7 +7,9 @@
  */
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import type { ModelInfo } from '../../protocol/api';
-import { filterModels, formatContextLength, formatPrice, groupByProvider } from './model-info';
+import { filterModels, formatContextLength, formatPrice } from './model-info';
+import { ModelListControls, ModelOptionButtons } from '../account/ModelListControls';
+import { MODEL_KEYS, pickerGroups, pushRecent, useModelLists, writeStored } from '../account/model-lists';
 
 export interface ModelPickerProps {
   value: string;
@@ -43,7 +45,9 @@ export function ModelPicker({ value, onChange, models, label = 'Model', exclude 
       query,
     );
   }, [models, exclude, value, query]);
-  const groups = useMemo(() => groupByProvider(shown), [shown]);
+  // Pinned, recent, visible, category and open-source lists of local storage (spec 001 section 3).
+  const lists = useModelLists();
+  const { groups, hidden } = useMemo(() => pickerGroups(shown, lists, value), [shown, lists, value]);
   /** Options in display order (the none option first), for keyboard movement. */
   const flat: Array<ModelInfo | null> = useMemo(() => [...(noneLabel && query === '' ? [null] : []), ...groups.flatMap((g) => g.models)], [groups, noneLabel, query]);
   const current = models.find((m) => m.id === value);
@@ -71,6 +75,7 @@ export function ModelPicker({ value, onChange, models, label = 'Model', exclude 
   }
 
   function choose(model: ModelInfo | null) {
+    if (model) writeStored(MODEL_KEYS.recent, pushRecent(lists.recent, model.id));
     onChange(model?.id ?? '');
     setOpen(false);
     button.current?.focus();
@@ -124,6 +129,7 @@ export function ModelPicker({ value, onChange, models, label = 'Model', exclude 
               {model.name}
               {model.free && <span className="badge badge-free">Free</span>}
               {model.offline && <span className="badge">Offline</span>}
+              <ModelOptionButtons model={model} models={models} lists={lists} />
             </span>
             <span className="model-option-facts">
               {!model.free && <span>{formatPrice(model)}</span>}
@@ -185,6 +191,7 @@ export function ModelPicker({ value, onChange, models, label = 'Model', exclude 
             }}
             onKeyDown={onSearchKey}
           />
+          <ModelListControls models={models} lists={lists} hidden={hidden} />
           <div role="listbox" id={listId} aria-label={label} className="model-list">
             {noneLabel && query === '' && renderOption(null)}
             {groups.map((g) => (

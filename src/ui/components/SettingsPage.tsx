@@ -10,6 +10,7 @@ import { engine, useQuery } from '../engine';
 import { ModelPicker } from './ModelPicker';
 import { trackWrite } from '../writes';
 import { ExportAllButton } from './ExportMenu';
+import { AccountSettings } from '../account/AccountSettings';
 
 /** Bounds of the max-tokens setting: a positive whole number no larger than the biggest context we know. */
 export const MAX_TOKENS_MIN = 1;
@@ -111,8 +112,10 @@ export function SettingsPage() {
           />
           <Toggle label="Enter sends message" checked={preferences.enterSendsMessage} onChange={(v) => save({ enterSendsMessage: v })} hint="When off, Enter starts a new line; send with the Send button." />
           <Toggle label="Show thinking" checked={preferences.showThinkingBlocks} onChange={(v) => save({ showThinkingBlocks: v })} hint="Show a model's reasoning above its reply." />
+          <Toggle label="Show explicit content" checked={preferences.showExplicitContent} onChange={(v) => save({ showExplicitContent: v })} hint="Let image and video models generate prompts flagged as explicit." />
           <WebSettings preferences={preferences} save={save} />
           <SpeechSettings preferences={preferences} models={models?.models} save={save} />
+          <AccountSettings preferences={preferences} save={save} />
         </form>
       )}
       <ExportAllButton />

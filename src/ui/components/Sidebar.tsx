@@ -9,6 +9,11 @@ import { Balance } from './Balance';
 import { showLocalNotice } from '../state';
 import { ConversationItem, LinkTo } from './ConversationItem';
 import { SidebarSearch } from './SidebarSearch';
+import { useSnapshot } from 'valtio';
+import { Folders } from '../account/Folders';
+import { MoveToFolderDialog } from '../account/MoveToFolder';
+import { filterByFolder, folderView } from '../account/folder-state';
+import { SelectionBar, SidebarHeader, useLastSearchTerm } from '../account/SidebarParts';
 
 export function Sidebar({ route }: { route: Route }) {
   const activeSlug = route.name === 'conversation' ? route.slug : null;
@@ -17,6 +22,12 @@ export function Sidebar({ route }: { route: Route }) {
   const [busy, setBusy] = useState(false);
   const [query, setQuery] = useState('');
   const searching = query.trim().length >= 2;
+  useLastSearchTerm(query, setQuery);
+  const preferences = useQuery({ kind: 'preferences' });
+  const folders = useQuery({ kind: 'folders' });
+  const { active } = useSnapshot(folderView);
+  const listVisible = preferences?.conversationsSidebarVisible ?? true;
+  const shown = conversations === undefined ? undefined : filterByFolder(conversations, folders, active);
 
   async function exportLog() {
     const text = await engine((api) => api.exportLog());
@@ -42,20 +53,30 @@ export function Sidebar({ route }: { route: Route }) {
 
   return (
     <aside className="sidebar">
-      <div className="brand">Parley</div>
+      <SidebarHeader listVisible={listVisible} />
       <LinkTo href="/conversation/new" className="new-chat" current={activeSlug === 'new'}>
         + New chat
       </LinkTo>
-      <SidebarSearch query={query} onQuery={setQuery} activeSlug={activeSlug} />
-      <nav aria-label="Conversations" className="conversation-list" hidden={searching}>
-        {conversations === undefined && <p className="muted">Loading…</p>}
-        {conversations?.length === 0 && <p className="muted">No conversations yet.</p>}
-        <ul>
-          {conversations?.map((c) => (
-            <ConversationItem key={c.id} conversation={c} current={c.slug === activeSlug} />
-          ))}
-        </ul>
-      </nav>
+      {listVisible && (
+        <>
+          <SidebarSearch query={query} onQuery={setQuery} activeSlug={activeSlug} />
+          <div className="sidebar-scroll" hidden={searching}>
+            <Folders />
+            <SelectionBar visibleIds={shown?.map((c) => c.id) ?? []} />
+            <nav aria-label="Conversations" className="conversation-list">
+              {conversations === undefined && <p className="muted">Loading…</p>}
+              {conversations?.length === 0 && <p className="muted">No conversations yet.</p>}
+              {conversations !== undefined && conversations.length > 0 && shown?.length === 0 && <p className="muted">No conversations in this folder.</p>}
+              <ul>
+                {shown?.map((c) => (
+                  <ConversationItem key={c.id} conversation={c} current={c.slug === activeSlug} />
+                ))}
+              </ul>
+            </nav>
+          </div>
+        </>
+      )}
+      <MoveToFolderDialog />
       <div className="sidebar-footer">
         <Balance />
         <div className="log-actions">

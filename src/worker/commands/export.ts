@@ -10,6 +10,7 @@ import * as Comlink from 'comlink';
 import { firstValueFrom } from 'rxjs';
 import type { ExportFile, ExportFormat, ExportHandlers } from '../../protocol/engine';
 import type { EngineCore } from '../core';
+import { withExportImages } from '../services/media/files';
 import { conversationQueries } from '../queries/conversations';
 import { EXPORT_NOTICE } from '../services/messages';
 import { archiveFileName, toArchive } from '../services/export/archive';
@@ -62,7 +63,8 @@ export function exportCommands(core: EngineCore, options: ExportOptions = {}): E
     const view = slug === '' ? null : await firstValueFrom(queries.conversation({ kind: 'conversation', slug }));
     if (!view) return { ok: false, error: EXPORT_NOTICE.needsNamedConversation };
     const { name, slug: s } = view.conversation;
-    return checkExportable({ conversation: { name, slug: s }, messages: view.messages, exportedAt });
+    // Images are read from `files` as base64 (the spec's exported shape).
+    return checkExportable({ conversation: { name, slug: s }, messages: await withExportImages(core.db, view.messages), exportedAt });
   }
 
   return {

@@ -10,6 +10,7 @@
  * When no model starts, the user message is marked with 'Failed to start multi-model stream' (or the gateway's
  * own message) and the notice of its status is shown.
  */
+import { waitForNetwork } from '../services/network';
 import { makeEvent, type NewEvent } from '../../events/catalogue';
 import type { ConversationRow, MessageRow } from '../../events/model';
 import type { ChatMessage, ModelInfo } from '../../protocol/api';
@@ -113,6 +114,8 @@ export async function startMultiModel(core: EngineCore, run: MultiModelRun): Pro
   };
   let body: ReadableStream<Uint8Array>;
   try {
+    // Offline, the request waits for the network (src/worker/services/network.ts).
+    await waitForNetwork(controller.signal);
     body = await gateway.multiReply(request, controller.signal);
   } catch (error) {
     release();

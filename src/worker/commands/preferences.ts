@@ -35,11 +35,17 @@ export function preferencesCommands(core: EngineCore): PreferencesHandlers {
       const current = core.preferences$.value;
       const changed: Record<string, unknown> = {};
       for (const [key, value] of Object.entries(changes)) {
-        if (isPreferenceKey(key) && current[key] !== value) changed[key] = value;
+        if (isPreferenceKey(key) && !samePreference(current[key], value)) changed[key] = value;
       }
       if (Object.keys(changed).length === 0) return;
       const now = Date.now();
       await core.append([makeEvent('preferences.changed', { changes: changed as Partial<Preferences>, at: now }, crypto.randomUUID(), now)]);
     },
   };
+}
+
+/** Equal preference values: the same primitive, or lists with the same items in order (expandedFolderIds). */
+function samePreference(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => x === b[i]);
+  return a === b;
 }

@@ -60,6 +60,10 @@ export interface ModeHandler {
   validate?(input: SendMessageInput, model: ModelInfo): string | null;
   /** Step 2 for this mode when its paid model cannot be paid for; default: the engine's (chat's) probe. */
   readonly balanceProbe?: BalanceProbe;
+  /** The prompt this mode sends for a model ('' may become a model's own, e.g. ghiblify's 'Ghiblify'); null: refuse. */
+  promptFor?(model: ModelInfo, prompt: string): string | null;
+  /** Step 2 is the gateway's own (image and video: free daily uses, a 402 with the amount): no balance probe here. */
+  readonly gatewayChecksBalance?: boolean;
   /** Steps 6 and 7: append `submission.events` with its own, then start the work. */
   run(submission: Submission): Promise<SendMessageResult>;
 }

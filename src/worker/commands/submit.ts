@@ -64,17 +64,22 @@ export function submitter(core: EngineCore, balanceProbe: BalanceProbe): Submit 
     const mode = input.mode ?? 'chat';
     const handler = modeHandler(core, mode);
     if (!handler) return { ok: false, error: mode === 'chat' ? 'Chat is not available' : MODE_UNAVAILABLE[mode] };
-    const prompt = input.prompt.trim();
+    let prompt = input.prompt.trim();
     const attachments = [...new Set(input.attachments ?? [])];
     const hasExtras = attachments.length > 0 || (input.scrapedContent?.length ?? 0) > 0;
-    if (prompt === '' && !hasExtras) return { ok: false, error: MESSAGE_REQUIRED };
+    if (prompt === '' && !hasExtras && !handler.promptFor) return { ok: false, error: MESSAGE_REQUIRED };
     if (core.models$.value.models.length === 0) await core.loadModels();
     const catalogue = core.models$.value;
     // A prompt sent before the tab had the catalogue (or with no choice made) goes to the default model.
     const wanted = input.model || catalogue.defaultModel;
     const model = catalogue.models.find((m) => m.id === wanted);
     if (!model) return { ok: false, error: `Unknown model: ${input.model}` };
-    if (!handler.accepts(model)) return { ok: false, error: `${model.name} is not a ${mode} model` };
+    if (!handler.accepts(model)) return { ok: false, error: `${model.name} is not ${/^[aeiou]/.test(mode) ? 'an' : 'a'} ${mode} model` };
+    if (handler.promptFor) {
+      const filled = handler.promptFor(model, prompt);
+      if (filled === null) return { ok: false, error: MESSAGE_REQUIRED };
+      prompt = filled;
+    }
     const extraIds = input.extraModels ?? [];
     if (extraIds.length > 0 && !handler.multiModel) return { ok: false, error: MULTI_MODEL.textOnly };
     if (extraIds.length > MAX_EXTRA_MODELS) return { ok: false, error: MULTI_MODEL.tooManyExtras };
@@ -104,7 +109,7 @@ export function submitter(core: EngineCore, balanceProbe: BalanceProbe): Submit 
     // what this request needs (its 402 names the amount it would hold); nothing is written.
     if (core.session$.value.session === null) await core.refreshSession();
     const paid = [model, ...extras].filter((m) => !m.free);
-    if (paid.length > 0 && !core.session$.value.canUsePaidModels) {
+    if (paid.length > 0 && !core.session$.value.canUsePaidModels && handler.gatewayChecksBalance !== true) {
       const refused = await (handler.balanceProbe ?? balanceProbe)(core, { conversation: conversation ?? null, prompt, paid, now });
       if (refused) return refused;
     }

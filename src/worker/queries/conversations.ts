@@ -12,6 +12,7 @@ import { STREAM_THROTTLE_MS, type EngineCore } from '../core';
 import { activePath, alternativesOf, buildTree, canContinue, tailPath } from '../services/history';
 import { replyText, type LiveReply } from '../services/reply-runner';
 import type { QueryHandlers } from './types';
+import { loadFolderLinks } from './folders';
 
 /** Messages a long conversation's first view shows before the rest is loaded (a few screens' worth). */
 export const FIRST_VIEW_MESSAGES = 100;
@@ -47,6 +48,7 @@ export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conv
     const visible = rows.filter((c) => c.deletedAt === undefined);
     const pinned = visible.filter((c) => c.pinnedAt !== undefined).sort((a, b) => (b.pinnedAt ?? 0) - (a.pinnedAt ?? 0));
     const others = visible.filter((c) => c.pinnedAt === undefined);
+    const folderOf = await loadFolderLinks(core.db);
     return [...pinned, ...others].map((c) => ({
       id: c.id,
       slug: c.slug,
@@ -54,6 +56,7 @@ export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conv
       updatedAt: c.updatedAt,
       latestMessage: c.latestMessage,
       pinned: c.pinnedAt !== undefined,
+      folderId: folderOf.get(c.id) ?? null,
     }));
   }
 

@@ -8,6 +8,7 @@ import type {
   StreamGptRequest,
 } from '../../protocol/api';
 import type { TalkToGptMultiRequest } from '../../protocol/multi';
+import type { GenerateImageRequest, GenerateImageResponse, GenerateVideoRequest, GenerateVideoResponse, VideoStatusResponse } from '../../protocol/media';
 
 export class GatewayError extends Error {
   constructor(
@@ -45,6 +46,10 @@ export const gateway = {
   resumeReply: (requestId: string, signal: AbortSignal) => postStream('/api/stream-gpt/resume', { requestId }, signal),
   /** A title for a conversation from its opening text (spec 000 section 7). */
   conversationSummary: (request: ConversationSummaryRequest) => postJson<ConversationSummaryResponse>('/api/conversation-summary', request),
+  /** Image and video calls (spec 000 section 7; src/protocol/media.ts). */
+  generateImage: (request: GenerateImageRequest, signal?: AbortSignal) => postJson<GenerateImageResponse>('/api/generate-image', request, signal),
+  generateVideo: (request: GenerateVideoRequest, signal?: AbortSignal) => postJson<GenerateVideoResponse>('/api/generate-video', request, signal),
+  videoStatus: (runId: string, modelSlug: string) => getJson<VideoStatusResponse>(`/api/generate-video/status?runId=${encodeURIComponent(runId)}&modelSlug=${encodeURIComponent(modelSlug)}`),
   /** Ends a reply's upstream now (Stop), rather than after the gateway's resume grace period. */
   async cancelReply(requestId: string): Promise<void> {
     await fetch('/api/stream-gpt/cancel', {
@@ -56,9 +61,10 @@ export const gateway = {
   },
 };
 
-async function postJson<T>(path: string, body: unknown): Promise<T> {
+async function postJson<T>(path: string, body: unknown, signal?: AbortSignal): Promise<T> {
   const res = await fetch(path, {
     method: 'POST',
+    ...(signal ? { signal } : {}),
     credentials: 'same-origin',
     headers: { 'content-type': 'application/json', accept: 'application/json' },
     body: JSON.stringify(body),

@@ -8,7 +8,7 @@ import type { LocalSessionResponse } from '../../protocol/api';
 
 export type Result<T> = { ok: true; value: T } | { ok: false; status: number; error: string; message: string; limit?: string };
 
-async function request<T>(method: string, path: string, body?: unknown): Promise<Result<T>> {
+export async function request<T>(method: string, path: string, body?: unknown): Promise<Result<T>> {
   let res: Response;
   try {
     res = await fetch(path, {

@@ -166,11 +166,11 @@ describe('rebuildReadModels', () => {
     await appendInBatches(db, events, [100]);
     await db.messages.clear();
     await db.conversations.update(1, { name: 'tampered' });
-    await db.folders.add({ id: 1, name: 'keep me', createdAt: 1, updatedAt: 1, parentId: null });
+    await db.files.add({ id: 1, file: new ArrayBuffer(4) });
     const progress: RebuildProgress[] = [];
     const result = await rebuildReadModels(db, (p) => progress.push(p));
     await expectDbEquals(db, fold(events));
-    expect(await db.folders.count()).toBe(1);
+    expect(await db.files.count()).toBe(1);
     expect(result.events).toBe(events.length);
     expect(result.rows.messages).toBe(fold(events).size('messages'));
     const replay = progress.filter((p) => p.phase === 'replay');
@@ -183,7 +183,7 @@ describe('rebuildReadModels', () => {
 describe('ensureProjectionsCurrent', () => {
   it('records versions on a fresh database and then does nothing', async () => {
     const db = newDb();
-    expect(await ensureProjectionsCurrent(db)).toEqual({ rebuilt: ['conversations', 'messages', 'instructions', 'scratchpad'], adopted: 0 });
+    expect(await ensureProjectionsCurrent(db)).toEqual({ rebuilt: ['conversations', 'messages', 'instructions', 'scratchpad', 'folders'], adopted: 0 });
     expect(await db.meta.get('projection:messages')).toEqual({ key: 'projection:messages', value: messagesProjection.version });
     expect(await ensureProjectionsCurrent(db)).toEqual({ rebuilt: [], adopted: 0 });
   });
@@ -213,7 +213,7 @@ describe('ensureProjectionsCurrent', () => {
     await db.messages.bulkPut(rows.rows('messages'));
     const result = await ensureProjectionsCurrent(db);
     expect(result.adopted).toBe(rows.size('conversations') + rows.size('messages'));
-    expect(result.rebuilt).toEqual(['conversations', 'messages', 'instructions', 'scratchpad']);
+    expect(result.rebuilt).toEqual(['conversations', 'messages', 'instructions', 'scratchpad', 'folders']);
     expect(await db.messages.toArray()).toEqual(rows.rows('messages'));
     const convs = await db.conversations.toArray();
     expect(convs.map((c) => [c.id, c.slug, c.name])).toEqual(rows.rows('conversations').map((c) => [c.id, c.slug, c.name]));

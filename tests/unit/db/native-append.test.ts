@@ -125,7 +125,7 @@ describe('native append path', () => {
     const db = newDb();
     const created = makeEvent('conversation.created', { conversation: conversation(1, 'a', 'A') }, 'c1', 1);
     await expect(
-      db.transaction('rw', [db.events, db.conversations, db.messages, db.instructions, db.scratchpadEntries], async () => {
+      db.transaction('rw', [db.events, db.conversations, db.messages, db.instructions, db.scratchpadEntries, db.folders, db.conversationFolders], async () => {
         await appendEvents(db, [created]);
         expect(await db.conversations.count()).toBe(1);
         throw new Error('command failed validation');

@@ -92,7 +92,7 @@ async function logOf(dbName: string): Promise<NewEvent[]> {
 describe('submit flow: validation', () => {
   it('says plainly that other modes are not available, and refuses a 5th extra model and duplicates', async () => {
     const engine = newEngine('submit-validate');
-    expect(await engine.sendMessage({ slug: null, prompt: 'a cat', model: 'fake-model', mode: 'image' })).toEqual({ ok: false, error: MODE_UNAVAILABLE.image });
+    expect(await engine.sendMessage({ slug: null, prompt: 'a cat', model: 'fake-model', mode: 'audio' })).toEqual({ ok: false, error: MODE_UNAVAILABLE.audio });
     const five = ['other-model', 'broken-model', 'slow-model', 'offline', 'x'];
     expect(await engine.sendMessage({ slug: null, prompt: 'hi', model: 'fake-model', extraModels: five })).toEqual({ ok: false, error: MULTI_MODEL.tooManyExtras });
     expect(await engine.sendMessage({ slug: null, prompt: 'hi', model: 'fake-model', extraModels: ['other-model', 'other-model'] })).toEqual({ ok: false, error: MULTI_MODEL.duplicate });

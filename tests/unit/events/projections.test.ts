@@ -34,9 +34,9 @@ const stateOf = (events: NewEvent[]) => {
 };
 
 describe('projections registry', () => {
-  it('lists conversations, messages, instructions and the scratchpad, each owning its own table', () => {
-    expect(projections.map((p) => p.name)).toEqual(['conversations', 'messages', 'instructions', 'scratchpad']);
-    expect(ownedTables()).toEqual(['conversations', 'messages', 'instructions', 'scratchpadEntries']);
+  it('lists conversations, messages, instructions, the scratchpad and folders, each owning its own tables', () => {
+    expect(projections.map((p) => p.name)).toEqual(['conversations', 'messages', 'instructions', 'scratchpad', 'folders']);
+    expect(ownedTables()).toEqual(['conversations', 'messages', 'instructions', 'scratchpadEntries', 'folders', 'conversationFolders']);
     for (const p of projections) {
       for (const e of [...base, started, checkpoint]) for (const w of p.apply(e)) expect(p.tables).toContain(w.table);
     }

@@ -7,6 +7,7 @@ import type { Db } from '../../../src/server/db/types';
 import { Ledger } from '../../../src/server/ledger/ledger';
 import { Catalogue } from '../../../src/server/providers/catalogue';
 import { clampTitle, deterministicTitle } from '../../../src/server/providers/title';
+import { TITLE_INSTRUCTIONS } from '../../../src/server/routes/conversation-summary';
 import { startFakeUpstream, textReply, type FakeUpstream } from './fake-upstream';
 import { newSession } from './helpers';
 
@@ -19,7 +20,7 @@ beforeAll(async () => {
   upstream = await startFakeUpstream(textReply('"Sourdough Baking at Home."', { usage: { prompt_tokens: 100, completion_tokens: 10 } }), {
     models: ['cheap-model'],
   });
-});
+}, 60_000);
 afterAll(async () => {
   await upstream.close();
   await db.close();
@@ -101,6 +102,25 @@ describe('POST /api/conversation-summary', () => {
     expect(await res.json()).toEqual({ summary: 'Sourdough Baking at Home' });
     // 100 input tokens at 1 USD/M + 10 output tokens at 2 USD/M = 120 micro-dollars.
     expect((await ledger.balance(session.data.id)).usdMicro).toBe(1_000_000n - 120n);
+  });
+
+  it('a priced title model that fails mid-answer is charged for what it produced, and the deterministic title answers', async () => {
+    const dropping = await startFakeUpstream({ steps: [{ content: 'Sourdough' }, { content: ' Baking' }], end: 'drop' }, { models: ['cheap-model'] });
+    try {
+      const env = { PARLEY_UPSTREAM_URL: dropping.url, PARLEY_UPSTREAM_MODELS: 'cheap-model', PARLEY_UPSTREAM_PRICING: '{"cheap-model":{"input":"1","output":"2"}}' };
+      const { ask, ledger, session } = await gateway(env, 'cheap-model');
+      await ledger.credit(session.data.id, { key: `seed:${session.data.id}`, usdMicro: 1_000_000n });
+      const res = await ask({ conversationContent: CONTENT });
+      expect(await res.json()).toEqual({ summary: 'Bake sourdough bread home starter' });
+      // No usage came: the prompt estimated (its characters / 4, + 8 per message) at 1 USD/M, 'Sourdough Baking'
+      // (16 characters = 4 tokens) at 2 USD/M, rounded up to the micro-dollar.
+      const promptChars = TITLE_INSTRUCTIONS.length + CONTENT.length;
+      const expected = BigInt(Math.ceil((Math.ceil(promptChars / 4) + 16) * 1 + 4 * 2));
+      expect(1_000_000n - (await ledger.balance(session.data.id)).usdMicro).toBe(expected);
+      expect((await ledger.holds(session.data.id))[0]?.status).toBe('settled');
+    } finally {
+      await dropping.close();
+    }
   });
 
   it('falls back to the free deterministic title when the balance cannot pay for a priced title model', async () => {

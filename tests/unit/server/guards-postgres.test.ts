@@ -8,7 +8,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/server/db/open';
 import type { Db } from '../../../src/server/db/types';
-import { takeToken } from '../../../src/server/guards/rate-limit';
+import { LeasedBuckets, takeToken } from '../../../src/server/guards/rate-limit';
 import { Ledger } from '../../../src/server/ledger/ledger';
 import { expireIdleSessions } from '../../../src/server/sessions/expiry';
 import { createSession } from '../../../src/server/sessions/store';
@@ -52,6 +52,19 @@ describe('guards on PostgreSQL, two connection pools', () => {
     const refused = results.filter((r) => !r.allowed);
     expect(refused).toHaveLength(50);
     for (const r of refused) expect(r.retryAfterS).toBeGreaterThanOrEqual(1);
+  });
+
+  it('two processes leasing tokens in blocks from one bucket pass exactly the burst together', async () => {
+    const limit = { burst: 300, perMinute: 1 };
+    const a = new LeasedBuckets(one, limit);
+    const b = new LeasedBuckets(two, limit);
+    let allowed = 0;
+    for (let round = 0; round < 8; round++) {
+      const results = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? a : b).take('costly:192.0.2.5')));
+      allowed += results.filter((r) => r.allowed).length;
+    }
+    expect(allowed).toBe(300);
+    await Promise.all([a.close(), b.close()]);
   });
 
   it('two sweeps at once delete each expired moneyless session once and keep the funded one', async () => {

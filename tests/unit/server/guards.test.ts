@@ -12,7 +12,8 @@ import { loadConfig, type Env } from '../../../src/server/config';
 import type { AppEnv } from '../../../src/server/context';
 import { openDatabase } from '../../../src/server/db/open';
 import type { Db } from '../../../src/server/db/types';
-import { takeToken } from '../../../src/server/guards/rate-limit';
+import { LEASE_MS, LeasedBuckets, takeToken } from '../../../src/server/guards/rate-limit';
+import type { Queryable } from '../../../src/server/db/types';
 import { Ledger } from '../../../src/server/ledger/ledger';
 import { Catalogue } from '../../../src/server/providers/catalogue';
 import { startFakeUpstream, textReply, type FakeUpstream } from './fake-upstream';
@@ -127,6 +128,64 @@ describe('rate limits', () => {
     for (let i = 0; i < 2; i++) expect((await post(proxied, '10.0.0.1', { 'x-forwarded-for': `9.9.9.${i}, 203.0.113.5` })).status).toBe(200);
     expect((await post(proxied, '10.0.0.1', { 'x-forwarded-for': '203.0.113.5' })).status).toBe(429);
     expect((await post(proxied, '10.0.0.1', { 'x-forwarded-for': '203.0.113.5, 203.0.113.6' })).status).toBe(200);
+  });
+});
+
+describe('rate-limit leases (tokens taken in blocks per process)', () => {
+  /** The database, counting the statements that take tokens. */
+  function counting(): { q: Queryable; takes: () => number } {
+    let n = 0;
+    return {
+      q: {
+        query: (sql, params) => {
+          if (sql.startsWith('INSERT INTO rate_limits')) n++;
+          return db.query(sql, params);
+        },
+      },
+      takes: () => n,
+    };
+  }
+  const tokensLeft = async (key: string): Promise<number> =>
+    Number((await db.query<{ tokens: number }>('SELECT tokens FROM rate_limits WHERE bucket_key = $1', [key]))[0]?.tokens);
+
+  it('a busy address costs far fewer statements than requests; two processes together pass exactly the burst', async () => {
+    const c = counting();
+    const limit = { burst: 200, perMinute: 1 };
+    const [one, two] = [new LeasedBuckets(c.q, limit), new LeasedBuckets(c.q, limit)];
+    let allowed = 0;
+    for (let round = 0; round < 6; round++) {
+      const results = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? one : two).take('costly:203.0.113.9')));
+      allowed += results.filter((r) => r.allowed).length;
+    }
+    expect(allowed).toBe(200);
+    expect(c.takes()).toBeLessThan(40);
+    // Refusals are answered from memory until the next token is due: a flood costs no statement.
+    const before = c.takes();
+    const refused = await Promise.all(Array.from({ length: 200 }, () => one.take('costly:203.0.113.9')));
+    expect(refused.every((r) => !r.allowed && r.retryAfterS >= 1)).toBe(true);
+    expect(c.takes() - before).toBe(0);
+    await Promise.all([one.close(), two.close()]);
+  });
+
+  it('one after another, requests are served from a lease; spare tokens go back to the bucket when unused', async () => {
+    const c = counting();
+    const buckets = new LeasedBuckets(c.q, { burst: 1000, perMinute: 1 });
+    for (let i = 0; i < 200; i++) expect((await buckets.take('costly:198.51.100.77')).allowed).toBe(true);
+    expect(c.takes()).toBeLessThan(50);
+    expect(await tokensLeft('costly:198.51.100.77')).toBeLessThan(800); // some are leased, not used yet
+    await buckets.sweep(Date.now() + LEASE_MS + 1);
+    expect(Math.floor(await tokensLeft('costly:198.51.100.77'))).toBe(800);
+  });
+
+  it('a bucket near empty is shared token by token (no spare leased), so no process starves another', async () => {
+    const c = counting();
+    const limit = { burst: 10, perMinute: 1 };
+    const [one, two] = [new LeasedBuckets(c.q, limit), new LeasedBuckets(c.q, limit)];
+    for (let i = 0; i < 6; i++) expect((await one.take('sessions:192.0.2.99')).allowed).toBe(true);
+    // Four left, all for the other process if it asks first: none sit in the first one's lease.
+    for (let i = 0; i < 4; i++) expect((await two.take('sessions:192.0.2.99')).allowed).toBe(true);
+    expect((await two.take('sessions:192.0.2.99')).allowed).toBe(false);
+    expect((await one.take('sessions:192.0.2.99')).allowed).toBe(false);
   });
 });
 

@@ -3,6 +3,7 @@
  * the real gateway is, plus small request and stream-reading helpers.
  */
 import type { Hono } from 'hono';
+import { afterAll, beforeAll } from 'vitest';
 import type { ErrorBody, LocalSessionResponse, StreamGptRequest } from '../../../src/protocol/api';
 import { METADATA_CLOSE, METADATA_OPEN, type StreamMetadata } from '../../../src/protocol/stream';
 import { createApp } from '../../../src/server/app';
@@ -51,6 +52,24 @@ export async function buildApp(db: Db, env: Env): Promise<TestGateway> {
     logs,
     rebuild: (next) => buildApp(db, next),
     close: () => db.close(),
+  };
+}
+
+/**
+ * A fresh in-memory PGlite for the tests of this file: opened before them (slow on a loaded machine, hence the
+ * hook's time) and closed after. Call at the top of a test file; read the database with the returned function.
+ */
+export function memoryDatabase(): () => Db {
+  let db: Db | null = null;
+  beforeAll(async () => {
+    db = await openDatabase({ kind: 'memory' });
+  }, 60_000);
+  afterAll(async () => {
+    await db?.close();
+  });
+  return () => {
+    if (db === null) throw new Error('the database opens in beforeAll');
+    return db;
   };
 }
 
@@ -103,7 +122,11 @@ export interface ParsedStream {
 
 /** Reads a stream-gpt body to the end and splits off the metadata tag (which must be last). */
 export async function readStream(res: Response): Promise<ParsedStream> {
-  const raw = await res.text();
+  return splitStream(await res.text());
+}
+
+/** Splits a whole stream-gpt body into the reply and its metadata tag (which must be last). */
+export function splitStream(raw: string): ParsedStream {
   const at = raw.lastIndexOf(METADATA_OPEN);
   if (at === -1 || !raw.endsWith(METADATA_CLOSE)) throw new Error(`no trailing metadata tag in: ${raw.slice(-200)}`);
   const meta = JSON.parse(raw.slice(at + METADATA_OPEN.length, raw.length - METADATA_CLOSE.length)) as StreamMetadata;

@@ -7,6 +7,7 @@ import { runAdmin } from '../../../src/server/admin';
 import { openDatabase } from '../../../src/server/db/open';
 import type { Db } from '../../../src/server/db/types';
 import { Ledger } from '../../../src/server/ledger/ledger';
+import { reservePaidCall, withHold } from '../../../src/server/ledger/paid-call';
 import { createSession } from '../../../src/server/sessions/store';
 import { expectLedgerBalanced } from './money-checks';
 
@@ -145,6 +146,101 @@ describe('ledger holds', () => {
     const r = await ledger.reserve(id, { key: `d2:${id}`, maxUsdMicro: 40_000n, ttlMs: HOUR });
     expect(r.ok).toBe(true);
     expect((await ledger.balance(id)).usdMicro).toBe(10_000n);
+    await expectLedgerBalanced(db, id);
+  });
+});
+
+describe('the paid-call API (ledger/paid-call.ts)', () => {
+  const log: string[] = [];
+  const note = (l: string): void => void log.push(l);
+
+  it('withHold reserves, runs the work once, settles once and gives the rest back', async () => {
+    const id = await sessionWith(100_000n);
+    let runs = 0;
+    const r = await withHold(ledger, id, { key: `wh:${id}`, maxUsdMicro: 40_000n, note: 'test image' }, async (hold) => {
+      runs++;
+      expect((await ledger.balance(id)).usdMicro).toBe(60_000n); // reserved while the work runs
+      expect(hold.closed).toBe(false);
+      return { value: 'an image', costUsdMicro: 12_345n };
+    }, note);
+    expect(r).toMatchObject({ ok: true, value: 'an image', settlement: { costUsdMicro: 12_345n, cost: 0.012345, paymentSource: 'USD', billingError: false } });
+    expect(runs).toBe(1);
+    expect((await ledger.balance(id)).usdMicro).toBe(87_655n);
+    await expectLedgerBalanced(db, id);
+  });
+
+  it('withHold refuses before the work when the balance cannot hold it, and releases when the work fails or charges nothing', async () => {
+    const id = await sessionWith(10_000n);
+    let runs = 0;
+    const short = await withHold(ledger, id, { key: `ws:${id}`, maxUsdMicro: 40_000n, note: 'test' }, async () => {
+      runs++;
+      return { value: 1, costUsdMicro: 1n };
+    }, note);
+    expect(short).toEqual({ ok: false, kind: 'short', shortfall: { requiredUsdMicro: 40_000n, requiredNanoRaw: 40_000n * 10n ** 24n } });
+    expect(runs).toBe(0);
+    await expect(withHold(ledger, id, { key: `wf:${id}`, maxUsdMicro: 5_000n, note: 'test' }, async () => {
+      throw new Error('provider down');
+    }, note)).rejects.toThrow('provider down');
+    const nothing = await withHold(ledger, id, { key: `wn:${id}`, maxUsdMicro: 5_000n, note: 'test' }, async () => ({ value: null, costUsdMicro: null }), note);
+    expect(nothing).toMatchObject({ ok: true, settlement: null });
+    expect((await ledger.balance(id)).usdMicro).toBe(10_000n);
+    expect((await ledger.holds(id)).map((h) => h.status)).toEqual(['released', 'released']);
+    // A key used once is never worked again.
+    const again = await withHold(ledger, id, { key: `wn:${id}`, maxUsdMicro: 5_000n, note: 'test' }, async () => ({ value: null, costUsdMicro: null }), note);
+    expect(again).toEqual({ ok: false, kind: 'used' });
+    await expectLedgerBalanced(db, id);
+  });
+
+  it('an open hold settles or releases once, whatever is called after', async () => {
+    const id = await sessionWith(100_000n);
+    const r = await reservePaidCall(ledger, id, { key: `once:${id}`, maxUsdMicro: 20_000n, note: 'test' }, note);
+    if (!r.ok) throw new Error('not reserved');
+    const [a, b] = await Promise.all([r.hold.settle(3_000n, { countReply: true }), r.hold.settle(9_000n)]);
+    expect(a).toEqual(b);
+    await r.hold.release();
+    expect((await ledger.balance(id)).usdMicro).toBe(97_000n);
+    await expectLedgerBalanced(db, id);
+  });
+
+  it('a hold is renewed while its call runs: only a hold whose gateway stopped renewing it expires', async () => {
+    const id = await sessionWith(100_000n);
+    const r = await reservePaidCall(ledger, id, { key: `renew:${id}`, maxUsdMicro: 20_000n, note: 'test', ttlMs: 1_500 }, note);
+    if (!r.ok) throw new Error('not reserved');
+    await ledger.reserve(id, { key: `gone:${id}`, maxUsdMicro: 30_000n, ttlMs: 1_500 }); // its gateway died
+    await new Promise((res) => setTimeout(res, 2_600));
+    await ledger.sweepExpiredHolds();
+    const states = Object.fromEntries((await ledger.holds(id)).map((h) => [h.key, h.status]));
+    expect(states).toEqual({ [`renew:${id}`]: 'held', [`gone:${id}`]: 'expired' });
+    const s = await r.hold.settle(4_000n);
+    expect(s).toMatchObject({ costUsdMicro: 4_000n, billingError: false });
+    expect((await ledger.balance(id)).usdMicro).toBe(96_000n);
+    await expectLedgerBalanced(db, id);
+  });
+
+  it('a settle whose answer is lost after it committed reports what was charged, not a billing error', async () => {
+    const id = await sessionWith(100_000n);
+    const lossy = Object.create(ledger) as Ledger;
+    lossy.settle = async (...args: Parameters<Ledger['settle']>) => {
+      await ledger.settle(...args);
+      throw new Error('connection lost after COMMIT');
+    };
+    const r = await reservePaidCall(lossy, id, { key: `lost:${id}`, maxUsdMicro: 20_000n, note: 'test' }, note);
+    if (!r.ok) throw new Error('not reserved');
+    expect(await r.hold.settle(6_000n)).toMatchObject({ costUsdMicro: 6_000n, billingError: false });
+    expect((await ledger.balance(id)).usdMicro).toBe(94_000n);
+  });
+
+  it('a settle whose key already names another entry changes nothing: the hold stays, reported as a billing error', async () => {
+    const id = await sessionWith(100_000n);
+    const key = `clash:${id}`;
+    const r = await reservePaidCall(ledger, id, { key, maxUsdMicro: 20_000n, note: 'test' }, note);
+    if (!r.ok) throw new Error('not reserved');
+    await ledger.credit(id, { key, usdMicro: 1n }); // another operation took the key meanwhile
+    await expect(ledger.settle(id, key, 5_000n)).rejects.toThrow(/already used/);
+    const s = await r.hold.settle(5_000n);
+    expect(s).toMatchObject({ cost: 0, billingError: true });
+    expect((await ledger.holds(id))[0]?.status).toBe('held');
+    expect((await ledger.balance(id)).usdMicro).toBe(80_001n);
     await expectLedgerBalanced(db, id);
   });
 });

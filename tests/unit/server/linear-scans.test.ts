@@ -3,14 +3,14 @@
  * (160,000 '(' stalled every request for 19 s before) run over a real socket while a probe keeps asking
  * GET /healthz on its own keep-alive connection: every probe must answer in under 100 ms (best of three runs).
  */
-import { Agent, request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeOfflineReply, OFFLINE_ANALYSIS_CHARS } from '../../../src/server/providers/offline';
 import { startGateway, type RunningGateway } from '../../../src/server/start';
+import { prober, type Prober } from './probe';
 
 let gw: RunningGateway;
 let cookie = '';
-const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+let probes: Prober;
 
 beforeAll(async () => {
   gw = await startGateway({
@@ -23,44 +23,23 @@ beforeAll(async () => {
   });
   const res = await fetch(`${gw.url}/auth/local-session`);
   cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  probes = prober(gw.url);
 }, 90_000);
 afterAll(async () => {
-  agent.destroy();
+  probes?.close();
   await gw?.close();
 });
 
-function probe(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const u = new URL(gw.url);
-    const t0 = performance.now();
-    const req = httpRequest({ host: u.hostname, port: u.port, path: '/healthz', agent }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(performance.now() - t0));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
 /** Sends the prompt to the offline model and probes until its reply is read; returns the slowest probe and the reply. */
 async function underLoad(prompt: string): Promise<{ worst: number; probes: number; reply: string }> {
-  await probe(); // the probe connection is open before the prompt goes
-  let done = false;
-  const replyP = fetch(`${gw.url}/api/stream-gpt`, {
-    method: 'POST',
-    headers: { cookie, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'parley-offline', messages: [{ role: 'user', content: prompt }], conversationUUID: 'c' }),
-  })
-    .then((r) => r.text())
-    .finally(() => {
-      done = true;
-    });
-  const times: number[] = [];
-  while (!done || times.length < 5) {
-    times.push(await probe());
-    await new Promise((r) => setTimeout(r, 2));
-  }
-  return { worst: Math.max(...times), probes: times.length, reply: await replyP };
+  const r = await probes.during(() =>
+    fetch(`${gw.url}/api/stream-gpt`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'parley-offline', messages: [{ role: 'user', content: prompt }], conversationUUID: 'c' }),
+    }).then((res) => res.text()),
+  );
+  return { worst: r.worst, probes: r.probes, reply: r.result };
 }
 
 const ADVERSARIAL: Record<string, string> = {

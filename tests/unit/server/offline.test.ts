@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { composeOfflineReply, evaluateArithmetic, OfflineProvider, tokenize } from '../../../src/server/providers/offline';
 import type { ProviderEvent } from '../../../src/server/providers/types';
+import { chatPayload } from '../../../src/server/body/chat-payload';
 
 const user = (content: string) => [{ role: 'user' as const, content }];
 
 async function collect(p: OfflineProvider, text: string, signal = new AbortController().signal): Promise<ProviderEvent[]> {
-  const r = await p.open({ model: 'parley-offline', messages: user(text) }, signal);
+  const r = await p.open({ model: 'parley-offline', conversation: chatPayload(user(text)) }, signal);
   if (!r.ok) throw new Error('refused');
   const out: ProviderEvent[] = [];
   for await (const e of r.events) out.push(e);

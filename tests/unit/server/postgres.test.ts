@@ -102,7 +102,7 @@ describe('Postgres (DATABASE_URL)', () => {
         PARLEY_UPSTREAM_PRICING: JSON.stringify({ 'paid-model': { input: '1.5', output: '3' } }),
         PARLEY_STALL_MS: '10000',
       });
-    });
+    }, 60_000);
 
     it('$1 and 50 parallel paid requests: no reply unpaid, balance change = sum of charges, never negative', async () => {
       up.setScript(textReply('a paid answer in words', { usage: { prompt_tokens: 1000, completion_tokens: 40_000 }, delayMs: 40 }));

@@ -130,6 +130,8 @@ describe('session expiry', () => {
       body: JSON.stringify({ model: 'parley-offline', messages: [{ role: 'user', content: 'hi' }], conversationUUID: 'c', requestId: 'req-expiry-01' }),
     });
     await reply.text();
+    await gw.ledger.freeReplies.flush(); // its $0 entry is written behind: in the table before the sweep
+    expect(await gw.db.query('SELECT 1 FROM ledger_entries WHERE session_id = $1', [idle.data.id])).toHaveLength(1);
     for (const s of [idle, funded, spent]) await idleFor(s.data.id, 2 * 3_600_000);
     await idleFor(fresh.data.id, 1_000);
 

@@ -102,7 +102,7 @@ describe('startGateway: a real server on loopback', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     expect(await res.text()).toBe(
-      '<think>hmm</think>ok<metadata>{"cost":0,"paymentSource":"USD","inputTokens":7,"outputTokens":3,"isPartial":false,"model":"fake-model"}</metadata>',
+      '<think>hmm</think>ok<metadata>{"cost":0,"inputTokens":7,"outputTokens":3,"isPartial":false,"model":"fake-model"}</metadata>',
     );
     up.setScript({ error: { status: 429, body: { error: { message: 'Slow down', type: 'requests', code: 'rate_limit_exceeded' } } } });
     const limited = await post();

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeUpstream, textReply, type FakeUpstream } from './fake-upstream';
-import { chatBody, errorBody, getSession, newSession, postStream, readStream, testGateway, type TestGateway, type TestSession } from './helpers';
+import { chatBody, errorBody, getSession, newSession, postStream, readStream, splitStream, testGateway, type TestGateway, type TestSession } from './helpers';
 import { expectLedgerBalanced } from './money-checks';
 import { parallelPaidRequests } from './money-scenarios';
 
@@ -207,9 +207,8 @@ describe('slow client', () => {
       if (r.done) break;
       got += decoder.decode(r.value, { stream: true });
     }
-    const at = got.lastIndexOf('<metadata>');
-    expect(got.slice(0, at)).toBe(text);
-    const meta = JSON.parse(got.slice(at + '<metadata>'.length, -'</metadata>'.length)) as { cost: number; isStreamStall?: boolean; error?: string };
+    const { body, meta } = splitStream(got);
+    expect(body).toBe(text);
     expect(meta.isStreamStall).toBeUndefined();
     expect(meta.error).toBeUndefined();
     expect(meta.cost).toBe(0.0075);

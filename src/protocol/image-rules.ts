@@ -1,0 +1,149 @@
+/**
+ * Image rules of spec 000, pure: empty prompts of ghiblify and Upscaler (section 5), image-to-image inputs
+ * (section 5), the free flux-schnell counter (sections 6 and 9), the quadrant split of a Midjourney-style grid
+ * (splitImages) and the Gemini image model's JSON lines (section 7).
+ */
+
+/** Spec 000 section 9: default image model, and its free uses per day (section 6). */
+export const DEFAULT_IMAGE_MODEL = 'flux-schnell';
+export const FREE_FLUX_MODEL = 'flux-schnell';
+export const FREE_FLUX_PER_DAY = 10;
+/** Session metadata key holding the 'count:date' value (spec 000 section 6). */
+export const FREE_FLUX_METADATA_KEY = 'fluxSchnellFreeUses';
+
+/**
+ * Spec 000 section 5: an empty or blank prompt is rejected, except with ghiblify and Upscaler, whose empty prompts
+ * are filled with 'Ghiblify' and 'Upscale'. Returns the prompt to send, or null when it must be rejected.
+ */
+export function imagePrompt(modelId: string, prompt: string): string | null {
+  const text = prompt.trim();
+  if (text !== '') return text;
+  const id = modelId.toLowerCase();
+  if (id.includes('ghiblify')) return 'Ghiblify';
+  if (id.includes('upscaler')) return 'Upscale';
+  return null;
+}
+
+/** Spec 000 section 5: how many input images a model takes (gpt-image-1 up to 4, gpt-4o-image 5, others 1). */
+export function maxInputImages(modelId: string): number {
+  const id = modelId.toLowerCase();
+  if (id.includes('gpt-image-1')) return 4;
+  if (id.includes('gpt-4o-image')) return 5;
+  return 1;
+}
+
+/**
+ * Adds an input image for image-to-image. Models taking several keep adding up to their limit (a further image is
+ * refused: `added` false); others keep one image, and a new one replaces it.
+ */
+export function addInputImage<T>(modelId: string, current: readonly T[], image: T): { images: T[]; added: boolean } {
+  const max = maxInputImages(modelId);
+  if (max === 1) return { images: [image], added: true };
+  if (current.length >= max) return { images: [...current], added: false };
+  return { images: [...current, image], added: true };
+}
+
+/** Trims a list of input images to what a newly chosen model takes (the first ones are kept). */
+export function fitInputImages<T>(modelId: string, current: readonly T[]): T[] {
+  const max = maxInputImages(modelId);
+  return max === 1 ? current.slice(-1) : current.slice(0, max);
+}
+
+/** A UTC calendar date, YYYY-MM-DD. */
+export function utcDate(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/**
+ * Spec 000 section 6: the free flux-schnell counter, 'count:date'. A value whose date is not today counts as 0 (the
+ * counter resets when the date differs); an unreadable value counts as 0 too.
+ */
+export function freeFluxUsed(value: string | undefined | null, today: string): number {
+  if (!value) return 0;
+  const m = /^(\d{1,6}):(\d{4}-\d{2}-\d{2})$/.exec(value);
+  if (!m || m[2] !== today) return 0;
+  return Number(m[1]);
+}
+
+/** The counter after one more use today, or null when today's free uses are gone. */
+export function takeFreeFlux(value: string | undefined | null, today: string, perDay = FREE_FLUX_PER_DAY): { value: string; left: number } | null {
+  const used = freeFluxUsed(value, today);
+  if (used >= perDay) return null;
+  return { value: `${used + 1}:${today}`, left: perDay - used - 1 };
+}
+
+export function freeFluxLeft(value: string | undefined | null, today: string, perDay = FREE_FLUX_PER_DAY): number {
+  return Math.max(0, perDay - freeFluxUsed(value, today));
+}
+
+export interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/**
+ * splitImages: the four quadrants of a 2x2 grid image, top-left, top-right, bottom-left, bottom-right. An odd size
+ * gives the extra pixel to the right and bottom quadrants, so the four cover the image exactly.
+ */
+export function quadrants(width: number, height: number): Rect[] {
+  const w = Math.floor(width / 2);
+  const h = Math.floor(height / 2);
+  return [
+    { x: 0, y: 0, width: w, height: h },
+    { x: w, y: 0, width: width - w, height: h },
+    { x: 0, y: h, width: w, height: height - h },
+    { x: w, y: h, width: width - w, height: height - h },
+  ];
+}
+
+/** Spec 000 section 7: the Gemini image model's line types and accepted image types. */
+export const GEMINI_IMAGE_TYPES = ['png', 'jpeg', 'jpg', 'gif', 'webp'] as const;
+export const INVALID_IMAGE_TYPE = '[Invalid image type]';
+
+export type GeminiPart = { type: 'text'; text: string } | { type: 'image'; mimeType: string; data: string };
+
+/**
+ * Parses the Gemini image model's stream: JSON lines of `{type: 'text', text}` or `{type: 'image', mimeType, data}`.
+ * Feed chunks as they arrive; a line split across chunks is joined. A line that is not JSON is kept as text (a
+ * provider that fell back to plain text loses nothing); an image of another type becomes '[Invalid image type]'.
+ */
+export class GeminiLineParser {
+  private rest = '';
+
+  push(chunk: string): GeminiPart[] {
+    const text = this.rest + chunk;
+    const lines = text.split('\n');
+    this.rest = lines.pop() ?? '';
+    return lines.flatMap((l) => parseGeminiLine(l));
+  }
+
+  /** The last line, if the stream ended without a newline. */
+  end(): GeminiPart[] {
+    const last = this.rest;
+    this.rest = '';
+    return parseGeminiLine(last);
+  }
+}
+
+function parseGeminiLine(raw: string): GeminiPart[] {
+  const line = raw.trim();
+  if (line === '') return [];
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return [{ type: 'text', text: raw }];
+  }
+  if (typeof value !== 'object' || value === null) return [{ type: 'text', text: raw }];
+  const v = value as Record<string, unknown>;
+  if (v.type === 'text' && typeof v.text === 'string') return [{ type: 'text', text: v.text }];
+  if (v.type === 'image') {
+    const mime = typeof v.mimeType === 'string' ? v.mimeType.toLowerCase() : '';
+    const sub = mime.startsWith('image/') ? mime.slice(6) : mime;
+    if (typeof v.data !== 'string' || !(GEMINI_IMAGE_TYPES as readonly string[]).includes(sub)) return [{ type: 'text', text: INVALID_IMAGE_TYPE }];
+    return [{ type: 'image', mimeType: `image/${sub === 'jpg' ? 'jpeg' : sub}`, data: v.data }];
+  }
+  return [{ type: 'text', text: raw }];
+}

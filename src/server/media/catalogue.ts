@@ -1,0 +1,116 @@
+/**
+ * The image and video models of the catalogue: the built-in offline engines (always there, labelled as not models,
+ * like Parley Offline) and the models of the configured image and video providers. The main catalogue
+ * (src/server/providers/catalogue.ts) lists their ModelInfo after the text models; the media routes resolve here.
+ */
+import type { ModelInfo } from '../../protocol/api';
+import { formatPrice } from '../money';
+import { OFFLINE_GRID_MODEL_ID, OFFLINE_IMAGE_MODEL_ID, OfflineImageProvider } from '../providers/image-offline';
+import { OpenAiImageProvider } from '../providers/image-openai';
+import type { ImageProvider, VideoProvider } from '../providers/media-types';
+import { OFFLINE_VIDEO_MODEL_ID, OfflineVideoProvider } from '../providers/video-offline';
+import { QueueVideoProvider } from '../providers/video-queue';
+import type { MediaConfig } from './config';
+
+export interface ImageModel {
+  kind: 'image';
+  info: ModelInfo;
+  provider: ImageProvider;
+  upstreamModel: string;
+  /** Micro-dollars per image; null = free. */
+  priceMicro: bigint | null;
+  imageToImage: boolean;
+  offline: boolean;
+}
+
+export interface VideoModel {
+  kind: 'video';
+  info: ModelInfo;
+  provider: VideoProvider;
+  upstreamModel: string;
+  /** Micro-dollars per video; null = free. */
+  priceMicro: bigint | null;
+  imageToVideoOnly: boolean;
+}
+
+const NOT_A_MODEL = 'Built into Parley. Not an AI model:';
+
+function info(id: string, name: string, modality: 'image' | 'video', provider: string, priceMicro: bigint | null, capabilities: string[], offline: boolean, description: string): ModelInfo {
+  const m: ModelInfo = { id, name, modality, provider, pricing: { input: '0', output: '0' }, capabilities, free: priceMicro === null, offline, description };
+  if (priceMicro !== null) m.unitPrice = { usd: formatPrice(priceMicro), unit: modality };
+  return m;
+}
+
+export class MediaCatalogue {
+  private readonly images = new Map<string, ImageModel>();
+  private readonly videos = new Map<string, VideoModel>();
+  private readonly order: string[] = [];
+
+  constructor(config: MediaConfig, now: () => number = Date.now) {
+    for (const p of config.images) {
+      const provider = new OpenAiImageProvider(p.name, p.url, p.key);
+      for (const model of p.models) {
+        const id = this.images.has(model) ? `${p.name}/${model}` : model;
+        const price = p.pricing.get(model) ?? null;
+        const i2i = p.imageToImage.has(model);
+        const caps = ['text-to-image', ...(i2i ? ['image-to-image'] : [])];
+        this.addImage({ kind: 'image', info: info(id, model, 'image', p.name, price === 0n ? null : price, caps, false, `${model} via ${p.name}`), provider, upstreamModel: model, priceMicro: price === 0n ? null : price, imageToImage: i2i, offline: false });
+      }
+    }
+    const offlineImages = new OfflineImageProvider();
+    this.addImage({
+      kind: 'image',
+      info: info(OFFLINE_IMAGE_MODEL_ID, 'Parley Offline Image (built-in, no AI)', 'image', 'offline', null, ['text-to-image', 'image-to-image'], true,
+        `${NOT_A_MODEL} paints a deterministic abstract picture from your prompt and seed (colour words steer it). Works with no key and no network.`),
+      provider: offlineImages, upstreamModel: OFFLINE_IMAGE_MODEL_ID, priceMicro: null, imageToImage: true, offline: true,
+    });
+    this.addImage({
+      kind: 'image',
+      info: info(OFFLINE_GRID_MODEL_ID, 'Parley Offline Grid (built-in, no AI)', 'image', 'offline', null, ['text-to-image', 'quadrants'], true,
+        `${NOT_A_MODEL} four variations in one 2x2 grid, split into four images you can pick from (Midjourney-style).`),
+      provider: offlineImages, upstreamModel: OFFLINE_GRID_MODEL_ID, priceMicro: null, imageToImage: false, offline: true,
+    });
+    for (const p of config.videos) {
+      const provider = new QueueVideoProvider(p.name, p.url, p.key);
+      for (const model of p.models) {
+        const id = this.videos.has(model) ? `${p.name}/${model}` : model;
+        const price = p.pricing.get(model) ?? null;
+        const only = p.imageToVideoOnly.has(model);
+        this.addVideo({ kind: 'video', info: info(id, model, 'video', p.name, price === 0n ? null : price, only ? ['image-to-video', 'image-to-video-only'] : ['text-to-video', 'image-to-video'], false, `${model} via ${p.name}`), provider, upstreamModel: model, priceMicro: price === 0n ? null : price, imageToVideoOnly: only });
+      }
+    }
+    this.addVideo({
+      kind: 'video',
+      info: info(OFFLINE_VIDEO_MODEL_ID, 'Parley Offline Video (built-in, no AI)', 'video', 'offline', null, ['text-to-video', 'image-to-video'], true,
+        `${NOT_A_MODEL} a short deterministic animation painted from your prompt (H.264 MP4, up to 5 s). Works with no key and no network.`),
+      provider: new OfflineVideoProvider(config.offlineVideoMs, now), upstreamModel: OFFLINE_VIDEO_MODEL_ID, priceMicro: null, imageToVideoOnly: false,
+    });
+  }
+
+  private addImage(m: ImageModel): void {
+    this.images.set(m.info.id, m);
+    this.order.push(m.info.id);
+  }
+
+  private addVideo(m: VideoModel): void {
+    this.videos.set(m.info.id, m);
+    this.order.push(m.info.id);
+  }
+
+  image(id: string): ImageModel | undefined {
+    return this.images.get(id);
+  }
+
+  video(id: string): VideoModel | undefined {
+    return this.videos.get(id);
+  }
+
+  /** Image models that take input images, for a recommendation. */
+  imageToImageModels(): ImageModel[] {
+    return [...this.images.values()].filter((m) => m.imageToImage);
+  }
+
+  list(): ModelInfo[] {
+    return this.order.map((id) => (this.images.get(id) ?? this.videos.get(id))?.info as ModelInfo);
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * POST /api/generate-image and POST /api/generate-openai-image (spec 000 section 7): one handler, the model picks
+ * the provider (src/server/media/catalogue.ts). In order: validate; empty prompts of ghiblify / Upscaler filled;
+ * input images within the model's limit, or a recommendation of a model that takes them; the explicit-content
+ * check (isNSFW / requiresExplicitMode when showExplicitContent is off); flux-schnell's free daily uses; the hold;
+ * the provider; settle, or release and 'There was an issue generating your image. You have not been charged.'
+ */
+import { randomUUID } from 'node:crypto';
+import type { Context, Hono } from 'hono';
+import { GenerateImageRequestSchema, IMAGE_FAILED, type GenerateImageRequest, type GenerateImageResponse } from '../../protocol/media';
+import { FREE_FLUX_MODEL, FREE_FLUX_PER_DAY, imagePrompt, maxInputImages } from '../../protocol/image-rules';
+import { describeIssues, jsonError, readJson, type AppEnv, type RouteContext } from '../context';
+import { releaseMedia, reserveMedia, returnFreeUse, settleMedia, takeFreeUse } from '../media/billing';
+import type { ImageModel, MediaCatalogue } from '../media/catalogue';
+import { isExplicit } from '../media/explicit';
+import { sniffImage } from '../media/png';
+import type { ImageJob } from '../providers/media-types';
+
+/** How long a provider may take for one call. */
+const IMAGE_TIMEOUT_MS = 120_000;
+
+/** Width and height of the request: explicit sizes, a 'WxH' resolution, an aspect ratio, else a square. */
+export function imageSize(req: GenerateImageRequest, base: number, max: number): { width: number; height: number } {
+  const clamp = (n: number) => Math.max(64, Math.min(max, Math.round(n / 8) * 8));
+  if (req.width !== undefined || req.height !== undefined) return { width: clamp(req.width ?? req.height ?? base), height: clamp(req.height ?? req.width ?? base) };
+  const res = req.resolution ? /^(\d+)x(\d+)$/.exec(req.resolution) : null;
+  if (res) return { width: clamp(Number(res[1])), height: clamp(Number(res[2])) };
+  const ar = req.aspect_ratio ? /^(\d+):(\d+)$/.exec(req.aspect_ratio) : null;
+  if (ar && Number(ar[1]) > 0 && Number(ar[2]) > 0) {
+    const r = Number(ar[1]) / Number(ar[2]);
+    return r >= 1 ? { width: clamp(base), height: clamp(base / r) } : { width: clamp(base * r), height: clamp(base) };
+  }
+  return { width: clamp(base), height: clamp(base) };
+}
+
+function decodeDataUrl(url: string): { bytes: Uint8Array; mime: string } | null {
+  const comma = url.indexOf(',');
+  const bytes = new Uint8Array(Buffer.from(url.slice(comma + 1), 'base64'));
+  const mime = sniffImage(bytes);
+  return mime ? { bytes, mime } : null;
+}
+
+export function registerGenerateImageRoutes(app: Hono<AppEnv>, ctx: RouteContext, media: MediaCatalogue, now: () => number = Date.now): void {
+  const handler = async (c: Context<AppEnv>): Promise<Response> => {
+    const sessionId = c.get('sessionId');
+    const body = await readJson(c, ctx.settings.maxBodyBytes);
+    if (!body.ok) return body.response;
+    const parsed = GenerateImageRequestSchema.safeParse(body.value);
+    if (!parsed.success) return jsonError(c, 400, 'BAD_REQUEST', `Invalid request: ${describeIssues(parsed.error.issues)}`);
+    const req: GenerateImageRequest = { ...parsed.data.settings, ...parsed.data };
+    const model: ImageModel | undefined = media.image(req.model);
+    if (!model) return jsonError(c, 400, 'UNKNOWN_MODEL', `Unknown image model: ${req.model}`);
+    const prompt = imagePrompt(model.upstreamModel, req.prompt);
+    if (prompt === null) return jsonError(c, 400, 'BAD_REQUEST', 'Message is required');
+
+    const urls = req.imageDataUrls ?? (req.imageDataUrl ? [req.imageDataUrl] : []);
+    const limit = maxInputImages(model.upstreamModel);
+    if (urls.length > 0 && !model.imageToImage) {
+      const better = media.imageToImageModels()[0];
+      const answer: GenerateImageResponse = better
+        ? { recommendedModel: better.info.id, recommendedModelName: better.info.name, explanation: `${model.info.name} does not take input images. ${better.info.name} can edit or transform an image.` }
+        : { explanation: `${model.info.name} does not take input images.` };
+      return c.json(answer);
+    }
+    if (urls.length > limit) {
+      return jsonError(c, 400, 'TOO_MANY_IMAGES', `${model.info.name} takes at most ${limit} input image${limit === 1 ? '' : 's'}`);
+    }
+    const inputs = [];
+    for (const u of urls) {
+      const d = decodeDataUrl(u);
+      if (!d) return jsonError(c, 400, 'BAD_IMAGE', 'An input image is not a PNG, JPEG, WebP or GIF image');
+      inputs.push(d);
+    }
+
+    const explicit = isExplicit(prompt);
+    if (explicit && req.showExplicitContent !== true) return c.json({ isNSFW: true, requiresExplicitMode: true } satisfies GenerateImageResponse);
+
+    const n = model.info.capabilities.includes('quadrants') ? 1 : (req.nImages ?? 1);
+    const size = model.offline ? imageSize(req, model.upstreamModel.endsWith('grid') ? 256 : 512, 1024) : imageSize(req, 1024, 2048);
+    const job: ImageJob = { model: model.upstreamModel, prompt, n, width: size.width, height: size.height, inputs };
+    if (req.negative_prompt) job.negativePrompt = req.negative_prompt;
+    if (req.seed !== undefined) job.seed = req.seed;
+    if (req.guidance_scale !== undefined) job.guidanceScale = req.guidance_scale;
+
+    // A priced flux-schnell: 10 free uses a day, counted in the session's 'count:date' metadata; then it is paid.
+    let freeUse = false;
+    let freeUsesLeft: number | undefined;
+    if (model.upstreamModel === FREE_FLUX_MODEL && model.priceMicro !== null) {
+      const left = await takeFreeUse(ctx.db, sessionId, now());
+      if (left !== null) {
+        freeUse = true;
+        freeUsesLeft = left;
+      } else freeUsesLeft = 0;
+    }
+    const price = freeUse || model.priceMicro === null ? null : model.priceMicro * BigInt(n);
+    const key = `image:${sessionId}:${req.requestId ?? randomUUID()}`;
+    const what = `image ${model.info.id}`;
+    const hold = await reserveMedia(c, ctx, sessionId, key, price, what);
+    if (!hold.ok) {
+      if (freeUsesLeft === 0) {
+        return jsonError(c, 402, 'FREE_LIMIT_REACHED', `Your ${FREE_FLUX_PER_DAY} free ${FREE_FLUX_MODEL} images for today are used up. Add funds to keep generating.`);
+      }
+      return hold.response;
+    }
+
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new Error('image timeout')), IMAGE_TIMEOUT_MS);
+    let result;
+    try {
+      result = await model.provider.generate(job, controller.signal);
+    } catch (e) {
+      result = { ok: false as const, status: 502, code: 'UPSTREAM_ERROR', message: e instanceof Error ? e.message : String(e) };
+    } finally {
+      clearTimeout(timer);
+    }
+    if (!result.ok) {
+      await releaseMedia(ctx, key, hold.held);
+      if (freeUse) await returnFreeUse(ctx.db, sessionId, now());
+      ctx.log(`generate-image: ${model.info.id} failed: ${result.code} ${result.message}`);
+      const status = result.status === 400 || result.status === 429 || result.status === 503 ? result.status : 502;
+      return jsonError(c, status, result.code, IMAGE_FAILED);
+    }
+    const paid = await settleMedia(ctx, sessionId, key, price, hold.held, what);
+    const answer: GenerateImageResponse = {
+      data: result.images.map((img) => ({ b64_json: Buffer.from(img.bytes).toString('base64'), mimeType: img.mime })),
+      cost: paid.cost,
+      paymentSource: paid.paymentSource,
+    };
+    if (explicit) answer.isNSFW = true;
+    if (result.quadrants) {
+      answer.quadrants = true;
+      answer.task_id = key.split(':').pop() as string;
+    }
+    if (freeUsesLeft !== undefined) answer.freeUsesLeft = freeUsesLeft;
+    c.header('Cache-Control', 'no-store');
+    return c.json(answer);
+  };
+  app.post('/api/generate-image', handler);
+  app.post('/api/generate-openai-image', handler);
+  app.all('/api/generate-image', (c) => jsonError(c, 405, 'METHOD_NOT_ALLOWED', 'Use POST'));
+  app.all('/api/generate-openai-image', (c) => jsonError(c, 405, 'METHOD_NOT_ALLOWED', 'Use POST'));
+}

@@ -1,0 +1,126 @@
+/**
+ * The settings of issue 10 (spec 001 sections 3, 5 and 9): layout, composer, code, privacy (analytics consent) and
+ * the app install banner, each a control named in plain words. Sizes are typed and saved when valid (on blur or
+ * Enter); the window clamps the composer's size when it is applied, not when it is stored.
+ */
+import { useEffect, useId, useState } from 'react';
+import type { ActionResult } from '../../protocol/engine';
+import type { CodeLanguage, Preferences } from '../../protocol/preferences';
+import * as layout from '../../protocol/layout';
+import { engine, useQuery } from '../engine';
+import { report } from './folder-state';
+
+type Save = (changes: Partial<Preferences>) => void;
+
+/** A switch that shows the change at once, before the engine's preferences (every tab's) come back with it. */
+function Switch({ label, checked, onChange, hint }: { label: string; checked: boolean; onChange(v: boolean): void; hint?: string }) {
+  const id = useId();
+  const [local, setLocal] = useState<boolean | null>(null);
+  useEffect(() => setLocal(null), [checked]);
+  return (
+    <div className="setting setting-toggle">
+      <input
+        id={id}
+        type="checkbox"
+        role="switch"
+        checked={local ?? checked}
+        onChange={(e) => {
+          setLocal(e.target.checked);
+          onChange(e.target.checked);
+        }}
+      />
+      <label htmlFor={id}>{label}</label>
+      {hint && <p className="setting-hint muted">{hint}</p>}
+    </div>
+  );
+}
+
+function Pixels({ label, value, min, max, hint, onSave }: { label: string; value: number; min: number; max: number; hint: string; onSave(v: number): void }) {
+  const id = useId();
+  const [text, setText] = useState(String(value));
+  useEffect(() => setText(String(value)), [value]);
+  const n = Number(text);
+  const valid = /^\d+$/.test(text.trim()) && n >= min && n <= max;
+  const commit = () => {
+    if (valid && n !== value) onSave(n);
+  };
+  return (
+    <div className="setting">
+      <label htmlFor={id}>{label}</label>
+      <span className="setting-unit">
+        <input
+          id={id}
+          type="number"
+          inputMode="numeric"
+          min={min}
+          max={max}
+          step={10}
+          value={text}
+          aria-invalid={!valid}
+          aria-describedby={`${id}-hint`}
+          onChange={(e) => setText(e.target.value)}
+          onBlur={commit}
+          onKeyDown={(e) => e.key === 'Enter' && commit()}
+        />
+        px
+      </span>
+      <p id={`${id}-hint`} className={valid ? 'setting-hint muted' : 'setting-hint setting-error'}>
+        {valid ? hint : `Enter a whole number from ${min} to ${max}.`}
+      </p>
+    </div>
+  );
+}
+
+function AnalyticsConsent() {
+  const consent = useQuery({ kind: 'consent' })?.consent;
+  const [busy, setBusy] = useState(false);
+  const granted = consent?.consentStatus === 'granted' && consent.analyticsConsent;
+  const decide = async (v: boolean) => {
+    setBusy(true);
+    report(await engine<ActionResult>((api) => (v ? api.grantConsent() : api.denyConsent())));
+    setBusy(false);
+  };
+  const hint =
+    consent === null || consent === undefined
+      ? 'Your choice cannot be read right now (offline?); nothing is recorded meanwhile.'
+      : 'First-party usage events only (no third-party script). Off: nothing is recorded at all.';
+  return (
+    <div className="setting setting-toggle">
+      <input id="share-analytics" type="checkbox" role="switch" checked={granted} disabled={busy || !consent} onChange={(e) => void decide(e.target.checked)} />
+      <label htmlFor="share-analytics">Share usage analytics</label>
+      <p className="setting-hint muted">{hint}</p>
+    </div>
+  );
+}
+
+export function AccountSettings({ preferences, save }: { preferences: Preferences; save: Save }) {
+  const codeId = useId();
+  return (
+    <>
+      <h2 className="settings-section">Layout</h2>
+      <Switch label="Show sidebar" checked={preferences.sidebarOpen} onChange={(v) => save({ sidebarOpen: v })} hint="The conversation list and page links beside the page, on wide screens." />
+      <Switch label="Show conversation list" checked={preferences.conversationsSidebarVisible} onChange={(v) => save({ conversationsSidebarVisible: v })} hint="Search, folders and conversations in the sidebar." />
+      <Switch label="Collapse page links" checked={preferences.navbarCollapsed} onChange={(v) => save({ navbarCollapsed: v })} hint="Hide Wallet, Settings and the other page links behind one button." />
+      <Switch label="Message actions menu" checked={!preferences.messageMenuDisabled} onChange={(v) => save({ messageMenuDisabled: !v })} hint="The ⋯ menu on each message (copy, regenerate, edit, ...)." />
+      <Pixels label="Conversation width" value={preferences.conversationWidth} min={layout.CONVERSATION_WIDTH_MIN} max={layout.CONVERSATION_WIDTH_MAX} hint="The widest messages read, in pixels (default 1200)." onSave={(v) => save({ conversationWidth: v })} />
+      <Pixels label="Message input height" value={preferences.inputHeight} min={layout.INPUT_HEIGHT_MIN} max={layout.INPUT_HEIGHT_MAX} hint="At most 75% of the window (at least 200, at most 800). Or drag the bar above the message box." onSave={(v) => save({ inputHeight: v })} />
+      <Pixels label="Message input width" value={preferences.inputWidth} min={layout.INPUT_WIDTH_MIN} max={layout.INPUT_WIDTH_MAX} hint="At most the window less 280 pixels (at least 600). Or drag the message box's right edge." onSave={(v) => save({ inputWidth: v })} />
+
+      <h2 className="settings-section">Composing</h2>
+      <Switch label="Convert long pasted text to a file" checked={preferences.largeTextPasteToFile} onChange={(v) => save({ largeTextPasteToFile: v })} hint="A long paste is attached as a text file instead of filling the message box." />
+      <Switch label="Show example prompts" checked={preferences.showExamplePromptsCarousel} onChange={(v) => save({ showExamplePromptsCarousel: v })} hint="Suggestions on an empty conversation." />
+      <div className="setting">
+        <label htmlFor={codeId}>Code language</label>
+        <select id={codeId} value={preferences.codeLanguage} onChange={(e) => save({ codeLanguage: e.target.value as CodeLanguage })}>
+          <option value="python">Python (run)</option>
+          <option value="html">HTML (preview)</option>
+        </select>
+        <p className="setting-hint muted">What the code viewer does with a block that names no language.</p>
+      </div>
+
+      <h2 className="settings-section">Privacy and app</h2>
+      <AnalyticsConsent />
+      <Switch label="Hide install banner" checked={preferences.installBannerHidden} onChange={(v) => save({ installBannerHidden: v })} hint="Do not offer to install Parley as an app." />
+    </>
+  );
+}

@@ -1,0 +1,215 @@
+/**
+ * The sidebar's folders (spec 001 section 4): "All conversations" and the folder tree, each folder a filter button
+ * with a "Folder actions" menu (Rename, New subfolder, Delete) and, when it has subfolders, an Expand / Collapse
+ * button (expandedFolderIds, a preference). Deleting the active folder resets the filter to all.
+ */
+import { useEffect, useRef, useState } from 'react';
+import { useSnapshot } from 'valtio';
+import type { ActionResult } from '../../protocol/engine';
+import type { FolderView } from '../../protocol/account';
+import { engine, useQuery } from '../engine';
+import { trackWrite } from '../writes';
+import { folderView, report, treeOrder } from './folder-state';
+
+function NameInput({ initial, label, onDone }: { initial: string; label: string; onDone(name: string | null): void }) {
+  const [name, setName] = useState(initial);
+  const input = useRef<HTMLInputElement>(null);
+  const done = useRef(false);
+  useEffect(() => input.current?.select(), []);
+  const finish = (value: string | null) => {
+    if (done.current) return;
+    done.current = true;
+    onDone(value);
+  };
+  return (
+    <input
+      ref={input}
+      className="folder-name-input"
+      aria-label={label}
+      value={name}
+      maxLength={100}
+      onChange={(e) => setName(e.target.value)}
+      onBlur={() => finish(name.trim() === '' ? null : name)}
+      onKeyDown={(e) => {
+        if (e.key === 'Enter') {
+          e.preventDefault();
+          finish(name.trim() === '' ? null : name);
+        } else if (e.key === 'Escape') {
+          e.preventDefault();
+          e.stopPropagation();
+          finish(null);
+        }
+      }}
+    />
+  );
+}
+
+function FolderMenu({ folder, onRename, onSubfolder }: { folder: FolderView; onRename(): void; onSubfolder(): void }) {
+  const [open, setOpen] = useState(false);
+  const root = useRef<HTMLDivElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (!open) return;
+    root.current?.querySelector<HTMLElement>('[role=menuitem]')?.focus();
+    const onDown = (e: PointerEvent) => {
+      if (!root.current?.contains(e.target as Node)) setOpen(false);
+    };
+    document.addEventListener('pointerdown', onDown);
+    return () => document.removeEventListener('pointerdown', onDown);
+  }, [open]);
+  const pick = (fn: () => void) => () => {
+    setOpen(false);
+    fn();
+  };
+  const remove = async () => {
+    if (!report(await engine<ActionResult>((api) => api.deleteFolder(folder.id)))) return;
+    // Spec 001 section 4: deleting a folder resets the active folder to "all" (also when a parent of it goes).
+    folderView.active = 'all';
+  };
+  return (
+    <div className="folder-actions" ref={root}>
+      <button ref={button} type="button" className="conversation-actions-toggle" aria-label="Folder actions" aria-haspopup="menu" aria-expanded={open} onClick={() => setOpen((o) => !o)}>
+        ⋯
+      </button>
+      {open && (
+        <div
+          role="menu"
+          aria-label={`Actions for folder ${folder.name}`}
+          className="menu conversation-menu"
+          onKeyDown={(e) => {
+            const items = [...(root.current?.querySelectorAll<HTMLElement>('[role=menuitem]') ?? [])];
+            const at = items.indexOf(document.activeElement as HTMLElement);
+            if (e.key === 'Escape') {
+              e.preventDefault();
+              e.stopPropagation();
+              setOpen(false);
+              button.current?.focus();
+            } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+              e.preventDefault();
+              items[(at + (e.key === 'ArrowDown' ? 1 : items.length - 1)) % items.length]?.focus();
+            }
+          }}
+        >
+          <button type="button" role="menuitem" onClick={pick(onRename)}>
+            Rename
+          </button>
+          <button type="button" role="menuitem" onClick={pick(onSubfolder)}>
+            New subfolder
+          </button>
+          <button type="button" role="menuitem" className="danger" onClick={pick(() => void remove())}>
+            Delete
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}
+
+export function Folders() {
+  const folders = useQuery({ kind: 'folders' });
+  const preferences = useQuery({ kind: 'preferences' });
+  const snap = useSnapshot(folderView);
+  /** Naming a new folder: at the top (null) or inside a folder (its id); undefined when not naming. */
+  const [creating, setCreating] = useState<number | null | undefined>(undefined);
+  const [renaming, setRenaming] = useState<number | null>(null);
+  const expanded = new Set(preferences?.expandedFolderIds ?? []);
+
+  // The active folder went (deleted here or in another tab): back to all.
+  useEffect(() => {
+    if (folders && snap.active !== 'all' && !folders.some((f) => f.id === snap.active)) folderView.active = 'all';
+  }, [folders, snap.active]);
+
+  const setExpanded = (id: number, open: boolean) => {
+    const next = open ? [...expanded, id] : [...expanded].filter((x) => x !== id);
+    void trackWrite(engine((api) => api.setPreferences({ expandedFolderIds: [...new Set(next)] })));
+  };
+
+  async function create(name: string | null, parentId: number | null) {
+    setCreating(undefined);
+    if (name === null) return;
+    const result = await engine<{ ok: true; id: number } | { ok: false; error: string }>((api) => api.createFolder(name, parentId));
+    if (report(result) && parentId !== null && !expanded.has(parentId)) setExpanded(parentId, true);
+  }
+
+  async function rename(id: number, name: string | null) {
+    setRenaming(null);
+    if (name !== null) report(await engine<ActionResult>((api) => api.renameFolder(id, name)));
+  }
+
+  const rows = treeOrder(folders ?? []);
+  const hasChildren = new Set((folders ?? []).map((f) => f.parentId).filter((p): p is number => p !== null));
+  // A folder shows when every folder above it is expanded.
+  const parentOf = new Map((folders ?? []).map((f) => [f.id, f.parentId]));
+  const visible = (f: FolderView) => {
+    let p = f.parentId;
+    const seen = new Set<number>();
+    while (p !== null && parentOf.has(p) && !seen.has(p)) {
+      if (!expanded.has(p)) return false;
+      seen.add(p);
+      p = parentOf.get(p) ?? null;
+    }
+    return true;
+  };
+
+  return (
+    <section className="folders" aria-label="Folders">
+      <div className="folders-head">
+        <span className="folders-title">Folders</span>
+        <button type="button" className="folders-new" onClick={() => setCreating(null)}>
+          New folder
+        </button>
+      </div>
+      <ul className="folder-list">
+        <li className="folder-row">
+          <button type="button" className="folder-filter" aria-pressed={snap.active === 'all'} onClick={() => (folderView.active = 'all')}>
+            All conversations
+          </button>
+        </li>
+        {rows.filter(({ folder }) => visible(folder)).map(({ folder, depth }) => (
+          <li key={folder.id} className="folder-row" style={{ paddingLeft: `${depth * 14}px` }}>
+            {hasChildren.has(folder.id) ? (
+              <button
+                type="button"
+                className="folder-expand"
+                aria-expanded={expanded.has(folder.id)}
+                aria-label={`${expanded.has(folder.id) ? 'Collapse' : 'Expand'} ${folder.name}`}
+                onClick={() => setExpanded(folder.id, !expanded.has(folder.id))}
+              >
+                {expanded.has(folder.id) ? '▾' : '▸'}
+              </button>
+            ) : (
+              <span className="folder-expand-space" aria-hidden="true" />
+            )}
+            {renaming === folder.id ? (
+              <NameInput initial={folder.name} label="Folder name" onDone={(name) => void rename(folder.id, name)} />
+            ) : (
+              <button
+                type="button"
+                className="folder-filter"
+                aria-pressed={snap.active === folder.id}
+                title={`${folder.conversations} conversation${folder.conversations === 1 ? '' : 's'}`}
+                onClick={() => (folderView.active = folder.id)}
+              >
+                <span className="folder-name">{folder.name}</span>
+                <span className="folder-count" aria-hidden="true">
+                  {folder.conversations}
+                </span>
+              </button>
+            )}
+            <FolderMenu folder={folder} onRename={() => setRenaming(folder.id)} onSubfolder={() => setCreating(folder.id)} />
+            {creating === folder.id && (
+              <div className="folder-new-row" style={{ paddingLeft: '14px' }}>
+                <NameInput initial="" label="New folder name" onDone={(name) => void create(name, folder.id)} />
+              </div>
+            )}
+          </li>
+        ))}
+        {creating === null && (
+          <li className="folder-row">
+            <NameInput initial="" label="New folder name" onDone={(name) => void create(name, null)} />
+          </li>
+        )}
+      </ul>
+    </section>
+  );
+}

@@ -1,0 +1,87 @@
+/** The updates feed: the bundled entries, read status per id as engine data (one or all), replay and import. */
+import { describe, expect, it } from 'vitest';
+import { filter, firstValueFrom } from 'rxjs';
+import { decodeLog, encodeLog } from '../../../src/events/codec';
+import { makeEvent } from '../../../src/events/catalogue';
+import { upcast } from '../../../src/events/upcasters';
+import { checkPayload } from '../../../src/events/validate';
+import { parseEntry, sortEntries, UPDATE_ENTRIES } from '../../../src/updates/feed';
+import { foldUpdatesRead, UPDATES_ERROR } from '../../../src/worker/commands/updates';
+import type { UpdatesView } from '../../../src/protocol/account';
+import type { Engine } from '../../../src/worker/engine';
+import { useOfflineEngines } from '../engine/offline-engine';
+
+describe('update entries', () => {
+  it('are dated markdown files with a title, newest first, each id unique', () => {
+    expect(UPDATE_ENTRIES.length).toBeGreaterThanOrEqual(10);
+    const ids = UPDATE_ENTRIES.map((e) => e.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const e of UPDATE_ENTRIES) {
+      expect(e.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+      expect(e.title.length).toBeGreaterThan(0);
+      expect(e.text.length).toBeGreaterThan(40);
+    }
+    const dates = UPDATE_ENTRIES.map((e) => e.date);
+    expect([...dates].sort().reverse()).toEqual(dates);
+  });
+
+  it('parse the front matter and refuse an entry without a title or a real date', () => {
+    expect(parseEntry('./entries/2026-01-02-x.md', '---\ntitle: Hello: world\ndate: 2026-01-02\n---\nBody *text*\n')).toEqual({
+      id: '2026-01-02-x', title: 'Hello: world', date: '2026-01-02', text: 'Body *text*',
+    });
+    expect(() => parseEntry('a.md', 'no front matter')).toThrow('no front matter');
+    expect(() => parseEntry('a.md', '---\ndate: 2026-01-02\n---\nx')).toThrow('no title');
+    expect(() => parseEntry('a.md', '---\ntitle: T\ndate: 2 Jan\n---\nx')).toThrow('YYYY-MM-DD');
+    const sorted = sortEntries([
+      { id: 'a', title: '', date: '2026-01-01', text: '' },
+      { id: 'c', title: '', date: '2026-01-02', text: '' },
+      { id: 'b', title: '', date: '2026-01-02', text: '' },
+    ]);
+    expect(sorted.map((e) => e.id)).toEqual(['c', 'b', 'a']);
+  });
+
+  it('updates.read folds to a set of ids; the payload needs ids', () => {
+    const e = (ids: string[], n: number) => makeEvent('updates.read', { ids, at: n }, `r${n}`, n);
+    expect([...foldUpdatesRead(new Set(), [e(['a'], 1), e(['b', 'a'], 2)])].sort()).toEqual(['a', 'b']);
+    expect(checkPayload('updates.read', { ids: [], at: 1 })).toMatch(/^payload\.ids is not a non-empty list of ids/);
+    expect(checkPayload('updates.read', { ids: ['x'], at: 1 })).toBeNull();
+  });
+});
+
+const newEngine = useOfflineEngines();
+const updates = (engine: Engine, test: (v: UpdatesView) => boolean) => firstValueFrom(engine.observe({ kind: 'updates' }).pipe(filter(test)));
+
+describe('updates read status', () => {
+  it('starts all unread; one read, then all; survives a restart; replays', async () => {
+    const engine = newEngine('updates-read');
+    await engine.whenStarted();
+    const total = UPDATE_ENTRIES.length;
+    expect((await updates(engine, () => true)).unread).toBe(total);
+    const first = UPDATE_ENTRIES[0]!.id;
+    expect(await engine.markUpdatesRead([first])).toEqual({ ok: true });
+    const one = await updates(engine, (v) => v.unread === total - 1);
+    expect(one.items.find((i) => i.id === first)?.read).toBe(true);
+    expect(one.items.filter((i) => i.read)).toHaveLength(1);
+    // Reading it again logs nothing; an unknown id is refused.
+    expect(await engine.markUpdatesRead([first])).toEqual({ ok: true });
+    expect(await engine.markUpdatesRead(['no-such-update'])).toEqual({ ok: false, error: UPDATES_ERROR.unknown });
+    expect(await engine.markAllUpdatesRead()).toEqual({ ok: true });
+    expect((await updates(engine, (v) => v.unread === 0)).items.every((i) => i.read)).toBe(true);
+    const events = decodeLog(await engine.exportLog()).events.filter((e) => e.type === 'updates.read');
+    expect(events.map((e) => (e.payload as { ids: string[] }).ids.length)).toEqual([1, total - 1]);
+    expect(foldUpdatesRead(new Set(), events.map((e) => upcast(e, { validate: true }))).size).toBe(total);
+    await engine.dispose();
+
+    const again = newEngine('updates-read');
+    expect((await updates(again, (v) => v.unread === 0)).unread).toBe(0);
+  });
+
+  it('an imported log brings its read status', async () => {
+    const engine = newEngine('updates-import');
+    await engine.whenStarted();
+    const id = UPDATE_ENTRIES[1]!.id;
+    await engine.importLog(encodeLog([makeEvent('updates.read', { ids: [id], at: 5 }, 'imp-1', 5)], { exportedAt: 5 }));
+    const view = await updates(engine, (v) => v.unread === UPDATE_ENTRIES.length - 1);
+    expect(view.items.find((i) => i.id === id)?.read).toBe(true);
+  });
+});

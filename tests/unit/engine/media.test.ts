@@ -1,0 +1,179 @@
+/**
+ * Images and video jobs on the engine (fake-indexeddb) against the in-process gateway with its offline engines:
+ * images stored as Blobs and shown in the gallery, favourites, per-model settings, video jobs that complete, time
+ * out, and resume in a new engine; and replay of the log they produce.
+ */
+import 'fake-indexeddb/auto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { filter, firstValueFrom, type Observable } from 'rxjs';
+import type { MessageRow } from '../../../src/events/model';
+import type { GalleryItem } from '../../../src/protocol/engine';
+import { VIDEO_TIMED_OUT } from '../../../src/protocol/media';
+import { fold } from '../../../src/projections/fold';
+import { decodeLog } from '../../../src/events/codec';
+import { startGateway, type RunningGateway } from '../../../src/server/start';
+import { Engine, type EngineHooks } from '../../../src/worker/engine';
+import { MESSAGE_REQUIRED } from '../../../src/worker/services/messages';
+
+let gateway: RunningGateway;
+const realFetch = globalThis.fetch;
+
+beforeAll(async () => {
+  gateway = await startGateway({
+    port: 0,
+    memory: true,
+    inheritEnv: false,
+    clientDir: null,
+    log: () => undefined,
+    env: { PARLEY_OFFLINE_TOKEN_DELAY_MS: '0', PARLEY_OFFLINE_VIDEO_MS: '400', PARLEY_VIDEO_WORKER_MS: '20', PARLEY_VIDEO_POLL_MS: '20' },
+  });
+  globalThis.fetch = fetchThrough(gateway.url);
+}, 60_000);
+
+/** The engine's relative fetches go to `base`, keeping the session cookie as a browser would. */
+function fetchThrough(base: string): typeof fetch {
+  let cookie = '';
+  return async (input: string | URL | Request, init?: RequestInit) => {
+    const headers = new Headers(init?.headers);
+    if (cookie) headers.set('cookie', cookie);
+    const res = await realFetch(new URL(String(input), base), { ...init, headers });
+    const set = res.headers.get('set-cookie');
+    if (set) cookie = set.split(';')[0] ?? '';
+    return res;
+  };
+}
+afterAll(async () => {
+  globalThis.fetch = realFetch;
+  await gateway?.close();
+});
+
+const engines: Engine[] = [];
+function newEngine(dbName: string, hooks: Partial<EngineHooks> = {}): Engine {
+  const engine = new Engine({ requestReload: () => undefined, storeMarker: () => undefined, dbName, videoPollMs: 50, ...hooks });
+  engines.push(engine);
+  return engine;
+}
+afterEach(async () => {
+  for (const e of engines.splice(0)) await e.dispose();
+});
+
+function until<T>(source: Observable<unknown>, test: (v: T) => boolean, ms = 15_000): Promise<T> {
+  return Promise.race([
+    firstValueFrom((source as Observable<T>).pipe(filter((v) => v !== null && test(v)))),
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timed out waiting for a value')), ms)),
+  ]);
+}
+
+async function assistant(engine: Engine, slug: string, done: (m: MessageRow) => boolean): Promise<MessageRow> {
+  const view = await until<{ messages: MessageRow[] }>(engine.observe({ kind: 'conversation', slug }), (v) => v.messages.some((m) => m.role === 'assistant' && done(m)));
+  return view.messages.find((m) => m.role === 'assistant') as MessageRow;
+}
+
+describe('images', () => {
+  it('stores the image as a Blob, not base64 in the row; the gallery lists it; favourites; replay gives the same rows', async () => {
+    const engine = newEngine('media-images');
+    await engine.setModelSettings('parley-offline-image', { width: 96, height: 64, seed: 3 });
+    const sent = await engine.generateImage({ slug: null, prompt: 'green forest', model: 'parley-offline-image' });
+    expect(sent.ok).toBe(true);
+    const slug = sent.ok ? sent.slug : '';
+    const reply = await assistant(engine, slug, (m) => m.status === 'done');
+    expect(reply.images).toHaveLength(1);
+    const ref = reply.images?.[0];
+    expect(ref).toMatchObject({ mimeType: 'image/png', width: 96, height: 64 });
+    expect(JSON.stringify(reply)).not.toContain('base64');
+    const blob = await engine.getFile(ref?.fileId ?? 0);
+    expect(blob).toBeInstanceOf(Blob);
+    expect(blob?.type).toBe('image/png');
+    expect(reply.mode).toBe('image');
+    expect(reply.imageSettings).toMatchObject({ width: 96, seed: 3 });
+
+    const gallery = await until<GalleryItem[]>(engine.observe({ kind: 'gallery' }), (g) => g.length === 1);
+    expect(gallery[0]).toMatchObject({ fileId: ref?.fileId, slug, prompt: 'green forest', favourite: false, model: 'parley-offline-image' });
+    await engine.setImageFavourite(ref?.fileId ?? 0, true);
+    await until<GalleryItem[]>(engine.observe({ kind: 'gallery' }), (g) => g[0]?.favourite === true);
+    const settings = await until<Record<string, unknown>>(engine.observe({ kind: 'modelSettings' }), (s) => 'parley-offline-image' in s);
+    expect(settings['parley-offline-image']).toEqual({ width: 96, height: 64, seed: 3 });
+
+    // The log replays to the same message rows.
+    const { events } = decodeLog(await engine.exportLog());
+    const replayed = fold(events);
+    const row = replayed.get('messages', reply.id);
+    expect(row?.images).toEqual(reply.images);
+
+    // Deleting the conversation takes its image out of the gallery.
+    await engine.deleteConversation(slug);
+    await until<GalleryItem[]>(engine.observe({ kind: 'gallery' }), (g) => g.length === 0);
+  });
+
+  it('refuses a blank prompt and a model of another modality; explicit prompts need explicit mode', async () => {
+    const engine = newEngine('media-refusals');
+    expect(await engine.generateImage({ slug: null, prompt: '  ', model: 'parley-offline-image' })).toEqual({ ok: false, error: MESSAGE_REQUIRED });
+    expect(await engine.generateImage({ slug: null, prompt: 'x', model: 'parley-offline' })).toMatchObject({ ok: false, error: expect.stringContaining('is not an image model') as unknown });
+    const sent = await engine.generateImage({ slug: null, prompt: 'a nude statue', model: 'parley-offline-image' });
+    const reply = await assistant(engine, sent.ok ? sent.slug : '', (m) => m.status === 'done');
+    expect(reply).toMatchObject({ isNSFW: true, requiresExplicitMode: true });
+    expect(reply.images).toBeUndefined();
+    await engine.setPreferences({ showExplicitContent: true });
+    const again = await engine.generateImage({ slug: sent.ok ? sent.slug : null, prompt: 'a nude statue', model: 'parley-offline-image' });
+    expect(again.ok).toBe(true);
+    const view = await until<{ messages: MessageRow[] }>(engine.observe({ kind: 'conversation', slug: sent.ok ? sent.slug : '' }), (v) => v.messages.filter((m) => m.images?.length).length === 1);
+    expect(view.messages.at(-1)?.isNSFW).toBe(true);
+  });
+
+  it('an image-to-image input goes with the request and is kept on the user message', async () => {
+    const engine = newEngine('media-i2i');
+    const first = await engine.generateImage({ slug: null, prompt: 'red sunset', model: 'parley-offline-image', settings: { width: 64, height: 64 } });
+    const slug = first.ok ? first.slug : '';
+    const made = await assistant(engine, slug, (m) => m.status === 'done');
+    const input = made.images?.[0]?.fileId ?? 0;
+    const second = await engine.generateImage({ slug, prompt: 'make it blue', model: 'parley-offline-image', inputImageIds: [input, input] });
+    expect(second.ok).toBe(true);
+    const view = await until<{ messages: MessageRow[] }>(engine.observe({ kind: 'conversation', slug }), (v) => v.messages.length === 4 && v.messages[3]?.status === 'done');
+    // The offline model takes one input: the second replaces the first.
+    expect(view.messages[2]?.images?.map((i) => i.fileId)).toEqual([input]);
+    expect(view.messages[3]?.images).toHaveLength(1);
+  });
+});
+
+describe('video jobs', () => {
+  it('a job completes: the video is kept as a Blob and the message says completed', async () => {
+    const engine = newEngine('media-video');
+    const sent = await engine.generateVideo({ slug: null, prompt: 'ocean waves', model: 'parley-offline-video', settings: { duration: 1 } });
+    expect(sent.ok).toBe(true);
+    const reply = await assistant(engine, sent.ok ? sent.slug : '', (m) => m.videoStatus === 'completed');
+    expect(reply.videoGenerationId).toMatch(/^vid_/);
+    const blob = await engine.getFile(reply.videoFileId ?? 0);
+    expect(blob?.size).toBeGreaterThan(1000);
+    expect(reply.videoUrl).toBe(`/api/generate-video/file/${reply.videoGenerationId}`);
+  });
+
+  it('times out 20 minutes (here: a shortened clock) after the message', async () => {
+    const slow = await startGateway({ port: 0, memory: true, inheritEnv: false, clientDir: null, log: () => undefined, env: { PARLEY_OFFLINE_VIDEO_MS: '600000', PARLEY_VIDEO_WORKER_MS: '20' } });
+    const saved = globalThis.fetch;
+    globalThis.fetch = fetchThrough(slow.url);
+    try {
+      const engine = newEngine('media-timeout', { videoTimeoutMs: 700 });
+      const sent = await engine.generateVideo({ slug: null, prompt: 'forever', model: 'parley-offline-video' });
+      const processing = await assistant(engine, sent.ok ? sent.slug : '', (m) => m.videoStatus === 'processing');
+      expect(processing.status).toBe('done');
+      const reply = await assistant(engine, sent.ok ? sent.slug : '', (m) => m.videoStatus === 'error');
+      expect(reply.error).toBe(VIDEO_TIMED_OUT);
+      expect(reply.hasError).toBe(true);
+    } finally {
+      globalThis.fetch = saved;
+      await slow.close();
+    }
+  });
+
+  it('a job requested by an engine that went away is resumed by the next engine from the read models', async () => {
+    const first = newEngine('media-resume', { videoPollMs: 60_000 });
+    const sent = await first.generateVideo({ slug: null, prompt: 'handover', model: 'parley-offline-video', settings: { duration: 1 } });
+    const slug = sent.ok ? sent.slug : '';
+    await assistant(first, slug, (m) => m.videoStatus === 'pending');
+    await first.dispose();
+    engines.splice(engines.indexOf(first), 1);
+    const second = newEngine('media-resume');
+    const reply = await assistant(second, slug, (m) => m.videoStatus === 'completed');
+    expect(reply.videoFileId).toBeGreaterThan(0);
+  });
+});

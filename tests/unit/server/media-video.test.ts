@@ -1,0 +1,156 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GenerateVideoResponse, VideoStatusResponse } from '../../../src/protocol/media';
+import { VIDEO_MESSAGES } from '../../../src/protocol/video-rules';
+import { VideoJobRunner } from '../../../src/server/media/video-jobs';
+import { sniffVideo } from '../../../src/server/providers/video-queue';
+import { startFakeMedia, type FakeMedia } from './fake-media';
+import { newSession } from './helpers';
+import { mediaGateway } from './media-helpers';
+
+let fake: FakeMedia;
+beforeAll(async () => {
+  fake = await startFakeMedia();
+});
+afterAll(() => fake.close());
+
+const env = () => ({
+  PARLEY_OFFLINE_VIDEO_MS: '5000',
+  PARLEY_VIDEO_PROVIDERS: JSON.stringify([
+    {
+      name: 'fakequeue',
+      url: `${fake.url}/queue`,
+      key: 'fal-key',
+      models: ['fake/kling-video/v2/master', 'fake/hunyuan-i2v', 'fake/minimax-video'],
+      pricing: { 'fake/kling-video/v2/master': '0.5', 'fake/hunyuan-i2v': '0.2' },
+      imageToVideoOnly: ['fake/hunyuan-i2v'],
+    },
+  ]),
+});
+
+type G = Awaited<ReturnType<typeof mediaGateway>>;
+const status = async (g: G, runId: string) => ((await (await g.get(`/api/generate-video/status?runId=${runId}&modelSlug=x`)).json()) as VideoStatusResponse).data;
+async function start(g: G, body: Record<string, unknown>): Promise<GenerateVideoResponse> {
+  const res = await g.post('/api/generate-video', { conversationUUID: 'c', ...body });
+  expect(res.status).toBe(200);
+  return (await res.json()) as GenerateVideoResponse;
+}
+
+describe('POST /api/generate-video, offline engine', () => {
+  it('runs a job to a real, playable MP4 served from the gateway, with Range', async () => {
+    const clock = { now: 1_000_000 };
+    const g = await mediaGateway(env(), clock);
+    const job = await start(g, { prompt: 'waves at sunset', model: 'parley-offline-video', duration: 2 });
+    expect(job).toMatchObject({ status: 'IN_QUEUE', model: 'parley-offline-video', video_url: null, cost: 0 });
+    expect(await g.runner.tick()).toBe(1);
+    expect((await status(g, job.runId)).status).toBe('IN_PROGRESS');
+    await g.runner.tick();
+    expect((await status(g, job.runId)).status).toBe('IN_PROGRESS');
+    clock.now += 5000;
+    await g.runner.tick();
+    const done = await status(g, job.runId);
+    expect(done.status).toBe('COMPLETED');
+    expect(done.video_url).toBe(`/api/generate-video/file/${job.runId}`);
+    const file = await g.get(done.video_url ?? '');
+    expect(file.headers.get('content-type')).toBe('video/mp4');
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    expect(sniffVideo(bytes)).toBe('video/mp4');
+    const part = await g.app.request(done.video_url ?? '', { headers: { cookie: g.session.cookie, range: 'bytes=0-99' } });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 0-99/${bytes.length}`);
+    expect((await part.arrayBuffer()).byteLength).toBe(100);
+    // Another session sees neither the job nor its file.
+    const other = await newSession(g.app);
+    expect((await g.get(`/api/generate-video/status?runId=${job.runId}`, other.cookie)).status).toBe(404);
+    expect((await g.get(done.video_url ?? '', other.cookie)).status).toBe(404);
+    await g.close();
+  });
+
+  it('refuses bad input with the spec messages', async () => {
+    const g = await mediaGateway(env());
+    const cases: [Record<string, unknown>, string][] = [
+      [{ prompt: 'x', model: 'nope' }, 'Unknown video model: nope'],
+      [{ prompt: '  ', model: 'parley-offline-video' }, 'Message is required'],
+      [{ prompt: 'x'.repeat(2501), model: 'fake/kling-video/v2/master' }, 'Kling prompts can be at most 2500 characters'],
+      [{ prompt: 'a cat', model: 'fake/hunyuan-i2v' }, VIDEO_MESSAGES.hunyuanNoAttachment],
+      [{ prompt: 'a nude dancer', model: 'parley-offline-video' }, 'Content flagged as inappropriate'],
+    ];
+    for (const [body, text] of cases) {
+      const res = await g.post('/api/generate-video', { conversationUUID: 'c', ...body });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { message: string }).message).toContain(text);
+    }
+    expect((await g.get('/api/generate-video/status?runId=../../etc')).status).toBe(400);
+    await g.close();
+  });
+});
+
+describe('video jobs on a queue provider', () => {
+  it('completes, charges once, and the same requestId is the same job', async () => {
+    fake.statuses = ['IN_QUEUE', 'IN_PROGRESS', 'COMPLETED'];
+    fake.videoMissing = false;
+    const g = await mediaGateway(env());
+    await g.credit(2_000_000n);
+    const a = await start(g, { prompt: 'a dragon', model: 'fake/kling-video/v2/master', requestId: 'request-0001' });
+    const b = await start(g, { prompt: 'a dragon', model: 'fake/kling-video/v2/master', requestId: 'request-0001' });
+    expect(b.runId).toBe(a.runId);
+    expect(await g.balance()).toBe(1_500_000n);
+    // Two runners on one database: each due job is claimed by one of them.
+    const second = new VideoJobRunner({ db: g.db, ledger: g.ledger, media: g.media, log: () => undefined, intervalMs: 1_000_000, pollMs: 0 });
+    for (let i = 0; i < 6; i++) await Promise.all([g.runner.tick(), second.tick()]);
+    const done = await status(g, a.runId);
+    expect(done).toMatchObject({ status: 'COMPLETED', cost: 0.5, paymentSource: 'USD' });
+    const submitted = JSON.parse(fake.requests.filter((r) => r.path === '/queue/fake/kling-video/v2/master').at(-1)?.body ?? '{}') as Record<string, unknown>;
+    expect(submitted).toMatchObject({ prompt: 'a dragon', duration: 5, aspect_ratio: '16:9' });
+    expect(fake.submitted).toBeGreaterThanOrEqual(1);
+    const charges = await g.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM ledger_entries WHERE session_id = $1 AND kind = 'charge'`, [g.session.data.id]);
+    expect(charges[0]?.n).toBe('1');
+    expect(await g.balance()).toBe(1_500_000n);
+    await g.close();
+  });
+
+  it('a failed job, a video URL that 404s: error status, nothing charged', async () => {
+    const g = await mediaGateway(env());
+    await g.credit(2_000_000n);
+    fake.statuses = ['IN_PROGRESS', 'FAILED'];
+    const failed = await start(g, { prompt: 'x', model: 'fake/kling-video/v2/master' });
+    for (let i = 0; i < 4; i++) await g.runner.tick();
+    expect(await status(g, failed.runId)).toMatchObject({ status: 'FAILED', error: 'The model could not render this prompt', cost: 0 });
+    fake.statuses = ['COMPLETED'];
+    fake.videoMissing = true;
+    const missing = await start(g, { prompt: 'y', model: 'fake/kling-video/v2/master' });
+    for (let i = 0; i < 4; i++) await g.runner.tick();
+    const s = await status(g, missing.runId);
+    expect(s.status).toBe('FAILED');
+    expect(s.error).toContain('could not be downloaded (HTTP 404)');
+    expect(await g.balance()).toBe(2_000_000n);
+    fake.videoMissing = false;
+    await g.close();
+  });
+
+  it('a status endpoint that flaps is retried, then the job completes', async () => {
+    fake.statuses = ['flap', 'flap', 'IN_PROGRESS', 'flap', 'COMPLETED'];
+    const g = await mediaGateway(env());
+    const job = await start(g, { prompt: 'z', model: 'fake/minimax-video' });
+    for (let i = 0; i < 12 && (await status(g, job.runId)).status !== 'COMPLETED'; i++) {
+      await g.db.query(`UPDATE video_jobs SET next_check_at = now()`);
+      await g.runner.tick();
+    }
+    expect((await status(g, job.runId)).status).toBe('COMPLETED');
+    const sent = JSON.parse(fake.requests.find((r) => r.path === '/queue/fake/minimax-video')?.body ?? '{}') as Record<string, unknown>;
+    expect(sent.prompt_optimizer).toBe(true);
+    await g.close();
+  });
+
+  it('a job survives its gateway: a new gateway on the same database finishes it', async () => {
+    fake.statuses = ['IN_PROGRESS', 'COMPLETED'];
+    const g = await mediaGateway(env());
+    await g.credit(1_000_000n);
+    const job = await start(g, { prompt: 'restart', model: 'fake/kling-video/v2/master' });
+    await g.runner.tick(); // submitted by the first gateway, which then "dies"
+    const g2 = await mediaGateway(env(), { now: Date.now() }, g.db);
+    for (let i = 0; i < 4; i++) await g2.runner.tick();
+    expect((await status(g, job.runId)).status).toBe('COMPLETED');
+    expect(await g.balance()).toBe(500_000n);
+    await g.close();
+  });
+});

@@ -1,0 +1,130 @@
+/**
+ * Issue 5, item 4, over a real socket (Node's response, as deployed): a stall is the upstream going silent, never
+ * the client being slow. A reader that pauses longer than the stall limit still gets the whole reply and pays for
+ * it; a reader that stops for good is taken as gone after PARLEY_CLIENT_TIMEOUT_MS, and its reply goes on without
+ * it (kept for a resume, charged for what the upstream produced), so it can neither hold the reply (and its hold)
+ * open forever nor wait out the hold's expiry to get it free.
+ */
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type RunningGateway } from '../../../src/server/start';
+import { startFakeUpstream, textReply, type FakeUpstream } from './fake-upstream';
+import { splitStream } from './helpers';
+import { expectLedgerBalanced } from './money-checks';
+
+const STALL_MS = 300;
+const CLIENT_TIMEOUT_MS = 1500;
+// Far more than the loopback socket buffers hold, so that a reader that stops really holds the writes back.
+const TEXT = 'x'.repeat(24 * 1024 * 1024);
+const USAGE = { prompt_tokens: 1000, completion_tokens: 2000 }; // 1000 x 1.5 + 2000 x 3 = $0.0075
+
+let gw: RunningGateway;
+let up: FakeUpstream;
+
+beforeAll(async () => {
+  // Paced (the fake upstream shares this test's event loop: writing 24 MB at once would hold it past the stall limit).
+  up = await startFakeUpstream(textReply(TEXT, { chunkSize: 64 * 1024, usage: USAGE, delayMs: 1 }), { models: ['paid-model'] });
+  gw = await startGateway({
+    port: 0,
+    memory: true,
+    clientDir: null,
+    inheritEnv: false,
+    env: {
+      PARLEY_UPSTREAM_URL: up.url,
+      PARLEY_UPSTREAM_MODELS: 'paid-model',
+      PARLEY_UPSTREAM_PRICING: JSON.stringify({ 'paid-model': { input: '1.5', output: '3' } }),
+      PARLEY_STALL_MS: String(STALL_MS),
+      PARLEY_CLIENT_TIMEOUT_MS: String(CLIENT_TIMEOUT_MS),
+      PARLEY_RESUME_GRACE_MS: '10000',
+    },
+    log: () => {},
+  });
+}, 90_000);
+afterAll(async () => {
+  await gw?.close();
+  await up?.close();
+});
+
+async function fundedSession(): Promise<{ cookie: string; id: string }> {
+  const res = await fetch(`${gw.url}/auth/local-session`);
+  const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  const id = ((await res.json()) as { data: { id: string } }).data.id;
+  await gw.ledger.credit(id, { key: `seed:${id}`, usdMicro: 1_000_000n });
+  return { cookie, id };
+}
+
+function open(cookie: string, path: string, body: unknown): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(gw.url);
+    const req = httpRequest({ host: u.hostname, port: u.port, path, method: 'POST', headers: { cookie, 'content-type': 'application/json' } }, resolve);
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+/** Reads the rest of a response; resolves with the text and whether the connection ended cleanly. */
+function readAll(res: IncomingMessage, first = ''): Promise<{ text: string; complete: boolean }> {
+  return new Promise((resolve) => {
+    const parts = [first];
+    res.setEncoding('utf8');
+    res.on('data', (d: string) => parts.push(d));
+    res.on('end', () => resolve({ text: parts.join(''), complete: true }));
+    res.on('error', () => resolve({ text: parts.join(''), complete: false }));
+    res.on('close', () => resolve({ text: parts.join(''), complete: res.complete }));
+  });
+}
+
+function firstChunk(res: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    res.once('data', (d: Buffer) => {
+      res.pause();
+      resolve(d.toString('utf8'));
+    });
+  });
+}
+
+const balance = async (id: string): Promise<bigint> => (await gw.ledger.balance(id)).usdMicro;
+
+describe('slow and stopped readers on a real socket', () => {
+  it('a reader that pauses longer than the stall limit gets the whole reply and pays what the upstream says', async () => {
+    const s = await fundedSession();
+    const res = await open(s.cookie, '/api/stream-gpt', { model: 'paid-model', messages: [{ role: 'user', content: 'hi' }], conversationUUID: 'c', requestId: 'req-slow-socket-1' });
+    expect(res.statusCode).toBe(200);
+    const first = await firstChunk(res);
+    await new Promise((r) => setTimeout(r, STALL_MS * 3)); // stopped: the gateway's writes wait on this client
+    res.resume();
+    const { text, complete } = await readAll(res, first);
+    expect(complete).toBe(true);
+    const { body, meta } = splitStream(text);
+    expect(body).toBe(TEXT);
+    expect(meta.isStreamStall).toBeUndefined();
+    expect(meta.error).toBeUndefined();
+    expect(meta.cost).toBe(0.0075);
+    expect(await balance(s.id)).toBe(992_500n);
+  }, 60_000);
+
+  it('a reader that stops for good is taken as gone: its reply finishes without it, is charged once and can be resumed', async () => {
+    const s = await fundedSession();
+    const res = await open(s.cookie, '/api/stream-gpt', { model: 'paid-model', messages: [{ role: 'user', content: 'hi' }], conversationUUID: 'c', requestId: 'req-stopped-socket' });
+    expect(res.statusCode, res.statusCode === 200 ? '' : (await readAll(res)).text).toBe(200);
+    const first = await firstChunk(res); // and reads nothing more
+    // Once nothing was accepted for the client timeout, the gateway drops the connection and the reply goes on
+    // without the client: charged what the upstream reported, once, its hold closed.
+    const openHolds = async (): Promise<string | undefined> =>
+      (await gw.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM ledger_holds WHERE session_id = $1 AND status = 'held'`, [s.id]))[0]?.n;
+    for (let i = 0; i < 200 && (await openHolds()) !== '0'; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await openHolds()).toBe('0');
+    expect(await balance(s.id)).toBe(992_500n);
+    await expectLedgerBalanced(gw.db, s.id);
+    // The stopped client, reading again, finds its connection cut before the end.
+    res.resume();
+    const cut = await readAll(res, first);
+    expect(cut.complete).toBe(false);
+    expect(cut.text).not.toContain('<metadata>');
+    // Whoever resumes it (the engine's next leader tab) gets all of it.
+    const resumed = await readAll(await open(s.cookie, '/api/stream-gpt/resume', { requestId: 'req-stopped-socket' }));
+    expect(resumed.text.startsWith(TEXT)).toBe(true);
+    expect(resumed.text).toContain('"cost":0.0075');
+    expect(up.requests).toHaveLength(2);
+  }, 60_000);
+});
