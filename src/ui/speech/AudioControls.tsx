@@ -97,7 +97,7 @@ export function AudioControls() {
   const preferences = useQuery({ kind: 'preferences' });
   const snap = useSnapshot(speechView);
   const offered = audioModels(models?.models);
-  const model = currentAudioModel(models?.models, preferences);
+  const model = currentAudioModel(models?.models, preferences, snap.model);
   if (!preferences || !model) return <p className="mode-note" role="status">No text-to-speech model is available.</p>;
   return (
     <div className="audio-controls" role="group" aria-label="Audio settings">

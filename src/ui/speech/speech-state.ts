@@ -22,11 +22,14 @@ export function audioModels(models: readonly ModelInfo[] | undefined): ModelInfo
   return (models ?? []).filter((m) => m.modality === 'audio');
 }
 
-/** The Audio mode's model: the one chosen here, else the preferred one, else the spec's default, else the offline voice. */
-export function currentAudioModel(models: readonly ModelInfo[] | undefined, preferences: Preferences | undefined): SpeechModel | null {
+/**
+ * The Audio mode's model: the one chosen here, else the preferred one, else the spec's default, else the offline
+ * voice. A component passes `chosen` from its snapshot so that a change of model renders it again.
+ */
+export function currentAudioModel(models: readonly ModelInfo[] | undefined, preferences: Preferences | undefined, chosen: string = speechView.model): SpeechModel | null {
   const offered = audioModels(models);
   const pick = (id: string | undefined) => (id ? offered.find((m) => m.id === id) : undefined);
-  const info = pick(speechView.model) ?? pick(preferences?.preferredTTSModel) ?? pick(DEFAULT_AUDIO_MODEL) ?? pick(OFFLINE_VOICE_MODEL_ID) ?? offered[0];
+  const info = pick(chosen) ?? pick(preferences?.preferredTTSModel) ?? pick(DEFAULT_AUDIO_MODEL) ?? pick(OFFLINE_VOICE_MODEL_ID) ?? offered[0];
   return info ? (speechModel(info.id) ?? null) : null;
 }
 
