@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAIL_MARK, fakeSpeechProviders, fakeTranscriber, startFakeSpeech, type FakeSpeech } from '../unit/server/fake-speech';
 import { textReply } from '../unit/server/fake-upstream';
 import { CHROMIUM_PATH } from './browser';
-import { assistant, openApp, send, useStack, user } from './stack';
+import { FREE_MODEL, assistant, openApp, send, useStack, user } from './stack';
 
 let fake: FakeSpeech;
 beforeAll(async () => {
@@ -124,6 +124,18 @@ describe('speech playback', () => {
     await send(page, 'a'.repeat(4097));
     await page.getByRole('region', { name: 'Notifications' }).getByText('The text is 4,097 characters; OpenAI TTS takes at most 4,096').waitFor();
     expect(await user(page).count()).toBe(1);
+
+    // Reopened, the conversation is in the Audio mode with its speech model, in the header's picker too; the text
+    // model is untouched, so Chat sends to it.
+    await page.reload();
+    const header = page.getByRole('combobox', { name: 'Model', exact: true });
+    await header.and(page.locator('[data-value="Kokoro-82m"]')).waitFor();
+    expect(await page.getByRole('radio', { name: 'Audio' }).isChecked()).toBe(true);
+    await page.getByRole('radio', { name: 'Chat' }).check();
+    await header.and(page.locator(`[data-value="${FREE_MODEL}"]`)).waitFor();
+    stack.upstream.setScript(textReply('Words for the chat turn.'));
+    await send(page, 'And now in words');
+    await assistant(page).last().getByText('Words for the chat turn.').waitFor({ timeout: 20_000 });
   });
 });
 

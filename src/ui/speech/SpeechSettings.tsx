@@ -15,8 +15,8 @@ export function SpeechSettings({ preferences, models, save }: { preferences: Pre
   const preferred = offered.find((m) => m.id === preferences.preferredTTSModel) ?? offered.find((m) => m.offline) ?? offered[0];
   const model = preferred ? speechModel(preferred.id) : undefined;
   return (
-    <fieldset className="settings-group speech-settings-group">
-      <legend>Speech</legend>
+    <>
+      <h2 className="settings-section">Speech</h2>
       <div className="setting setting-toggle">
         <input id={id} type="checkbox" role="switch" checked={preferences.autoGenerateAudio} onChange={(e) => save({ autoGenerateAudio: e.target.checked })} />
         <label htmlFor={id}>Read replies aloud</label>
@@ -30,6 +30,6 @@ export function SpeechSettings({ preferences, models, save }: { preferences: Pre
           )}
         </div>
       )}
-    </fieldset>
+    </>
   );
 }

@@ -49,3 +49,8 @@ export function audioSendExtras(models: readonly ModelInfo[] | undefined, prefer
   const model = currentAudioModel(models, preferences);
   return model ? { model: model.id, speech: choiceFor(model, preferences) } : {};
 }
+
+/** The header's model picker in the Audio mode (spec 000 section 4: a model sets its mode): the speech models. */
+export function audioPicker(models: readonly ModelInfo[] | undefined, preferences: Preferences | undefined, chosen: string): { model: string; models: ModelInfo[] } {
+  return { model: currentAudioModel(models, preferences, chosen)?.id ?? '', models: audioModels(models) };
+}

@@ -53,7 +53,9 @@ export function listen(way: 'gateway' | 'browser', lang = navigator.language || 
 }
 
 function record(lang: string): Utterance {
-  let stop: () => void = () => undefined;
+  // "Done speaking" pressed while the microphone is still opening is kept, not lost: the recording ends once started.
+  let stop: () => void = () => (doneEarly = true);
+  let doneEarly = false;
   let cancelled = false;
   const text = (async () => {
     const stream = await navigator.mediaDevices.getUserMedia({ audio: true });
@@ -71,6 +73,7 @@ function record(lang: string): Utterance {
       if (recorder.state === 'recording') recorder.stop();
     };
     recorder.start(250);
+    if (doneEarly || cancelled) stop();
     const started = performance.now();
     let heard = false;
     let quietSince = performance.now();
