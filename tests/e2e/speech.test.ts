@@ -1,8 +1,8 @@
 /**
  * Speech in Chromium: a 3-chunk reply read aloud with its middle chunk failing (skipped, the others in order, the
- * failed one made again on the next Read aloud while the others come from the cache), a blocked autoplay giving
- * 'Audio Ready', Read aloud with the built-in offline voice, the Audio mode, and voice mode with Chromium's fake
- * microphone and a fake transcription server.
+ * failed one made again on the next Read aloud while the others come from the cache), a paid voice skipped for want
+ * of balance, a blocked autoplay giving 'Audio Ready', Read aloud with the built-in offline voice, the Audio mode, and
+ * voice mode with Chromium's fake microphone and a fake transcription server.
  */
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -80,6 +80,21 @@ describe('speech playback', () => {
     await expect.poll(() => playerRegion(page).getAttribute('data-state'), { timeout: 30_000 }).toBe('idle');
     expect(speechCalls().length - before).toBe(4);
     expect(await playerRegion(page).getAttribute('data-played')).toBe('0,2');
+  });
+
+  it('a paid voice with no balance skips generation: no provider call, the reason shown, nothing played', async () => {
+    const stack = getStack();
+    stack.upstream.setScript(textReply('A reply nobody pays to hear.'));
+    const page = await openApp(await stack.newContext());
+    // The default text-to-speech model, gpt-4o-mini-tts, is paid here; a new session has no balance.
+    await page.goto('/conversation/new');
+    await send(page, 'Say something');
+    await assistant(page).and(page.locator('[data-status="done"]')).waitFor({ timeout: 30_000 });
+    const before = speechCalls().length;
+    await readAloud(page);
+    await page.getByRole('region', { name: 'Notifications' }).getByText('Insufficient balance: audio generation was skipped').waitFor();
+    expect(speechCalls().length).toBe(before);
+    expect(await assistant(page).last().getByRole('button', { name: 'Play audio' }).count()).toBe(0);
   });
 
   it('reads aloud with the built-in offline voice (eSpeak NG on the gateway), no provider involved', async () => {
