@@ -3,7 +3,7 @@
  * Events are never removed or reinterpreted; a new shape is a new version plus an upcaster (./upcasters.ts).
  * Ids, timestamps and every other nondeterministic value travel in the payload.
  */
-import type { ConversationRow, ImageRef, InstructionRow, MessageLibraryRow, MessageRow, ModelSettings, QueuedMessage, ScratchpadEntryRow, WebSearchRecord } from './model';
+import type { ConversationRow, ImageRef, InstructionRow, MessageAudio, MessageLibraryRow, MessageRow, ModelSettings, QueuedMessage, ScratchpadEntryRow, WebSearchRecord } from './model';
 import type { PaymentSource } from '../protocol/stream';
 import type { Preferences } from '../protocol/preferences';
 import type { AccountEventPayloads } from './account-events';
@@ -357,6 +357,20 @@ export interface PaymentSettledV1 {
 }
 
 /** Current event shapes, by type. */
+/**
+ * Speech of a message was made, chunk by chunk (src/worker/services/speech/): the whole take so far, appended after
+ * each chunk (its Blob is stored in `files` first). `completes`: an Audio mode reply whose speech is finished; the
+ * message is then done, with the take's cost.
+ */
+export interface SpeechGeneratedV1 {
+  messageId: number;
+  conversationSlug: string;
+  audio: MessageAudio;
+  completes: boolean;
+  paymentSource: PaymentSource | null;
+  at: number;
+}
+
 export interface EventPayloads extends AccountEventPayloads {
   'conversation.created': ConversationCreatedV1;
   'message.added': MessageAddedV2;
@@ -405,6 +419,7 @@ export interface EventPayloads extends AccountEventPayloads {
   'library.messageLinked': LibraryMessageLinkedV1;
   'message.imagesExtracted': MessageImagesExtractedV1;
   'library.itemUnlinked': LibraryItemUnlinkedV1;
+  'speech.generated': SpeechGeneratedV1;
 }
 
 export type EventType = keyof EventPayloads;
@@ -458,6 +473,7 @@ export const CURRENT_VERSION: { [K in EventType]: number } = {
   'library.messageLinked': 1,
   'message.imagesExtracted': 1,
   'library.itemUnlinked': 1,
+  'speech.generated': 1,
   'folder.created': 1,
   'folder.renamed': 1,
   'folder.deleted': 1,

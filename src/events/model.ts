@@ -85,6 +85,8 @@ export interface MessageRow {
   webSearch?: WebSearchRecord;
   /** Files this (user) message carries (issue 7): chips in the view; their text goes to the model after the prompt. */
   files?: MessageFile[];
+  /** Speech of this message (spec 000 section 3 audioUrls): its chunks' audio as Blobs in `files` (speech.generated). */
+  audio?: MessageAudio;
   // Branch fields (schema v41).
   parentMessageId: number | null;
   alternativeGroup: string | null;
@@ -214,4 +216,27 @@ export interface WebSearchRecord {
   cost: number;
   paymentSource: PaymentSource;
   at: number;
+}
+
+/** One chunk's audio, a Blob in the `files` table. */
+export interface AudioChunkRef {
+  fileId: number;
+  mimeType: string;
+  bytes: number;
+}
+
+/**
+ * The speech of a message with one model, voice and speed (`key`): its text split into `chunkCount` chunks of at
+ * most 3900 characters; `chunks[i]` is null until made, and stays null when it failed (listed in `failed`).
+ */
+export interface MessageAudio {
+  key: string;
+  model: string;
+  voice: string;
+  speed: number;
+  chunkCount: number;
+  chunks: (AudioChunkRef | null)[];
+  failed: number[];
+  /** USD charged for the chunks made so far. */
+  cost: number;
 }

@@ -92,6 +92,7 @@ export const upcasters: { readonly [K in EventType]: Readonly<Record<number, Upc
   'scratchpad.entryAdded': {},
   'scratchpad.entryEdited': {},
   'scratchpad.entryDeleted': {},
+  'speech.generated': {},
   'folder.created': {},
   'folder.renamed': {},
   'folder.deleted': {},

@@ -244,6 +244,7 @@ const fastPayload: { [K in EventType]: (p: unknown) => boolean } = {
   'scratchpad.entryAdded': (p) => O(p) && checkShape(p.entry, scratchpadEntryShape, '') === null,
   'scratchpad.entryEdited': (p) => checkShape(p, scratchpadEdited, 'payload') === null,
   'scratchpad.entryDeleted': (p) => checkShape(p, scratchpadDeleted, 'payload') === null,
+  'speech.generated': (p) => checkSpeechGenerated(p) === null,
   'folder.created': (p) => accountPayloadChecks['folder.created'](p) === null,
   'folder.renamed': (p) => accountPayloadChecks['folder.renamed'](p) === null,
   'folder.deleted': (p) => accountPayloadChecks['folder.deleted'](p) === null,
@@ -296,6 +297,7 @@ const payloadShapes: { [K in EventType]: (p: unknown) => string | null } = {
     checkShape(p, { entry: isObj }, 'payload') ?? checkShape((p as Record<string, unknown>).entry, scratchpadEntryShape, 'payload.entry'),
   'scratchpad.entryEdited': (p) => checkShape(p, scratchpadEdited, 'payload'),
   'scratchpad.entryDeleted': (p) => checkShape(p, scratchpadDeleted, 'payload'),
+  'speech.generated': checkSpeechGenerated,
   'folder.created': accountPayloadChecks['folder.created'],
   'folder.renamed': accountPayloadChecks['folder.renamed'],
   'folder.deleted': accountPayloadChecks['folder.deleted'],
@@ -315,6 +317,25 @@ function checkWebSearched(p: unknown): string | null {
     const bad = checkShape(sources[i], { title: str, url: str, snippet: str }, `payload.webSearch.sources[${i}]`);
     if (bad !== null) return bad;
   }
+  return null;
+}
+
+/** speech.generated: the take, each chunk null or a file reference, failed chunk indexes within the count. */
+function checkSpeechGenerated(p: unknown): string | null {
+  const top = checkShape(p, { messageId: int, conversationSlug: str, audio: isObj, completes: (v) => typeof v === 'boolean', paymentSource: nullable(paymentSource), at: num }, 'payload');
+  if (top !== null) return top;
+  const a = (p as Record<string, unknown>).audio as Record<string, unknown>;
+  const take = checkShape(a, { key: str, model: str, voice: str, speed: num, chunkCount: int, chunks: Array.isArray, failed: Array.isArray, cost: num }, 'payload.audio');
+  if (take !== null) return take;
+  const chunks = a.chunks as unknown[];
+  const count = a.chunkCount as number;
+  if (count < 1 || chunks.length !== count) return 'payload.audio.chunks must hold chunkCount entries';
+  for (let i = 0; i < chunks.length; i++) {
+    if (chunks[i] === null) continue;
+    const bad = checkShape(chunks[i], { fileId: int, mimeType: str, bytes: int }, `payload.audio.chunks[${i}]`);
+    if (bad !== null) return bad;
+  }
+  if (!(a.failed as unknown[]).every((i) => int(i) && (i as number) >= 0 && (i as number) < count)) return 'payload.audio.failed must list chunk indexes';
   return null;
 }
 

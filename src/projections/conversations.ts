@@ -61,6 +61,7 @@ export const conversationsProjection: Projection = {
       case 'scratchpad.entryAdded':
       case 'scratchpad.entryEdited':
       case 'scratchpad.entryDeleted':
+      case 'speech.generated':
       case 'folder.created':
       case 'folder.renamed':
       case 'folder.deleted':

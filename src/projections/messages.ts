@@ -13,7 +13,8 @@ export const messagesProjection: Projection = {
   name: 'messages',
   // v2: reply.started records the reply's requestId on the message (an engine that takes over resumes by it).
   // v3: image and video events (./media.ts).
-  version: 3,
+  // v4: speech.generated keeps a message's audio.
+  version: 4,
   tables: ['messages'],
   apply(event: ProjectedEvent): Write[] {
     switch (event.type) {
@@ -140,6 +141,16 @@ export const messagesProjection: Projection = {
         };
         if (p.paymentSource !== null) changes.paymentSource = p.paymentSource;
         return [user, update('messages', p.messageId, changes)];
+      }
+      case 'speech.generated': {
+        const p = event.payload;
+        const changes: Partial<MessageRow> = { audio: p.audio, updatedAt: p.at };
+        if (p.completes) {
+          changes.status = 'done';
+          changes.cost = p.audio.cost;
+          if (p.paymentSource !== null) changes.paymentSource = p.paymentSource;
+        }
+        return [update('messages', p.messageId, changes)];
       }
       case 'message.webSearched': {
         const p = event.payload;

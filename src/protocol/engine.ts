@@ -8,6 +8,8 @@ import type { ModelInfo, SessionData } from './api';
 import type { Preferences } from './preferences';
 import type { LibraryHandlers, LibraryQueries } from './library';
 import type { Invitation, PaymentLimits, PaymentMethodsResponse, PaymentStatus, PaymentTransaction } from './payments';
+import type { MessageAudio } from '../events/model';
+import type { TranscribeConfig } from './speech';
 import type { ConsentHandlers, ConsentQueries, FolderHandlers, FolderQueries, UpdatesHandlers, UpdatesQueries } from './account';
 
 /** Bumped whenever this interface changes shape: a tab whose bundle is stale reloads. */
@@ -16,8 +18,8 @@ import type { ConsentHandlers, ConsentQueries, FolderHandlers, FolderQueries, Up
 /** 5: the conversationUpdates query (a page's live text between whole views) and the modes query. */
 /** 6: media (images, video jobs, the gallery, per-model settings). */
 /** 7: folders, the updates feed and analytics consent (issue 10 items 7 and 8). */
-/** 8: the library and attachments of issue 7. */
-export const ENGINE_PROTOCOL_VERSION = 8;
+/** 9: the library and attachments of issue 7, and speech (Read aloud, the Audio and Voice modes, transcription) of issue 9. */
+export const ENGINE_PROTOCOL_VERSION = 9;
 
 export interface ConversationSummary {
   id: number;
@@ -103,7 +105,9 @@ export interface Notice {
     | { label: string; kind: 'deposit' }
     | { label: string; kind: 'undo'; slug: string }
     /** Sends a failed prompt again (the context memory notice, spec 000 section 4). */
-    | { label: string; kind: 'resend'; slug: string; messageId: number };
+    | { label: string; kind: 'resend'; slug: string; messageId: number }
+    /** Plays a message's audio (the 'Audio Ready' notice when autoplay was blocked, spec 001 section 4). */
+    | { label: string; kind: 'playAudio'; messageId: number };
 }
 
 export interface EngineStatus {
@@ -221,7 +225,8 @@ export interface QueryDefs
     MediaQueries,
     FolderQueries,
     UpdatesQueries,
-    ConsentQueries {}
+    ConsentQueries,
+    SpeechQueries {}
 
 export type QueryKind = keyof QueryDefs;
 export type Query = QueryDefs[QueryKind]['query'];
@@ -245,6 +250,8 @@ export interface SendMessageInput {
   scrapedContent?: QueuedMessage['scrapedContent'];
   /** Web search before the reply (the composer's "Web search" switch), at this depth. */
   webSearch?: { depth: SearchDepth };
+  /** Audio mode: the voice, speed and the model's extra settings (spec 001 section 3); default: the preferences'. */
+  speech?: SpeechChoice;
 }
 
 export type SendMessageResult =
@@ -468,8 +475,50 @@ export type CommandHandlers =
   & MediaHandlers
   & FolderHandlers
   & UpdatesHandlers
-  & ConsentHandlers;
+  & ConsentHandlers
+  & SpeechHandlers;
 
 export type EngineApi = CommandHandlers & {
   subscribe<Q extends Query>(query: Q, callback: (value: QueryResult<Q>) => void): Promise<() => void>;
 };
+
+/** A voice, speed and the model's extra settings for speech (src/protocol/speech-catalogue.ts). */
+export interface SpeechChoice {
+  voice?: string;
+  speed?: number;
+  stability?: number;
+  similarity_boost?: number;
+  style?: number;
+  instructions?: string;
+}
+
+/** A message's speech as the player follows it: the chunks made so far, and whether more are coming. */
+export interface SpeechState {
+  audio: MessageAudio | null;
+  generating: boolean;
+  /** Why the last attempt made nothing (or skipped), or null. */
+  error: string | null;
+}
+
+export interface SpeechQueries {
+  speech: { query: { kind: 'speech'; messageId: number }; result: SpeechState };
+}
+
+export type ReadAloudResult =
+  | { ok: true; audio: MessageAudio }
+  /** skipped: 'balance' when a paid model cannot be paid for (spec 001 section 4: generation is skipped). */
+  | { ok: false; error: string; skipped?: 'balance' };
+
+/** Speech (src/worker/commands/speech.ts). */
+export interface SpeechHandlers {
+  /**
+   * Makes (or finds cached) the speech of a message, chunk by chunk: the `speech` query shows each chunk as it is
+   * made. Model: the given one, else the preferred TTS model if the gateway offers it, else the offline voice.
+   */
+  readAloud(messageId: number, choice?: SpeechChoice & { model?: string }): Promise<ReadAloudResult>;
+  /** A chunk's audio (a Blob from `files`), or null when it is gone. */
+  getAudioFile(fileId: number): Promise<Blob | null>;
+  /** Voice mode: a recording to text through the gateway's transcription provider. */
+  transcribe(audio: Blob, language?: string): Promise<{ ok: true; text: string } | { ok: false; error: string }>;
+  transcriptionConfig(): Promise<TranscribeConfig>;
+}

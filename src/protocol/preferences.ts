@@ -3,6 +3,8 @@
  * survive a reload and reach every tab through the `preferences` query; change them with `setPreferences`.
  * Domains add their preferences here as they are built.
  */
+import { DEFAULT_TTS_MODEL, ELEVENLABS_DEFAULTS, type ElevenLabsSettings } from './speech-catalogue';
+
 import * as layout from './layout';
 
 export type Theme = 'dark' | 'light' | 'system';
@@ -35,6 +37,16 @@ export interface Preferences {
   codeViewerHorizontalSplit: number;
   /** Spec 001 section 9: scratchpad split 50 (percent of the page's width the scratchpad takes). */
   scratchpadHorizontalSplit: number;
+  /** Spec 001 section 3: read replies aloud when they finish (spec 000 section 4, the pending flag). Ours: off. */
+  autoGenerateAudio: boolean;
+  /** Spec 001 section 9: gpt-4o-mini-tts. The model "Read aloud" and auto audio use (when the gateway offers it). */
+  preferredTTSModel: string;
+  /** Spec 001 section 3: the voice chosen per speech model id. */
+  ttsVoicePreferences: Record<string, string>;
+  /** Spec 001 section 3: the speed chosen per speech model id. */
+  ttsSpeedPreferences: Record<string, number>;
+  /** Spec 001 sections 5 and 9: ElevenLabs stability, similarity_boost (0.75, docs/decisions.md), style. */
+  elevenLabsSettings: ElevenLabsSettings;
   // ---- layout and interface (issue 10; src/ui/layout/) ----
   /** The sidebar column shows on wide screens (a phone opens it with Menu). */
   sidebarOpen: boolean;
@@ -83,6 +95,11 @@ export const DEFAULT_PREFERENCES: Preferences = {
   codeLanguage: 'python',
   codeViewerHorizontalSplit: 50,
   scratchpadHorizontalSplit: 50,
+  autoGenerateAudio: false,
+  preferredTTSModel: DEFAULT_TTS_MODEL,
+  ttsVoicePreferences: {},
+  ttsSpeedPreferences: {},
+  elevenLabsSettings: { ...ELEVENLABS_DEFAULTS },
   sidebarOpen: true,
   navbarCollapsed: false,
   messageMenuDisabled: false,
@@ -123,6 +140,11 @@ export const PREFERENCE_CHECKS: { readonly [K in keyof Preferences]: (v: unknown
   codeLanguage: (v) => v === 'python' || v === 'html',
   codeViewerHorizontalSplit: (v) => isSplit(v),
   scratchpadHorizontalSplit: (v) => isSplit(v),
+  autoGenerateAudio: (v) => typeof v === 'boolean',
+  preferredTTSModel: (v) => typeof v === 'string' && v !== '' && v.length <= 100,
+  ttsVoicePreferences: (v) => isSmallMap(v, (x) => typeof x === 'string' && x !== '' && x.length <= 100),
+  ttsSpeedPreferences: (v) => isSmallMap(v, (x) => typeof x === 'number' && Number.isFinite(x) && x >= 0.25 && x <= 4),
+  elevenLabsSettings: (v) => isElevenLabs(v),
   sidebarOpen: (v) => typeof v === 'boolean',
   navbarCollapsed: (v) => typeof v === 'boolean',
   messageMenuDisabled: (v) => typeof v === 'boolean',
@@ -136,6 +158,20 @@ export const PREFERENCE_CHECKS: { readonly [K in keyof Preferences]: (v: unknown
   largeTextPasteToFile: (v) => typeof v === 'boolean',
   showExamplePromptsCarousel: (v) => typeof v === 'boolean',
 };
+
+/** A plain object of at most 50 entries whose values pass `ok` (the per-model speech choices). */
+function isSmallMap(v: unknown, ok: (x: unknown) => boolean): boolean {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const entries = Object.entries(v);
+  return entries.length <= 50 && entries.every(([k, x]) => k.length > 0 && k.length <= 100 && ok(x));
+}
+
+function isElevenLabs(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const o = v as Record<string, unknown>;
+  const unit = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1;
+  return Object.keys(o).length === 3 && unit(o.stability) && unit(o.similarity_boost) && unit(o.style);
+}
 
 function isWhole(v: unknown, min: number, max: number): boolean {
   return typeof v === 'number' && Number.isSafeInteger(v) && v >= min && v <= max;

@@ -29,6 +29,7 @@ import { BodyParsePool } from './body/parse-pool';
 import { loadMoneyConfig } from './payments/config';
 import { createMoneyServices, MONEY_PREFIXES, registerMoneyRoutes, type MoneyServices } from './payments/register';
 import { registerWebRoutes, type WebDeps } from './search/register';
+import { registerSpeechRoutes, type SpeechServices } from './speech/register';
 import { registerConsentRoutes } from './consent/routes';
 import { DEFAULT_CONSENT_CONFIG, type ConsentConfig } from './consent/config';
 
@@ -58,6 +59,8 @@ export interface AppDeps {
   money?: MoneyServices;
   /** Web search, scraping and suggestions (src/server/search/register.ts). */
   web?: WebDeps;
+  /** Speech models, the TTS job runner and transcription (src/server/speech/register.ts); default: the offline voice. */
+  speech?: SpeechServices;
   /** Who is asked for analytics consent (src/server/consent/config.ts); default: visitors from a tracked source. */
   consent?: ConsentConfig;
 }
@@ -79,6 +82,8 @@ export const SMALL_BODY_BYTES = 256 * 1024;
 /** Routes whose body carries a conversation (its images too): PARLEY_MAX_BODY_BYTES applies. */
 const LARGE_BODY_ROUTES = new Set(['/api/stream-gpt', '/api/talk-to-gpt-multi', '/api/generate-image', '/api/generate-openai-image', '/api/generate-video']);
 for (const path of ATTACHMENT_BODY_ROUTES) LARGE_BODY_ROUTES.add(path);
+/** Voice recordings (src/server/speech/transcribe-route.ts checks their own limit). */
+LARGE_BODY_ROUTES.add('/api/transcribe');
 
 /** Routes that spend money or upstream capacity: limited per client address (PARLEY_COSTLY_RATE_*). */
 const COSTLY_ROUTES = ['/api/stream-gpt', '/api/talk-to-gpt-multi', '/api/conversation-summary', '/api/generate-image', '/api/generate-openai-image', '/api/generate-video'];
@@ -135,6 +140,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   deps.onClose?.(() => moneyRoutes.close());
   registerAttachmentRoutes(app, ctx);
   registerWebRoutes(app, ctx, deps.web);
+  deps.catalogue.attachSpeech(registerSpeechRoutes(app, ctx, deps.speech).catalogue);
   registerConsentRoutes(app, ctx, deps.consent ?? DEFAULT_CONSENT_CONFIG);
   if (deps.adminToken) {
     app.use('/admin/*', adminAccessGuard(settings.guards.adminLoopbackOnly));

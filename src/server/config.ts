@@ -95,7 +95,7 @@ const ProviderSchema = z.object({
 });
 const ProvidersSchema = z.array(ProviderSchema).max(50);
 
-function intVar(env: Env, name: string, def: number, min: number, max: number): number {
+export function intVar(env: Env, name: string, def: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return def;
   const n = Number(raw);

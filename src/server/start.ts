@@ -28,6 +28,8 @@ import { ReplyRegistry } from './routes/reply-registry';
 import { PgReplyStore } from './routes/reply-store';
 import { createMoneyServices, startMoneySweeper } from './payments/register';
 import { loadSearchConfig } from './search/config';
+import { loadSpeechConfig } from './speech/config';
+import { startSpeechServices, stopSpeechServices } from './speech/register';
 import type { ScrapeTestAllowance } from './scrape/ssrf';
 
 /** Rate-limit buckets untouched this long are dropped by the sweep: a day, or longer if a bucket refills slower. */
@@ -129,6 +131,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
   const env: Env = { ...(options.inheritEnv === false ? {} : process.env), ...options.env };
   const config = loadConfig(env);
   const search = loadSearchConfig(env);
+  const speechConfig = loadSpeechConfig(env);
   const log = options.log ?? ((line: string) => console.error(`[gateway] ${line}`));
   const host = options.host ?? config.host;
   const port = options.port ?? config.port;
@@ -175,7 +178,10 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
     if (config.money.testPayments && !['127.0.0.1', 'localhost', '::1'].includes(host)) {
       log('warning: the test payment provider is on (PARLEY_TEST_PAYMENTS) and this gateway listens beyond loopback: anyone can add balance with its Pay button');
     }
+    // Text-to-speech jobs a stopped gateway left are picked up at once (speech/jobs.ts).
+    const speech = startSpeechServices({ db, ledger, config: speechConfig, log });
     stopSweeper = async () => {
+      await stopSpeechServices(speech);
       await media.runner.stop();
       await sweeper.stop();
       await sessionSweeper.stop();
@@ -213,6 +219,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
       onClose: (fn) => closers.push(fn),
       money,
       web: { search, ...(options.scrapeTest ? { scrapeTest: options.scrapeTest } : {}) },
+      speech,
       consent: loadConsentConfig(env),
     });
     server = await listen(app, port, host);

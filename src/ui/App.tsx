@@ -7,6 +7,7 @@ import { useSnapshot } from 'valtio';
 import { Sidebar } from './components/Sidebar';
 import { ConversationPage } from './components/ConversationPage';
 import { Notifications } from './components/Notifications';
+import { AudioPlayerBar } from './speech/AudioPlayerBar';
 import { SettingsPage } from './components/SettingsPage';
 import { WalletPage } from './components/WalletPage';
 import { GalleryPage } from './media/GalleryPage';
@@ -106,6 +107,7 @@ export function App() {
         </div>
         <ShowSidebarButton />
         <Notifications />
+        <AudioPlayerBar />
         <ConsentBanner />
         <InstallBanner />
         {route.name === 'conversation' && (

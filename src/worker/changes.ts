@@ -74,6 +74,7 @@ const CHANGES: { [K in EventType]: (payload: EventPayloads[K]) => Touch } = {
   'scratchpad.entryAdded': () => ({ list: false, slugs: [] }),
   'scratchpad.entryEdited': () => ({ list: false, slugs: [] }),
   'scratchpad.entryDeleted': () => ({ list: false, slugs: [] }),
+  'speech.generated': (p) => ({ list: false, slugs: [p.conversationSlug] }),
   // Folders: the list shows each conversation's folder (the folders query follows these events itself).
   'folder.created': () => ({ list: false, slugs: [] }),
   'folder.renamed': () => ({ list: false, slugs: [] }),

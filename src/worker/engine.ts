@@ -20,6 +20,7 @@ import { queueCommands } from './commands/queue';
 import { mediaCommands } from './commands/media';
 import { webCommands } from './commands/web';
 import { scratchpadCommands } from './commands/scratchpad';
+import { speechCommands } from './commands/speech';
 import { moneyCommands } from './commands/money';
 import { moneyQueries } from './queries/money';
 import { MoneyRoom } from './services/money-room';
@@ -32,6 +33,7 @@ import { queueQueries } from './queries/queue';
 import { mediaQueries } from './queries/media';
 import { scratchpadQueries } from './queries/scratchpad';
 import { modeQueries } from './queries/modes';
+import { speechQueries } from './queries/speech';
 import type { QueryHandlers } from './queries/types';
 import { folderCommands } from './commands/folders';
 import { folderQueries } from './queries/folders';
@@ -71,6 +73,7 @@ export class Engine extends EngineCore {
       ...mediaCommands(this),
       ...moneyCommands(this, this.money),
       ...libraryCommands(this),
+      ...speechCommands(this),
       ...folderCommands(this),
       ...updatesCommands(this),
       ...consentCommands(this),
@@ -94,6 +97,7 @@ export class Engine extends EngineCore {
       ...moneyQueries(this.money),
       ...modeQueries(this),
       ...libraryQueries(this),
+      ...speechQueries(this),
       ...mediaQueries(this),
       ...folderQueries(this),
       ...updatesQueries(this),

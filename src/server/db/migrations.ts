@@ -309,6 +309,39 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX document_jobs_created_idx ON document_jobs (created_at)`,
     ],
   },
+  {
+    id: 10,
+    name: 'tts_jobs',
+    statements: [
+      // Text-to-speech jobs (src/server/speech/jobs.ts): one row per POST /api/tts, leased by the gateway that runs
+      // it; a lease that runs out (its gateway died) is claimed by another with FOR UPDATE SKIP LOCKED. Audio is kept
+      // only for jobs answered 202 (status 'completed'), until the row is purged an hour after it finished.
+      `CREATE TABLE tts_jobs (
+        run_id TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        request_id TEXT,
+        model TEXT NOT NULL,
+        input JSONB NOT NULL,
+        chars INTEGER NOT NULL,
+        cost_usd_micro BIGINT NOT NULL DEFAULT 0,
+        hold_key TEXT,
+        status TEXT NOT NULL CHECK (status IN ('running', 'completed', 'delivered', 'error')),
+        error TEXT,
+        audio BYTEA,
+        audio_type TEXT,
+        charged_usd_micro BIGINT,
+        payment_source TEXT,
+        owner TEXT,
+        attempts INTEGER NOT NULL DEFAULT 1,
+        lease_until TIMESTAMPTZ NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        updated_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      )`,
+      `CREATE UNIQUE INDEX tts_jobs_request_idx ON tts_jobs (session_id, request_id) WHERE request_id IS NOT NULL`,
+      `CREATE INDEX tts_jobs_lease_idx ON tts_jobs (lease_until) WHERE status = 'running'`,
+      `CREATE INDEX tts_jobs_updated_idx ON tts_jobs (updated_at) WHERE status <> 'running'`,
+    ],
+  },
 ];
 
 const LOCK_ID = 727_001;

@@ -6,13 +6,20 @@
  * - not say Sec-Fetch-Site: cross-site or same-site (browsers set it; same-origin and none pass);
  * - when an Origin is sent, carry the gateway's own origin (its Host) or one of PARLEY_ALLOWED_ORIGINS;
  * - have Content-Type application/json (a cross-origin page can only send that after a CORS preflight, which the
- *   gateway never grants).
+ *   gateway never grants); POST /api/transcribe takes a recording as audio/* (not a CORS-safelisted type either, so
+ *   it too needs the preflight that is never granted).
  * Requests from non-browser clients (no Origin, no Sec-Fetch-Site) pass on to the session or admin token check.
  */
 import type { MiddlewareHandler } from 'hono';
 import { jsonError, type AppEnv } from '../context';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** audio/* (and video/webm, a MediaRecorder's type): never CORS-safelisted, so a cross-origin sender is preflighted. */
+export function isAudioContentType(value: string | undefined): boolean {
+  const type = (value?.split(';')[0] ?? '').trim().toLowerCase();
+  return /^audio\/[a-z0-9.+-]+$/.test(type) || type === 'video/webm';
+}
 
 export function isJsonContentType(value: string | undefined): boolean {
   if (value === undefined) return false;
@@ -46,7 +53,7 @@ export function crossSiteGuard(allowedOrigins: readonly string[], multipartPaths
       }
     }
     const type = c.req.header('content-type');
-    if (!isJsonContentType(type) && !(multipartPaths.has(c.req.path) && isMultipartContentType(type))) {
+    if (!isJsonContentType(type) && !(multipartPaths.has(c.req.path) && isMultipartContentType(type)) && !(c.req.path === '/api/transcribe' && isAudioContentType(type))) {
       return jsonError(c, 415, 'UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON, sent with Content-Type: application/json');
     }
     return next();

@@ -56,6 +56,8 @@ export interface CatalogueOptions {
   extra?: CatalogueEntry[];
   /** Image and video models (src/server/media/catalogue.ts), listed after the text models. */
   media?: { list(): ModelInfo[] };
+  /** Speech models (src/server/speech/catalogue.ts), listed after the others; see attachSpeech. */
+  speech?: { list(): ModelInfo[] };
 }
 
 export class Catalogue {
@@ -166,7 +168,14 @@ export class Catalogue {
   list(): ModelInfo[] {
     this.maybeRetry();
     const text = this.order.map((id) => (this.entries.get(id) as CatalogueEntry).info);
-    return this.options.media ? [...text, ...this.options.media.list()] : text;
+    const media = this.options.media ? this.options.media.list() : [];
+    const speech = this.options.speech ? this.options.speech.list() : [];
+    return [...text, ...media, ...speech];
+  }
+
+  /** Lists the speech models too (registerSpeechRoutes calls it when the catalogue was made without them). */
+  attachSpeech(speech: { list(): ModelInfo[] }): void {
+    this.options.speech ??= speech;
   }
 
   response(): ModelsResponse {

@@ -18,6 +18,9 @@ import { addExtraModel, applyModelChoice, composer, MODES, modeForModel, readAdd
 import { engine, useQuery } from '../engine';
 import { showLocalNotice, view } from '../state';
 import { ModelPicker } from './ModelPicker';
+import { usePath } from '../router';
+import { AudioControls } from '../speech/AudioControls';
+import { VoiceMode } from '../speech/VoiceMode';
 import { MediaControls } from '../media/MediaControls';
 import { chooseMediaModel, mediaModelFor } from '../media/media-state';
 import { ScrapeBar } from './web/ScrapeBar';
@@ -85,6 +88,7 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
   /** A Mode the user clicked before the catalogue (or the conversation) loaded: it outranks the restored mode. */
   const clickedMode = useRef<Mode | null>(null);
   const pageKey = `${slug ?? 'new'}${location.search}`;
+  const path = usePath();
   useEffect(() => {
     const key = pageKey;
     if (!loaded || models.length === 0 || applied.current === key) return;
@@ -93,7 +97,9 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
     clickedMode.current = null;
     const last = messages.at(-1);
     const lastModel = last ? models.find((m) => m.id === last.model) : undefined;
-    composer.mode = lastModel ? modeForModel(lastModel) : 'chat';
+    // A conversation held by voice stays in the Voice mode (its turns are chat turns, so the model alone says Chat).
+    const heldByVoice = messages.findLast((m) => m.role === 'user')?.mode === 'voice';
+    composer.mode = heldByVoice ? 'voice' : lastModel ? modeForModel(lastModel) : 'chat';
     const address = readAddress(location.search, sessionStorage);
     if (address.badMode !== null) {
       showLocalNotice({ title: `Unknown mode: ${address.badMode}`, text: 'Modes are chat, image, video, audio and voice.', tone: 'orange', durationMs: 5000 });
@@ -113,13 +119,14 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
     }
     if (address.webSearch !== null) composer.webSearch = address.webSearch;
     if (address.transcript !== null) onChange(address.transcript);
+    // The address may change on the same page (voice mode hands its words over with ?transcriptId=): `path` follows it.
     // The click came after the page opened: it is the newest choice, so it stands (and ends multi-model as a click does).
     if (clicked !== null) {
       composer.mode = clicked;
       if (clicked !== 'chat') composer.extraModels = [];
     }
     // eslint-disable-next-line react-hooks/exhaustive-deps -- once per page and address, when loaded
-  }, [loaded, models, slug]);
+  }, [loaded, models, slug, path]);
 
   // Token counts, debounced 400 ms (spec 000 section 9).
   const maxTokens = preferences?.maxTokens ?? 8192;
@@ -227,6 +234,8 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
           {nonChat}
         </p>
       )}
+      {state.mode === 'audio' && available?.includes('audio') && <AudioControls />}
+      {state.mode === 'voice' && available?.includes('voice') && <VoiceMode slug={slug} model={model} />}
       {(state.mode === 'image' || state.mode === 'video') && !nonChat && (
         <MediaControls mode={state.mode} model={models.find((m) => m.id === mediaModelFor(state.mode as 'image' | 'video', models))} />
       )}

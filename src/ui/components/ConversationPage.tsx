@@ -17,6 +17,8 @@ import { formatTotalCost } from './cost-format';
 import { Suggestions } from './web/Suggestions';
 import { clearWebDraft, web, webSendExtras } from '../web-state';
 import { useAttachmentInput } from './Attachments';
+import { audioPicker, audioSendExtras, speechView } from '../speech/speech-state';
+import { markSent, useAutoRead } from '../speech/auto-read';
 
 const MESSAGE_REQUIRED = 'Message is required';
 
@@ -41,6 +43,10 @@ export function ConversationPage({ slug }: { slug: string }) {
   void mediaSnap.imageModel;
   void mediaSnap.videoModel;
   const preferences = useQuery({ kind: 'preferences' });
+  useAutoRead(conversation, preferences);
+  // The Audio mode picks among the speech models, here and in its own controls (one choice: speechView.model).
+  const speechSnap = useSnapshot(speechView);
+  const audio = composerSnap.mode === 'audio' ? audioPicker(models?.models, preferences, speechSnap.model) : null;
   const model = snap.model || models?.defaultModel || '';
   /** The user picked a model on this page: the default-model preference no longer applies to it. */
   const pickedHere = useRef(false);
@@ -59,12 +65,13 @@ export function ConversationPage({ slug }: { slug: string }) {
 
   // Spec 000 section 4: on load the last message's model restores the model; unknown falls back to the default.
   useEffect(() => {
-    if (!conversation || !models || restoredFor.current === conversation.conversation.slug) return;
+    if (!conversation || !models || models.models.length === 0 || restoredFor.current === conversation.conversation.slug) return;
     restoredFor.current = conversation.conversation.slug;
     const last = conversation.messages.at(-1)?.model;
     const lastModel = models.models.find((m) => m.id === last);
-    // An image or video model restores that mode's model (the Composer restores the mode); the text model stays.
+    // An image, video or speech model restores that mode's model (the Composer restores the mode); the text model stays.
     if (lastModel && (lastModel.modality === 'image' || lastModel.modality === 'video')) restoreMediaModel(lastModel.modality, lastModel.id);
+    else if (lastModel?.modality === 'audio') speechView.model = lastModel.id;
     else view.model = lastModel ? lastModel.id : models.defaultModel;
   }, [conversation, models]);
 
@@ -81,13 +88,14 @@ export function ConversationPage({ slug }: { slug: string }) {
     const result = await engine<SendMessageResult>((api) =>
       isMedia
         ? api.sendMessage({ slug: targetSlug, prompt, model: mediaModelFor(mode, models?.models ?? []), mode, inputImageIds: [...media.inputImageIds] })
-        : api.sendMessage({ slug: targetSlug, prompt, model, mode, extraModels: [...composer.extraModels], attachments, ...webSendExtras(preferences?.linkupDepth ?? 'standard') }),
+        : api.sendMessage({ slug: targetSlug, prompt, model, mode, extraModels: [...composer.extraModels], attachments, ...webSendExtras(preferences?.linkupDepth ?? 'standard'), ...audioSendExtras(models?.models, preferences) }),
     );
     if (!result.ok) {
       if (result.notified) return;
       showLocalNotice({ title: result.error, text: '', tone: result.error === MESSAGE_REQUIRED ? 'orange' : 'red', durationMs: 5000 });
       return;
     }
+    markSent(result.slug, result.userMessageId);
     // Spec 000 section 4: a chat prompt is cleared once the user message is saved (and an image request's inputs).
     view.drafts[draftKey] = '';
     if (isMedia) media.inputImageIds = [];
@@ -147,10 +155,11 @@ export function ConversationPage({ slug }: { slug: string }) {
       )}
       <ConversationHeader
         title={title}
-        model={isMediaMode ? mediaModelFor(mediaMode, models?.models ?? []) : model}
-        models={isMediaMode ? mediaModels : textModels}
+        model={isMediaMode ? mediaModelFor(mediaMode, models?.models ?? []) : audio ? audio.model : model}
+        models={isMediaMode ? mediaModels : audio ? audio.models : textModels}
         onModelChange={(id) => {
           if (isMediaMode) return chooseMediaModel(mediaMode, id);
+          if (audio) return void (speechView.model = id);
           pickedHere.current = true;
           view.model = id;
         }}

@@ -10,6 +10,8 @@ import { ScrapedChips } from './web/ScrapedChips';
 import { MessageFiles } from './Attachments';
 import { Sources } from './web/Sources';
 import { addToScratchpad } from '../tools-state';
+import { readAloud } from '../speech/player';
+import { MessageAudio } from '../speech/MessageAudio';
 
 // Markdown, GFM, math and KaTeX are heavy: loaded on first use, not with the page.
 const Markdown = lazy(() => import('./Markdown'));
@@ -44,7 +46,9 @@ function sameMessage(a: MessageItemProps, b: MessageItemProps): boolean {
     x.scrapedContent?.length === y.scrapedContent?.length &&
     x.imagePrompt === y.imagePrompt &&
     x.images?.length === y.images?.length &&
-    x.files?.length === y.files?.length
+    x.files?.length === y.files?.length &&
+    x.audio?.chunks.filter(Boolean).length === y.audio?.chunks.filter(Boolean).length &&
+    x.audio?.key === y.audio?.key
   );
 }
 
@@ -79,6 +83,8 @@ function actionsFor(message: MessageView, status: string, copy: () => void, edit
   if (failed && finished) out.push({ label: 'Retry', run: () => void tree((api) => api.retryMessage(slug, id)) });
   // The scratchpad (issue 8 item 6): the message's text as an entry of its conversation's scratchpad.
   if (finished && message.text.trim() !== '') out.push({ label: 'Add to scratchpad', run: () => void addToScratchpad(slug, message.text, 'message') });
+  // Spec 001 section 4: the message's text (thinking stripped) spoken with the preferred speech model.
+  if (finished && !message.hasError && message.text.trim() !== '') out.push({ label: 'Read aloud', run: () => void readAloud(id) });
   if (finished) out.push({ label: 'Delete', run: () => void tree((api) => api.deleteMessage(slug, id)), danger: true });
   return out;
 }
@@ -198,6 +204,7 @@ export const MessageItem = memo(function MessageItem({ message, modelName }: Mes
         )}
         {message.role === 'user' && <MessageFiles message={message} />}
         {message.scrapedContent && <ScrapedChips label="Scraped pages" pages={message.scrapedContent} />}
+        {message.audio && status !== 'pending' && <MessageAudio messageId={message.id} audio={message.audio} />}
         {message.webSearch && <p className="web-searched muted">{`Searched the web: ${message.webSearch.sources.length} source${message.webSearch.sources.length === 1 ? '' : 's'}${message.webSearch.cost > 0 ? ` · $${message.webSearch.cost}` : ''}`}</p>}
       </div>
       <MessageMedia message={message} prompt={message.role === 'user' ? message.text : (message.imagePrompt ?? '')} />

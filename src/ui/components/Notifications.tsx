@@ -4,6 +4,7 @@ import { engine, useQuery } from '../engine';
 import { navigate } from '../router';
 import { dismissLocalNotice, view } from '../state';
 import { AutoTitleQuestion } from './AutoTitleQuestion';
+import { resumeAudio } from '../speech/player';
 
 /** Brings a deleted conversation back (the deletion notice's action). */
 function UndoButton({ label, slug, onDone }: { label: string; slug: string; onDone(): void }) {
@@ -38,7 +39,14 @@ function NoticeItem({ notice, onDismiss }: { notice: Notice; onDismiss(): void }
   return (
     <div className={`notice notice-${notice.tone}`} role={notice.tone === 'red' ? 'alert' : 'status'}>
       <div className="notice-title">{notice.title}</div>
-      {notice.text && <div className="notice-text">{notice.text}</div>}
+      {notice.text && notice.action?.kind === 'playAudio' ? (
+        // The whole text is the click target ("Click here to play the audio response", spec 001 section 4).
+        <button type="button" className="notice-text notice-link" onClick={() => (onDismiss(), resumeAudio())}>
+          {notice.text}
+        </button>
+      ) : (
+        notice.text && <div className="notice-text">{notice.text}</div>
+      )}
       <div className="notice-actions">
         {notice.action?.kind === 'reload' && (
           <button type="button" onClick={() => location.reload()}>
@@ -57,6 +65,17 @@ function NoticeItem({ notice, onDismiss }: { notice: Notice; onDismiss(): void }
             onClick={() => {
               onDismiss();
               navigate('/wallet?deposit=open');
+            }}
+          >
+            {notice.action.label}
+          </button>
+        )}
+        {notice.action?.kind === 'playAudio' && (
+          <button
+            type="button"
+            onClick={() => {
+              onDismiss();
+              resumeAudio();
             }}
           >
             {notice.action.label}

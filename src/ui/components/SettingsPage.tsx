@@ -3,6 +3,7 @@
  * words. Every change goes to the engine at once (it is logged and reaches every tab); nothing is kept here.
  */
 import { WebSettings } from './web/WebSettings';
+import { SpeechSettings } from '../speech/SpeechSettings';
 import { useEffect, useId, useState } from 'react';
 import type { Preferences, Theme } from '../../protocol/preferences';
 import { engine, useQuery } from '../engine';
@@ -113,6 +114,7 @@ export function SettingsPage() {
           <Toggle label="Show thinking" checked={preferences.showThinkingBlocks} onChange={(v) => save({ showThinkingBlocks: v })} hint="Show a model's reasoning above its reply." />
           <Toggle label="Show explicit content" checked={preferences.showExplicitContent} onChange={(v) => save({ showExplicitContent: v })} hint="Let image and video models generate prompts flagged as explicit." />
           <WebSettings preferences={preferences} save={save} />
+          <SpeechSettings preferences={preferences} models={models?.models} save={save} />
           <AccountSettings preferences={preferences} save={save} />
         </form>
       )}

@@ -19,6 +19,7 @@ import type { ConversationRow, Mode, MessageRow } from '../../events/model';
 import type { ChatPart, ModelInfo } from '../../protocol/api';
 import type { SendMessageInput, SendMessageResult } from '../../protocol/engine';
 import type { EngineCore } from '../core';
+import type { BalanceProbe } from './submit';
 
 /** A submit that passed steps 1 to 5: what a mode handler gets. Nothing is written yet. */
 export interface Submission {
@@ -57,6 +58,8 @@ export interface ModeHandler {
   accepts(model: ModelInfo): boolean;
   /** Step 1 for this mode (its own limits: prompt length, a required image...): an error text, or null. */
   validate?(input: SendMessageInput, model: ModelInfo): string | null;
+  /** Step 2 for this mode when its paid model cannot be paid for; default: the engine's (chat's) probe. */
+  readonly balanceProbe?: BalanceProbe;
   /** The prompt this mode sends for a model ('' may become a model's own, e.g. ghiblify's 'Ghiblify'); null: refuse. */
   promptFor?(model: ModelInfo, prompt: string): string | null;
   /** Step 2 is the gateway's own (image and video: free daily uses, a 402 with the amount): no balance probe here. */

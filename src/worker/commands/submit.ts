@@ -112,7 +112,7 @@ export function submitter(core: EngineCore, balanceProbe: BalanceProbe): Submit 
     if (core.session$.value.session === null) await core.refreshSession();
     const paid = [model, ...extras].filter((m) => !m.free);
     if (paid.length > 0 && !core.session$.value.canUsePaidModels && handler.gatewayChecksBalance !== true) {
-      const refused = await balanceProbe(core, { conversation: conversation ?? null, prompt, paid, now });
+      const refused = await (handler.balanceProbe ?? balanceProbe)(core, { conversation: conversation ?? null, prompt, paid, now });
       if (refused) return refused;
     }
 

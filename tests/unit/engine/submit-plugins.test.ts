@@ -1,15 +1,17 @@
 /**
  * The submit flow's plug-in points: a mode's handler (steps 6 and 7) and the attachment step (step 3) come from
- * their own modules. A fake audio handler stands in for the issue that builds it; the library's attachment step is the real one.
+ * their own modules. Every mode is built now, so the mode plug-in is tried on a bare engine core with only chat
+ * composed, where a fake audio handler stands in; the library's attachment step is the real one.
  */
 import 'fake-indexeddb/auto';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { firstValueFrom } from 'rxjs';
 import type { ModelInfo } from '../../../src/protocol/api';
-import type { Engine } from '../../../src/worker/engine';
+import { EngineCore } from '../../../src/worker/core';
 import { REPLY_IN_PROGRESS } from '../../../src/worker/engine';
-import { registerAttachmentStep, registerModeHandler, type Submission } from '../../../src/worker/commands/submit-plugins';
-import { MODE_UNAVAILABLE } from '../../../src/worker/services/messages';
+import { chatCommands } from '../../../src/worker/commands/chat';
+import { availableModes, registerAttachmentStep, registerModeHandler, type Submission } from '../../../src/worker/commands/submit-plugins';
+import { ATTACHMENTS_UNAVAILABLE, MODE_UNAVAILABLE } from '../../../src/worker/services/messages';
 import { FILE_GONE } from '../../../src/worker/services/library/submit-attachments';
 import { textReply } from '../server/fake-upstream';
 import { useEngineStack } from './harness';
@@ -18,21 +20,36 @@ const stack = useEngineStack(() => textReply('one two three four five six seven 
 
 const AUDIO_MODEL: ModelInfo = { id: 'fake-audio', name: 'Fake audio', modality: 'audio', provider: 'fake', pricing: { input: '0', output: '0' }, capabilities: [], free: true, offline: true };
 
-async function withImageModel(engine: Engine): Promise<void> {
-  await engine.whenStarted();
-  await engine.loadModels();
-  engine.models$.next({ ...engine.models$.value, models: [...engine.models$.value.models, AUDIO_MODEL] });
+/** An engine core with only the chat domain composed (no other mode registered) and the fake audio model listed. */
+async function chatOnlyCore(dbName: string): Promise<{ core: EngineCore; send: ReturnType<typeof chatCommands>['sendMessage'] }> {
+  const core = new EngineCore({ requestReload: () => undefined, storeMarker: () => undefined, dbName });
+  cores.push(core);
+  const { sendMessage } = chatCommands(core);
+  await core.whenStarted();
+  await core.loadModels();
+  core.models$.next({ ...core.models$.value, models: [...core.models$.value.models, AUDIO_MODEL] });
+  return { core, send: sendMessage };
 }
+const cores: EngineCore[] = [];
+afterEach(async () => {
+  for (const c of cores.splice(0)) await c.dispose();
+});
 
 describe('submit plug-ins', () => {
+  it('the engine composes every mode of the Mode group, in its order, and a second handler for a mode is refused', async () => {
+    const engine = stack.engine('plugins-all');
+    await engine.whenStarted();
+    expect(await firstValueFrom(engine.observe({ kind: 'modes' }))).toEqual(['chat', 'image', 'video', 'audio', 'voice']);
+    expect(() => registerModeHandler(engine, { mode: 'audio', queueable: false, multiModel: false, accepts: () => true, run: async () => ({ ok: false, error: 'x' }) })).toThrow(/registered already/);
+  });
+
   it('a mode without a handler is refused plainly; once registered, its handler gets steps 6-7 with steps 4-5 ready, in one append', async () => {
-    const engine = stack.engine('plugins-mode');
-    await withImageModel(engine);
-    expect(await firstValueFrom(engine.observe({ kind: 'modes' }))).toEqual(['chat', 'image', 'video']);
-    expect(await engine.sendMessage({ slug: null, prompt: 'a cat', model: AUDIO_MODEL.id, mode: 'audio' })).toEqual({ ok: false, error: MODE_UNAVAILABLE.audio });
+    const { core, send } = await chatOnlyCore('plugins-mode');
+    expect(availableModes(core)).toEqual(['chat']);
+    expect(await send({ slug: null, prompt: 'a cat', model: AUDIO_MODEL.id, mode: 'audio' })).toEqual({ ok: false, error: MODE_UNAVAILABLE.audio });
 
     const seen: Submission[] = [];
-    registerModeHandler(engine, {
+    registerModeHandler(core, {
       mode: 'audio',
       queueable: false,
       multiModel: false,
@@ -44,19 +61,19 @@ describe('submit plug-ins', () => {
         return { ok: true, slug: s.conversation.slug, userMessageId: s.user.id };
       },
     });
-    expect(await firstValueFrom(engine.observe({ kind: 'modes' }))).toEqual(['chat', 'image', 'video', 'audio']);
-    expect(await engine.sendMessage({ slug: null, prompt: 'x'.repeat(51), model: AUDIO_MODEL.id, mode: 'audio' })).toEqual({ ok: false, error: 'Too long for this model' });
-    expect(await engine.sendMessage({ slug: null, prompt: 'a cat', model: 'fake-model', mode: 'audio' })).toMatchObject({ ok: false });
-    expect(await engine.sendMessage({ slug: null, prompt: 'a cat', model: AUDIO_MODEL.id, mode: 'audio', extraModels: ['fake-model'] })).toMatchObject({ ok: false });
+    expect(availableModes(core)).toEqual(['chat', 'audio']);
+    expect(await send({ slug: null, prompt: 'x'.repeat(51), model: AUDIO_MODEL.id, mode: 'audio' })).toEqual({ ok: false, error: 'Too long for this model' });
+    expect(await send({ slug: null, prompt: 'a cat', model: 'fake-model', mode: 'audio' })).toMatchObject({ ok: false });
+    expect(await send({ slug: null, prompt: 'a cat', model: AUDIO_MODEL.id, mode: 'audio', extraModels: ['fake-model'] })).toMatchObject({ ok: false });
 
-    const r = await engine.sendMessage({ slug: null, prompt: 'a cat', model: AUDIO_MODEL.id, mode: 'audio' });
+    const r = await send({ slug: null, prompt: 'a cat', model: AUDIO_MODEL.id, mode: 'audio' });
     if (!r.ok) throw new Error(r.error);
     expect(seen).toHaveLength(1);
     const s = seen[0] as Submission;
     expect(s.events.map((e) => e.type)).toEqual(['conversation.created', 'message.added']);
     expect(s.user).toMatchObject({ role: 'user', prompt: 'a cat', mode: 'audio', model: AUDIO_MODEL.id });
     expect(s.conversation.isMediaOnly).toBe(true);
-    const stored = await engine.db.messages.where('conversationSlug').equals(r.slug).toArray();
+    const stored = await core.db.messages.where('conversationSlug').equals(r.slug).toArray();
     expect(stored.map((m) => m.prompt)).toEqual(['a cat']);
   });
 
@@ -70,12 +87,11 @@ describe('submit plug-ins', () => {
   });
 
   it('while a reply generates, a mode that does not queue is refused with its reason (chat queues)', async () => {
-    const engine = stack.engine('plugins-pending');
-    await withImageModel(engine);
-    registerModeHandler(engine, { mode: 'audio', queueable: false, multiModel: false, accepts: (m) => m.modality === 'audio', run: async (s) => ({ ok: true, slug: s.conversation.slug, userMessageId: s.user.id }) });
-    const first = await engine.sendMessage({ slug: null, prompt: 'tell me', model: 'fake-model' });
+    const { core, send } = await chatOnlyCore('plugins-pending');
+    registerModeHandler(core, { mode: 'audio', queueable: false, multiModel: false, accepts: (m) => m.modality === 'audio', run: async (s) => ({ ok: true, slug: s.conversation.slug, userMessageId: s.user.id }) });
+    const first = await send({ slug: null, prompt: 'tell me', model: 'fake-model' });
     if (!first.ok) throw new Error(first.error);
-    expect(await engine.sendMessage({ slug: first.slug, prompt: 'a cat', model: AUDIO_MODEL.id, mode: 'audio' })).toEqual({ ok: false, error: REPLY_IN_PROGRESS });
-    expect(await engine.sendMessage({ slug: first.slug, prompt: 'and more', model: 'fake-model' })).toMatchObject({ ok: true, queued: true });
+    expect(await send({ slug: first.slug, prompt: 'a cat', model: AUDIO_MODEL.id, mode: 'audio' })).toEqual({ ok: false, error: REPLY_IN_PROGRESS });
+    expect(await send({ slug: first.slug, prompt: 'and more', model: 'fake-model' })).toMatchObject({ ok: true, queued: true });
   });
 });

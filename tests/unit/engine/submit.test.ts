@@ -16,7 +16,7 @@ import { startGateway, type RunningGateway } from '../../../src/server/start';
 import { ParleyDB } from '../../../src/worker/db/schema';
 import { Engine } from '../../../src/worker/engine';
 import { appendEvents, readLog } from '../../../src/worker/log';
-import { MODE_UNAVAILABLE, MULTI_MODEL } from '../../../src/worker/services/messages';
+import { MULTI_MODEL } from '../../../src/worker/services/messages';
 import { openAiError, startFakeUpstream, textReply, type FakeUpstream } from '../server/fake-upstream';
 
 let upstream: FakeUpstream;
@@ -101,9 +101,10 @@ async function logOf(dbName: string): Promise<NewEvent[]> {
 }
 
 describe('submit flow: validation', () => {
-  it('says plainly that other modes are not available, and refuses a 5th extra model and duplicates', async () => {
+  it('refuses a model of another mode (every mode is built), a 5th extra model and duplicates', async () => {
     const engine = newEngine('submit-validate');
-    expect(await engine.sendMessage({ slug: null, prompt: 'a cat', model: 'fake-model', mode: 'audio' })).toEqual({ ok: false, error: MODE_UNAVAILABLE.audio });
+    expect(await engine.sendMessage({ slug: null, prompt: 'a cat', model: 'fake-model', mode: 'audio' })).toEqual({ ok: false, error: 'fake-model is not an audio model' });
+    expect(await engine.sendMessage({ slug: null, prompt: 'a cat', model: 'fake-model', mode: 'image' })).toEqual({ ok: false, error: 'fake-model is not an image model' });
     const five = ['other-model', 'broken-model', 'slow-model', 'offline', 'x'];
     expect(await engine.sendMessage({ slug: null, prompt: 'hi', model: 'fake-model', extraModels: five })).toEqual({ ok: false, error: MULTI_MODEL.tooManyExtras });
     expect(await engine.sendMessage({ slug: null, prompt: 'hi', model: 'fake-model', extraModels: ['other-model', 'other-model'] })).toEqual({ ok: false, error: MULTI_MODEL.duplicate });

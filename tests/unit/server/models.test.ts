@@ -3,6 +3,7 @@ import type { ModelsResponse } from '../../../src/protocol/api';
 import { ConfigError, loadConfig } from '../../../src/server/config';
 import { OFFLINE_MODEL_ID } from '../../../src/server/providers/offline';
 import { OFFLINE_IMAGE_CHAT_MODEL_ID } from '../../../src/server/providers/image-chat-offline';
+import { OFFLINE_VOICE_MODEL_ID } from '../../../src/protocol/speech-catalogue';
 import { startFakeUpstream, textReply, type FakeUpstream } from './fake-upstream';
 import { newSession, testGateway, type TestGateway } from './helpers';
 
@@ -28,14 +29,20 @@ async function models(g: TestGateway): Promise<ModelsResponse> {
   return (await res.json()) as ModelsResponse;
 }
 
+/** The chat models (the built-in offline voice is listed after them whatever the configuration: docs/speech.md). */
+function text(m: ModelsResponse): ModelsResponse['models'] {
+  return m.models.filter((x) => x.modality === 'text');
+}
+
 describe('GET /api/models', () => {
-  it('with no provider configured: only the built-in offline models; the text one is the default', async () => {
+  it('with no provider configured: only the built-in offline models (text, image lines, the voice); the text one is the default', async () => {
     const m = await models(gw);
     expect(m.defaultModel).toBe(OFFLINE_MODEL_ID);
-    expect(m.models.map((x) => x.id)).toEqual([OFFLINE_MODEL_ID, OFFLINE_IMAGE_CHAT_MODEL_ID]);
+    expect(m.models.map((x) => x.id)).toEqual([OFFLINE_MODEL_ID, OFFLINE_IMAGE_CHAT_MODEL_ID, OFFLINE_VOICE_MODEL_ID]);
     // The image-lines one (spec 000 section 7) is flagged for the engine, free, and says it is not a model.
     expect(m.models[1]).toMatchObject({ provider: 'offline', offline: true, free: true, modality: 'text', capabilities: ['chat', 'streaming', 'image-lines'] });
     expect(m.models[1]?.name).toMatch(/no AI/);
+    expect(m.models[2]).toMatchObject({ modality: 'audio', offline: true, free: true, capabilities: expect.arrayContaining(['text-to-speech']) });
     expect(m.models[0]).toMatchObject({
       id: OFFLINE_MODEL_ID,
       provider: 'offline',
@@ -57,7 +64,7 @@ describe('GET /api/models', () => {
     });
     const m = await models(g);
     expect(m.defaultModel).toBe('paid-1');
-    expect(m.models.map((x) => x.id)).toEqual(['paid-1', 'free-1', OFFLINE_MODEL_ID, OFFLINE_IMAGE_CHAT_MODEL_ID]);
+    expect(text(m).map((x) => x.id)).toEqual(['paid-1', 'free-1', OFFLINE_MODEL_ID, OFFLINE_IMAGE_CHAT_MODEL_ID]);
     expect(m.models[0]).toMatchObject({ provider: 'acme', free: false, offline: false, pricing: { input: '0.15', output: '0.6' } });
     expect(m.models[1]).toMatchObject({ provider: 'acme', free: true, offline: false, pricing: { input: '0', output: '0' } });
     expect(m.models.find((x) => x.id === OFFLINE_MODEL_ID)?.offline).toBe(true);
@@ -73,7 +80,7 @@ describe('GET /api/models', () => {
     });
     const m = await models(g);
     // The failing provider contributes nothing; a duplicate id from a later provider is prefixed.
-    expect(m.models.map((x) => `${x.provider}:${x.id}`)).toEqual(['disc:disc-a', 'disc:disc-b', 'dup:dup/disc-a', `offline:${OFFLINE_MODEL_ID}`, `offline:${OFFLINE_IMAGE_CHAT_MODEL_ID}`]);
+    expect(text(m).map((x) => `${x.provider}:${x.id}`)).toEqual(['disc:disc-a', 'disc:disc-b', 'dup:dup/disc-a', `offline:${OFFLINE_MODEL_ID}`, `offline:${OFFLINE_IMAGE_CHAT_MODEL_ID}`]);
     expect(m.defaultModel).toBe('disc-a');
     expect(g.logs.some((l) => l.includes('broken') && l.includes('discovery failed'))).toBe(true);
   });
@@ -81,7 +88,7 @@ describe('GET /api/models', () => {
   it('an unreachable upstream does not stop the catalogue', async () => {
     const g = await gw.rebuild({ PARLEY_UPSTREAM_URL: 'http://127.0.0.1:9/v1', PARLEY_DISCOVERY_TIMEOUT_MS: '500' });
     const m = await models(g);
-    expect(m.models.map((x) => x.id)).toEqual([OFFLINE_MODEL_ID, OFFLINE_IMAGE_CHAT_MODEL_ID]);
+    expect(text(m).map((x) => x.id)).toEqual([OFFLINE_MODEL_ID, OFFLINE_IMAGE_CHAT_MODEL_ID]);
   });
 });
 

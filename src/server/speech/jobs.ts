@@ -1,0 +1,226 @@
+/**
+ * Text-to-speech jobs (DESIGN rule 13, docs/gateway.md "Speech"): every POST /api/tts is a row of `tts_jobs`
+ * (migration 9), owned by the gateway that took it under a lease it renews while the provider works.
+ *
+ *  - The request waits up to PARLEY_TTS_SYNC_MS for the audio and answers it directly (the row ends 'delivered',
+ *    with no bytes kept). Slower than that, it answers 202 {status: 'pending', runId, model}; the work goes on, and
+ *    its audio is kept in the row ('completed') for GET /api/tts/status, which answers it until the row is purged.
+ *  - A gateway that dies mid-job leaves a lease that runs out: the runner of any gateway claims such rows with
+ *    FOR UPDATE SKIP LOCKED and does the job again (at most 3 attempts, 15 minutes), so a job is never lost.
+ *  - Money: the hold (key tts:{session}:{requestId|runId}) is reserved before the row exists and settled or released
+ *    once; a job done twice (a dead owner) settles the same key, which charges once.
+ */
+import { randomBytes } from 'node:crypto';
+import type { PaymentSource } from '../../protocol/stream';
+import type { Db } from '../db/types';
+import type { Ledger } from '../ledger/ledger';
+import type { SpeechJob } from '../providers/speech-types';
+import { releaseSpeech, reserveSpeech, settleSpeech, type Shortfall } from './billing';
+import type { SpeechCatalogue } from './catalogue';
+
+/** A job's lease; renewed every third of it while its provider works. */
+export const TTS_LEASE_MS = 60_000;
+export const TTS_MAX_ATTEMPTS = 3;
+export const TTS_JOB_MAX_AGE_MS = 15 * 60_000;
+/** Finished rows (and their audio) are kept this long for a status call, then purged. */
+export const TTS_RETAIN_MS = 60 * 60_000;
+
+export interface TtsJobInput {
+  model: string;
+  job: SpeechJob;
+  chars: number;
+  costUsdMicro: string;
+}
+
+export type Made = { ok: true; audio: Uint8Array; mime: string; cost: number; paymentSource: PaymentSource | null } | { ok: false; status: number; code: string; message: string };
+
+export type SubmitOutcome =
+  | { kind: 'done'; made: Made }
+  | { kind: 'pending'; runId: string }
+  | { kind: 'short'; shortfall: Shortfall }
+  | { kind: 'used' };
+
+export type StatusOutcome =
+  | { kind: 'unknown' }
+  | { kind: 'pending'; model: string }
+  | { kind: 'completed'; audio: Uint8Array; mime: string; cost: number; paymentSource: PaymentSource | null }
+  | { kind: 'error'; error: string };
+
+interface JobRow {
+  [k: string]: unknown;
+  run_id: string;
+  session_id: string;
+  hold_key: string | null;
+  input: TtsJobInput | string;
+  attempts: number;
+  age_ms: string;
+}
+
+export interface TtsJobsOptions {
+  db: Db;
+  ledger: Ledger;
+  catalogue: SpeechCatalogue;
+  log: (line: string) => void;
+  syncWaitMs: number;
+  providerTimeoutMs: number;
+  workerMs: number;
+}
+
+const b64 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+
+export class TtsJobs {
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private stopped = false;
+  private running = new Set<Promise<unknown>>();
+  private lastPurge = 0;
+  /** This process, as the owner of its leases. */
+  readonly owner = randomBytes(9).toString('base64url');
+
+  constructor(private readonly o: TtsJobsOptions) {}
+
+  /** Starts the runner: at once (jobs a stopped gateway left), then every workerMs. */
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await Promise.allSettled([...this.running]);
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.tick()
+        .catch((e: unknown) => this.o.log(`tts jobs: ${e instanceof Error ? e.message : String(e)}`))
+        .finally(() => this.schedule(this.o.workerMs));
+    }, ms);
+    this.timer.unref?.();
+  }
+
+  /** One pass of the runner: claim abandoned jobs (their owner's lease ran out) and purge old rows. */
+  async tick(): Promise<number> {
+    const rows = await this.o.db.query<JobRow>(
+      `UPDATE tts_jobs SET owner = $1, lease_until = now() + $2::bigint * interval '1 millisecond', attempts = attempts + 1, updated_at = now()
+       WHERE run_id IN (SELECT run_id FROM tts_jobs WHERE status = 'running' AND lease_until < now()
+         ORDER BY created_at LIMIT 4 FOR UPDATE SKIP LOCKED)
+       RETURNING run_id, session_id, hold_key, input, attempts, (extract(epoch from now() - created_at) * 1000)::bigint::text AS age_ms`,
+      [this.owner, String(TTS_LEASE_MS)],
+    );
+    for (const row of rows) {
+      const input = typeof row.input === 'string' ? (JSON.parse(row.input) as TtsJobInput) : row.input;
+      if (row.attempts > TTS_MAX_ATTEMPTS || Number(row.age_ms) > TTS_JOB_MAX_AGE_MS) {
+        await releaseSpeech(this.o.ledger, row.hold_key ?? '', row.hold_key !== null, this.o.log);
+        await this.finishError(row.run_id, 'Failed to generate audio: the job was given up after its gateway stopped');
+        continue;
+      }
+      const p = this.execute(row.run_id, row.session_id, row.hold_key, input).then((made) => this.keep(row.run_id, made));
+      this.track(p);
+    }
+    if (Date.now() - this.lastPurge > 60_000) {
+      this.lastPurge = Date.now();
+      await this.o.db.query(`DELETE FROM tts_jobs WHERE status <> 'running' AND updated_at < now() - $1::bigint * interval '1 millisecond'`, [String(TTS_RETAIN_MS)]);
+    }
+    return rows.length;
+  }
+
+  private track(p: Promise<unknown>): void {
+    const t = p.catch((e: unknown) => this.o.log(`tts job: ${e instanceof Error ? e.message : String(e)}`)).finally(() => this.running.delete(t));
+    this.running.add(t);
+  }
+
+  /**
+   * Takes a request: reserve, write the row (leased to this process), run the provider. The audio if it is made
+   * within the sync wait, else 202's runId (the work goes on and keeps its audio in the row).
+   */
+  async submit(sessionId: string, input: TtsJobInput, requestId: string | null): Promise<SubmitOutcome> {
+    const runId = randomBytes(18).toString('base64url');
+    const cost = BigInt(input.costUsdMicro);
+    const holdKey = `tts:${sessionId}:${requestId ?? runId}`;
+    const reserved = await reserveSpeech(this.o.ledger, sessionId, holdKey, cost, `tts ${input.model}`);
+    if (!reserved.ok) return reserved.kind === 'short' ? { kind: 'short', shortfall: reserved.shortfall } : { kind: 'used' };
+    try {
+      await this.o.db.query(
+        `INSERT INTO tts_jobs (run_id, session_id, request_id, model, input, chars, cost_usd_micro, hold_key, status, owner, lease_until)
+         VALUES ($1, $2, $3, $4, $5::text::jsonb, $6, $7::bigint, $8, 'running', $9, now() + $10::bigint * interval '1 millisecond')`,
+        [runId, sessionId, requestId, input.model, JSON.stringify(input), input.chars, input.costUsdMicro, reserved.held ? holdKey : null, this.owner, String(TTS_LEASE_MS)],
+      );
+    } catch (e) {
+      await releaseSpeech(this.o.ledger, holdKey, reserved.held, this.o.log);
+      throw e;
+    }
+    const work = this.execute(runId, sessionId, reserved.held ? holdKey : null, input);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const answered = await Promise.race([work.then((made) => ({ made })), new Promise<null>((r) => (timer = setTimeout(() => r(null), this.o.syncWaitMs)))]);
+    clearTimeout(timer);
+    if (answered) {
+      // Answered now: the row needs no bytes.
+      this.track(this.o.db.query(`UPDATE tts_jobs SET status = $2, error = $3, owner = NULL, updated_at = now() WHERE run_id = $1`, [runId, answered.made.ok ? 'delivered' : 'error', answered.made.ok ? null : answered.made.message]));
+      return { kind: 'done', made: answered.made };
+    }
+    this.track(work.then((made) => this.keep(runId, made)));
+    return { kind: 'pending', runId };
+  }
+
+  /** A job's outcome kept for the status call. */
+  private async keep(runId: string, made: Made): Promise<void> {
+    if (!made.ok) return this.finishError(runId, made.message);
+    await this.o.db.query(
+      `UPDATE tts_jobs SET status = 'completed', audio = decode($2, 'base64'), audio_type = $3, charged_usd_micro = $4::bigint, payment_source = $5, owner = NULL, updated_at = now()
+       WHERE run_id = $1 AND status = 'running'`,
+      [runId, b64(made.audio), made.mime, String(Math.round(made.cost * 1e6)), made.paymentSource],
+    );
+  }
+
+  private async finishError(runId: string, error: string): Promise<void> {
+    await this.o.db.query(`UPDATE tts_jobs SET status = 'error', error = $2, owner = NULL, updated_at = now() WHERE run_id = $1 AND status = 'running'`, [runId, error.slice(0, 500)]);
+  }
+
+  /** Runs the provider under the job's lease, then settles (audio made) or releases (nothing made) its hold once. */
+  private async execute(runId: string, sessionId: string, holdKey: string | null, input: TtsJobInput): Promise<Made> {
+    const entry = this.o.catalogue.get(input.model);
+    if (!entry) {
+      await releaseSpeech(this.o.ledger, holdKey ?? '', holdKey !== null, this.o.log);
+      return { ok: false, status: 400, code: 'UNKNOWN_MODEL', message: `The speech model ${input.model} is no longer offered` };
+    }
+    const renew = setInterval(() => {
+      void this.o.db
+        .query(`UPDATE tts_jobs SET lease_until = now() + $3::bigint * interval '1 millisecond' WHERE run_id = $1 AND owner = $2 AND status = 'running'`, [runId, this.owner, String(TTS_LEASE_MS)])
+        .catch((e: unknown) => this.o.log(`tts job ${runId}: lease renewal failed: ${e instanceof Error ? e.message : String(e)}`));
+    }, TTS_LEASE_MS / 3);
+    renew.unref?.();
+    try {
+      const r = await entry.provider.synthesize(input.job, AbortSignal.timeout(this.o.providerTimeoutMs));
+      if (!r.ok) {
+        await releaseSpeech(this.o.ledger, holdKey ?? '', holdKey !== null, this.o.log);
+        return { ok: false, status: r.status >= 500 || r.status === 429 ? 502 : r.status, code: r.code, message: r.message };
+      }
+      const s = await settleSpeech(this.o.ledger, sessionId, holdKey ?? '', BigInt(input.costUsdMicro), holdKey !== null, `tts ${input.model}`, this.o.log);
+      return { ok: true, audio: r.audio, mime: r.mime, cost: s.cost, paymentSource: s.paymentSource };
+    } catch (e) {
+      await releaseSpeech(this.o.ledger, holdKey ?? '', holdKey !== null, this.o.log);
+      return { ok: false, status: 502, code: 'PROVIDER_ERROR', message: `Speech provider failed: ${e instanceof Error ? e.message : String(e)}` };
+    } finally {
+      clearInterval(renew);
+    }
+  }
+
+  async status(sessionId: string, runId: string): Promise<StatusOutcome> {
+    const rows = await this.o.db.query<{ status: string; model: string; error: string | null; audio: Uint8Array | null; audio_type: string | null; charged: string | null; payment_source: string | null }>(
+      `SELECT status, model, error, audio, audio_type, charged_usd_micro::text AS charged, payment_source FROM tts_jobs WHERE run_id = $1 AND session_id = $2`,
+      [runId, sessionId],
+    );
+    const r = rows[0];
+    if (!r) return { kind: 'unknown' };
+    if (r.status === 'running') return { kind: 'pending', model: r.model };
+    if (r.status === 'completed' && r.audio) {
+      return { kind: 'completed', audio: new Uint8Array(r.audio), mime: r.audio_type ?? 'audio/mpeg', cost: Number(r.charged ?? '0') / 1e6, paymentSource: (r.payment_source as PaymentSource | null) ?? null };
+    }
+    if (r.status === 'delivered') return { kind: 'error', error: 'This audio was already delivered by its request' };
+    return { kind: 'error', error: r.error ?? 'Failed to generate audio' };
+  }
+}

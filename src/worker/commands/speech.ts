@@ -1,0 +1,141 @@
+/**
+ * Speech (spec 000 sections 4 and 8, spec 001 sections 3 to 5): the Audio mode's handler of the submit flow (a prompt
+ * becomes speech with the chosen model, voice and speed, stored as an assistant message with its audio), the Voice
+ * mode's handler (a chat reply that the view then speaks), Read aloud, the audio files the player plays, and
+ * transcription for voice mode. The pipeline itself is ../services/speech/speaker.ts.
+ */
+import { makeEvent } from '../../events/catalogue';
+import type { ReadAloudResult, SpeechChoice, SpeechHandlers } from '../../protocol/engine';
+import { speechChars, speechCostMicro, speechModel, SPEECH_TEXT } from '../../protocol/speech-catalogue';
+import type { TranscribeConfig, TranscribeResponse } from '../../protocol/speech';
+import type { EngineCore } from '../core';
+import { classifyModelError } from '../services/errors';
+import { pendingAssistant } from '../services/history';
+import { MODEL_ERROR } from '../services/messages';
+import type { LiveReply } from '../services/reply-runner';
+import { INSUFFICIENT_FOR_AUDIO, Speaker, type SpeakerTiming } from '../services/speech/speaker';
+import { ReplyStreamParser } from '../services/stream-parser';
+import { chatMode } from './chat';
+import { sessionCurrency, type BalanceProbe } from './submit';
+import { registerModeHandler, type ModeHandler, type Submission } from './submit-plugins';
+
+/** Step 2 for the Audio mode: the text's price is known here, so the notice names it without asking the gateway. */
+const audioBalanceProbe: BalanceProbe = async (core, { prompt, paid }) => {
+  await core.refreshSession();
+  if (core.session$.value.canUsePaidModels) return null;
+  const model = speechModel(paid[0]?.id ?? '');
+  const micro = model ? speechCostMicro(model, speechChars(prompt)) : 10n;
+  const usd = (Number(micro > 10n ? micro : 10n) / 1e6).toFixed(6);
+  core.notify(classifyModelError({ status: 402, code: 'INSUFFICIENT_BALANCE', message: 'Insufficient balance', body: { requiredUsd: usd }, currency: 'USD' }));
+  return { ok: false, error: MODEL_ERROR.insufficientBalanceTitle, notified: true };
+};
+
+/** Each engine's speaker, for the `speech` query (../queries/speech.ts). */
+const speakers = new WeakMap<EngineCore, Speaker>();
+
+export function speakerOf(core: EngineCore): Speaker | undefined {
+  return speakers.get(core);
+}
+
+export function speechCommands(core: EngineCore, timing: SpeakerTiming = {}): SpeechHandlers {
+  const speaker = new Speaker(core, timing);
+  speakers.set(core, speaker);
+
+  /** Steps 6 and 7 of an Audio mode submit: a pending assistant message, then its speech. */
+  async function runAudio(s: Submission) {
+    const { conversation, user, events, model, now } = s;
+    const assistant = { ...pendingAssistant(core.ids.next(now), user, model.id, now + 1), mode: 'audio' as const };
+    events.push(makeEvent('message.added', { message: assistant }, crypto.randomUUID(), now));
+    const reply: LiveReply = { messageId: assistant.id, userMessageId: user.id, slug: conversation.slug, requestId: '', parser: new ReplyStreamParser(), controller: new AbortController(), stoppedByUser: false };
+    core.live.set(reply.messageId, reply);
+    try {
+      await core.append(events);
+    } catch {
+      core.live.delete(reply.messageId);
+      return { ok: false as const, error: MODEL_ERROR.localStorageTitle, notified: true };
+    }
+    const text = typeof user.prompt === 'string' ? user.prompt : '';
+    void speaker
+      .speak(assistant.id, { ...s.input.speech, model: model.id, text, completes: true })
+      .then(async (r) => {
+        if (r.ok) return;
+        const at = Date.now();
+        if (r.skipped !== 'balance') core.notify({ title: r.error === SPEECH_TEXT.pollingTimeout ? r.error : SPEECH_TEXT.failed, text: r.error === SPEECH_TEXT.pollingTimeout ? '' : r.error, tone: 'red', durationMs: 15_000 });
+        await core.append([makeEvent('reply.failed', { messageId: assistant.id, userMessageId: user.id, conversationSlug: conversation.slug, error: r.error, keepPartial: false, text: '', thinking: '', cost: 0, paymentSource: null, at }, crypto.randomUUID(), at)]);
+      })
+      .catch((e: unknown) => console.error('Audio reply failed to record', e))
+      .finally(() => {
+        core.live.delete(reply.messageId);
+        core.live$.next(reply.slug);
+        void core.refreshSession();
+      });
+    return { ok: true as const, slug: conversation.slug, userMessageId: user.id };
+  }
+
+  const audioMode: ModeHandler = {
+    mode: 'audio',
+    queueable: false,
+    multiModel: false,
+    accepts: (m) => m.modality === 'audio',
+    validate(input, m) {
+      const model = speechModel(m.id);
+      if (!model) return `Unknown text-to-speech model: ${m.id}`;
+      const chars = speechChars(input.prompt.trim());
+      if (chars > model.maxChars) return `The text is ${chars.toLocaleString('en-US')} characters; ${model.displayName} takes at most ${model.maxChars.toLocaleString('en-US')}`;
+      const settings = speaker.settingsFor(model, input.speech ?? {});
+      return 'error' in settings ? settings.error : null;
+    },
+    balanceProbe: audioBalanceProbe,
+    run: runAudio,
+  };
+
+  // Voice mode: the turn is a chat turn (its text came from the microphone); the view speaks the reply.
+  const voiceMode: ModeHandler = { ...chatMode, mode: 'voice', queueable: false, multiModel: false };
+
+  registerModeHandler(core, audioMode);
+  registerModeHandler(core, voiceMode);
+
+  return {
+    async readAloud(messageId: number, choice: SpeechChoice & { model?: string } = {}): Promise<ReadAloudResult> {
+      const r = await speaker.speak(messageId, choice);
+      if (!r.ok && r.error === SPEECH_TEXT.pollingTimeout) core.notify({ title: r.error, text: '', tone: 'red', durationMs: 15_000 });
+      return r;
+    },
+
+    async getAudioFile(fileId: number): Promise<Blob | null> {
+      await core.whenStarted();
+      const row = await core.db.files.get(fileId);
+      if (!row) return null;
+      return row.file instanceof Blob ? row.file : new Blob([row.file]);
+    },
+
+    async transcribe(audio: Blob, language?: string) {
+      const query = new URLSearchParams({ requestId: crypto.randomUUID() });
+      if (language) query.set('language', language);
+      try {
+        const res = await fetch(`/api/transcribe?${query}`, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': audio.type || 'audio/webm' }, body: audio });
+        const body = (await res.json().catch(() => null)) as (Partial<TranscribeResponse> & { message?: string }) | null;
+        if (!res.ok) {
+          if (res.status === 402) core.notify(classifyModelError({ status: 402, code: 'INSUFFICIENT_BALANCE', body, currency: sessionCurrency(core) }));
+          return { ok: false as const, error: body?.message ?? `Transcription failed (HTTP ${res.status})` };
+        }
+        void core.refreshSession();
+        return { ok: true as const, text: typeof body?.text === 'string' ? body.text : '' };
+      } catch (e) {
+        return { ok: false as const, error: `Transcription failed: ${e instanceof Error ? e.message : String(e)}` };
+      }
+    },
+
+    async transcriptionConfig(): Promise<TranscribeConfig> {
+      try {
+        const res = await fetch('/api/transcribe/config', { credentials: 'same-origin' });
+        if (res.ok) return (await res.json()) as TranscribeConfig;
+      } catch {
+        // the gateway is unreachable: no transcription
+      }
+      return { available: false, model: null, maxBytes: 0 };
+    },
+  };
+}
+
+export { INSUFFICIENT_FOR_AUDIO };
