@@ -166,7 +166,7 @@ describe('the message tree in the page', () => {
     await button.focus();
     await page.keyboard.press('Enter');
     const items = page.getByRole('menuitem');
-    await expect.poll(() => items.allTextContents()).toEqual(['Copy text', 'Regenerate', 'Duplicate from here', 'Add to scratchpad', 'Delete']);
+    await expect.poll(() => items.allTextContents()).toEqual(['Copy text', 'Regenerate', 'Duplicate from here', 'Add to scratchpad', 'Read aloud', 'Delete']);
     await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Copy text');
     await page.keyboard.press('ArrowDown');
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Regenerate');
@@ -179,6 +179,6 @@ describe('the message tree in the page', () => {
     await expect.poll(() => items.count()).toBe(0);
     // A prompt offers Edit, not Regenerate.
     await user(page).first().getByRole('button', { name: 'Message actions' }).click();
-    await expect.poll(() => items.allTextContents()).toEqual(['Copy text', 'Edit', 'Duplicate from here', 'Add to scratchpad', 'Delete']);
+    await expect.poll(() => items.allTextContents()).toEqual(['Copy text', 'Edit', 'Duplicate from here', 'Add to scratchpad', 'Read aloud', 'Delete']);
   });
 });

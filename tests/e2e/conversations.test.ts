@@ -48,7 +48,7 @@ describe.each([
     await expect.poll(() => names(page)).toEqual(['Night birds', 'Tell me about bees']);
     const pinnedItem = list(page).getByRole('listitem').first();
     await pinnedItem.getByRole('button', { name: 'Conversation actions' }).click();
-    expect(await page.getByRole('menuitem').allTextContents()).toEqual(['Rename', 'Unpin', 'Delete']);
+    expect(await page.getByRole('menuitem').allTextContents()).toEqual(['Rename', 'Unpin', 'Move to folder', 'Delete']);
     await page.keyboard.press('Escape');
 
     // Delete the open conversation: it leaves the list (in both tabs) and the page; Undo brings it back whole.

@@ -15,7 +15,11 @@ export interface Stack {
   upstream: FakeUpstream;
   gateway: RunningGateway;
   browser: Browser;
-  newContext(options?: { withoutSharedWorker?: boolean }): Promise<BrowserContext>;
+  /**
+   * A fresh browser context. `withoutServiceWorker`: the app's service worker is not registered, for a test that
+   * serves a patched asset with context.route (the worker would keep the patched file in its asset cache).
+   */
+  newContext(options?: { withoutSharedWorker?: boolean; withoutServiceWorker?: boolean }): Promise<BrowserContext>;
   close(): Promise<void>;
 }
 
@@ -58,7 +62,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     gateway,
     browser,
     async newContext(options = {}) {
-      const context = await browser.newContext({ baseURL: gateway.url });
+      const context = await browser.newContext({ baseURL: gateway.url, serviceWorkers: options.withoutServiceWorker ? 'block' : 'allow' });
       if (options.withoutSharedWorker) {
         await context.addInitScript(() => {
           Reflect.deleteProperty(globalThis, 'SharedWorker');

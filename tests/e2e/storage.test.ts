@@ -30,7 +30,8 @@ async function failLogWrites(context: BrowserContext): Promise<() => Promise<voi
 describe('local storage failure', () => {
   it("shows 'Local storage unavailable' with 'Reload page' when IndexedDB refuses a write, and loses nothing", async () => {
     getStack().upstream.setScript(textReply('Stored after recovery.'));
-    const context = await getStack().newContext();
+    // No service worker: it would cache the patched engine worker and serve it again after the reload.
+    const context = await getStack().newContext({ withoutServiceWorker: true });
     const restore = await failLogWrites(context);
     const page = await openApp(context);
     await chooseModel(page, FREE_MODEL);

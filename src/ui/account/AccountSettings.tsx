@@ -73,20 +73,30 @@ function Pixels({ label, value, min, max, hint, onSave }: { label: string; value
 
 function AnalyticsConsent() {
   const consent = useQuery({ kind: 'consent' })?.consent;
-  const [busy, setBusy] = useState(false);
+  // The switch moves at once (the choice is being saved); it settles on the recorded value once the engine answers,
+  // and goes back if saving failed.
+  const [pending, setPending] = useState<boolean | null>(null);
   const granted = consent?.consentStatus === 'granted' && consent.analyticsConsent;
+  useEffect(() => {
+    if (pending !== null && granted === pending) setPending(null);
+  }, [granted, pending]);
   const decide = async (v: boolean) => {
-    setBusy(true);
-    report(await engine<ActionResult>((api) => (v ? api.grantConsent() : api.denyConsent())));
-    setBusy(false);
+    setPending(v);
+    try {
+      if (!report(await engine<ActionResult>((api) => (v ? api.grantConsent() : api.denyConsent())))) setPending(null);
+    } catch (error) {
+      setPending(null);
+      throw error;
+    }
   };
+  const busy = pending !== null;
   const hint =
     consent === null || consent === undefined
       ? 'Your choice cannot be read right now (offline?); nothing is recorded meanwhile.'
       : 'First-party usage events only (no third-party script). Off: nothing is recorded at all.';
   return (
     <div className="setting setting-toggle">
-      <input id="share-analytics" type="checkbox" role="switch" checked={granted} disabled={busy || !consent} onChange={(e) => void decide(e.target.checked)} />
+      <input id="share-analytics" type="checkbox" role="switch" checked={pending ?? granted} disabled={busy || !consent} aria-busy={busy} onChange={(e) => void decide(e.target.checked)} />
       <label htmlFor="share-analytics">Share usage analytics</label>
       <p className="setting-hint muted">{hint}</p>
     </div>

@@ -180,7 +180,10 @@ describe('flux-schnell: 10 free a day from the count:date metadata', () => {
     const g = await mediaGateway(env(), clock);
     const ask = () => g.post('/api/generate-image', { prompt: 'p', model: 'flux-schnell', conversationUUID: 'c' });
     for (let i = 0; i < 10; i++) {
-      const r = (await (await ask()).json()) as GenerateImageResponse;
+      const res = await ask();
+      const text = await res.text();
+      expect(res.status, `free use ${i + 1}: ${text.slice(0, 300)}`).toBe(200);
+      const r = JSON.parse(text) as GenerateImageResponse;
       expect(r.cost).toBe(0);
       expect(r.freeUsesLeft).toBe(9 - i);
     }
