@@ -117,6 +117,11 @@ describe('attachments in the conversation', () => {
     expect(prompt).toContain('[File: memo.docx]\nMemo title\n\nThe launch is on Tuesday.');
     const files = user(page).last().getByRole('list', { name: 'Attached files' });
     expect(await files.getByRole('listitem').allTextContents()).toEqual([expect.stringContaining('thirty.pdf'), expect.stringContaining('memo.docx')]);
+    // The library says where each file is used, by the conversation's name, linked to it.
+    await page.getByRole('link', { name: 'Library' }).click();
+    const memo = page.locator('.library-item').filter({ hasText: 'memo.docx' });
+    await memo.getByRole('link', { name: 'What do these say?' }).waitFor();
+    expect(await memo.getByRole('link', { name: 'What do these say?' }).getAttribute('href')).toMatch(/^\/conversation\/what-do-these-say-/);
   });
 
   it('an upload in progress survives a reload, and is then sent', async () => {

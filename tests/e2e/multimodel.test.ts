@@ -111,9 +111,14 @@ describe('multi-model', () => {
       await mode.getByRole('radio', { name }).check();
       await area.locator(panel).first().waitFor();
       expect(await area.getByText('not available yet', { exact: false }).count()).toBe(0);
+      // Web search feeds a text reply: offered in Voice (and Chat), not in the media modes that would ignore it.
+      expect(await area.getByRole('switch', { name: 'Web search' }).count()).toBe(name === 'Voice' ? 1 : 0);
+      expect(await area.getByRole('button', { name: 'Add model' }).count()).toBe(0);
     }
     await mode.getByRole('radio', { name: 'Chat' }).check();
     await expect.poll(() => area.locator('.audio-controls, .media-controls, .voice-mode, .voice-unavailable').count()).toBe(0);
+    expect(await area.getByRole('switch', { name: 'Web search' }).count()).toBe(1);
+    expect(await area.getByRole('button', { name: 'Add model' }).count()).toBe(1);
   });
 
   it('reads the address: an unknown model falls back with a notice, online keeps web search off with its reason, transcriptId fills the prompt', async () => {

@@ -223,11 +223,15 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
               </button>
             </span>
           ))}
-          <button type="button" className="add-model" onClick={addModel} disabled={!canAdd}>
-            Add model
-          </button>
+          {/* Multi-model is a chat capability: the other modes do not offer it (a phone has no row to spare). */}
+          {state.mode === 'chat' && (
+            <button type="button" className="add-model" onClick={addModel} disabled={!canAdd}>
+              Add model
+            </button>
+          )}
         </div>
-        <WebSearchSwitch />
+        {/* Web search feeds a text reply: the Chat and Voice modes; the media modes would ignore it. */}
+        {(state.mode === 'chat' || state.mode === 'voice') && <WebSearchSwitch />}
       </div>
       {nonChat && (
         <p className="mode-note" role="status">

@@ -4,7 +4,7 @@
  * used, a preview of its text, and the actions Use in a conversation, Download and Delete. "Add files" adds to the
  * library only. Everything is engine data: the list follows the log live (an upload's progress included).
  */
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { formatFileSize } from '../../protocol/attachments';
 import type { ActionResult } from '../../protocol/engine';
 import type { AddFileResult, LibraryFile, LibraryItemView } from '../../protocol/library';
@@ -96,7 +96,7 @@ function UseIn({ item }: { item: LibraryItemView }) {
   );
 }
 
-function LibraryRowView({ item }: { item: LibraryItemView }) {
+function LibraryRowView({ item, names }: { item: LibraryItemView; names: ReadonlyMap<string, string> }) {
   return (
     <li className="library-item" data-status={item.status}>
       <Thumbnail item={item} />
@@ -120,7 +120,7 @@ function LibraryRowView({ item }: { item: LibraryItemView }) {
             {item.conversations.map((slug, i) => (
               <span key={slug}>
                 {i > 0 && ', '}
-                <Link href={`/conversation/${slug}`}>{slug}</Link>
+                <Link href={`/conversation/${slug}`}>{names.get(slug) || slug}</Link>
               </span>
             ))}
           </span>
@@ -150,6 +150,9 @@ export function LibraryPage() {
   const [page, setPage] = useState(1);
   const input = useRef<HTMLInputElement>(null);
   const view = useQuery({ kind: 'library', page, pageSize: LIBRARY_PAGE_SIZE, search });
+  // "Used in" names each conversation as the sidebar does (its slug when it is not in the list, e.g. deleted).
+  const conversations = useQuery({ kind: 'conversations' });
+  const names = useMemo(() => new Map((conversations ?? []).map((c) => [c.slug, c.name] as const)), [conversations]);
   const pages = view ? Math.max(1, Math.ceil(view.total / view.pageSize)) : null;
   // After a delete or a search the last page may be gone: go to the last one there is (only once it is known).
   useEffect(() => {
@@ -189,7 +192,7 @@ export function LibraryPage() {
         <>
           <ul className="library-list" aria-label="Library files">
             {view.items.map((item) => (
-              <LibraryRowView key={item.id} item={item} />
+              <LibraryRowView key={item.id} item={item} names={names} />
             ))}
           </ul>
           <nav className="library-pages" aria-label="Library pages">
