@@ -116,21 +116,40 @@ export type GeminiPart = { type: 'text'; text: string } | { type: 'image'; mimeT
  * provider that fell back to plain text loses nothing); an image of another type becomes '[Invalid image type]'.
  */
 export class GeminiLineParser {
-  private rest = '';
+  /** Pieces of the unfinished line: joined once when its newline comes, so a long image line in many chunks costs
+   * its length once (not once per chunk). */
+  private rest: string[] = [];
 
   push(chunk: string): GeminiPart[] {
-    const text = this.rest + chunk;
-    const lines = text.split('\n');
-    this.rest = lines.pop() ?? '';
+    const nl = chunk.indexOf('\n');
+    if (nl === -1) {
+      if (chunk !== '') this.rest.push(chunk);
+      return [];
+    }
+    this.rest.push(chunk.slice(0, nl));
+    const lines = [this.rest.join(''), ...chunk.slice(nl + 1).split('\n')];
+    const last = lines.pop() ?? '';
+    this.rest = last === '' ? [] : [last];
     return lines.flatMap((l) => parseGeminiLine(l));
   }
 
   /** The last line, if the stream ended without a newline. */
   end(): GeminiPart[] {
-    const last = this.rest;
-    this.rest = '';
+    const last = this.rest.join('');
+    this.rest = [];
     return parseGeminiLine(last);
   }
+}
+
+/**
+ * Chat models that answer with images in the stream (OpenAI-compatible upstreams such as OpenRouter put them in
+ * `delta.images` when asked for `modalities: ['image', 'text']`): Gemini's image models (gemini-2.5-flash-image,
+ * gemini-2.0-flash-exp-image-generation, gemini-3-pro-image-preview, ...) and gpt-5-image. Matched on the id's last
+ * path segment. The gateway turns their stream into the JSON lines above, so the catalogue marks them image-lines.
+ */
+export function isImageChatModel(id: string): boolean {
+  const last = (id.split('/').pop() ?? id).toLowerCase();
+  return /^gemini-[\w.-]*image/.test(last) || /^gpt-5-image/.test(last);
 }
 
 function parseGeminiLine(raw: string): GeminiPart[] {

@@ -9,9 +9,10 @@ import type { UpstreamConfig } from '../config';
 import { formatPrice, type PriceUnits } from '../money';
 import { OFFLINE_MODEL, OFFLINE_MODEL_ID, OfflineProvider } from './offline';
 import { OFFLINE_IMAGE_CHAT_MODEL, OFFLINE_IMAGE_CHAT_MODEL_ID, OfflineImageChatProvider } from './image-chat-offline';
-import { OpenAiProvider } from './openai';
+import { ImageLinesProvider, OpenAiProvider } from './openai';
 import type { TextProvider } from './types';
 import { isVisionModel } from '../../protocol/vision';
+import { IMAGE_LINES_CAPABILITY, isImageChatModel } from '../../protocol/image-rules';
 
 export interface CatalogueEntry {
   info: ModelInfo;
@@ -40,6 +41,8 @@ export function stripModelSuffix(id: string): string {
 interface UpstreamState {
   config: UpstreamConfig;
   provider: OpenAiProvider;
+  /** The same provider for its image chat models. */
+  imageLines: ImageLinesProvider;
   models: string[];
   /** Context lengths by model id: configured, or reported by GET /models (context_length). */
   contextLengths: Map<string, number>;
@@ -78,14 +81,18 @@ export class Catalogue {
 
   /** Builds the catalogue, discovering models of upstreams that list none (failures are tolerated). */
   static async create(upstreams: readonly UpstreamConfig[], options: CatalogueOptions): Promise<Catalogue> {
-    const states: UpstreamState[] = upstreams.map((config) => ({
-      config,
-      provider: new OpenAiProvider({ id: config.name, baseUrl: config.url, apiKey: config.key }),
-      models: config.models ?? [],
-      contextLengths: new Map(),
-      needsDiscovery: config.models === null,
-      lastAttempt: 0,
-    }));
+    const states: UpstreamState[] = upstreams.map((config) => {
+      const provider = new OpenAiProvider({ id: config.name, baseUrl: config.url, apiKey: config.key });
+      return {
+        config,
+        provider,
+        imageLines: new ImageLinesProvider(provider),
+        models: config.models ?? [],
+        contextLengths: new Map(),
+        needsDiscovery: config.models === null,
+        lastAttempt: 0,
+      };
+    });
     const cat = new Catalogue(states, options);
     await cat.discover();
     return cat;
@@ -133,6 +140,8 @@ export class Catalogue {
         const free = price === null || (price.inputMicroPerM === 0n && price.outputMicroPerM === 0n);
         const id = entries.has(model) || model === OFFLINE_MODEL_ID ? `${u.config.name}/${model}` : model;
         const p = price ?? FREE;
+        // A chat model that answers with pictures: asked for them, its stream turned into image lines.
+        const imageChat = isImageChatModel(model);
         add({
           info: {
             id,
@@ -140,13 +149,13 @@ export class Catalogue {
             modality: 'text',
             provider: u.config.name,
             pricing: { input: formatPrice(p.inputMicroPerM), output: formatPrice(p.outputMicroPerM) },
-            capabilities: isVisionModel(model) ? ['chat', 'streaming', 'vision'] : ['chat', 'streaming'],
+            capabilities: [...(isVisionModel(model) ? ['chat', 'streaming', 'vision'] : ['chat', 'streaming']), ...(imageChat ? [IMAGE_LINES_CAPABILITY] : [])],
             free,
             offline: false,
             contextLength: u.contextLengths.get(model) ?? DEFAULT_CONTEXT_LENGTH,
             description: `${model} via ${u.config.name}`,
           },
-          provider: u.provider,
+          provider: imageChat ? u.imageLines : u.provider,
           upstreamModel: model,
           price: free ? null : price,
         });

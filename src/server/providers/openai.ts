@@ -64,8 +64,38 @@ function tokenCount(v: unknown): number | null {
   return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : null;
 }
 
-/** Turns one parsed chunk into events (pushed onto `out`). Returns true when it carried a finish_reason. */
-export function chunkEvents(chunk: unknown, out: ProviderEvent[]): boolean {
+/** One JSON line of the Gemini image model's stream (spec 000 section 7), as the engine reads it. */
+function line(part: { type: 'text'; text: string } | { type: 'image'; mimeType: string; data: string }): ProviderEvent {
+  return { type: 'content', text: `${JSON.stringify(part)}\n` };
+}
+
+/**
+ * The images of a delta (`delta.images: [{type: 'image_url', image_url: {url: 'data:image/png;base64,...'}}]`, as
+ * OpenRouter streams them) as image lines. Only data URLs: a link would have the gateway fetch an address a provider
+ * chose, so it is named in a text line instead.
+ */
+function imageLines(images: unknown, out: ProviderEvent[]): void {
+  if (!Array.isArray(images)) return;
+  for (const image of images) {
+    const ref = isRecord(image) ? image.image_url : undefined;
+    const url = isRecord(ref) && typeof ref.url === 'string' ? ref.url : typeof ref === 'string' ? ref : null;
+    if (url === null) continue;
+    const comma = url.indexOf(',');
+    const head = comma === -1 ? '' : url.slice(0, comma);
+    if (url.startsWith('data:') && head.endsWith(';base64')) {
+      out.push(line({ type: 'image', mimeType: head.slice(5, -7), data: url.slice(comma + 1) }));
+    } else {
+      out.push(line({ type: 'text', text: `\n\n(The model returned an image as a link, which Parley does not fetch: ${url.slice(0, 500)})\n\n` }));
+    }
+  }
+}
+
+/**
+ * Turns one parsed chunk into events (pushed onto `out`). Returns true when it carried a finish_reason.
+ * `asImageLines`: the model answers with images (isImageChatModel); its text and images go out as the JSON lines of
+ * spec 000 section 7 instead of plain text.
+ */
+export function chunkEvents(chunk: unknown, out: ProviderEvent[], asImageLines = false): boolean {
   if (!isRecord(chunk)) return false;
   if (chunk.error !== undefined && chunk.error !== null) {
     const e = chunk.error;
@@ -80,8 +110,13 @@ export function chunkEvents(chunk: unknown, out: ProviderEvent[]): boolean {
       const delta = choice.delta;
       if (isRecord(delta)) {
         const r = typeof delta.reasoning === 'string' ? delta.reasoning : typeof delta.reasoning_content === 'string' ? delta.reasoning_content : '';
-        if (r.length > 0) out.push({ type: 'reasoning', text: r });
-        if (typeof delta.content === 'string' && delta.content.length > 0) out.push({ type: 'content', text: delta.content });
+        // An image model's reasoning is left out: the gateway would wrap it in <think> ahead of the lines, which the
+        // engine then reads as one broken line.
+        if (r.length > 0 && !asImageLines) out.push({ type: 'reasoning', text: r });
+        if (typeof delta.content === 'string' && delta.content.length > 0) {
+          out.push(asImageLines ? line({ type: 'text', text: delta.content }) : { type: 'content', text: delta.content });
+        }
+        if (asImageLines) imageLines(delta.images, out);
       }
       if (typeof choice.finish_reason === 'string') finished = true;
     }
@@ -138,13 +173,18 @@ export class OpenAiProvider implements TextProvider {
     return [...new Set(ids)];
   }
 
-  async open(req: ProviderChatRequest, signal: AbortSignal): Promise<OpenStreamResult> {
+  /**
+   * `imageLines`: ask for images too (`modalities: ['image', 'text']`) and stream the reply as the Gemini image
+   * model's JSON lines (ImageLinesProvider below).
+   */
+  async open(req: ProviderChatRequest, signal: AbortSignal, imageLines = false): Promise<OpenStreamResult> {
     // The body around the conversation's JSON, which is used as it is (body/chat-payload.ts): a large one is bytes
     // from the body worker and goes to the socket without being copied or walked here.
     const head = `{"model":${JSON.stringify(req.model)},"messages":`;
     let tail = ',"stream":true,"stream_options":{"include_usage":true}';
     if (req.maxTokens !== undefined) tail += `,"max_tokens":${req.maxTokens}`;
     if (req.temperature !== undefined) tail += `,"temperature":${req.temperature}`;
+    if (imageLines) tail += ',"modalities":["image","text"]';
     tail += '}';
     const json = req.conversation.json;
     const body = typeof json === 'string' ? head + json + tail : [head, json, tail];
@@ -160,11 +200,19 @@ export class OpenAiProvider implements TextProvider {
       const text = await readText(res.body, ERROR_BODY_LIMIT);
       return { ok: false, status: res.status, ...upstreamError(res.status, text) };
     }
-    return { ok: true, events: this.events(res.body, signal) };
+    return { ok: true, events: new SseEventQueue(res.body, signal, imageLines) };
+  }
+}
+
+/** An upstream's image chat model (isImageChatModel): the same provider, asked for images, answering in lines. */
+export class ImageLinesProvider implements TextProvider {
+  readonly id: string;
+  constructor(private readonly inner: OpenAiProvider) {
+    this.id = inner.id;
   }
 
-  private events(body: IncomingMessage, signal: AbortSignal): AsyncIterable<ProviderEvent> {
-    return new SseEventQueue(body, signal);
+  open(req: ProviderChatRequest, signal: AbortSignal): Promise<OpenStreamResult> {
+    return this.inner.open(req, signal, true);
   }
 }
 
@@ -188,6 +236,7 @@ class SseEventQueue implements AsyncIterableIterator<ProviderEvent> {
   constructor(
     private readonly body: IncomingMessage,
     private readonly signal: AbortSignal,
+    private readonly imageLines: boolean,
   ) {
     body.on('data', (chunk: Buffer) => {
       if (this.ended) return;
@@ -246,7 +295,7 @@ class SseEventQueue implements AsyncIterableIterator<ProviderEvent> {
         this.push({ type: 'model', model: parsed.model });
       }
       try {
-        if (chunkEvents(parsed, batch)) this.finished = true;
+        if (chunkEvents(parsed, batch, this.imageLines)) this.finished = true;
       } catch (e) {
         for (const b of batch) this.push(b);
         this.fail(e);

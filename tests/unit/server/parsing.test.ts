@@ -139,6 +139,47 @@ describe('OpenAI chunk reading', () => {
     expect(() => chunkEvents({ error: { message: 'boom' } }, [])).toThrow(UpstreamStreamError);
   });
 
+  it('an image model\'s deltas become JSON lines: text, data-URL images, a link named not fetched, no reasoning', () => {
+    const out: ProviderEvent[] = [];
+    chunkEvents({ choices: [{ delta: { role: 'assistant', content: 'Here ', reasoning: 'drawing' } }] }, out, true);
+    chunkEvents(
+      {
+        choices: [
+          {
+            delta: {
+              content: 'it is',
+              images: [
+                { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+                { type: 'image_url', image_url: { url: 'https://cdn.example/x.png' } },
+                { type: 'image_url', image_url: { url: 'data:image/png,notbase64' } },
+                { type: 'image_url' },
+                'junk',
+              ],
+            },
+          },
+        ],
+      },
+      out,
+      true,
+    );
+    const lines = out.map((e) => (e.type === 'content' ? e.text : `<${e.type}>`));
+    expect(lines.every((l) => l.endsWith('\n'))).toBe(true);
+    expect(lines.map((l) => JSON.parse(l) as unknown)).toEqual([
+      { type: 'text', text: 'Here ' },
+      { type: 'text', text: 'it is' },
+      { type: 'image', mimeType: 'image/png', data: 'iVBORw0KGgo=' },
+      { type: 'text', text: expect.stringContaining('https://cdn.example/x.png') as unknown },
+      { type: 'text', text: expect.stringContaining('data:image/png,notbase64') as unknown },
+    ]);
+    // The same chunk for a plain model: text as it is, reasoning kept, images ignored.
+    const plain: ProviderEvent[] = [];
+    chunkEvents({ choices: [{ delta: { content: 'it is', reasoning: 'r', images: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AA==' } }] } }] }, plain);
+    expect(plain).toEqual([
+      { type: 'reasoning', text: 'r' },
+      { type: 'content', text: 'it is' },
+    ]);
+  });
+
   it('normalises upstream error bodies', () => {
     expect(upstreamError(429, JSON.stringify({ error: { message: 'slow down', type: 'requests', code: 'rate_limit_exceeded' } }))).toEqual({
       error: 'rate_limit_exceeded',

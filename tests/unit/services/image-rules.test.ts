@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { addInputImage, fitInputImages, freeFluxLeft, GeminiLineParser, imagePrompt, INVALID_IMAGE_TYPE, maxInputImages, quadrants, takeFreeFlux, utcDate } from '../../../src/protocol/image-rules';
+import { scaling } from '../server/scaling';
+import { addInputImage, fitInputImages, freeFluxLeft, GeminiLineParser, imagePrompt, INVALID_IMAGE_TYPE, isImageChatModel, maxInputImages, quadrants, takeFreeFlux, utcDate } from '../../../src/protocol/image-rules';
 
 describe('empty prompts (spec 000 section 5)', () => {
   it('ghiblify and Upscaler fill them; other models refuse them', () => {
@@ -88,5 +89,35 @@ describe('Gemini image JSON lines', () => {
     }
     expect(new GeminiLineParser().push('{"type":"image","mimeType":"image/png"}\n')).toEqual([{ type: 'text', text: INVALID_IMAGE_TYPE }]);
     expect(new GeminiLineParser().push('{"type":"image","mimeType":"image/bmp","data":"Qk0="}\n')).toEqual([{ type: 'text', text: INVALID_IMAGE_TYPE }]);
+  });
+  it('one long image line in many small chunks: whole, and read in time linear in its length', () => {
+    const line = (n: number): string[] => {
+      const text = `{"type":"image","mimeType":"image/png","data":"${'A'.repeat(n)}"}\n`;
+      const pieces: string[] = [];
+      for (let i = 0; i < text.length; i += 1024) pieces.push(text.slice(i, i + 1024));
+      return pieces;
+    };
+    const read = (pieces: string[]): number => {
+      const p = new GeminiLineParser();
+      let size = 0;
+      for (const c of pieces) for (const part of p.push(c)) size += part.type === 'image' ? part.data.length : 0;
+      return size;
+    };
+    expect(read(line(300_000))).toBe(300_000);
+    // Joining the pieces on every chunk (as a `rest + chunk` parser does) is quadratic: 8 times the bytes would cost
+    // about 64 times as much.
+    const r = scaling(line, read, 256 * 1024, 8);
+    expect(r.ratio, `CPU µs ${r.small.toFixed(0)} -> ${r.large.toFixed(0)}`).toBeLessThan(20);
+  });
+});
+
+describe('image chat models of a provider', () => {
+  it('Gemini image models and gpt-5-image, by the last segment of the id', () => {
+    for (const id of ['google/gemini-2.5-flash-image', 'google/gemini-2.5-flash-image-preview', 'gemini-2.0-flash-exp-image-generation', 'google/gemini-3-pro-image-preview', 'openai/gpt-5-image', 'openai/gpt-5-image-mini']) {
+      expect(isImageChatModel(id), id).toBe(true);
+    }
+    for (const id of ['google/gemini-2.5-flash', 'gemini-2.5-pro', 'openai/gpt-5', 'openai/gpt-image-1', 'images/gemini-pro', 'my-gemini-2.5-flash-image']) {
+      expect(isImageChatModel(id), id).toBe(false);
+    }
   });
 });
