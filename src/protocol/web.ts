@@ -122,3 +122,10 @@ export const NO_BALANCE_FREQUENCY = 3;
 export const LOW_BALANCE_FREQUENCY = 10;
 export const LOW_BALANCE_USD = 0.1;
 export const LOW_BALANCE_NANO = 0.1;
+
+/**
+ * The reply metadata's `webNotice` (and the X-Parley-Web-Search: not-run header) when a POST /api/stream-gpt request
+ * names web context: the reply endpoint never searches or scrapes; the caller does that first (docs/decisions.md).
+ */
+export const WEB_NOT_RUN_NOTICE =
+  'This endpoint does not search the web or scrape pages: the \':online\' suffix, transactionDetails.linkupDepth and scrapedUrls only label the request. Search with POST /api/web-search and scrape with POST /api/scrape first, then send their results in the messages.';

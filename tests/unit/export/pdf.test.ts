@@ -135,7 +135,9 @@ describe('PDF export', () => {
     const pdf = await getDocument({ data: new Uint8Array(bytes), disableFontFace: true }).promise;
     const page = await pdf.getPage(1);
     await page.getOperatorList(); // loads the page's fonts into commonObjs
-    const items = (await page.getTextContent()).items.filter((i): i is TextItem & { fontName: string } => 'str' in i && i.str.trim() !== '');
+    const items = ((await page.getTextContent()).items as unknown[]).filter(
+      (i): i is TextItem & { fontName: string } => typeof i === 'object' && i !== null && 'str' in i && (i as TextItem).str.trim() !== '',
+    );
     const fontOf = (text: string): string => {
       const item = items.find((i) => i.str.includes(text));
       expect(item, text).toBeDefined();
