@@ -6,6 +6,10 @@ import { z } from 'zod';
 
 /** Spec 001 section 9: scraping up to 25 URLs. */
 export const MAX_SCRAPE_URLS = 25;
+/** The notice when a message would go past MAX_SCRAPE_URLS (the gateway's TOO_MANY_URLS message too). */
+export const TOO_MANY_SCRAPE_URLS = `At most ${MAX_SCRAPE_URLS} URLs can be scraped for one message`;
+/** The most text kept of one scraped page (the gateway cuts extracted text there; a message stores no more). */
+export const SCRAPED_CONTENT_MAX_CHARS = 20_000;
 export const MAX_URL_CHARS = 2000;
 export const MAX_SEARCH_QUERY_CHARS = 2000;
 
