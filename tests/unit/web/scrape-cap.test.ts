@@ -7,13 +7,10 @@ import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_SCRAPE_URLS, SCRAPED_CONTENT_MAX_CHARS, TOO_MANY_SCRAPE_URLS } from '../../../src/protocol/web';
 import type { ScrapeOutcome } from '../../../src/protocol/engine';
-import { startGateway, type RunningGateway } from '../../../src/server/start';
-import { Engine } from '../../../src/worker/engine';
+import { useTestGateway } from '../engine/test-gateway';
 import { html, startTestHost, type Route } from './helpers';
 
-let gateway: RunningGateway;
 let host: Awaited<ReturnType<typeof startTestHost>>;
-const realFetch = globalThis.fetch;
 /** Answers of /held wait here until released. */
 let waiting: (() => void)[] = [];
 const release = () => {
@@ -26,31 +23,14 @@ const held: Route = (req, res) => {
 
 beforeAll(async () => {
   host = await startTestHost({ '/held': held, '/now': page });
-  gateway = await startGateway({
-    port: 0,
-    memory: true,
-    inheritEnv: false,
-    clientDir: null,
-    log: () => undefined,
-    env: { PARLEY_OFFLINE_TOKEN_DELAY_MS: '0' },
-    scrapeTest: { allow: [{ address: '127.0.0.1', port: host.port }] },
-  });
-  let cookie = '';
-  globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
-    const headers = new Headers(init?.headers);
-    if (cookie) headers.set('cookie', cookie);
-    const res = await realFetch(new URL(String(input), gateway.url), { ...init, headers });
-    const set = res.headers.get('set-cookie');
-    if (set) cookie = set.split(';')[0] ?? '';
-    return res;
-  };
+});
+const { gateway, newEngine } = useTestGateway({}, () => ({ allow: [{ address: '127.0.0.1', port: host.port }] }));
+beforeAll(async () => {
   const id = ((await (await fetch('/auth/local-session')).json()) as { data: { id: string } }).data.id;
-  await gateway.ledger.credit(id, { key: `seed:${id}`, usdMicro: 1_000_000n });
+  await gateway().ledger.credit(id, { key: `seed:${id}`, usdMicro: 1_000_000n });
 }, 60_000);
 afterAll(async () => {
   release();
-  globalThis.fetch = realFetch;
-  await gateway?.close();
   await host?.close();
 });
 
@@ -63,7 +43,7 @@ async function until(test: () => boolean): Promise<void> {
 
 describe('the engine caps scraping at 25 unique URLs a message', () => {
   it('counts scrapes in flight and attached pages; another draft has its own 25', async () => {
-    const engine = new Engine({ requestReload: () => undefined, storeMarker: () => undefined, dbName: 'scrape-cap' });
+    const engine = newEngine('scrape-cap');
     try {
       const draft = { key: 'draft-1', attached: [] as string[] };
       const first = engine.scrapeUrls(urls('/held', 0, 20), draft);
@@ -99,26 +79,21 @@ describe('the engine caps scraping at 25 unique URLs a message', () => {
       expect(await engine.scrapeUrls([attached[3] as string], { key: 'draft-1', attached })).toEqual({ ok: true, pages: [], failures: [], cost: 0 });
     } finally {
       release();
-      await engine.dispose();
     }
   });
 
   it('a send stores at most 25 pages, each cut at the gateway cap', async () => {
-    const engine = new Engine({ requestReload: () => undefined, storeMarker: () => undefined, dbName: 'scrape-cap-send' });
-    try {
-      const pageOf = (i: number, content = `text ${i}`) => ({ url: `https://s${i}.example/`, title: `S${i}`, content });
-      const many = Array.from({ length: MAX_SCRAPE_URLS + 1 }, (_, i) => pageOf(i));
-      expect(await engine.sendMessage({ slug: null, model: '', prompt: 'read these', scrapedContent: many })).toEqual({ ok: false, error: TOO_MANY_SCRAPE_URLS });
-      expect(await engine.db.messages.count()).toBe(0);
-      // The same URL twice is one page; 25 unique pass; a page's text is kept up to the cap.
-      const ok = await engine.sendMessage({ slug: null, model: '', prompt: 'read these', scrapedContent: [...many.slice(0, 24), pageOf(0, 'again'), pageOf(99, 'x'.repeat(SCRAPED_CONTENT_MAX_CHARS + 500))] });
-      expect(ok.ok).toBe(true);
-      const user = (await engine.db.messages.toArray()).find((m) => m.role === 'user');
-      expect(user?.scrapedContent).toHaveLength(MAX_SCRAPE_URLS);
-      expect(user?.scrapedContent?.find((p) => p.url === 'https://s0.example/')?.content).toBe('again');
-      expect(user?.scrapedContent?.at(-1)?.content).toHaveLength(SCRAPED_CONTENT_MAX_CHARS);
-    } finally {
-      await engine.dispose();
-    }
+    const engine = newEngine('scrape-cap-send');
+    const pageOf = (i: number, content = `text ${i}`) => ({ url: `https://s${i}.example/`, title: `S${i}`, content });
+    const many = Array.from({ length: MAX_SCRAPE_URLS + 1 }, (_, i) => pageOf(i));
+    expect(await engine.sendMessage({ slug: null, model: '', prompt: 'read these', scrapedContent: many })).toEqual({ ok: false, error: TOO_MANY_SCRAPE_URLS });
+    expect(await engine.db.messages.count()).toBe(0);
+    // The same URL twice is one page; 25 unique pass; a page's text is kept up to the cap.
+    const ok = await engine.sendMessage({ slug: null, model: '', prompt: 'read these', scrapedContent: [...many.slice(0, 24), pageOf(0, 'again'), pageOf(99, 'x'.repeat(SCRAPED_CONTENT_MAX_CHARS + 500))] });
+    expect(ok.ok).toBe(true);
+    const user = (await engine.db.messages.toArray()).find((m) => m.role === 'user');
+    expect(user?.scrapedContent).toHaveLength(MAX_SCRAPE_URLS);
+    expect(user?.scrapedContent?.find((p) => p.url === 'https://s0.example/')?.content).toBe('again');
+    expect(user?.scrapedContent?.at(-1)?.content).toHaveLength(SCRAPED_CONTENT_MAX_CHARS);
   });
 });
