@@ -435,15 +435,25 @@ export interface MoneyHandlers {
 
 /** What scraping URLs for the composer gave: the pages read and why others were not (src/worker/commands/web.ts). */
 export type ScrapeOutcome =
-  | { ok: true; pages: ScrapedPage[]; failures: ScrapeFailure[]; cost: number }
+  /** `skipped`: URLs not scraped because the message's MAX_SCRAPE_URLS were reached (pages and scrapes in flight). */
+  | { ok: true; pages: ScrapedPage[]; failures: ScrapeFailure[]; cost: number; skipped?: string[] }
   | { ok: false; error: string; notified?: boolean };
+
+/** The message a scrape is for: its composer draft (a key per tab's draft) and the page URLs already on it. */
+export interface ScrapeDraft {
+  key: string;
+  attached: string[];
+}
 
 /** Web search status, scraping and starter suggestions (src/worker/commands/web.ts). */
 export interface WebHandlers {
   /** Whether web search can be used, and why not (the composer's switch). */
   webSearchStatus(): Promise<WebSearchStatus>;
-  /** Scrapes up to 25 unique URLs through the gateway (charged per page read). */
-  scrapeUrls(urls: string[]): Promise<ScrapeOutcome>;
+  /**
+   * Scrapes URLs for a message through the gateway (charged per page read): at most 25 unique URLs a message,
+   * counting the draft's attached pages and its scrapes still in flight; the rest come back as `skipped`.
+   */
+  scrapeUrls(urls: string[], draft?: ScrapeDraft): Promise<ScrapeOutcome>;
   /** Random starter prompts for an empty conversation; [] when the gateway cannot be asked. */
   suggestions(kind: SuggestionKind): Promise<Suggestion[]>;
 }

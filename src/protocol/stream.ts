@@ -32,6 +32,11 @@ export interface StreamMetadata {
   billingError?: boolean;
   /** The upstream model that answered. */
   model?: string;
+  /**
+   * Set when the request asked for web context (a ':online' model suffix, transactionDetails.linkupDepth or
+   * scrapedUrls): this endpoint searches and scrapes nothing itself, and says so (docs/decisions.md).
+   */
+  webNotice?: string;
 }
 
 /** Encode a metadata tag (gateway side). */

@@ -6,6 +6,10 @@ import { z } from 'zod';
 
 /** Spec 001 section 9: scraping up to 25 URLs. */
 export const MAX_SCRAPE_URLS = 25;
+/** The notice when a message would go past MAX_SCRAPE_URLS (the gateway's TOO_MANY_URLS message too). */
+export const TOO_MANY_SCRAPE_URLS = `At most ${MAX_SCRAPE_URLS} URLs can be scraped for one message`;
+/** The most text kept of one scraped page (the gateway cuts extracted text there; a message stores no more). */
+export const SCRAPED_CONTENT_MAX_CHARS = 20_000;
 export const MAX_URL_CHARS = 2000;
 export const MAX_SEARCH_QUERY_CHARS = 2000;
 
@@ -122,3 +126,10 @@ export const NO_BALANCE_FREQUENCY = 3;
 export const LOW_BALANCE_FREQUENCY = 10;
 export const LOW_BALANCE_USD = 0.1;
 export const LOW_BALANCE_NANO = 0.1;
+
+/**
+ * The reply metadata's `webNotice` (and the X-Parley-Web-Search: not-run header) when a POST /api/stream-gpt request
+ * names web context: the reply endpoint never searches or scrapes; the caller does that first (docs/decisions.md).
+ */
+export const WEB_NOT_RUN_NOTICE =
+  'This endpoint does not search the web or scrape pages: the \':online\' suffix, transactionDetails.linkupDepth and scrapedUrls only label the request. Search with POST /api/web-search and scrape with POST /api/scrape first, then send their results in the messages.';

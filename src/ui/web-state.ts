@@ -18,6 +18,8 @@ export const web = proxy({
   scraping: [] as string[],
   /** GET /api/web-search, once asked. */
   status: null as WebSearchStatus | null,
+  /** Names this message's draft to the engine, which counts its scrapes in flight (a new one per message). */
+  draftKey: crypto.randomUUID(),
 });
 
 const TRAILING = new Set(['.', ',', ';', ':', '!', '?', ')', ']', '}', "'", '"', '>']);
@@ -53,6 +55,7 @@ export function newUrls(text: string): string[] {
 export function clearWebDraft(): void {
   web.pages = [];
   web.declined = [];
+  web.draftKey = crypto.randomUUID();
 }
 
 /** What a send carries from the web state: the scraped pages, and web search when the switch is on and usable. */

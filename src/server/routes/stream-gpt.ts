@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { CONTEXT_TOO_LONG } from '../../protocol/api';
+import { WEB_NOT_RUN_NOTICE } from '../../protocol/web';
 import { encodeMetadata, THINK_CLOSE, THINK_OPEN, type StreamMetadata } from '../../protocol/stream';
 import { readChatBody } from '../body/read-body';
 import { jsonError, type AppEnv, type RouteContext } from '../context';
@@ -23,7 +24,8 @@ import { replyCostMicro } from '../money';
 import { UpstreamStreamError, type ProviderChatRequest } from '../providers/types';
 import type { Context } from 'hono';
 import type { ReplySink } from './reply-sink';
-import { attachReply, openSink, registerReplyRoutes, replyKey, watchClientGone } from './stream-resume';
+import { attachReply, openSink, registerReplyRoutes, replyKey, STREAM_HEADERS, watchClientGone } from './stream-resume';
+import { stripModelSuffix } from '../providers/catalogue';
 
 export const STALL_MESSAGE = 'Model stopped responding';
 export const CUT_OFF_MESSAGE = 'The reply was cut off before it finished: its connection was lost or it was stopped.';
@@ -175,7 +177,10 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
     // client goes away (s is the reply, not one connection).
     const s = replies.open(chargeKey, abandonUpstream);
     let client: ReplySink | null = null;
-    const { sink, response } = openSink(c, () => client && s.detach(client), ctx.settings.clientTimeoutMs);
+    // Web context named but not run here (docs/decisions.md): said in a header and in the metadata, never silent.
+    const webAsked = stripModelSuffix(req.model) !== req.model || req.transactionDetails?.linkupDepth !== undefined || (req.scrapedUrls?.length ?? 0) > 0;
+    const headers = webAsked ? { ...STREAM_HEADERS, 'X-Parley-Web-Search': 'not-run' } : STREAM_HEADERS;
+    const { sink, response } = openSink(c, () => client && s.detach(client), ctx.settings.clientTimeoutMs, headers);
     client = sink;
     onClientGone = () => s.detach(sink);
     void s.attach(sink);
@@ -257,6 +262,7 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
       const outputTokens = usage?.outputTokens ?? Math.ceil((textChars + reasoningChars) / 4);
       // paymentSource is set when a balance paid (a settled hold): a free or uncharged reply has none.
       const meta: StreamMetadata = { cost: 0, inputTokens, outputTokens, isPartial: false, model };
+      if (webAsked) meta.webNotice = WEB_NOT_RUN_NOTICE;
       if (stalled) {
         meta.error = STALL_MESSAGE;
         meta.isStreamStall = true;

@@ -31,6 +31,8 @@ import type { CatalogueEntry } from '../providers/catalogue';
 import { UpstreamStreamError, type ProviderChatRequest, type ProviderEvent } from '../providers/types';
 import { STALL_MESSAGE, upstreamRefusal } from './stream-gpt';
 import { openSink, watchClientGone } from './stream-resume';
+import { stripModelSuffix } from '../providers/catalogue';
+import { WEB_NOT_RUN_NOTICE } from '../../protocol/web';
 
 export const FAILED_TO_START_MULTI = 'Failed to start multi-model stream';
 
@@ -228,6 +230,8 @@ export function registerTalkToGptMultiRoute(app: Hono<AppEnv>, ctx: RouteContext
       const outputTokens = usage?.outputTokens ?? Math.ceil((textChars + otherChars) / 4);
       // A free reply reports no paymentSource: no balance paid for it.
       const meta: StreamMetadata = { cost: 0, inputTokens, outputTokens, isPartial: false, model: r.entry.info.id };
+      // A ':online' model is searched for by nobody here: said, never silent (docs/decisions.md).
+      if (stripModelSuffix(modelId) !== modelId) meta.webNotice = WEB_NOT_RUN_NOTICE;
       if (r.stalled) Object.assign(meta, { error: STALL_MESSAGE, isStreamStall: true, isPartial: textChars > 0 });
       else if (failure !== null) Object.assign(meta, { error: failure, isPartial: textChars > 0 });
       else if (closed) Object.assign(meta, { error: 'The client went away', isPartial: textChars > 0 });

@@ -7,9 +7,10 @@
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import type { FetchedPage } from './fetch';
+import { SCRAPED_CONTENT_MAX_CHARS } from '../../protocol/web';
 
 /** Most characters of a page's text kept for the model (about 5,000 tokens). */
-export const CONTENT_MAX_CHARS = 20_000;
+export const CONTENT_MAX_CHARS = SCRAPED_CONTENT_MAX_CHARS;
 export const TITLE_MAX_CHARS = 300;
 /** Pages of a PDF read for text. */
 export const PDF_MAX_PAGES = 50;

@@ -88,7 +88,7 @@ interface Hop {
   response: http.IncomingMessage;
 }
 
-function requestOnce(url: URL, vetted: ResolvedAddress, signal: AbortSignal): Promise<Hop> {
+function requestOnce(url: URL, vetted: ResolvedAddress, signal: AbortSignal, headersMs: number): Promise<Hop> {
   const mod = url.protocol === 'https:' ? https : http;
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   return new Promise<Hop>((resolve, reject) => {
@@ -113,7 +113,7 @@ function requestOnce(url: URL, vetted: ResolvedAddress, signal: AbortSignal): Pr
         resolve({ status: response.statusCode ?? 0, location: response.headers.location, response });
       },
     );
-    const headersTimer = setTimeout(() => req.destroy(new FetchFailure('TIMEOUT', 'The page took too long to answer')), HEADERS_TIMEOUT_MS);
+    const headersTimer = setTimeout(() => req.destroy(new FetchFailure('TIMEOUT', 'The page took too long to answer')), headersMs);
     req.on('error', (e) => {
       clearTimeout(headersTimer);
       reject(e);
@@ -179,7 +179,8 @@ function failureOf(e: unknown, signal: AbortSignal): FetchFailure {
 
 /** Fetches one page behind the guard. Throws a FetchFailure (or a ScrapeRefusal from the guard). */
 export async function fetchPage(raw: string, options: { signal?: AbortSignal; test?: ScrapeTestAllowance } = {}): Promise<FetchedPage> {
-  const deadline = AbortSignal.timeout(TOTAL_TIMEOUT_MS);
+  const deadline = AbortSignal.timeout(options.test?.timeouts?.totalMs ?? TOTAL_TIMEOUT_MS);
+  const headersMs = options.test?.timeouts?.headersMs ?? HEADERS_TIMEOUT_MS;
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
   let url = checkUrlForm(raw);
   for (let hops = 0; ; hops++) {
@@ -187,7 +188,7 @@ export async function fetchPage(raw: string, options: { signal?: AbortSignal; te
     signal.throwIfAborted();
     let hop: Hop;
     try {
-      hop = await requestOnce(url, vetted, signal);
+      hop = await requestOnce(url, vetted, signal, headersMs);
     } catch (e) {
       throw failureOf(e, signal);
     }

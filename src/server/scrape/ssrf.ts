@@ -38,6 +38,8 @@ export const systemResolver: Resolver = async (hostname) => {
 export interface ScrapeTestAllowance {
   allow?: readonly { address: string; port: number }[];
   resolver?: Resolver;
+  /** Shorter time caps than HEADERS_TIMEOUT_MS / TOTAL_TIMEOUT_MS (./fetch.ts), so a test can see them fire. */
+  timeouts?: { headersMs?: number; totalMs?: number };
 }
 
 export class ScrapeRefusal extends Error {

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef } from 'react';
 import { useSnapshot } from 'valtio';
-import type { SendMessageResult } from '../../protocol/engine';
-import { chooseMediaModel, media, mediaModelFor, restoreMediaModel } from '../media/media-state';
+import type { ActionResult, SendMessageResult } from '../../protocol/engine';
+import { chooseMediaModel, media, mediaModelFor, restoreMediaModel, suggestionChoice } from '../media/media-state';
 import { engine, useConversation, useQuery } from '../engine';
 import { decodeSlugPrompt, navigate } from '../router';
 import { showLocalNotice, view } from '../state';
@@ -180,6 +180,12 @@ export function ConversationPage({ slug }: { slug: string }) {
               <p className="muted">Pick a model, type a message and press Enter.</p>
               {preferences?.showExamplePromptsCarousel !== false && <Suggestions mode={composerSnap.mode} onPick={(s) => {
                   view.drafts[draftKey] = s.prompt;
+                  // An image (or video) suggestion also picks its model and size (spec 000 section 9).
+                  const mode = composer.mode;
+                  if (mode === 'image' || mode === 'video') {
+                    const { modelId, settings } = suggestionChoice(mode, s, models?.models ?? []);
+                    if (settings && modelId) void engine<ActionResult>((api) => api.setModelSettings(modelId, settings));
+                  }
                   focusComposer();
                 }} />}
             </div>

@@ -35,6 +35,7 @@ const components: Components = {
   img({ src, alt }) {
     const url = typeof src === 'string' ? src : '';
     if (url.startsWith('data:image/')) return <img src={url} alt={alt ?? ''} className="inline-image" />;
+    if (url === '') return <span className="link-removed">{alt ? `Image: ${alt}` : 'Image'}</span>;
     return (
       <a href={url} target="_blank" rel="noopener noreferrer nofollow">
         {alt ? `Image: ${alt}` : 'Image link'}
@@ -42,6 +43,8 @@ const components: Components = {
     );
   },
   a({ href, children, className }) {
+    // An address react-markdown removed (javascript:, data:, vbscript: ...) leaves the text, not a link to this page.
+    if (!href) return <span className={className ? `${className} link-removed` : 'link-removed'}>{children}</span>;
     return (
       <a href={href} className={className} target="_blank" rel="noopener noreferrer nofollow">
         {children}

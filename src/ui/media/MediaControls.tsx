@@ -1,7 +1,7 @@
 /**
  * The composer's image and video controls (spec 000 sections 3 and 5): the chosen model's settings, kept per model
- * id as engine data (nImages, aspect ratio, width and height, seed, guidance scale, negative prompt; duration for
- * video), and the input images of image-to-image (or the image of image-to-video): "Add image" and one chip per
+ * id as engine data (nImages, size or aspect ratio: one clears the other, as a size wins at the gateway; width and
+ * height, seed, guidance scale, negative prompt; duration for video), and the input images of image-to-image (or the image of image-to-video): "Add image" and one chip per
  * image with "Remove input image N". Models taking one image replace it; gpt-image-1 takes 4, gpt-4o-image 5.
  */
 import { useId, useRef } from 'react';
@@ -16,6 +16,8 @@ import { useFileUrl } from './files';
 import { media, useAsInput } from './media-state';
 
 const ASPECTS = ['1:1', '16:9', '9:16', '4:3', '3:4'];
+/** Image sizes offered (the starter suggestions' resolutions among them); a size wins over an aspect ratio. */
+const SIZES = ['1024x1024', '1024x768', '768x1024', '1344x768', '768x1344', '512x512'];
 
 function InputChip({ fileId, index }: { fileId: number; index: number }) {
   const url = useFileUrl(fileId);
@@ -56,6 +58,7 @@ export function MediaControls({ mode, model }: { mode: 'image' | 'video'; model:
   const { inputImageIds } = useSnapshot(media);
   const file = useRef<HTMLInputElement>(null);
   const aspectId = useId();
+  const sizeId = useId();
   if (!model) return null;
   const settings: ModelSettings = all?.[model.id] ?? {};
   const set = (changes: ModelSettings) => void engine<ActionResult>((api) => api.setModelSettings(model.id, changes));
@@ -80,7 +83,7 @@ export function MediaControls({ mode, model }: { mode: 'image' | 'video'; model:
       {mode === 'video' && <NumberSetting label="Duration (s)" placeholder="default" value={settings.duration} min={1} max={60} onChange={(v) => set({ duration: v })} />}
       <span className="media-setting">
         <label htmlFor={aspectId}>Aspect ratio</label>
-        <select id={aspectId} value={settings.aspect_ratio ?? ''} onChange={(e) => set({ aspect_ratio: e.target.value === '' ? undefined : e.target.value })}>
+        <select id={aspectId} value={settings.aspect_ratio ?? ''} onChange={(e) => set({ aspect_ratio: e.target.value === '' ? undefined : e.target.value, resolution: undefined })}>
           <option value="">Model default</option>
           {ASPECTS.map((a) => (
             <option key={a} value={a}>
@@ -89,6 +92,19 @@ export function MediaControls({ mode, model }: { mode: 'image' | 'video'; model:
           ))}
         </select>
       </span>
+      {mode === 'image' && (
+        <span className="media-setting">
+          <label htmlFor={sizeId}>Size</label>
+          <select id={sizeId} value={settings.resolution ?? ''} onChange={(e) => set(e.target.value === '' ? { resolution: undefined } : { resolution: e.target.value, aspect_ratio: undefined })}>
+            <option value="">Model default</option>
+            {[...new Set([...SIZES, ...(settings.resolution ? [settings.resolution] : [])])].map((r) => (
+              <option key={r} value={r}>
+                {r.replace('x', ' × ')}
+              </option>
+            ))}
+          </select>
+        </span>
+      )}
       <NumberSetting label="Seed" placeholder="any" value={settings.seed} min={0} max={4_294_967_295} onChange={(v) => set({ seed: v })} />
       {mode === 'image' && <NumberSetting label="Guidance" placeholder="default" value={settings.guidance_scale} min={0} max={30} step={0.5} onChange={(v) => set({ guidance_scale: v })} />}
       {takesImages && (

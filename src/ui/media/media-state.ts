@@ -63,3 +63,19 @@ export function stepIndex(index: number, count: number, delta: -1 | 1): number {
 export function mediaModelFor(mode: 'image' | 'video', models: readonly { id: string; modality: string }[]): string {
   return mediaModelOf(mode, models, mode === 'image' ? media.imageModel : media.videoModel);
 }
+
+/**
+ * A starter suggestion picked in Image or Video mode (spec 000 section 9): its model becomes the mode's model when
+ * the catalogue has it, and its resolution ('WxH') the chosen model's size setting (an aspect ratio set before is
+ * cleared: a size wins over it). Returns the settings written, for the caller to save.
+ */
+export function suggestionChoice(
+  mode: 'image' | 'video',
+  suggestion: { model?: string; resolution?: string },
+  models: readonly { id: string; modality: string }[],
+): { modelId: string; settings: { resolution: string; aspect_ratio: undefined } | null } {
+  const listed = suggestion.model !== undefined && models.some((m) => m.id === suggestion.model && m.modality === mode);
+  if (listed && suggestion.model) chooseMediaModel(mode, suggestion.model);
+  const modelId = mediaModelFor(mode, models);
+  return { modelId, settings: suggestion.resolution ? { resolution: suggestion.resolution, aspect_ratio: undefined } : null };
+}

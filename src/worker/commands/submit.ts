@@ -14,6 +14,7 @@
 import type { ModelInfo } from '../../protocol/api';
 import type { SendMessageInput, SendMessageResult } from '../../protocol/engine';
 import { MAX_EXTRA_MODELS } from '../../protocol/multi';
+import { MAX_SCRAPE_URLS, SCRAPED_CONTENT_MAX_CHARS, TOO_MANY_SCRAPE_URLS } from '../../protocol/web';
 import { mediaModelOf } from '../../protocol/media';
 import { makeEvent, type NewEvent } from '../../events/catalogue';
 import type { ConversationRow, MessageRow } from '../../events/model';
@@ -37,6 +38,19 @@ export function isPending(core: EngineCore, slug: string): boolean {
 export function sessionCurrency(core: EngineCore): 'USD' | 'XNO' {
   const usd = Number.parseFloat(core.session$.value.session?.usd_balance ?? '0');
   return usd > 0 ? 'USD' : 'XNO';
+}
+
+/**
+ * A message's scraped pages as stored (spec 000 section 1: up to 25 unique URLs a message): one page per URL (the
+ * last one given wins), each text cut at SCRAPED_CONTENT_MAX_CHARS as the gateway cuts it. null past the cap.
+ */
+export function scrapedPagesOf(pages: SendMessageInput['scrapedContent']): NonNullable<SendMessageInput['scrapedContent']> | null {
+  const byUrl = new Map<string, NonNullable<SendMessageInput['scrapedContent']>[number]>();
+  for (const p of pages ?? []) {
+    byUrl.delete(p.url);
+    byUrl.set(p.url, { url: p.url.slice(0, 2000), title: p.title.slice(0, 1000), content: p.content.slice(0, SCRAPED_CONTENT_MAX_CHARS) });
+  }
+  return byUrl.size > MAX_SCRAPE_URLS ? null : [...byUrl.values()];
 }
 
 /** The conversation's messages along its active branch. */
@@ -66,6 +80,9 @@ export function submitter(core: EngineCore, balanceProbe: BalanceProbe): Submit 
     const handler = modeHandler(core, mode);
     if (!handler) return { ok: false, error: mode === 'chat' ? 'Chat is not available' : MODE_UNAVAILABLE[mode] };
     let prompt = input.prompt.trim();
+    const scraped = scrapedPagesOf(input.scrapedContent);
+    if (scraped === null) return { ok: false, error: TOO_MANY_SCRAPE_URLS };
+    if (input.scrapedContent) input = { ...input, scrapedContent: scraped, scrapedUrls: scraped.map((p) => p.url) };
     const attachments = [...new Set(input.attachments ?? [])];
     const hasExtras = attachments.length > 0 || (input.scrapedContent?.length ?? 0) > 0;
     if (prompt === '' && !hasExtras && !handler.promptFor) return { ok: false, error: MESSAGE_REQUIRED };

@@ -10,8 +10,8 @@
  * transactionDetails.linkupDepth (docs/decisions.md).
  */
 import type { StreamGptRequest } from '../../protocol/api';
-import type { ScrapeOutcome, WebHandlers } from '../../protocol/engine';
-import { MAX_SCRAPE_URLS, SEARCH_STATUS_UNKNOWN, type SearchDepth, type WebSearchStatus } from '../../protocol/web';
+import type { ScrapeDraft, ScrapeOutcome, WebHandlers } from '../../protocol/engine';
+import { MAX_SCRAPE_URLS, SEARCH_STATUS_UNKNOWN, TOO_MANY_SCRAPE_URLS, type SearchDepth, type WebSearchStatus } from '../../protocol/web';
 import { makeEvent } from '../../events/catalogue';
 import type { MessageRow, WebSearchRecord, WebSourceRecord } from '../../events/model';
 import type { EngineCore } from '../core';
@@ -75,6 +75,8 @@ export async function searchForAll<T extends { messages: StreamGptRequest['messa
 
 export function webCommands(core: EngineCore): WebHandlers {
   let status: WebSearchStatus | null = null;
+  /** URLs being scraped now, by composer draft (ScrapeDraft.key). */
+  const inFlight = new Map<string, Set<string>>();
   /** The web routes need the session cookie: a tab that asks right at load waits for the session first. */
   const ready = async (): Promise<void> => {
     await core.whenStarted();
@@ -92,15 +94,24 @@ export function webCommands(core: EngineCore): WebHandlers {
       }
     },
 
-    async scrapeUrls(urls: string[]): Promise<ScrapeOutcome> {
-      const unique = [...new Set(urls.map((u) => u.trim()).filter((u) => u !== ''))];
+    async scrapeUrls(urls: string[], draft?: ScrapeDraft): Promise<ScrapeOutcome> {
+      // The message's cap counts its attached pages and its scrapes in flight (two scrapes at once included).
+      const key = draft?.key ?? crypto.randomUUID();
+      const flying = inFlight.get(key) ?? new Set<string>();
+      const taken = new Set([...(draft?.attached ?? []), ...flying]);
+      const unique = [...new Set(urls.map((u) => u.trim()).filter((u) => u !== '' && !taken.has(u)))];
       if (unique.length === 0) return { ok: true, pages: [], failures: [], cost: 0 };
-      if (unique.length > MAX_SCRAPE_URLS) return { ok: false, error: `At most ${MAX_SCRAPE_URLS} URLs can be scraped for one message` };
+      const room = Math.max(0, MAX_SCRAPE_URLS - taken.size);
+      if (room === 0) return { ok: false, error: TOO_MANY_SCRAPE_URLS };
+      const batch = unique.slice(0, room);
+      const skipped = unique.slice(room);
+      for (const u of batch) flying.add(u);
+      inFlight.set(key, flying);
       try {
         await ready();
-        const r = await webClient.scrape({ urls: unique, requestId: crypto.randomUUID() });
+        const r = await webClient.scrape({ urls: batch, requestId: crypto.randomUUID() });
         void core.refreshSession();
-        return { ok: true, pages: r.pages, failures: r.failures, cost: r.cost };
+        return { ok: true, pages: r.pages, failures: r.failures, cost: r.cost, ...(skipped.length > 0 ? { skipped } : {}) };
       } catch (error) {
         if (!(error instanceof GatewayError)) return { ok: false, error: SCRAPE_FAILED };
         const b = error.body;
@@ -109,6 +120,9 @@ export function webCommands(core: EngineCore): WebHandlers {
           return { ok: false, error: b?.message ?? SCRAPE_FAILED, notified: true };
         }
         return { ok: false, error: b?.message ?? SCRAPE_FAILED };
+      } finally {
+        for (const u of batch) flying.delete(u);
+        if (flying.size === 0 && inFlight.get(key) === flying) inFlight.delete(key);
       }
     },
 

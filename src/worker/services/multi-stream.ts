@@ -33,6 +33,7 @@ function metadataOf(v: unknown): StreamMetadata | null {
   if (typeof v.isStreamStall === 'boolean') m.isStreamStall = v.isStreamStall;
   if (typeof v.billingError === 'boolean') m.billingError = v.billingError;
   if (typeof v.model === 'string') m.model = v.model;
+  if (typeof v.webNotice === 'string') m.webNotice = v.webNotice;
   return m;
 }
 

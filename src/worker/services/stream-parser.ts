@@ -106,6 +106,7 @@ export function validateMetadata(value: unknown): StreamMetadata | null {
   if (typeof o.isStreamStall === 'boolean') out.isStreamStall = o.isStreamStall;
   if (typeof o.billingError === 'boolean') out.billingError = o.billingError;
   if (typeof o.model === 'string') out.model = o.model;
+  if (typeof o.webNotice === 'string') out.webNotice = o.webNotice;
   return out;
 }
 

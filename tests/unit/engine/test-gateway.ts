@@ -3,14 +3,19 @@
  * relative URLs resolve against it), plus engines on fake-indexeddb that are disposed after each test.
  */
 import { afterAll, afterEach, beforeAll } from 'vitest';
+import type { ScrapeTestAllowance } from '../../../src/server/scrape/ssrf';
 import { startGateway, type RunningGateway } from '../../../src/server/start';
 import { Engine } from '../../../src/worker/engine';
 
-export function useTestGateway(env: Record<string, string> = {}): { gateway: () => RunningGateway; newEngine: (dbName?: string) => Engine; forget: (e: Engine) => void } {
+export function useTestGateway(
+  env: Record<string, string> = {},
+  /** The scraper's test-only allowance, asked for when the gateway starts (after earlier beforeAll hooks). */
+  scrapeTest?: () => ScrapeTestAllowance,
+): { gateway: () => RunningGateway; newEngine: (dbName?: string) => Engine; forget: (e: Engine) => void } {
   let gateway: RunningGateway | undefined;
   const realFetch = globalThis.fetch;
   beforeAll(async () => {
-    gateway = await startGateway({ port: 0, memory: true, inheritEnv: false, clientDir: null, log: () => undefined, env: { PARLEY_OFFLINE_TOKEN_DELAY_MS: '0', ...env } });
+    gateway = await startGateway({ port: 0, memory: true, inheritEnv: false, clientDir: null, log: () => undefined, env: { PARLEY_OFFLINE_TOKEN_DELAY_MS: '0', ...env }, scrapeTest: scrapeTest?.() });
     const base = gateway.url;
     let cookie = '';
     globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {

@@ -129,6 +129,32 @@ describe('PDF export', () => {
     expect(bytes.byteLength).toBeLessThan(400_000);
   });
 
+  it('sets code in the monospaced face and headings larger than body text', async () => {
+    const md = '# Big heading\n\nBody paragraph text.\n\n## Smaller heading\n\n```js\nconst answer = 42;\n```\n\nInline `tick()` call.';
+    const bytes = toPdf(source({ ...branchedSource(), messages: [message({ id: 1, role: 'assistant', prompt: md })] }), fonts);
+    const pdf = await getDocument({ data: new Uint8Array(bytes), disableFontFace: true }).promise;
+    const page = await pdf.getPage(1);
+    await page.getOperatorList(); // loads the page's fonts into commonObjs
+    const items = ((await page.getTextContent()).items as unknown[]).filter(
+      (i): i is TextItem & { fontName: string } => typeof i === 'object' && i !== null && 'str' in i && (i as TextItem).str.trim() !== '',
+    );
+    const fontOf = (text: string): string => {
+      const item = items.find((i) => i.str.includes(text));
+      expect(item, text).toBeDefined();
+      return (page.commonObjs.get(item!.fontName) as { name: string }).name;
+    };
+    const sizeOf = (text: string): number => items.find((i) => i.str.includes(text))!.height;
+    // The embedded faces by their PostScript names (subset prefix aside).
+    expect(fontOf('answer')).toMatch(/DejaVuSansMono$/);
+    expect(fontOf('42;')).toMatch(/DejaVuSansMono$/);
+    expect(fontOf('tick()')).toMatch(/DejaVuSansMono$/);
+    expect(fontOf('Body paragraph text.')).toMatch(/DejaVuSans$/);
+    expect(fontOf('Big heading')).toMatch(/DejaVuSans-?Bold$/);
+    expect(sizeOf('Big heading')).toBeGreaterThan(sizeOf('Smaller heading'));
+    expect(sizeOf('Smaller heading')).toBeGreaterThan(sizeOf('Body paragraph text.'));
+    await pdf.destroy();
+  });
+
   it('needs the CJK face only for text that has CJK characters', () => {
     expect(sourceNeedsCjk(source(branchedSource()))).toBe(false);
     const latin = source({ ...branchedSource(), messages: [message({ id: 1, role: 'user', prompt: 'Grüße, Καλημέρα, Привет, 한국어 ☑ → ∑' })] });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CLEAR_THINKING_MESSAGE } from '../../../src/protocol/stream';
+import { WEB_NOT_RUN_NOTICE } from '../../../src/protocol/web';
 import { runAdmin } from '../../../src/server/admin';
 import { OFFLINE_MODEL_ID } from '../../../src/server/providers/offline';
 import { openAiError, startFakeUpstream, textReply, type FakeUpstream } from './fake-upstream';
@@ -221,13 +222,25 @@ describe('POST /api/stream-gpt: streaming and framing', () => {
     expect(body).toBe('go 🚀!<think>x</think>end \uFFFD');
   });
 
-  it('a web-search suffix (:online) resolves to the base model', async () => {
-    up.setScript(textReply('searched'));
+  it('a web-search suffix (:online) resolves to the base model, and the reply says no search ran here', async () => {
+    up.setScript(textReply('not searched'));
     const s = await newSession(gw.app);
     const res = await postStream(gw.app, s.cookie, chatBody('free-model:online/linkup-deep', 'hi'));
     expect(res.status).toBe(200);
-    expect((await readStream(res)).body).toBe('searched');
+    expect(res.headers.get('x-parley-web-search')).toBe('not-run');
+    const { body, meta } = await readStream(res);
+    expect(body).toBe('not searched');
+    expect(meta.webNotice).toBe(WEB_NOT_RUN_NOTICE);
     expect(up.requests[0]?.body?.model).toBe('free-model');
+    // linkupDepth or scrapedUrls alone say it too; a plain request carries no notice.
+    for (const extra of [{ transactionDetails: { linkupDepth: 'standard' } }, { scrapedUrls: ['https://a.example/'] }]) {
+      const r = await postStream(gw.app, s.cookie, { ...chatBody('free-model', 'hi'), ...extra });
+      expect(r.headers.get('x-parley-web-search')).toBe('not-run');
+      expect((await readStream(r)).meta.webNotice).toBe(WEB_NOT_RUN_NOTICE);
+    }
+    const plain = await postStream(gw.app, s.cookie, chatBody('free-model', 'hi'));
+    expect(plain.headers.get('x-parley-web-search')).toBeNull();
+    expect((await readStream(plain)).meta.webNotice).toBeUndefined();
   });
 
   it('reasoning deltas become one <think> run, closed when content starts', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OFFLINE_MODEL_ID } from '../../../src/server/providers/offline';
 import { FAILED_TO_START_MULTI } from '../../../src/server/routes/talk-to-gpt-multi';
+import { WEB_NOT_RUN_NOTICE } from '../../../src/protocol/web';
 import { MultiStreamParser, type MultiStreamEvent } from '../../../src/worker/services/multi-stream';
 import { openAiError, startFakeUpstream, textReply, type FakeUpstream } from './fake-upstream';
 import { getSession, newSession, testGateway, type TestGateway } from './helpers';
@@ -60,6 +61,15 @@ describe('POST /api/talk-to-gpt-multi', () => {
       expect(own.at(-1)).toEqual({ kind: 'complete', modelId: id });
       expect(own.at(-2)).toMatchObject({ kind: 'metadata', modelId: id, metadata: { cost: 0, isPartial: false } });
     }
+  });
+
+  it("a model named with ':online' answers as its base model, and its metadata says no search ran here", async () => {
+    const s = await newSession(gw.app);
+    const events = await lines(await post(s.cookie, request(['free-model:online', 'other-model'])));
+    expect(textOf(events, 'free-model:online')).toBe('Answer from free-model.');
+    const meta = (id: string) => events.find((e): e is Extract<MultiStreamEvent, { kind: 'metadata' }> => e.kind === 'metadata' && e.modelId === id)?.metadata;
+    expect(meta('free-model:online')?.webNotice).toBe(WEB_NOT_RUN_NOTICE);
+    expect(meta('other-model')?.webNotice).toBeUndefined();
   });
 
   it('one failing model does not stop the others: its error line, then the others answer', async () => {

@@ -112,6 +112,8 @@ describe('ReplyStreamParser: whole streams', () => {
     expect(r.metadata).toEqual({ outputTokens: 12, error: 'boom', isStreamStall: true });
     expect(r.metadataError).toBeNull();
     expect(validateMetadata({ cost: Number.NaN, paymentSource: 'nano', billingError: false })).toEqual({ paymentSource: 'nano', billingError: false });
+    expect(validateMetadata({ webNotice: 'not run here', extra: 1 })).toEqual({ webNotice: 'not run here' });
+    expect(validateMetadata({ webNotice: 5 })).toEqual({});
     expect(validateMetadata([1])).toBeNull();
     expect(validateMetadata(null)).toBeNull();
   });

@@ -56,7 +56,7 @@ export async function startCanary(): Promise<{ port: number; connections(): numb
 export type Route = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
 /** A loopback HTTP server with routes by path; counts requests per path. */
-export async function startTestHost(routes: Record<string, Route>): Promise<{ port: number; url: string; hits: Map<string, number>; hosts: string[]; close(): Promise<void> }> {
+export async function startTestHost(routes: Record<string, Route>, address = '127.0.0.1'): Promise<{ port: number; url: string; hits: Map<string, number>; hosts: string[]; close(): Promise<void> }> {
   const hits = new Map<string, number>();
   const hosts: string[] = [];
   const server = http.createServer((req, res) => {
@@ -70,11 +70,11 @@ export async function startTestHost(routes: Record<string, Route>): Promise<{ po
     }
     route(req, res);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  await new Promise<void>((r) => server.listen(0, address, () => r()));
   const port = (server.address() as AddressInfo).port;
   return {
     port,
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${address}:${port}`,
     hits,
     hosts,
     close: () =>

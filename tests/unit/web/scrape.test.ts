@@ -7,7 +7,7 @@ import { jsPDF } from 'jspdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCRAPE_PRICE_MICRO_PER_PAGE, type ScrapeResponse } from '../../../src/protocol/web';
 import { CONTENT_MAX_CHARS } from '../../../src/server/scrape/extract';
-import { MAX_BYTES } from '../../../src/server/scrape/fetch';
+import { HEADERS_TIMEOUT_MS, MAX_BYTES, TOTAL_TIMEOUT_MS } from '../../../src/server/scrape/fetch';
 import { html, startTestHost, webGateway } from './helpers';
 
 const ARTICLE = '<p>' + 'Sourdough needs a lively starter, time and a hot oven. '.repeat(12) + '</p>';
@@ -54,6 +54,12 @@ beforeAll(async () => {
     '/hop2': (_q, r) => r.writeHead(301, { location: '/article' }).end(),
     '/loop': (_q, r) => r.writeHead(302, { location: '/loop' }).end(),
     '/slow': () => undefined, // never answers
+    '/drip': (_q, r) => {
+      // Headers at once, then a byte now and then, for ever.
+      r.writeHead(200, { 'content-type': 'text/plain' });
+      const timer = setInterval(() => r.write('.'), 50);
+      r.on('close', () => clearInterval(timer));
+    },
   });
   gw = await webGateway({ scrapeTest: { allow: [{ address: '127.0.0.1', port: host.port }] } });
 }, 60_000);
@@ -140,6 +146,30 @@ describe('POST /api/scrape', () => {
     expect(body.pages.map((p) => p.finalUrl)).toEqual([`${host.url}/article`]);
     expect(body.failures).toEqual([{ url: `${host.url}/loop`, error: 'TOO_MANY_REDIRECTS', message: 'The page redirected more than 5 times' }]);
     expect(host.hits.get('/loop')).toBe(6);
+  });
+
+  it('gives up on a page that does not answer, or does not finish, with a clear error', async () => {
+    // The caps are 10 s for the headers and 20 s in all; a test-only allowance shortens them so they can be seen.
+    const timed = async (timeouts: { headersMs?: number; totalMs?: number }, path: string) => {
+      const g = await webGateway({ scrapeTest: { allow: [{ address: '127.0.0.1', port: host.port }], timeouts } });
+      try {
+        await g.credit(1_000_000n);
+        const res = await g.post('/api/scrape', { urls: [`${host.url}${path}`], requestId: `timeout-${path.slice(1)}` });
+        const body = (await res.json()) as ScrapeResponse;
+        expect((await g.balance()).usdMicro).toBe(1_000_000n); // nothing charged for a page that timed out
+        return body;
+      } finally {
+        await g.close();
+      }
+    };
+    const silent = await timed({ headersMs: 300, totalMs: 60_000 }, '/slow');
+    expect(silent.pages).toEqual([]);
+    expect(silent.failures).toEqual([{ url: `${host.url}/slow`, error: 'TIMEOUT', message: 'The page took too long to answer' }]);
+    const endless = await timed({ headersMs: 60_000, totalMs: 500 }, '/drip');
+    expect(endless.pages).toEqual([]);
+    expect(endless.failures).toEqual([{ url: `${host.url}/drip`, error: 'TIMEOUT', message: 'The page took too long to load' }]);
+    expect(HEADERS_TIMEOUT_MS).toBe(10_000);
+    expect(TOTAL_TIMEOUT_MS).toBe(20_000);
   });
 
   it('refuses bad input with 400', async () => {

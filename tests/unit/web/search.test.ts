@@ -76,6 +76,12 @@ describe('web search providers', () => {
     expect(body.cost).toBe(0.06);
     expect(fake.queries.at(-1)).toMatchObject({ api: 'linkup', depth: 'deep', auth: `Bearer ${KEY}` });
     expect((await gw.balance()).usdMicro).toBe(1_000_000n - 60_000n);
+    // Its own ledger entry, at the deep price, named as such (idempotency key from the request id).
+    const entries = await gw.db.query<{ kind: string; applied_usd_micro: string; note: string; idempotency_key: string }>(
+      `SELECT kind, applied_usd_micro::text AS applied_usd_micro, note, idempotency_key FROM ledger_entries WHERE session_id = $1 AND kind = 'charge'`,
+      [gw.session.data.id],
+    );
+    expect(entries).toEqual([{ kind: 'charge', applied_usd_micro: '60000', note: 'web-search deep linkup', idempotency_key: `search:${gw.session.data.id}:search-test-${n}` }]);
     await gw.close();
 
     const sx = await webGateway({ search: loadSearchConfig({ PARLEY_SEARXNG_URL: fake.url }) });

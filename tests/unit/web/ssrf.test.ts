@@ -5,6 +5,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ScrapeResponse } from '../../../src/protocol/web';
 import { addressRange } from '../../../src/server/scrape/ssrf';
@@ -144,6 +145,55 @@ describe('the SSRF guard', () => {
     expect(body.pages.map((p) => p.url)).toEqual([`${host.url}/ok`]);
     expect(body.failures.map((f) => f.error)).toEqual(['PRIVATE_ADDRESS']);
     expect(canary.connections()).toBe(0);
+  });
+});
+
+describe('DNS rebinding', () => {
+  it('connects to the address it checked: a name that resolves to an allowed address, then to a private one, never reaches the private one', async () => {
+    // The allowed host on 127.0.0.2; a canary on 127.0.0.1 (and ::1) at the same port, where the name points next
+    // and where the system resolver sends "localhost". The guard must connect to what it vetted, not look again.
+    const good = await startTestHost({ '/page': html('<article><p>The page the guard checked, read from the checked address.</p></article>', 'Checked') }, '127.0.0.2');
+    let hits = 0;
+    const sockets = new Set<net.Socket>();
+    const servers = ['127.0.0.1', '::1'].map((address) => {
+      const server = net.createServer((socket) => {
+        hits++;
+        sockets.add(socket);
+        socket.end('HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 6\r\n\r\nCANARY');
+      });
+      return new Promise<net.Server | null>((resolve) => {
+        server.once('error', () => resolve(null)); // no IPv6 loopback here: the IPv4 canary still stands
+        server.listen(good.port, address, () => resolve(server));
+      });
+    });
+    const listening = (await Promise.all(servers)).filter((s): s is net.Server => s !== null);
+    expect(listening.length).toBeGreaterThan(0);
+    const asked: string[] = [];
+    const rebinding = await webGateway({
+      scrapeTest: {
+        allow: [{ address: '127.0.0.2', port: good.port }],
+        resolver: async (name) => {
+          asked.push(name);
+          return [{ address: asked.length === 1 ? '127.0.0.2' : '127.0.0.1', family: 4 }];
+        },
+      },
+    });
+    try {
+      await rebinding.credit(1_000_000n);
+      const res = await rebinding.post('/api/scrape', { urls: [`http://localhost:${good.port}/page`], requestId: 'rebind-once' });
+      const body = (await res.json()) as ScrapeResponse;
+      expect(body.failures).toEqual([]);
+      expect(body.pages.map((p) => [p.title, p.content])).toEqual([['Checked', 'The page the guard checked, read from the checked address.']]);
+      expect(good.hits.get('/page')).toBe(1);
+      expect(good.hosts.at(-1)).toBe(`localhost:${good.port}`); // the name is still the Host, only the address is pinned
+      expect(asked).toEqual(['localhost']); // resolved once, for the check
+      expect(hits).toBe(0);
+    } finally {
+      await rebinding.close();
+      await good.close();
+      for (const s of sockets) s.destroy();
+      await Promise.all(listening.map((s) => new Promise<void>((r) => s.close(() => r()))));
+    }
   });
 });
 

@@ -8,7 +8,7 @@
 import { useEffect } from 'react';
 import { useSnapshot } from 'valtio';
 import type { ScrapeOutcome } from '../../../protocol/engine';
-import { MAX_SCRAPE_URLS, SCRAPE_PRICE_MICRO_PER_PAGE } from '../../../protocol/web';
+import { MAX_SCRAPE_URLS, SCRAPE_PRICE_MICRO_PER_PAGE, TOO_MANY_SCRAPE_URLS } from '../../../protocol/web';
 import { engine, useQuery } from '../../engine';
 import { showLocalNotice } from '../../state';
 import { newUrls, web } from '../../web-state';
@@ -16,24 +16,37 @@ import { hostOf, ScrapedChips } from './ScrapedChips';
 
 export const SCRAPE_FAILED_TITLE = 'Could not scrape the page';
 
+function tooMany(): void {
+  showLocalNotice({ title: TOO_MANY_SCRAPE_URLS, text: '', tone: 'orange', durationMs: 5000 });
+}
+
+/**
+ * Scrapes URLs for the message being written. The engine holds the cap (25 unique URLs a message, counting this
+ * draft's pages and its scrapes in flight); the view asks only for what fits by its own count, and says when
+ * URLs were left out.
+ */
 export async function scrapeNow(urls: string[]): Promise<void> {
-  const room = MAX_SCRAPE_URLS - web.pages.length;
-  if (room <= 0) {
-    showLocalNotice({ title: `At most ${MAX_SCRAPE_URLS} URLs can be scraped for one message`, text: '', tone: 'orange', durationMs: 5000 });
-    return;
-  }
+  const room = MAX_SCRAPE_URLS - web.pages.length - web.scraping.length;
+  if (room <= 0) return tooMany();
   const batch = urls.slice(0, room);
+  const draftKey = web.draftKey;
   web.scraping = [...web.scraping, ...batch];
   let result: ScrapeOutcome;
   try {
-    result = await engine<ScrapeOutcome>((api) => api.scrapeUrls(batch));
+    result = await engine<ScrapeOutcome>((api) => api.scrapeUrls(batch, { key: draftKey, attached: web.pages.map((p) => p.url) }));
   } finally {
     web.scraping = web.scraping.filter((u) => !batch.includes(u));
   }
+  if (web.draftKey !== draftKey) return; // the message was sent meanwhile: these pages are not for the next one
   if (!result.ok) {
     web.declined = [...web.declined, ...batch];
-    if (!result.notified) showLocalNotice({ title: SCRAPE_FAILED_TITLE, text: result.error, tone: 'red', durationMs: 8000 });
+    if (result.error === TOO_MANY_SCRAPE_URLS) tooMany();
+    else if (!result.notified) showLocalNotice({ title: SCRAPE_FAILED_TITLE, text: result.error, tone: 'red', durationMs: 8000 });
     return;
+  }
+  if (batch.length < urls.length || result.skipped) {
+    web.declined = [...web.declined, ...urls.slice(batch.length), ...(result.skipped ?? [])];
+    tooMany();
   }
   const have = new Set(web.pages.map((p) => p.url));
   web.pages = [...web.pages, ...result.pages.filter((p) => !have.has(p.url))];

@@ -1,7 +1,8 @@
 /**
  * Starter suggestions on an empty conversation (spec 000 sections 1 and 9): random prompts from the gateway for
  * the composer's mode (text in Chat, image in Image, video in Video; none in the other modes), SUGGESTION_COUNTS
- * used of those fetched. Choosing one puts its prompt in the message input. With no balance every 3rd card, with
+ * used of those fetched. Choosing one puts its prompt in the message input (an image one also its model and size:
+ * ConversationPage, media-state's suggestionChoice). With no balance every 3rd card, with
  * a low one every 10th, is an "Add balance" card that leads to the Wallet (docs/decisions.md).
  */
 import { useEffect, useState, type CSSProperties } from 'react';

@@ -72,7 +72,11 @@ export function WebSearchSwitch() {
           aria-label="Search depth"
           className="search-depth"
           value={depth}
-          onChange={(e) => void engine((api) => api.setPreferences({ linkupDepth: e.target.value === 'deep' ? 'deep' : 'standard' }))}
+          onChange={(e) => {
+            // Read now: React puts the controlled value back right after this handler, before the engine call runs.
+            const linkupDepth = e.target.value === 'deep' ? 'deep' : 'standard';
+            void engine((api) => api.setPreferences({ linkupDepth }));
+          }}
         >
           <option value="standard">Standard (${Number(status?.prices.standard ?? 0)})</option>
           <option value="deep">Deep (${Number(status?.prices.deep ?? 0)})</option>
