@@ -22,6 +22,13 @@ export interface PaymentStartedV1 {
   paymentLink: string;
   /** Daimo-style deposits: the nonce the redeem call carries (absent otherwise). */
   paymentNonce?: string;
+  /**
+   * The payment store's selectedNetwork (spec 001 section 3): the chain of a stablecoin deposit (BASE, OPTIMISM,
+   * ...; spec 001 section 9). Absent for methods without a network, and on events written before it was kept.
+   */
+  network?: string;
+  /** The payment store's usdEquivalentValue: the amount's USD value when it was made, 2 decimals. Absent: unknown. */
+  usdEquivalent?: string;
   at: number;
 }
 /** A deposit ended: completed (credited), failed, or expired (by the provider or after 30 minutes of polling). */

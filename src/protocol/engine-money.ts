@@ -14,6 +14,10 @@ export interface PaymentView {
   createdAt: number;
   paymentLink: string;
   paymentNonce: string | null;
+  /** The payment store's selectedNetwork: the chain of a stablecoin deposit (spec 001 sections 3 and 9), or null. */
+  network: string | null;
+  /** The payment store's usdEquivalentValue: the amount in USD when it was made (2 decimals), or null when unknown. */
+  usdEquivalent: string | null;
   status: PaymentStatus;
   startedAt: number;
   settledAt: number | null;
