@@ -72,7 +72,11 @@ export function WebSearchSwitch() {
           aria-label="Search depth"
           className="search-depth"
           value={depth}
-          onChange={(e) => void engine((api) => api.setPreferences({ linkupDepth: e.target.value === 'deep' ? 'deep' : 'standard' }))}
+          onChange={(e) => {
+            // Read now, not when the engine call runs (the controlled select is back at the old value by then).
+            const linkupDepth = e.target.value === 'deep' ? 'deep' : 'standard';
+            void engine((api) => api.setPreferences({ linkupDepth }));
+          }}
         >
           <option value="standard">Standard (${Number(status?.prices.standard ?? 0)})</option>
           <option value="deep">Deep (${Number(status?.prices.deep ?? 0)})</option>
