@@ -191,6 +191,15 @@ describe('the money room', () => {
     expect(b.session$.value).toMatchObject({ canUsePaidModels: true, error: null, session: { usd_balance: '2.000000' } });
   });
 
+  it('the display currency is kept by the session and shown by the next refresh', async () => {
+    const e = newEngine();
+    await e.whenStarted();
+    await e.refreshSession();
+    expect(e.session$.value.session?.displayCurrency).toBe('USD');
+    expect(await e.setDisplayCurrency('XNO')).toEqual({ ok: true });
+    expect(e.session$.value.session?.displayCurrency).toBe('XNO');
+  });
+
   it('converts nano to USD with the green notice', async () => {
     const e = newEngine();
     await e.whenStarted();
