@@ -372,9 +372,13 @@ describe('workspace details', () => {
       await route.fulfill({ response: res, json: { ...body, models: body.models.filter((m) => m.id !== 'parley-offline') } });
     });
     await page.close();
+    // A fresh engine reads the smaller catalogue; this tab had another model chosen before it opens the conversation.
     const again = await context.newPage();
-    await again.goto(path);
+    await again.goto('/conversation/new');
     await waitForModels(again);
+    await chooseModel(again, PAID_MODEL);
+    await again.getByRole('navigation', { name: 'Conversations' }).getByRole('link', { name: 'Remember this model' }).click();
+    await expect.poll(() => new URL(again.url()).pathname).toBe(path);
     await assistant(again).first().waitFor();
     await expect.poll(() => modelPicker(again).getAttribute('data-value')).toBe(defaultModel);
     await again.waitForTimeout(300);
