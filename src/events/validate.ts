@@ -182,7 +182,7 @@ const isRole = (v: unknown) => v === 'user' || v === 'assistant' || v === 'syste
 const isSource = (v: unknown) => v === null || v === 'USD' || v === 'nano';
 const replyOk = (p: R) => I(p.messageId) && S(p.conversationSlug) && N(p.at);
 
-const paymentStarted: Shape = { id: str, ticker: str, amount: str, txId: str, createdAt: num, paymentLink: str, paymentNonce: optional(str), at: num };
+const paymentStarted: Shape = { id: str, ticker: str, amount: str, txId: str, createdAt: num, paymentLink: str, paymentNonce: optional(str), network: optional(str), usdEquivalent: optional(str), at: num };
 const paymentSettled: Shape = { id: str, status: oneOf('completed', 'failed', 'expired'), at: num };
 
 const fastPayload: { [K in EventType]: (p: unknown) => boolean } = {

@@ -17,6 +17,10 @@ export interface PaymentRecord {
   paymentLink: string;
   /** Daimo-style deposits: redeemed with this nonce once paid. */
   paymentNonce: string | null;
+  /** The stablecoin deposit's network (selectedNetwork), or null. */
+  network: string | null;
+  /** The amount in USD when it was made (usdEquivalentValue, 2 decimals), or null when unknown. */
+  usdEquivalent: string | null;
   status: PaymentStatus;
   /** When this engine started it (ms): polling and the 30-minute expiry count from here. */
   startedAt: number;
@@ -43,6 +47,9 @@ export function applyPayments(state: PaymentsState, event: ProjectedEvent): Paym
       createdAt: p.createdAt,
       paymentLink: p.paymentLink,
       paymentNonce: p.paymentNonce ?? null,
+      // Absent on events written before they were kept: those replay as unknown.
+      network: p.network ?? null,
+      usdEquivalent: p.usdEquivalent ?? null,
       status: 'pending',
       startedAt: p.at,
       settledAt: null,

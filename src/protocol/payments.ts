@@ -72,6 +72,11 @@ export const DEPOSIT_METHODS: readonly DepositMethod[] = [
   m('MATIC', 'MATIC', 'Polygon', '#8247e5', 'M', { network: 'POLYGON' }),
 ];
 
+/** A network as the dialog names it: 'BASE' -> 'Base' (the method names use the same form). */
+export function networkLabel(network: string): string {
+  return `${network[0] ?? ''}${network.slice(1).toLowerCase()}`;
+}
+
 export function methodById(id: string): DepositMethod | undefined {
   return DEPOSIT_METHODS.find((x) => x.id === id);
 }
@@ -97,6 +102,17 @@ export const PAYMENT_POLL_MS = 3_000;
 export const PAYMENT_POLL_ATTEMPTS = 200;
 export const PAYMENT_EXPIRY_MS = 30 * 60_000;
 export const FIAT_RATES_CACHE_MS = 60_000;
+
+/**
+ * The payment store's usdEquivalentValue (spec 001 section 3): a typed amount's USD value at the limits' own rate
+ * (fiatEquivalentMinimum / minimum), floored to 2 decimals; '' when the amount or the rate is unknown.
+ */
+export function usdEquivalent(value: string, limits: Pick<PaymentLimits, 'minimum' | 'fiatEquivalentMinimum'> | null): string {
+  if (!limits || !/^\d+(\.\d+)?$/.test(value.trim())) return '';
+  const rate = Number(limits.fiatEquivalentMinimum) / Number(limits.minimum);
+  const v = Number(value) * rate;
+  return Number.isFinite(v) && v > 0 ? (Math.floor(v * 100 + 1e-9) / 100).toFixed(2) : '';
+}
 
 export type PaymentStatus = 'pending' | 'completed' | 'failed' | 'expired';
 

@@ -1,7 +1,7 @@
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { textReply } from '../unit/server/fake-upstream';
-import { FREE_MODEL, PAID_MODEL, assistant, chooseModel, modelPicker, openApp, send, slowReply, useStack } from './stack';
+import { FREE_MODEL, PAID_MODEL, assistant, chooseModel, modelPicker, openApp, send, slowReply, useStack, waitForModels } from './stack';
 
 const getStack = useStack();
 
@@ -321,5 +321,32 @@ describe.each([
     await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
     await page.emulateMedia({ colorScheme: 'light' });
     await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme), { timeout: 5000 }).toBe('light');
+  });
+});
+
+describe('composer settings', () => {
+  it('"Enter sends message" off: Enter inserts a newline and sends nothing; Send still sends', async () => {
+    const context = await getStack().newContext();
+    const page = await openApp(context);
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Settings' }).click();
+    const enterSends = page.getByRole('switch', { name: 'Enter sends message' });
+    await enterSends.click();
+    await expect.poll(() => enterSends.isChecked()).toBe(false);
+    await page.goto('/conversation/new');
+    await waitForModels(page);
+    await chooseModel(page, FREE_MODEL);
+    const input = page.getByRole('textbox', { name: 'Message' });
+    await input.focus();
+    await page.keyboard.type('line one');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('line two');
+    expect(await input.inputValue()).toBe('line one\nline two');
+    await page.waitForTimeout(500);
+    expect(await page.locator('article[data-role="user"]').count()).toBe(0);
+    expect(new URL(page.url()).pathname).toBe('/conversation/new');
+    getStack().upstream.setScript(textReply('Two lines read.'));
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+    expect(await page.locator('article[data-role="user"]').first().textContent()).toContain('line one');
   });
 });

@@ -1,14 +1,26 @@
 /**
  * Money end to end in Chromium: a deposit with the built-in test provider from the wallet to a paid reply, failed
  * and expired transactions, deposit validation, an invitation made in one browser profile and redeemed in
- * another, and a recovery code restoring a session in a fresh profile.
+ * another, a recovery code restoring a session in a fresh profile; the default amounts, a deposit's network and USD
+ * value, the nano price (and its fallback), the nano network state and the display currency.
  */
 import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { textReply } from '../unit/server/fake-upstream';
+import { DEPOSIT_METHODS } from '../../src/protocol/payments';
 import { PAID_MODEL, assistant, chooseModel, openApp, send, useStack } from './stack';
 
-const getStack = useStack();
+// Nano set up with nodes that refuse connections (the socket's 'error' state), a nano price of $0.85, and rates for
+// two coins with default amounts (the test provider takes a ticker it has a rate for).
+const getStack = useStack(() => ({
+  env: {
+    PARLEY_NANO_SEED: '0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF',
+    PARLEY_NANO_RPC_URLS: 'http://127.0.0.1:9/',
+    PARLEY_NANO_WS_URLS: 'ws://127.0.0.1:9/',
+    PARLEY_NANO_USD_PRICE: '0.85',
+    PARLEY_PAYMENT_RATES: JSON.stringify({ ZEC: '30', TON: '3' }),
+  },
+}));
 
 const balance = (page: Page) => page.getByRole('region', { name: 'Balance' });
 const notices = (page: Page) => page.getByRole('region', { name: 'Notifications' });
@@ -158,5 +170,94 @@ describe('money, end to end in Chromium', () => {
     expect(await sessionId(b)).toBe(id);
     // The first profile keeps the session too.
     expect(await sessionId(a)).toBe(id);
+  });
+});
+
+describe('the wallet and the Deposit dialog in detail', () => {
+  it('every default amount of the method table (spec 001 section 9), shown for the card and two coins', async () => {
+    const defaults = Object.fromEntries(DEPOSIT_METHODS.filter((m) => m.defaultAmount !== undefined).map((m) => [m.id, m.defaultAmount]));
+    expect(defaults).toEqual({ USD: '5', EUR: '5', ZEC: '0.1', TON: '1', KAS: '10', EGLD: '0.5', PARLEY: '0.5' });
+
+    const page = await openPage(await getStack().newContext(), '/wallet');
+    await openDeposit(page);
+    const dialog = page.getByRole('dialog', { name: 'Deposit' });
+    for (const [method, ticker, amount] of [
+      ['Card (EUR) (EUR)', 'EUR', '5'],
+      ['Zcash (ZEC)', 'ZEC', '0.1'],
+      ['Toncoin (TON)', 'TON', '1'],
+    ] as const) {
+      await dialog.getByRole('button', { name: method }).click();
+      const input = dialog.getByRole('textbox', { name: `Amount (${ticker})` });
+      await expect.poll(() => input.inputValue()).toBe(amount);
+      // The limits arrived (the USD range shows): the default is a valid amount.
+      await dialog.getByText(new RegExp(`^From .* ${ticker}`)).waitFor();
+      await dialog.getByRole('button', { name: 'Back' }).click();
+    }
+    // A method without a default starts empty.
+    await dialog.getByRole('button', { name: 'USD Coin (USDC)' }).click();
+    expect(await dialog.getByRole('textbox', { name: 'Amount (USDC)' }).inputValue()).toBe('');
+  });
+
+  it("a deposit keeps its network and USD value (the payment store's selectedNetwork, usdEquivalentValue), shown when paying and after a reload", async () => {
+    const context = await getStack().newContext();
+    const page = await openPage(context, '/wallet');
+    await openDeposit(page);
+    const dialog = page.getByRole('dialog', { name: 'Deposit' });
+    await dialog.getByRole('button', { name: 'USDC on Base (USDC)' }).click();
+    await dialog.getByRole('textbox', { name: 'Amount (USDC)' }).fill('3');
+    await dialog.getByRole('button', { name: 'Continue to payment' }).click();
+    const summary = dialog.getByRole('definition');
+    await dialog.getByRole('link', { name: 'Open checkout' }).waitFor();
+    expect(await summary.allTextContents()).toEqual(['3 USDC', 'Base', '≈ $3.00']);
+    await dialog.getByRole('button', { name: 'Close' }).click();
+
+    // A card deposit in EUR: no network; its USD value at the gateway's rate (0.92 EUR per USD).
+    await openDeposit(page);
+    await dialog.getByRole('button', { name: 'Card (EUR) (EUR)' }).click();
+    await dialog.getByRole('button', { name: 'Continue to payment' }).click();
+    await dialog.getByRole('link', { name: 'Open checkout' }).waitFor();
+    expect(await summary.allTextContents()).toEqual(['5 EUR', '≈ $5.43']);
+
+    // Kept in the log: after a reload the recent deposits still show both, newest first.
+    await page.reload();
+    await balance(page).getByText('$').waitFor();
+    const rows = page.locator('.wallet-table tbody tr');
+    await expect.poll(() => rows.count()).toBe(2);
+    expect(await rows.evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(1).map((td) => td.textContent)))).toEqual([
+      ['5 EUR', '≈ $5.43', 'Pending'],
+      ['3 USDC on Base', '≈ $3.00', 'Pending'],
+    ]);
+  });
+
+  it('the nano section: the price (and the fallback 1 when the gateway gives none) and the "Nano network" state', async () => {
+    const context = await getStack().newContext();
+    const page = await openPage(context, '/wallet');
+    const nano = page.getByRole('region', { name: 'Nano wallet' });
+    await nano.getByText('1 XNO ≈ $0.85').waitFor();
+    await nano.getByRole('button', { name: 'Show deposit address' }).click();
+    await nano.locator('code.nano-address').waitFor();
+    // The configured node refuses the connection: the state shown is 'error' (between attempts).
+    await expect.poll(() => nano.getByRole('status').textContent(), { timeout: 10_000 }).toBe('Nano network: error');
+
+    // The gateway answers the price with an error: the engine's fallback, 1.
+    const other = await getStack().newContext({ withoutServiceWorker: true });
+    await other.route('**/get-nano-price', (route) => route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: 'UNAVAILABLE', message: 'no price' }) }));
+    const second = await openPage(other, '/wallet');
+    await second.getByRole('region', { name: 'Nano wallet' }).getByText('1 XNO ≈ $1.00').waitFor();
+  });
+
+  it('"Show amounts in" puts the chosen currency first in the balance, and keeps it', async () => {
+    const context = await getStack().newContext();
+    const page = await openPage(context, '/wallet');
+    const first = () => balance(page).locator('span').first().getAttribute('class');
+    expect(await first()).toBe('balance-usd');
+    await page.getByLabel('Show amounts in').selectOption('XNO');
+    await expect.poll(first).toBe('balance-nano');
+    expect(await balance(page).textContent()).toMatch(/^\d+\.\d{6} XNO · \$\d+\.\d{6}$/);
+    await page.reload();
+    await balance(page).getByText('XNO').waitFor();
+    await expect.poll(first).toBe('balance-nano');
+    await page.getByLabel('Show amounts in').selectOption('USD');
+    await expect.poll(first).toBe('balance-usd');
   });
 });

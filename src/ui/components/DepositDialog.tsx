@@ -8,7 +8,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { DEPOSIT_TEXT, validateDeposit } from '../../protocol/money-text';
 import type { MoneyResult } from '../../protocol/engine';
-import { DEPOSIT_METHODS, type DepositMethod, type PaymentLimits, type PaymentMethodsResponse, type PaymentTransaction } from '../../protocol/payments';
+import { DEPOSIT_METHODS, networkLabel, usdEquivalent, type DepositMethod, type PaymentLimits, type PaymentMethodsResponse, type PaymentTransaction } from '../../protocol/payments';
 import { engine, useQuery } from '../engine';
 import { MethodLogo } from './MethodLogo';
 
@@ -103,9 +103,24 @@ function DepositSteps({ onClose }: { onClose(): void }) {
       {step === 'pay' && method?.ticker === 'XNO' && <NanoStep onBack={() => setStep('method')} />}
       {step === 'pay' && method && method.ticker !== 'XNO' && payment && (
         <div className="deposit-pay">
-          <p>
-            {payment.amount} {payment.ticker}
-          </p>
+          <dl className="deposit-summary" aria-label="Deposit summary">
+            <dt>Amount</dt>
+            <dd>
+              {payment.amount} {payment.ticker}
+            </dd>
+            {payment.network && (
+              <>
+                <dt>Network</dt>
+                <dd>{networkLabel(payment.network)}</dd>
+              </>
+            )}
+            {payment.usdEquivalent && (
+              <>
+                <dt>In USD</dt>
+                <dd>≈ ${payment.usdEquivalent}</dd>
+              </>
+            )}
+          </dl>
           {payment.status === 'pending' && (
             <>
               <a className="button primary" href={payment.paymentLink} target="_blank" rel="noopener noreferrer">
@@ -224,14 +239,6 @@ function AmountStep({ method, onBack, onCreated }: { method: DepositMethod; onBa
       </div>
     </form>
   );
-}
-
-/** USD value of a typed amount at the limits' own rate (fiatEquivalentMinimum / minimum), to 2 decimals; '' if unknown. */
-function usdEquivalent(value: string, limits: PaymentLimits | null): string {
-  if (!limits || !/^\d+(\.\d+)?$/.test(value.trim())) return '';
-  const rate = Number(limits.fiatEquivalentMinimum) / Number(limits.minimum);
-  const v = Number(value) * rate;
-  return Number.isFinite(v) && v > 0 ? (Math.floor(v * 100) / 100).toFixed(2) : '';
 }
 
 function NanoStep({ onBack }: { onBack(): void }) {

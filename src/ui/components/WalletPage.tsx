@@ -6,6 +6,7 @@
 import type { ActionResult } from '../../protocol/engine';
 import { engine, useQuery } from '../engine';
 import { navigate, usePath } from '../router';
+import { networkLabel } from '../../protocol/payments';
 import { DepositButton } from './DepositDialog';
 import { AutoRecharge, NanoWallet, RecoveryCode } from './WalletSections';
 
@@ -32,7 +33,15 @@ export function WalletPage() {
             <label htmlFor="display-currency">Show amounts in</label>
           </dt>
           <dd>
-            <select id="display-currency" value={data.displayCurrency} onChange={(e) => void engine<ActionResult>((api) => api.setDisplayCurrency(e.target.value === 'XNO' ? 'XNO' : 'USD'))}>
+            <select
+              id="display-currency"
+              value={data.displayCurrency}
+              onChange={(e) => {
+                // Read now: the engine call runs later, when React has put the controlled value back until the session says otherwise.
+                const currency = e.target.value === 'XNO' ? 'XNO' : 'USD';
+                void engine<ActionResult>((api) => api.setDisplayCurrency(currency));
+              }}
+            >
               <option value="USD">USD</option>
               <option value="XNO">XNO</option>
             </select>
@@ -58,6 +67,7 @@ export function WalletPage() {
               <tr>
                 <th scope="col">Date</th>
                 <th scope="col">Amount</th>
+                <th scope="col">In USD</th>
                 <th scope="col">Status</th>
               </tr>
             </thead>
@@ -67,7 +77,9 @@ export function WalletPage() {
                   <td>{new Date(p.startedAt).toLocaleString()}</td>
                   <td>
                     {p.amount} {p.ticker}
+                    {p.network ? ` on ${networkLabel(p.network)}` : ''}
                   </td>
+                  <td>{p.usdEquivalent ? `≈ $${p.usdEquivalent}` : '–'}</td>
                   <td>{STATUS_LABEL[p.status]}</td>
                 </tr>
               ))}
@@ -76,7 +88,7 @@ export function WalletPage() {
         </section>
       )}
 
-      <NanoWallet address={data?.nanoDepositAddress ?? null} nano={wallet?.nano ?? null} />
+      <NanoWallet address={data?.nanoDepositAddress ?? wallet?.nano.address ?? null} nano={wallet?.nano ?? null} />
       <AutoRecharge settings={data?.recharge_settings ?? null} />
       <RecoveryCode />
 

@@ -1,9 +1,15 @@
 /** Sections of the wallet page: the nano wallet, auto-recharge and the recovery code (spec 001; ours for recovery). */
 import { useEffect, useId, useState } from 'react';
 import type { ActionResult, MoneyResult, WalletView } from '../../protocol/engine';
-import { engine } from '../engine';
+import { engine, useQuery } from '../engine';
 
 const SOCKET_LABEL = { idle: 'not connected', connecting: 'connecting', connected: 'connected', closed: 'closed', error: 'error' } as const;
+
+/** '$0.85', '$1.00', '$1.234567': at least 2 decimals, at most 6 (amounts are floored to 6, spec 001 section 9). */
+export function formatNanoPrice(price: number): string {
+  const floored = Math.floor(price * 1e6 + 1e-6) / 1e6;
+  return floored.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 6, useGrouping: false });
+}
 
 export function NanoWallet({ address, nano }: { address: string | null; nano: WalletView['nano'] | null }) {
   const [rep, setRep] = useState('');
@@ -13,9 +19,18 @@ export function NanoWallet({ address, nano }: { address: string | null; nano: Wa
   /** Nano deposits are configured on this server (a provider for XNO). */
   const [deposits, setDeposits] = useState<boolean | null>(null);
   const repId = useId();
+  /** USD per XNO (spec 001 section 7: the engine falls back to 1 when the gateway gives no price). */
+  const [price, setPrice] = useState<number | null>(null);
 
+  // Asked once the session exists (a call racing the first session can fail); a failed answer stays unknown ('…'),
+  // never "not set up".
+  const sessionId = useQuery({ kind: 'session' })?.session?.id ?? null;
   useEffect(() => {
-    void engine((api) => api.paymentMethods()).then((m) => setDeposits(m?.methods.some((x) => x.ticker === 'XNO' && x.provider !== null) ?? false));
+    if (sessionId === null) return;
+    void engine((api) => api.paymentMethods()).then((m) => setDeposits(m === null ? null : m.methods.some((x) => x.ticker === 'XNO' && x.provider !== null)));
+  }, [sessionId]);
+  useEffect(() => {
+    void engine<number>((api) => api.nanoPrice()).then(setPrice);
   }, []);
 
   useEffect(() => {
@@ -35,6 +50,7 @@ export function NanoWallet({ address, nano }: { address: string | null; nano: Wa
   return (
     <section aria-labelledby="nano-title" className="wallet-section">
       <h2 id="nano-title">Nano wallet</h2>
+      {price !== null && <p className="nano-price">1 XNO ≈ ${formatNanoPrice(price)}</p>}
       {address ? (
         <>
           <p>

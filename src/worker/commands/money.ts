@@ -5,7 +5,7 @@
  */
 import type { ActionResult, MoneyHandlers } from '../../protocol/engine';
 import { ACCOUNT_TEXT, creationError, DEPOSIT_TEXT, invitationNotice, MONEY_DURATION, NANO_TEXT, validateDeposit } from '../../protocol/money-text';
-import { isTicker } from '../../protocol/payments';
+import { isTicker, usdEquivalent } from '../../protocol/payments';
 import type { EngineCore } from '../core';
 import { money, type Result } from '../services/money-client';
 import type { MoneyRoom } from '../services/money-room';
@@ -60,7 +60,7 @@ export function moneyCommands(core: EngineCore, room: MoneyRoom): MoneyHandlers 
       // Stablecoins on a named network go the Daimo way: paid at the provider, then redeemed by the engine.
       const r = network ? await money.createDaimo(ticker, amount.trim()) : await money.create(ticker, amount.trim());
       if (!r.ok) return red(creationError(r.status === 0 ? 500 : r.status, r.message, r.limit));
-      await room.started(ticker, amount.trim(), r.value);
+      await room.started(ticker, amount.trim(), r.value, { ...(network ? { network } : {}), usdEquivalent: usdEquivalent(amount, limits.ok ? limits.value : null) });
       return { ok: true, transaction: r.value };
     },
 

@@ -23,7 +23,7 @@ import { MultiStreamParser, type MultiStreamEvent } from '../services/multi-stre
 import { pendingAssistant } from '../services/history';
 import { ReplyStreamParser } from '../services/stream-parser';
 import type { LiveReply } from '../services/reply-runner';
-import { FAILED_TO_START_MULTI_STREAM } from '../services/messages';
+import { DURATION, FAILED_TO_START_MULTI_STREAM, MULTI_MODEL } from '../services/messages';
 import { sessionCurrency } from './submit';
 
 export interface MultiModelTarget {
@@ -158,19 +158,27 @@ export async function startMultiModel(core: EngineCore, run: MultiModelRun): Pro
     // A paid model the balance cannot hold: the notice names what it needs, in the user's currency.
     const body = { error: e.code, message: e.error, ...(e.requiredBalance ? { requiredBalance: e.requiredBalance } : {}), ...(e.requiredUsd ? { requiredUsd: e.requiredUsd } : {}) };
     core.notify(classifyModelError({ status: e.status, code: e.code, message: e.error, body, currency: sessionCurrency(core) }));
+  }, () => {
+    core.notify({ title: MULTI_MODEL.unreadableTitle, text: MULTI_MODEL.unreadableText, tone: 'orange', durationMs: DURATION.medium });
   });
 }
 
-/** Reads the line stream and feeds each model's channel; a malformed line is logged and skipped. */
 type RefusedFn = (refusal: Extract<MultiStreamEvent, { kind: 'error' }> & { status: number }) => void;
 
-async function pump(body: ReadableStream<Uint8Array>, channels: Map<string, ModelChannel>, refused: RefusedFn): Promise<void> {
+/**
+ * Reads the line stream and feeds each model's channel. A malformed line is skipped (the other lines, and every
+ * model's reply, go on); the first one of a request calls `unreadable` (the user's notice), each one is logged.
+ */
+async function pump(body: ReadableStream<Uint8Array>, channels: Map<string, ModelChannel>, refused: RefusedFn, unreadable: () => void): Promise<void> {
   const parser = new MultiStreamParser(channels.keys());
   const reader = body.getReader();
+  let told = false;
   const feed = (events: ReturnType<MultiStreamParser['push']>): void => {
     for (const e of events) {
       if (e.kind === 'malformed') {
         console.warn(`Multi-model stream: skipped a line (${e.reason})`, e.line.slice(0, 200));
+        if (!told) unreadable();
+        told = true;
         continue;
       }
       const channel = channels.get(e.modelId);

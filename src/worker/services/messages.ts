@@ -25,6 +25,12 @@ export const MULTI_MODEL = {
   tooManyExtras: 'At most 4 additional text models in multi-model mode',
   duplicate: 'Each model can be added only once in multi-model mode',
   textOnly: 'Multi-model mode takes text models only',
+  /**
+   * Ours (the spec gives no wording): a line of the multi-model stream that is not the protocol's (not JSON, no
+   * modelId, a model not asked for, too long) is skipped; the notice says so once per request.
+   */
+  unreadableTitle: 'Part of the multi-model reply could not be read',
+  unreadableText: 'Some of the stream was not in the expected form and was skipped. The replies shown are what arrived intact.',
 } as const;
 
 /**

@@ -83,12 +83,14 @@ export class MoneyRoom {
 
   // ---- deposits ---------------------------------------------------------------------------------------------
 
-  async started(ticker: string, amount: string, tx: PaymentTransaction): Promise<void> {
+  /** `network` and `usdEquivalent`: the payment store's selectedNetwork and usdEquivalentValue, when known. */
+  async started(ticker: string, amount: string, tx: PaymentTransaction, store: { network?: string; usdEquivalent?: string } = {}): Promise<void> {
     const now = Date.now();
+    const kept = { ...(store.network ? { network: store.network } : {}), ...(store.usdEquivalent ? { usdEquivalent: store.usdEquivalent } : {}) };
     await this.core.append([
       makeEvent(
         'payment.started',
-        { id: tx.id, ticker, amount, txId: tx.txId, createdAt: tx.createdAt, paymentLink: tx.paymentLink, ...(tx.paymentNonce ? { paymentNonce: tx.paymentNonce } : {}), at: now },
+        { id: tx.id, ticker, amount, txId: tx.txId, createdAt: tx.createdAt, paymentLink: tx.paymentLink, ...(tx.paymentNonce ? { paymentNonce: tx.paymentNonce } : {}), ...kept, at: now },
         crypto.randomUUID(),
         now,
       ),

@@ -2,7 +2,8 @@
  * The nano deposit websocket (spec 001 sections 4 and 7): connects to the configured nodes in order, subscribes to
  * confirmations for the session's deposit address, and reports each send to it once (by block hash). A connection
  * that is not open within 5 s moves on to the next node; a dropped one reconnects (backoff 1 s doubling to 30 s,
- * next node each time). States: connecting, connected, closed, error.
+ * next node each time). States: connecting, connected, closed (a connection that was up went away), error (a
+ * connection failed, or the socket could not be made; it stays shown until the next attempt).
  *
  * It only reports: the engine asks the gateway to confirm each hash against a node's RPC before anything is
  * credited (DESIGN rule 9), so a forged or replayed message here changes nothing.
@@ -132,14 +133,18 @@ export class NanoDepositSocket {
       this.seen.add(send.hash);
       this.opts.onSend(send);
     };
+    /** The connection failed (an error event): its close that follows keeps showing 'error', not 'closed'. */
+    let failed = false;
     socket.onerror = () => {
-      if (this.socket === socket) this.opts.onState('error', url);
+      if (this.socket !== socket) return;
+      failed = true;
+      this.opts.onState('error', url);
     };
     socket.onclose = () => {
       clearTimeout(timeout);
       if (this.socket !== socket) return;
       this.socket = null;
-      this.opts.onState('closed', url);
+      if (!failed) this.opts.onState('closed', url);
       this.node++;
       this.retry();
     };

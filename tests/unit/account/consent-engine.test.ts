@@ -19,6 +19,12 @@ describe('consent in the engine', () => {
 
     expect(await engine.requireConsentForAds('ads')).toEqual({ ok: true });
     expect((await consent(engine, (v) => v.showBanner)).consent?.consentStatus).toBe('pending');
+    // No session, no banner: the session cleared (as before a recovered one arrives), the banner goes with it;
+    // the session back, its status is asked again, still pending, and the banner returns.
+    engine.clearSession();
+    expect(await consent(engine, () => true)).toEqual({ consent: null, showBanner: false });
+    await engine.refreshSession();
+    expect((await consent(engine, (v) => v.showBanner)).consent?.consentStatus).toBe('pending');
 
     const denying = engine.denyConsent();
     // Before the gateway answers (the call is still in flight), tracking is off and the banner gone.

@@ -4,7 +4,7 @@
  * fake-indexeddb against the in-process gateway and a fake upstream.
  */
 import 'fake-indexeddb/auto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { filter, firstValueFrom, type Observable } from 'rxjs';
 import type { ConversationView, MessageView, Notice } from '../../../src/protocol/engine';
 import { startGateway, type RunningGateway } from '../../../src/server/start';
@@ -302,6 +302,43 @@ describe('edit, retry, duplicate', () => {
     expect(await h.engine.duplicateConversation('nope', 1)).toEqual({ ok: false, error: 'Target message not found' });
     await h.engine.stopReply(slug);
     await view(h.engine, slug, settled);
+  });
+});
+
+describe('a failing append (the local log refuses the write)', () => {
+  it("deleting a branch answers 'Error deleting conversation branch' and keeps every alternative", async () => {
+    const h = newEngine();
+    const { slug, view: v } = await started(h, 'Answer A.');
+    upstream.setScript(textReply('Answer B.'));
+    await h.engine.regenerate(slug, reply(v).id);
+    const onB = await view(h.engine, slug, (x) => settled(x) && reply(x).text === 'Answer B.');
+    const logBefore = await eventTypes(h.dbName);
+    const append = vi.spyOn(h.engine, 'append').mockRejectedValueOnce(new Error('QuotaExceededError: the disk is full'));
+    try {
+      expect(await h.engine.deleteMessage(slug, reply(onB).id)).toEqual({ ok: false, error: 'Error deleting conversation branch' });
+    } finally {
+      append.mockRestore();
+    }
+    expect(h.engine.notices$.value.find((n) => n.title === 'Error deleting conversation branch')?.text).toBe('QuotaExceededError: the disk is full');
+    expect(await eventTypes(h.dbName)).toEqual(logBefore);
+    const after = await view(h.engine, slug, settled);
+    expect(reply(after)).toMatchObject({ text: 'Answer B.', alternatives: { index: 2, count: 2 } });
+  });
+
+  it("duplicating answers 'Error duplicating conversation' and makes no copy", async () => {
+    const h = newEngine();
+    const { slug, view: v } = await started(h, 'Answer A.');
+    const logBefore = await eventTypes(h.dbName);
+    const append = vi.spyOn(h.engine, 'append').mockRejectedValueOnce(new Error('QuotaExceededError: the disk is full'));
+    try {
+      expect(await h.engine.duplicateConversation(slug, reply(v).id)).toEqual({ ok: false, error: 'Error duplicating conversation' });
+    } finally {
+      append.mockRestore();
+    }
+    expect(h.notices()).toContain('Error duplicating conversation');
+    expect(h.notices()).not.toContain('Conversation duplicated');
+    expect(await eventTypes(h.dbName)).toEqual(logBefore);
+    expect((await h.engine.db.conversations.toArray()).map((c) => c.slug)).toEqual([slug]);
   });
 });
 

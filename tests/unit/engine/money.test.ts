@@ -5,7 +5,7 @@
  */
 import 'fake-indexeddb/auto';
 import { firstValueFrom, filter, timeout } from 'rxjs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Notice, WalletView } from '../../../src/protocol/engine';
 import { startGateway, type RunningGateway } from '../../../src/server/start';
 import { Engine } from '../../../src/worker/engine';
@@ -13,11 +13,17 @@ import { Engine } from '../../../src/worker/engine';
 let gateway: RunningGateway;
 const realFetch = globalThis.fetch;
 let cookie = '';
+/** Answers the test gives in place of the gateway's, by path; and every path the engine asked for. */
+const overrides = new Map<string, () => Response>();
+const asked: string[] = [];
 
 beforeAll(async () => {
   gateway = await startGateway({ port: 0, memory: true, inheritEnv: false, clientDir: null, log: () => undefined, env: { PARLEY_OFFLINE_TOKEN_DELAY_MS: '0' } });
   globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
     const url = new URL(String(input), gateway.url);
+    asked.push(url.pathname);
+    const override = overrides.get(url.pathname);
+    if (override) return override();
     const headers = new Headers(init?.headers);
     if (cookie) headers.set('cookie', cookie);
     const res = await realFetch(url, { ...init, headers });
@@ -41,7 +47,11 @@ function newEngine(dbName = `money-engine-${++n}`): Engine {
 afterEach(async () => {
   for (const e of engines.splice(0)) await e.dispose();
   cookie = '';
+  overrides.clear();
+  vi.useRealTimers();
 });
+
+const json = (body: unknown, status = 200) => () => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
 const wallet = (e: Engine, until: (w: WalletView) => boolean) =>
   firstValueFrom(e.money.wallet$.pipe(filter(until), timeout(15_000)));
@@ -62,7 +72,8 @@ describe('the money room', () => {
     const made = await e.createPayment('USD', '6');
     expect(made.ok).toBe(true);
     if (!made.ok) return;
-    expect((await wallet(e, (w) => w.pending?.id === made.transaction.id)).pending?.status).toBe('pending');
+    // A method without a network: none kept; its USD value is.
+    expect((await wallet(e, (w) => w.pending?.id === made.transaction.id)).pending).toMatchObject({ status: 'pending', network: null, usdEquivalent: '6.00' });
     await press(made.transaction.id, 'pay');
     const done = await wallet(e, (w) => w.pending === null && w.payments[0]?.status === 'completed');
     expect(done.payments[0]?.amount).toBe('6');
@@ -111,6 +122,84 @@ describe('the money room', () => {
     expect(await e.fiatRates()).toBe(rates);
   });
 
+  it('nano price: the gateway\'s when it gives one; the fallback 1 when it answers an error or no usable price', async () => {
+    const e = newEngine();
+    await e.whenStarted();
+    overrides.set('/get-nano-price', json({ latestPrice: 0.85 }));
+    expect(await e.nanoPrice()).toBe(0.85);
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      overrides.set('/get-nano-price', json({ error: 'UPSTREAM', message: 'price feed down' }, 503));
+      expect(await e.nanoPrice()).toBe(1);
+      overrides.set('/get-nano-price', json({}));
+      expect(await e.nanoPrice()).toBe(1);
+      overrides.set('/get-nano-price', json({ latestPrice: -3 }));
+      expect(await e.nanoPrice()).toBe(1);
+      // Each fallback is logged (spec 001 section 8), never a notice.
+      expect(warn).toHaveBeenCalledTimes(3);
+      expect(e.notices$.value).toEqual([]);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it('fiat rates are cached 60 s: asked once within the minute, again after it', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-11-24T12:00:00Z'));
+    const e = newEngine();
+    await e.whenStarted();
+    const fiatAsks = () => asked.filter((p) => p === '/api/get-fiat-prices').length;
+    const before = fiatAsks();
+    const first = await e.fiatRates();
+    expect(first).toMatchObject({ eurPerUsd: 0.92, state: 'loaded', timestamp: Date.parse('2026-11-24T12:00:00Z') });
+    vi.setSystemTime(new Date('2026-11-24T12:00:59.999Z'));
+    expect(await e.fiatRates()).toBe(first);
+    expect(fiatAsks()).toBe(before + 1);
+    vi.setSystemTime(new Date('2026-11-24T12:01:00Z'));
+    const second = await e.fiatRates();
+    expect(fiatAsks()).toBe(before + 2);
+    expect(second).not.toBe(first);
+    expect(second).toMatchObject({ state: 'loaded', timestamp: Date.parse('2026-11-24T12:01:00Z') });
+  });
+
+  it('clearSession resets every session field; a recovered session goes through it before the new one shows', async () => {
+    const a = newEngine();
+    await a.whenStarted();
+    await a.refreshSession();
+    const oldId = a.session$.value.session!.id;
+    await gateway.ledger.credit(oldId, { key: `clear-seed-${oldId}`, usdMicro: 2_000_000n });
+    const code = await a.createRecoveryCode();
+    if (!code.ok) throw new Error(code.error);
+    await a.refreshSession();
+    expect(a.session$.value.canUsePaidModels).toBe(true);
+    a.session$.next({ ...a.session$.value, error: 'an earlier refresh failed' });
+    a.clearSession();
+    expect(a.session$.value).toEqual({ session: null, canUsePaidModels: false, error: null });
+
+    // Another browser: its own session, then the recovered one, with nothing of its own in between.
+    cookie = '';
+    const b = newEngine();
+    await b.whenStarted();
+    await b.refreshSession();
+    const ownId = b.session$.value.session!.id;
+    expect(ownId).not.toBe(oldId);
+    const seen: (string | null)[] = [];
+    const sub = b.session$.subscribe((v) => seen.push(v.session?.id ?? null));
+    expect(await b.recoverSession(code.code)).toEqual({ ok: true });
+    sub.unsubscribe();
+    expect(seen).toEqual([ownId, null, oldId]);
+    expect(b.session$.value).toMatchObject({ canUsePaidModels: true, error: null, session: { usd_balance: '2.000000' } });
+  });
+
+  it('the display currency is kept by the session and shown by the next refresh', async () => {
+    const e = newEngine();
+    await e.whenStarted();
+    await e.refreshSession();
+    expect(e.session$.value.session?.displayCurrency).toBe('USD');
+    expect(await e.setDisplayCurrency('XNO')).toEqual({ ok: true });
+    expect(e.session$.value.session?.displayCurrency).toBe('XNO');
+  });
+
   it('converts nano to USD with the green notice', async () => {
     const e = newEngine();
     await e.whenStarted();
@@ -129,6 +218,10 @@ describe('the money room', () => {
     const ok = await e.createPayment('USDC', '3', 'BASE');
     if (!ok.ok) throw new Error(ok.error);
     expect(ok.transaction.paymentNonce).toBeTruthy();
+    // The payment store's selectedNetwork and usdEquivalentValue are kept on the deposit (and in the log).
+    expect((await wallet(e, (w) => w.pending?.id === ok.transaction.id)).pending).toMatchObject({ ticker: 'USDC', network: 'BASE', usdEquivalent: '3.00' });
+    const logged = await e.db.events.where('type').equals('payment.started').last();
+    expect(logged?.payload).toMatchObject({ network: 'BASE', usdEquivalent: '3.00' });
     await press(ok.transaction.id, 'pay');
     await wallet(e, (w) => w.payments.find((p) => p.id === ok.transaction.id)?.status === 'completed');
     await notice(e, 'Deposit received');

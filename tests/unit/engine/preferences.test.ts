@@ -26,6 +26,8 @@ describe('preferences', () => {
     await engine.whenStarted();
     expect(await prefs(engine)).toEqual(DEFAULT_PREFERENCES);
     expect(DEFAULT_PREFERENCES).toMatchObject({ theme: 'dark', maxTokens: 8192, enterSendsMessage: true, showThinkingBlocks: true, autoGenerateTitle: false });
+    // Spec 001 section 9: standard web search depth, ask before scraping a URL, the scratchpad split in half.
+    expect(await prefs(engine)).toMatchObject({ linkupDepth: 'standard', urlScrapingPreference: 'ask', scratchpadHorizontalSplit: 50 });
   });
 
   it('are logged as preferences.changed with only the changed fields, and survive an engine restart', async () => {

@@ -28,6 +28,8 @@ const wordDelay = new Map<string, number>();
 const searches: { query: string; depth: string }[] = [];
 /** The models the engine asked /api/stream-gpt for (with their web search suffix). */
 const streamedModels: string[] = [];
+/** When set, lines the multi-model stream carries around the gateway's own: before its first line and after its last. */
+let multiGarbage: { before: string; after: string } | null = null;
 
 beforeAll(async () => {
   upstream = await startFakeUpstream((req) => {
@@ -63,6 +65,17 @@ beforeAll(async () => {
     const res = await realFetch(url, { ...init, headers });
     const set = res.headers.get('set-cookie');
     if (set) cookie = set.split(';')[0] ?? '';
+    const garbage = multiGarbage;
+    if (url.pathname === '/api/talk-to-gpt-multi' && garbage && res.body) {
+      const bytes = new TextEncoder();
+      const framed = res.body.pipeThrough(
+        new TransformStream<Uint8Array, Uint8Array>({
+          start: (c) => c.enqueue(bytes.encode(garbage.before)),
+          flush: (c) => c.enqueue(bytes.encode(garbage.after)),
+        }),
+      );
+      return new Response(framed, { status: res.status, headers: res.headers });
+    }
     return res;
   };
   wordDelay.set('slow-model', 60);
@@ -256,6 +269,37 @@ describe('multi-model', () => {
       ['other-model', 'done', false],
       ['broken-model', 'error', true],
     ]);
+  });
+
+  it('a malformed line is skipped with a notice: every model\'s reply stays whole, in the view and in the log', async () => {
+    const engine = newEngine('multi-malformed');
+    const notices: Notice[] = [];
+    engine.observe({ kind: 'notices' }).subscribe((n) => notices.push(...(n as Notice[])));
+    // Not JSON, a model the request did not ask for (with a chunk that must not show anywhere), and an unfinished line.
+    multiGarbage = {
+      before: '{"modelId":"fake-model","chunk":\n' + JSON.stringify({ modelId: 'stranger-model', chunk: 'INJECTED' }) + '\n',
+      after: '{"modelId":"other-model","chunk":"TRAILING',
+    };
+    try {
+      const r = await engine.sendMessage({ slug: null, prompt: 'Garbled', model: 'fake-model', extraModels: ['other-model'] });
+      if (!r.ok) throw new Error(r.error);
+      const v = await view(engine, r.slug, (x) => done(x) && x.messages.length === 3);
+      expect(v.messages.slice(1).map((m) => [m.model, m.status, m.text, m.hasError ?? false])).toEqual([
+        ['fake-model', 'done', 'fake-model answers: Garbled', false],
+        ['other-model', 'done', 'other-model answers: Garbled', false],
+      ]);
+      const told = notices.filter((n) => n.title === MULTI_MODEL.unreadableTitle);
+      expect(told).toHaveLength(1);
+      expect(told[0]).toMatchObject({ text: MULTI_MODEL.unreadableText, tone: 'orange' });
+      // The log holds the same two whole replies (replay gives what the view showed).
+      const rows = [...fold(decodeLog(await engine.exportLog()).events).rows('messages')].filter((m) => m.role === 'assistant');
+      expect(rows.map((m) => [m.model, m.status, m.prompt])).toEqual([
+        ['fake-model', 'done', 'fake-model answers: Garbled'],
+        ['other-model', 'done', 'other-model answers: Garbled'],
+      ]);
+    } finally {
+      multiGarbage = null;
+    }
   });
 
   it("marks the prompt with 'Failed to start multi-model stream' when no model starts", async () => {

@@ -4,7 +4,7 @@ import type { PaymentRecord } from '../../../src/projections/payments';
 import { pollPayment, type PollAnswer, type PollHost } from '../../../src/worker/services/payment-poller';
 
 function record(ticker: string, startedAt: number, paymentNonce: string | null = null): PaymentRecord {
-  return { id: 'tx_1', ticker, amount: '5', txId: 'r', createdAt: startedAt / 1000, paymentLink: 'l', paymentNonce, status: 'pending', startedAt, settledAt: null };
+  return { id: 'tx_1', ticker, amount: '5', txId: 'r', createdAt: startedAt / 1000, paymentLink: 'l', paymentNonce, network: null, usdEquivalent: null, status: 'pending', startedAt, settledAt: null };
 }
 
 function host(answers: (n: number, now: number) => PollAnswer, start = 0, redeems = true) {

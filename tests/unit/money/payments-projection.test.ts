@@ -32,6 +32,20 @@ describe('payment events', () => {
     expect(foldPayments([...log, makeEvent('preferences.changed', { changes: {}, at: 6 }, 'p', 6)])).toEqual(s);
   });
 
+  it('keep the network and USD value when the event has them; an older event without them replays as unknown', () => {
+    const old = started('old', 1000);
+    const withStore = makeEvent('payment.started', { id: 'new', ticker: 'USDT', amount: '2', txId: 'r', createdAt: 2, paymentLink: 'l', paymentNonce: 'n', network: 'ARBITRUM', usdEquivalent: '2.00', at: 2000 }, 'e-new', 2000);
+    expect(checkPayload('payment.started', withStore.payload)).toBeNull();
+    expect(checkPayload('payment.started', { ...withStore.payload, network: 5 })).toMatch(/payload\.network/);
+    // The stored form of a v1 event from before these fields: upcast, validated and folded as it was.
+    const raw = { type: 'payment.started', v: 1, id: 'e-old', at: 1000, payload: old.payload };
+    const s = foldPayments([upcast(raw, { validate: true }), withStore]);
+    expect(s.records.map((r) => [r.id, r.network, r.usdEquivalent])).toEqual([
+      ['new', 'ARBITRUM', '2.00'],
+      ['old', null, null],
+    ]);
+  });
+
   it('touch no conversation', () => {
     const c = changeOf([started('a', 1), settled('a', 'expired', 2)]);
     expect(c.conversations).toBe(false);

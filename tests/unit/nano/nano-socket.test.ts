@@ -98,4 +98,32 @@ describe('nano deposit websocket', () => {
     expect(w.sends.map((s) => s.hash)).toEqual([b.hash, a.hash, c.hash]);
     w.socket.stop();
   }, 15_000);
+
+  it("a node that refuses the connection is 'error' (not 'closed') until the next attempt; so is a socket that cannot be made", async () => {
+    // A port nothing listens on: the browser's error event, then its close.
+    const refused = watch(['ws://127.0.0.1:9']);
+    refused.socket.start();
+    await until(() => refused.states.filter(([s]) => s === 'connecting').length >= 2);
+    refused.socket.stop();
+    const seq = refused.states.map(([s]) => s);
+    expect(seq.slice(0, 3)).toEqual(['connecting', 'error', 'connecting']);
+    expect(seq.slice(0, -1)).not.toContain('closed');
+    expect(refused.states[1]).toEqual(['error', 'ws://127.0.0.1:9']);
+
+    const states: NanoSocketState[] = [];
+    const broken = new NanoDepositSocket({
+      urls: ['wss://node.invalid/'],
+      account: ACCOUNT,
+      open: () => {
+        throw new SyntaxError('The URL is not allowed');
+      },
+      onSend: () => undefined,
+      onState: (state) => states.push(state),
+      backoffMs: () => 60_000,
+    });
+    broken.start();
+    expect(states).toEqual(['connecting', 'error']);
+    broken.stop();
+    expect(states).toEqual(['connecting', 'error', 'closed']);
+  });
 });

@@ -73,7 +73,7 @@ export function WebSearchSwitch() {
           className="search-depth"
           value={depth}
           onChange={(e) => {
-            // Read now: React puts the controlled value back right after this handler, before the engine call runs.
+            // Read now, not when the engine call runs (the controlled select is back at the old value by then).
             const linkupDepth = e.target.value === 'deep' ? 'deep' : 'standard';
             void engine((api) => api.setPreferences({ linkupDepth }));
           }}

@@ -1,0 +1,86 @@
+/**
+ * The engine's money room (src/worker/commands/money.ts): the wallet view and the money commands.
+ * Joined into the engine API by ./engine.ts, which re-exports them.
+ */
+import type { Invitation, PaymentLimits, PaymentMethodsResponse, PaymentStatus, PaymentTransaction } from './payments';
+import type { ActionResult } from './engine';
+
+/** One deposit as the wallet shows it (the payment store's transactionData, spec 001 section 3). */
+export interface PaymentView {
+  id: string;
+  ticker: string;
+  amount: string;
+  txId: string;
+  createdAt: number;
+  paymentLink: string;
+  paymentNonce: string | null;
+  /** The payment store's selectedNetwork: the chain of a stablecoin deposit (spec 001 sections 3 and 9), or null. */
+  network: string | null;
+  /** The payment store's usdEquivalentValue: the amount in USD when it was made (2 decimals), or null when unknown. */
+  usdEquivalent: string | null;
+  status: PaymentStatus;
+  startedAt: number;
+  settledAt: number | null;
+}
+export type NanoSocketStateView = 'idle' | 'connecting' | 'connected' | 'closed' | 'error';
+/** The money room's live state (src/worker/commands/money.ts). */
+export interface WalletView {
+  /** The deposit being paid (pendingTransaction), newest first if several. */
+  pending: PaymentView | null;
+  /** Latest deposits, newest first. */
+  payments: PaymentView[];
+  nano: { state: NanoSocketStateView; node: string | null; address: string | null; lastDeposit: { hash: string; amount: string; at: number } | null };
+}
+export interface MoneyQueries {
+  wallet: { query: { kind: 'wallet' }; result: WalletView };
+}
+
+/** Fiat rates of the payment store (spec 001 section 3), cached 60 s. */
+export interface FiatRatesView {
+  eurPerUsd: number;
+  gbpPerUsd: number;
+  timestamp: number;
+  state: 'loaded' | 'error';
+}
+
+export type MoneyResult<T> = ({ ok: true } & T) | { ok: false; error: string };
+
+export interface InvitationInput {
+  amount: string;
+  currency: 'USD' | 'XNO';
+  recipientName: string;
+  /** Milliseconds since the epoch. */
+  expiresAt: number;
+}
+
+/**
+ * Money (src/worker/commands/money.ts): deposits, nano, invitations, auto-recharge, recovery codes. Failures have
+ * already raised the spec's notice in the engine; `error` is its title (or the validation message).
+ */
+export interface MoneyHandlers {
+  paymentMethods(): Promise<PaymentMethodsResponse | null>;
+  paymentLimits(ticker: string): Promise<PaymentLimits | null>;
+  fiatRates(): Promise<FiatRatesView>;
+  /** USD per XNO; 1 when the price cannot be had (spec 001 section 7). */
+  nanoPrice(): Promise<number>;
+  /** With a network (USDC or USDT on BASE, ...), a Daimo-style deposit: paid, then redeemed by the engine. */
+  createPayment(ticker: string, amount: string, network?: string): Promise<MoneyResult<{ transaction: PaymentTransaction }>>;
+  /** The session's nano deposit address (made on first use); starts the deposit websocket. */
+  nanoDepositAddress(): Promise<MoneyResult<{ address: string }>>;
+  convertNanoToUsd(amount?: string): Promise<MoneyResult<{ amount: string }>>;
+  checkReceivables(): Promise<MoneyResult<{ receivable: string }>>;
+  getRepresentative(): Promise<MoneyResult<{ representative: string }>>;
+  changeRepresentative(representative: string): Promise<MoneyResult<{ representative: string }>>;
+  setRechargeSettings(settings: { enabled: boolean; threshold: string; target: string }): Promise<ActionResult>;
+  setDisplayCurrency(currency: 'USD' | 'XNO'): Promise<ActionResult>;
+  listInvitations(): Promise<MoneyResult<{ invitations: Invitation[] }>>;
+  createInvitation(input: InvitationInput): Promise<MoneyResult<{ invitation: Invitation }>>;
+  updateInvitation(redeemCode: string, changes: Partial<InvitationInput>): Promise<MoneyResult<{ invitation: Invitation }>>;
+  redeemInvitation(redeemCode: string): Promise<MoneyResult<{ amount: string; currency: 'USD' | 'XNO' }>>;
+  deleteInvitation(redeemCode: string): Promise<ActionResult>;
+  /** A new recovery code for this session (shown once; the previous one stops working). */
+  createRecoveryCode(): Promise<MoneyResult<{ code: string }>>;
+  /** Opens the session of a recovery code in this browser. */
+  recoverSession(code: string): Promise<ActionResult>;
+  accountMergeCheck(): Promise<{ canMigrate: boolean; hasRecoveryCode: boolean } | null>;
+}

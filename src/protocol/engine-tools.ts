@@ -1,0 +1,58 @@
+/**
+ * The engine's export, web (search status, scraping, suggestions) and scratchpad domains.
+ * Joined into the engine API by ./engine.ts, which re-exports them.
+ */
+import type { ScrapedPage, ScrapeFailure, Suggestion, SuggestionKind, WebSearchStatus } from './web';
+import type { ScratchpadEntryRow } from '../events/model';
+import type { ActionResult } from './engine';
+
+/** A conversation's scratchpad entries, newest first (src/worker/commands/scratchpad.ts). */
+export interface ScratchpadQueries {
+  scratchpad: { query: { kind: 'scratchpad'; slug: string }; result: ScratchpadEntryRow[] };
+}
+
+export type ExportFormat = 'markdown' | 'json' | 'pdf';
+/** A file the engine built for download (bytes transferred, not copied), or why it could not. */
+export type ExportFile = { ok: true; fileName: string; mimeType: string; bytes: ArrayBuffer } | { ok: false; error: string };
+
+/** Export (src/worker/commands/export.ts): a conversation's active branch as a file, or every conversation as one zip. */
+export interface ExportHandlers {
+  exportConversation(slug: string, format: ExportFormat): Promise<ExportFile>;
+  exportAllConversations(): Promise<ExportFile>;
+}
+
+
+/** What scraping URLs for the composer gave: the pages read and why others were not (src/worker/commands/web.ts). */
+export type ScrapeOutcome =
+  /** `skipped`: URLs not scraped because the message's MAX_SCRAPE_URLS were reached (pages and scrapes in flight). */
+  | { ok: true; pages: ScrapedPage[]; failures: ScrapeFailure[]; cost: number; skipped?: string[] }
+  | { ok: false; error: string; notified?: boolean };
+
+/** The message a scrape is for: its composer draft (a key per tab's draft) and the page URLs already on it. */
+export interface ScrapeDraft {
+  key: string;
+  attached: string[];
+}
+
+/** Web search status, scraping and starter suggestions (src/worker/commands/web.ts). */
+export interface WebHandlers {
+  /** Whether web search can be used, and why not (the composer's switch). */
+  webSearchStatus(): Promise<WebSearchStatus>;
+  /**
+   * Scrapes URLs for a message through the gateway (charged per page read): at most 25 unique URLs a message,
+   * counting the draft's attached pages and its scrapes still in flight; the rest come back as `skipped`.
+   */
+  scrapeUrls(urls: string[], draft?: ScrapeDraft): Promise<ScrapeOutcome>;
+  /** Random starter prompts for an empty conversation; [] when the gateway cannot be asked. */
+  suggestions(kind: SuggestionKind): Promise<Suggestion[]>;
+}
+
+/** What a scratchpad entry holds: a note typed in the panel, a message's text, code, or a code run's output. */
+export type ScratchpadEntryType = 'note' | 'message' | 'code' | 'output';
+
+/** The scratchpad of each conversation (src/worker/commands/scratchpad.ts), kept in the log. */
+export interface ScratchpadHandlers {
+  addScratchpadEntry(slug: string, content: string, type: ScratchpadEntryType): Promise<{ ok: true; id: number } | { ok: false; error: string }>;
+  editScratchpadEntry(id: number, content: string): Promise<ActionResult>;
+  deleteScratchpadEntry(id: number): Promise<ActionResult>;
+}
