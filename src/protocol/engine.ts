@@ -8,7 +8,7 @@ import type { ModelInfo, SessionData } from './api';
 import type { Preferences } from './preferences';
 import type { LibraryHandlers, LibraryQueries } from './library';
 import type { Invitation, PaymentLimits, PaymentMethodsResponse, PaymentStatus, PaymentTransaction } from './payments';
-import type { MessageAudio } from '../events/model';
+import type { MessageAudio, SpeechChoiceRecord } from '../events/model';
 import type { TranscribeConfig } from './speech';
 import type { ConsentHandlers, ConsentQueries, FolderHandlers, FolderQueries, UpdatesHandlers, UpdatesQueries } from './account';
 
@@ -482,15 +482,8 @@ export type EngineApi = CommandHandlers & {
   subscribe<Q extends Query>(query: Q, callback: (value: QueryResult<Q>) => void): Promise<() => void>;
 };
 
-/** A voice, speed and the model's extra settings for speech (src/protocol/speech-catalogue.ts). */
-export interface SpeechChoice {
-  voice?: string;
-  speed?: number;
-  stability?: number;
-  similarity_boost?: number;
-  style?: number;
-  instructions?: string;
-}
+/** A voice, speed and the model's extra settings for speech (src/protocol/speech-catalogue.ts); an Audio mode reply keeps it. */
+export type SpeechChoice = SpeechChoiceRecord;
 
 /** A message's speech as the player follows it: the chunks made so far, and whether more are coming. */
 export interface SpeechState {

@@ -11,15 +11,18 @@ import type { MessageRow } from '../../../src/events/model';
 import { startGateway, type RunningGateway } from '../../../src/server/start';
 import { Engine } from '../../../src/worker/engine';
 import { startFakeMedia, type FakeMedia } from '../server/fake-media';
+import { fakeSpeechProviders, startFakeSpeech, type FakeSpeech } from '../server/fake-speech';
 
 let gateway: RunningGateway;
 let fake: FakeMedia;
+let speech: FakeSpeech;
 const realFetch = globalThis.fetch;
 /** While set, an answer of this path reaches the gateway and is read whole, but never the engine (its tab closed). */
 let swallow: { path: string; answered: () => void } | null = null;
 
 beforeAll(async () => {
   fake = await startFakeMedia();
+  speech = await startFakeSpeech();
   gateway = await startGateway({
     port: 0,
     memory: true,
@@ -28,6 +31,7 @@ beforeAll(async () => {
     log: () => undefined,
     env: {
       PARLEY_OFFLINE_TOKEN_DELAY_MS: '0',
+      PARLEY_TTS_PROVIDERS: fakeSpeechProviders(speech.url),
       PARLEY_IMAGE_PROVIDERS: JSON.stringify([{ name: 'fakeai', url: `${fake.url}/v1`, key: 'sk-test', models: ['cheap-image'], pricing: { 'cheap-image': '0.01' } }]),
     },
   });
@@ -53,6 +57,7 @@ afterAll(async () => {
   globalThis.fetch = realFetch;
   await gateway?.close();
   await fake?.close();
+  await speech?.close();
 });
 
 const engines: Engine[] = [];
@@ -78,14 +83,15 @@ async function assistant(engine: Engine, slug: string, done: (m: MessageRow) => 
   return view.messages.find((m) => m.role === 'assistant') as MessageRow;
 }
 
-/** Credits the engine's session and answers its balance in micro-USD. */
+/** Credits the engine's session (the tests share one cookie); answers what it has spent since, in micro-USD. */
 async function funded(engine: Engine, usdMicro: bigint): Promise<() => Promise<bigint>> {
   await engine.whenStarted();
   await engine.refreshSession();
   const id = engine.session$.value.session?.id ?? '';
-  await gateway.ledger.credit(id, { key: `seed-${id}`, usdMicro });
+  await gateway.ledger.credit(id, { key: `seed-${crypto.randomUUID()}`, usdMicro });
   await engine.refreshSession();
-  return async () => (await gateway.ledger.balance(id)).usdMicro;
+  const start = (await gateway.ledger.balance(id)).usdMicro;
+  return async () => start - (await gateway.ledger.balance(id)).usdMicro;
 }
 
 /** Closes `engine` (its tab) and opens the next one on the same database. */
@@ -98,7 +104,7 @@ async function handOver(engine: Engine, dbName: string): Promise<Engine> {
 describe('an Image mode reply whose engine went away', () => {
   it('completes on the next engine with the first generation: one provider call, one charge', async () => {
     const first = newEngine('resume-image');
-    const balance = await funded(first, 1_000_000n);
+    const spent = await funded(first, 1_000_000n);
     let answered!: () => void;
     const gatewayAnswered = new Promise<void>((r) => (answered = r));
     swallow = { path: '/api/generate-image', answered };
@@ -107,7 +113,7 @@ describe('an Image mode reply whose engine went away', () => {
     expect(sent.ok).toBe(true);
     const slug = sent.ok ? sent.slug : '';
     await gatewayAnswered;
-    expect(await balance()).toBe(990_000n);
+    expect(await spent()).toBe(10_000n);
     const pending = await assistant(first, slug, (m) => m.status === 'pending');
     expect(pending.requestId).toMatch(/^[0-9a-f-]{36}$/);
 
@@ -117,7 +123,37 @@ describe('an Image mode reply whose engine went away', () => {
     expect(reply.interrupted).not.toBe(true);
     expect(reply.images).toHaveLength(1);
     expect(reply.cost).toBeCloseTo(0.01);
-    expect(await balance()).toBe(990_000n);
+    expect(await spent()).toBe(10_000n);
     expect(fake.requests.filter((r) => r.path === '/v1/images/generations').length - calls).toBe(1);
+  });
+});
+
+describe('an Audio mode reply whose engine went away', () => {
+  it('completes on the next engine with the speech the gateway made: one provider call, one charge', async () => {
+    const first = newEngine('resume-audio');
+    const spent = await funded(first, 1_000_000n);
+    let answered!: () => void;
+    const gatewayAnswered = new Promise<void>((r) => (answered = r));
+    swallow = { path: '/api/tts', answered };
+    const text = 'The lighthouse keeper reads the evening news aloud.';
+    const sent = await first.sendMessage({ slug: null, prompt: text, model: 'tts-1', mode: 'audio', speech: { voice: 'nova', speed: 1.25 } });
+    expect(sent.ok).toBe(true);
+    const slug = sent.ok ? sent.slug : '';
+    await gatewayAnswered;
+    // tts-1: $0.015 per 1000 characters.
+    const price = BigInt(text.length * 15);
+    expect(await spent()).toBe(price);
+    const pending = await assistant(first, slug, (m) => m.status === 'pending');
+    expect(pending.speechChoice).toEqual({ voice: 'nova', speed: 1.25 });
+
+    swallow = null;
+    const second = await handOver(first, 'resume-audio');
+    const reply = await assistant(second, slug, (m) => m.status === 'done');
+    expect(reply.interrupted).not.toBe(true);
+    expect(reply.audio?.chunks).toHaveLength(1);
+    expect(reply.audio?.chunks[0]?.bytes).toBeGreaterThan(0);
+    expect(reply.audio).toMatchObject({ voice: 'nova', speed: 1.25 });
+    expect(await spent()).toBe(price);
+    expect(speech.calls.filter((c) => (c.body as { input?: string } | null)?.input === text)).toHaveLength(1);
   });
 });
