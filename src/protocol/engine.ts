@@ -107,7 +107,9 @@ export interface Notice {
     /** Sends a failed prompt again (the context memory notice, spec 000 section 4). */
     | { label: string; kind: 'resend'; slug: string; messageId: number }
     /** Plays a message's audio (the 'Audio Ready' notice when autoplay was blocked, spec 001 section 4). */
-    | { label: string; kind: 'playAudio'; messageId: number };
+    | { label: string; kind: 'playAudio'; messageId: number }
+    /** Opens the Deposit dialog at once, over the page (spec 000 section 6: "otherwise the deposit modal opens"). */
+    | { label: string; kind: 'depositNow' };
 }
 
 export interface EngineStatus {

@@ -9,7 +9,7 @@ import { useSnapshot } from 'valtio';
 import type { ModelSettings } from '../../events/model';
 import type { ModelInfo } from '../../protocol/api';
 import type { ActionResult } from '../../protocol/engine';
-import { maxInputImages } from '../../protocol/image-rules';
+import { FREE_FLUX_METADATA_KEY, FREE_FLUX_MODEL, freeFluxLeft, maxInputImages, utcDate } from '../../protocol/image-rules';
 import { engine, useQuery } from '../engine';
 import { showLocalNotice } from '../state';
 import { useFileUrl } from './files';
@@ -47,6 +47,18 @@ function NumberSetting({ label, value, min, max, step = 1, placeholder, onChange
           if (n === undefined || (Number.isFinite(n) && n >= min && n <= max)) onChange(n);
         }}
       />
+    </span>
+  );
+}
+
+/** Spec 000 section 6: flux-schnell's free uses left today, from the session's 'count:date' metadata. */
+function FreeImagesLeft() {
+  const session = useQuery({ kind: 'session' });
+  const value = session?.session?.metadata[FREE_FLUX_METADATA_KEY];
+  const left = freeFluxLeft(value, utcDate(Date.now()));
+  return (
+    <span className="media-free" role="status">
+      {left === 0 ? 'No free images left today' : `${left} free image${left === 1 ? '' : 's'} left today`}
     </span>
   );
 }
@@ -91,6 +103,7 @@ export function MediaControls({ mode, model }: { mode: 'image' | 'video'; model:
       </span>
       <NumberSetting label="Seed" placeholder="any" value={settings.seed} min={0} max={4_294_967_295} onChange={(v) => set({ seed: v })} />
       {mode === 'image' && <NumberSetting label="Guidance" placeholder="default" value={settings.guidance_scale} min={0} max={30} step={0.5} onChange={(v) => set({ guidance_scale: v })} />}
+      {mode === 'image' && model.id === FREE_FLUX_MODEL && !model.free && <FreeImagesLeft />}
       {takesImages && (
         <span className="media-inputs">
           {inputImageIds.map((id, i) => (
