@@ -190,7 +190,9 @@ export function mediaCommands(core: EngineCore): MediaHandlers {
     async setModelSettings(modelId: string, settings: ModelSettings): Promise<ActionResult> {
       await core.whenStarted();
       const now = Date.now();
-      await core.append([makeEvent('modelSettings.changed', { modelId, settings, at: now }, crypto.randomUUID(), now)]);
+      // A setting set back to the model's default is recorded as null (undefined is not a value in the log).
+      const recorded = Object.fromEntries(Object.entries(settings).map(([k, v]) => [k, v === undefined ? null : v])) as ModelSettings;
+      await core.append([makeEvent('modelSettings.changed', { modelId, settings: recorded, at: now }, crypto.randomUUID(), now)]);
       return { ok: true };
     },
 

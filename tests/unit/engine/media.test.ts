@@ -107,6 +107,14 @@ describe('images', () => {
     await until<GalleryItem[]>(engine.observe({ kind: 'gallery' }), (g) => g.length === 0);
   });
 
+  it('a setting set back to the model default (undefined) is cleared, the others kept; replay agrees', async () => {
+    const engine = newEngine('media-settings-clear');
+    await engine.setModelSettings('parley-offline-image', { seed: 9, negative_prompt: 'blur', width: 128 });
+    expect((await engine.setModelSettings('parley-offline-image', { seed: undefined, negative_prompt: undefined })).ok).toBe(true);
+    const all = await until<Record<string, Record<string, unknown>>>(engine.observe({ kind: 'modelSettings' }), (v) => v['parley-offline-image']?.width === 128 && v['parley-offline-image']?.seed === undefined);
+    expect(all['parley-offline-image']).toEqual({ width: 128 });
+  });
+
   it('a chat model answering in image lines (Gemini-style): the reply keeps the text, its image is a stored Blob, in the gallery', async () => {
     const engine = newEngine('media-image-lines');
     await until<{ models: { id: string }[] }>(engine.observe({ kind: 'models' }), (m) => m.models.some((x) => x.id === 'parley-offline-image-chat'));

@@ -173,6 +173,29 @@ describe('POST /api/generate-image, OpenAI images adapter', () => {
   });
 });
 
+describe("each image model's settings (shown as its controls)", () => {
+  it('lists them per model: by family, by configuration, and the offline painters', async () => {
+    const g = await mediaGateway({
+      PARLEY_IMAGE_PROVIDERS: JSON.stringify([
+        { name: 'fakeai', url: `${fake.url}/v1`, models: ['gpt-image-1', 'flux-schnell', 'sdxl'], settings: { sdxl: ['seed', 'guidance_scale', 'negative_prompt', 'resolution'] }, resolutions: { sdxl: ['512x512', '1024x1024'] } },
+      ]),
+    });
+    const models = ((await (await g.get('/api/models')).json()) as { models: { id: string; imageSettings?: string[]; resolutions?: string[] }[] }).models;
+    const of = (id: string) => models.find((m) => m.id === id);
+    expect(of('gpt-image-1')).toMatchObject({ imageSettings: ['nImages', 'resolution'], resolutions: ['1024x1024', '1536x1024', '1024x1536'] });
+    expect(of('flux-schnell')?.imageSettings).toEqual(['nImages', 'width', 'height', 'seed', 'negative_prompt']);
+    expect(of('flux-schnell')?.resolutions).toBeUndefined();
+    expect(of('sdxl')).toMatchObject({ imageSettings: ['seed', 'guidance_scale', 'negative_prompt', 'resolution'], resolutions: ['512x512', '1024x1024'] });
+    expect(of('parley-offline-image')?.imageSettings).toEqual(['nImages', 'width', 'height', 'aspect_ratio', 'seed']);
+    expect(of('parley-offline-grid')?.imageSettings).toEqual(['aspect_ratio', 'seed']);
+    await g.close();
+  });
+
+  it('refuses a configuration naming a setting that does not exist', async () => {
+    await expect(mediaGateway({ PARLEY_IMAGE_PROVIDERS: JSON.stringify([{ name: 'x', url: `${fake.url}/v1`, models: ['m'], settings: { m: ['colour'] } }]) })).rejects.toThrow(/PARLEY_IMAGE_PROVIDERS/);
+  });
+});
+
 describe('a requestId is bound to its image request (issue 5)', () => {
   it('a retry gets the first answer with no second generation or charge; parallel retries too; another body is 409; a failure is kept, a refusal frees it', async () => {
     fake.image = 'ok';
