@@ -28,6 +28,17 @@ async function imageMode(page: Page): Promise<void> {
 
 const settings = (page: Page) => page.getByRole('group', { name: 'Image settings' });
 
+/** With PARLEY_E2E_SHOTS set, screenshots at the desktop and the phone size, for a look by hand. */
+async function shots(page: Page, name: string): Promise<void> {
+  const dir = process.env.PARLEY_E2E_SHOTS;
+  if (!dir) return;
+  for (const [w, h] of [[1366, 850], [390, 844]] as const) {
+    await page.setViewportSize({ width: w, height: h });
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: `${dir}/${name}-${w}.png` });
+  }
+}
+
 describe("image models' own controls", () => {
   it('two models show different controls, and a negative prompt set on flux-schnell reaches the provider', async () => {
     const page = await openApp(await getStack().newContext());
@@ -58,6 +69,7 @@ describe("image models' own controls", () => {
     const sent = JSON.parse(fake.requests.filter((r) => r.path === '/v1/images/generations').at(-1)?.body ?? '{}') as Record<string, unknown>;
     expect(sent).toMatchObject({ model: 'flux-schnell', prompt: 'a quiet harbour', negative_prompt: 'blurry, text', seed: 42 });
     await settings(page).getByText('9 free images left today').waitFor();
+    await shots(page, 'image-controls-flux');
   });
 
   it("flux-schnell's free images spent: the gateway's message, and the Deposit dialog opens", async () => {
@@ -82,6 +94,7 @@ describe("image models' own controls", () => {
     await notice.getByText('Your 10 free flux-schnell images for today are used up. Add funds to keep generating.').waitFor();
     await settings(page).getByText('No free images left today').waitFor();
     await user(page).last().getByText('Free images used up for today').waitFor();
+    await shots(page, 'free-limit-deposit');
   });
 });
 
