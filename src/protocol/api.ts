@@ -24,7 +24,7 @@ export const CONTEXT_TOO_LONG = 'CONTEXT_TOO_LONG';
 
 export const ChatPartSchema = z.union([
   z.object({ type: z.literal('text'), text: z.string() }),
-  z.object({ type: z.literal('image_url'), image_url: z.object({ url: z.string() }) }),
+  z.object({ type: z.literal('image_url'), image_url: z.object({ url: z.string(), detail: z.enum(['low', 'high', 'auto']).optional() }) }),
 ]);
 export type ChatPart = z.infer<typeof ChatPartSchema>;
 

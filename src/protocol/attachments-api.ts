@@ -5,11 +5,18 @@
  */
 import { z } from 'zod';
 import { IMAGE_SIZE_LIMIT } from './attachments';
+import { IMAGE_DESCRIPTION_DEFAULTS } from './vision';
 
 /** A data URL of an accepted image, base64. */
 export const IMAGE_DATA_URL = /^data:image\/(png|jpeg|jpg|webp|gif|bmp);base64,/;
+/**
+ * Largest image POST /api/image-description takes: the description's own maximum (spec 000 section 9, 10 MB) or
+ * the upload cap (spec 001 section 9, 3.5 MB), whichever is smaller: every image the engine stores was compressed
+ * to the upload cap, so that is the binding one (docs/decisions.md, "Image description size").
+ */
+export const DESCRIPTION_MAX_IMAGE_BYTES = Math.min(IMAGE_DESCRIPTION_DEFAULTS.maxImageSizeMb * 1024 * 1024, IMAGE_SIZE_LIMIT);
 /** Longest data URL accepted: the image limit as base64 plus the header. */
-export const IMAGE_DATA_URL_MAX_CHARS = Math.ceil(IMAGE_SIZE_LIMIT / 3) * 4 + 64;
+export const IMAGE_DATA_URL_MAX_CHARS = Math.ceil(DESCRIPTION_MAX_IMAGE_BYTES / 3) * 4 + 64;
 
 export const ImageDescriptionRequestSchema = z.object({
   model: z.string().min(1).max(200).optional(),
@@ -18,10 +25,15 @@ export const ImageDescriptionRequestSchema = z.object({
   image: z.string().max(IMAGE_DATA_URL_MAX_CHARS + 1024),
   session: z.string().max(200).optional(),
   transactionDetails: z.object({ conversationUUID: z.string().max(100).optional(), method: z.string().max(100).optional() }).optional(),
-  /** Spec 000 section 9: 'detailed' by default. */
+  /** Spec 000 section 9: 'detailed' by default; sent upstream as image_url.detail ('detailed' is 'high'). */
   detail: z.enum(['detailed', 'low', 'high', 'auto']).optional(),
 });
 export type ImageDescriptionRequest = z.infer<typeof ImageDescriptionRequestSchema>;
+
+/** The upstream image_url.detail of a description request's detail (OpenAI's values: low, high, auto). */
+export function upstreamDetail(detail: ImageDescriptionRequest['detail']): 'low' | 'high' | 'auto' {
+  return detail === undefined || detail === 'detailed' ? 'high' : detail;
+}
 export interface ImageDescriptionResponse {
   description: string;
   /** The model that described it ('parley-offline' for the offline engine). */

@@ -72,6 +72,8 @@ export interface Preferences {
   largeTextPasteToFile: boolean;
   /** Example prompts on an empty conversation. */
   showExamplePromptsCarousel: boolean;
+  /** Spec 001 section 5: images over 3.5 MB are compressed when this is on (the default); off, they are refused. */
+  imageCompressionEnabled: boolean;
 }
 
 /** Languages the code viewer runs (Python) or previews (HTML). */
@@ -112,6 +114,7 @@ export const DEFAULT_PREFERENCES: Preferences = {
   installBannerHidden: false,
   largeTextPasteToFile: true,
   showExamplePromptsCarousel: true,
+  imageCompressionEnabled: true,
 };
 
 /** Longest search term kept; most folders kept open. */
@@ -157,6 +160,7 @@ export const PREFERENCE_CHECKS: { readonly [K in keyof Preferences]: (v: unknown
   installBannerHidden: (v) => typeof v === 'boolean',
   largeTextPasteToFile: (v) => typeof v === 'boolean',
   showExamplePromptsCarousel: (v) => typeof v === 'boolean',
+  imageCompressionEnabled: (v) => typeof v === 'boolean',
 };
 
 /** A plain object of at most 50 entries whose values pass `ok` (the per-model speech choices). */

@@ -265,6 +265,18 @@ function originList(env: Env, name: string): string[] {
   });
 }
 
+/** PARLEY_PUBLIC_URL's origin: the page's origin behind a proxy that ends TLS (guards/cross-site.ts). */
+function publicOrigin(env: Env): string[] {
+  const raw = env.PARLEY_PUBLIC_URL?.trim();
+  if (!raw) return [];
+  try {
+    const u = new URL(raw);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? [u.origin] : [];
+  } catch {
+    return []; // payments/config.ts reports a malformed PARLEY_PUBLIC_URL
+  }
+}
+
 function loadGuards(env: Env, sessionIdleMs: number): GuardConfig {
   const header = env.PARLEY_TRUSTED_PROXY_HEADER?.trim() || null;
   if (header !== null && !/^[A-Za-z0-9-]{1,100}$/.test(header)) {
@@ -273,7 +285,7 @@ function loadGuards(env: Env, sessionIdleMs: number): GuardConfig {
   const touch = intVar(env, 'PARLEY_SESSION_TOUCH_MS', 10 * 60_000, 0, DAY_MS);
   return {
     trustedProxyHeader: header === null ? null : header.toLowerCase(),
-    allowedOrigins: originList(env, 'PARLEY_ALLOWED_ORIGINS'),
+    allowedOrigins: [...originList(env, 'PARLEY_ALLOWED_ORIGINS'), ...publicOrigin(env)],
     sessionRate: {
       burst: intVar(env, 'PARLEY_SESSION_RATE_BURST', 20, 1, 1_000_000),
       perMinute: intVar(env, 'PARLEY_SESSION_RATE_PER_MIN', 10, 0, 60_000_000),

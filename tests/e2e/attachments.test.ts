@@ -6,6 +6,7 @@
  * its files; the composer at phone size.
  */
 import type { Page } from 'playwright-core';
+import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 import { makeDocx, makePdf } from '../unit/attachments/fixtures';
 import { textReply } from '../unit/server/fake-upstream';
@@ -206,6 +207,36 @@ describe('attachments in the conversation', () => {
     expect(await paste('text', long)).toBe(false);
     await page.waitForTimeout(500);
     expect(await chips(page).count()).toBe(0);
+  });
+
+  it('"Compress large images" (on by default) compresses a 4 MB photo; switched off, the photo is refused with the spec message', async () => {
+    // Noise does not compress as PNG: 1200x1100 pixels are over 3.5 MB.
+    const png = new PNG({ width: 1200, height: 1100 });
+    let seed = 7;
+    for (let i = 0; i < png.data.length; i++) {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      png.data[i] = i % 4 === 3 ? 255 : seed >>> 24;
+    }
+    const big = PNG.sync.write(png);
+    expect(big.length).toBeGreaterThan(3_670_016);
+    const size = `${(big.length / (1024 * 1024)).toFixed(2)} MB`;
+    const page = await openChat();
+    const notices = page.getByRole('region', { name: 'Notifications' });
+    await fileInput(page).setInputFiles({ name: 'noise.png', mimeType: 'image/png', buffer: big });
+    await ready(page, 'noise.png');
+    await notices.getByText('Image Compressed Successfully', { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Remove noise.png' }).click();
+
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Settings' }).click();
+    const toggle = page.getByRole('switch', { name: 'Compress large images' });
+    expect(await toggle.isChecked()).toBe(true);
+    await toggle.click();
+    await expect.poll(() => toggle.isChecked()).toBe(false);
+    await page.goBack();
+    await fileInput(page).setInputFiles({ name: 'noise-2.png', mimeType: 'image/png', buffer: big });
+    await notices.getByText(`noise-2.png: File size (${size}) exceeds the 3.5MB limit. Please choose a smaller image or enable compression.`, { exact: true }).waitFor({ timeout: 30_000 });
+    await chip(page, 'noise-2.png').filter({ hasText: 'Failed' }).waitFor();
+    if (shots) await page.screenshot({ path: `${shots}/attachments-compression-off.png` });
   });
 
   it('at phone size the composer with chips fits the screen', async () => {

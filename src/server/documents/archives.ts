@@ -102,14 +102,17 @@ export async function sevenZipText(data: Uint8Array, limits = ARCHIVE_LIMITS): P
   const printed: string[] = [];
   const sz = await factory({ print: (line: string) => printed.push(line), printErr: () => undefined });
   sz.FS.writeFile('/in.7z', data);
-  sz.callMain(['l', '-slt', '-ba', '/in.7z']);
+  // -bsp0: no progress output (it would prefix the first 'Path = ' line with a backspaced counter).
+  sz.callMain(['l', '-slt', '-ba', '-bsp0', '/in.7z']);
   const entries: ArchiveEntry[] = [];
   let current: Partial<ArchiveEntry> = {};
   const flush = (): void => {
     if (current.name !== undefined) entries.push({ name: current.name, size: current.size ?? 0, directory: current.directory ?? false });
     current = {};
   };
-  for (const line of printed) {
+  for (const raw of printed) {
+    // Whatever a terminal would have erased (text before a backspace) is not part of the line.
+    const line = raw.slice(raw.lastIndexOf('\b') + 1);
     if (line.startsWith('Path = ')) {
       flush();
       current.name = line.slice(7);

@@ -4,7 +4,8 @@
  * same host is the same *site* and gets the cookie: a text/plain form POST or no-cors fetch from there needs no
  * CORS preflight. So state-changing requests (anything but GET, HEAD, OPTIONS) must:
  * - not say Sec-Fetch-Site: cross-site or same-site (browsers set it; same-origin and none pass);
- * - when an Origin is sent, carry the gateway's own origin (its Host) or one of PARLEY_ALLOWED_ORIGINS;
+ * - when an Origin is sent, carry the gateway's own origin (the request's scheme, Host and port), PARLEY_PUBLIC_URL's
+ *   origin or one of PARLEY_ALLOWED_ORIGINS;
  * - have Content-Type application/json (a cross-origin page can only send that after a CORS preflight, which the
  *   gateway never grants); POST /api/transcribe takes a recording as audio/* (not a CORS-safelisted type either, so
  *   it too needs the preflight that is never granted).
@@ -32,6 +33,25 @@ export function isMultipartContentType(value: string | undefined): boolean {
   return (value?.split(';')[0] ?? '').trim().toLowerCase() === 'multipart/form-data';
 }
 
+/**
+ * Whether an Origin header is the gateway's own origin: the same scheme, host and port as the request itself (the
+ * scheme the request arrived with, the Host header it names). An http:// page on the host of an https:// gateway is
+ * another origin and is refused. Behind a proxy that ends TLS the request arrives as http://, so the public https://
+ * origin passes only through PARLEY_PUBLIC_URL or PARLEY_ALLOWED_ORIGINS (config.ts adds both to the allowed set).
+ */
+export function isOwnOrigin(origin: string, requestUrl: string, hostHeader: string | undefined): boolean {
+  if (origin === 'null' || hostHeader === undefined) return false;
+  let sent: URL;
+  let own: URL;
+  try {
+    sent = new URL(origin);
+    own = new URL(requestUrl);
+  } catch {
+    return false;
+  }
+  return sent.protocol === own.protocol && sent.host === hostHeader.toLowerCase();
+}
+
 export function crossSiteGuard(allowedOrigins: readonly string[], multipartPaths: ReadonlySet<string> = new Set()): MiddlewareHandler<AppEnv> {
   const allowed = new Set(allowedOrigins);
   return async (c, next) => {
@@ -41,16 +61,8 @@ export function crossSiteGuard(allowedOrigins: readonly string[], multipartPaths
       return jsonError(c, 403, 'CROSS_SITE', `Refused: a ${site} request (Sec-Fetch-Site) may not change anything here`);
     }
     const origin = c.req.header('origin');
-    if (origin !== undefined && !allowed.has(origin)) {
-      let host: string | null = null;
-      try {
-        host = origin === 'null' ? null : new URL(origin).host;
-      } catch {
-        host = null;
-      }
-      if (host === null || host !== c.req.header('host')) {
-        return jsonError(c, 403, 'CROSS_SITE', `Refused: requests from the origin '${origin.slice(0, 200)}' are not allowed`);
-      }
+    if (origin !== undefined && !allowed.has(origin) && !isOwnOrigin(origin, c.req.url, c.req.header('host'))) {
+      return jsonError(c, 403, 'CROSS_SITE', `Refused: requests from the origin '${origin.slice(0, 200)}' are not allowed`);
     }
     const type = c.req.header('content-type');
     if (!isJsonContentType(type) && !(multipartPaths.has(c.req.path) && isMultipartContentType(type)) && !(c.req.path === '/api/transcribe' && isAudioContentType(type))) {

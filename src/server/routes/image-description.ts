@@ -1,6 +1,7 @@
 /**
  * POST /api/image-description (spec 000 section 7): `{model, prompt, image (data URL), session,
- * transactionDetails}` -> `{description}`. The image is described by a vision model of the catalogue (the one
+ * transactionDetails, detail}` -> `{description}`. `session`, when given, must be the cookie's; `detail` goes upstream
+ * as image_url.detail. The image is described by a vision model of the catalogue (the one
  * asked for when it takes images, else PARLEY_VISION_MODEL), or, when none is configured, by the offline engine's
  * deterministic description (size, colours, stored text; src/server/documents/image-facts.ts, in a worker thread).
  *
@@ -10,8 +11,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
-import { formatFileSize, IMAGE_DESCRIPTION, IMAGE_SIZE_LIMIT, IMAGE_UPLOAD } from '../../protocol/attachments';
-import { IMAGE_DATA_URL, IMAGE_DATA_URL_MAX_CHARS, ImageDescriptionRequestSchema, type ImageDescriptionResponse } from '../../protocol/attachments-api';
+import { formatFileSize, IMAGE_DESCRIPTION, IMAGE_UPLOAD } from '../../protocol/attachments';
+import { DESCRIPTION_MAX_IMAGE_BYTES, IMAGE_DATA_URL, IMAGE_DATA_URL_MAX_CHARS, ImageDescriptionRequestSchema, upstreamDetail, type ImageDescriptionResponse } from '../../protocol/attachments-api';
 import type { ChatMessage } from '../../protocol/api';
 import { chatPayload, type ChatPayload } from '../body/chat-payload';
 import { isVisionModel } from '../../protocol/vision';
@@ -104,16 +105,18 @@ export function registerImageDescriptionRoute(app: Hono<AppEnv>, ctx: RouteConte
     if (!body.ok) return body.response;
     const parsed = ImageDescriptionRequestSchema.safeParse(body.value);
     if (!parsed.success) return jsonError(c, 400, 'BAD_REQUEST', `Invalid request: ${describeIssues(parsed.error.issues)}`);
-    const { image, prompt, model } = parsed.data;
+    const { image, prompt, model, detail, session } = parsed.data;
+    // The cookie's session pays; a request naming another session (a stale tab after a reset) is refused.
+    if (session !== undefined && session !== c.get('sessionId')) return jsonError(c, 403, 'SESSION_MISMATCH', 'This request names another session');
     const header = IMAGE_DATA_URL.exec(image);
     if (!header) return jsonError(c, 400, 'BAD_IMAGE', IMAGE_UPLOAD.unsupportedFormatText);
     const bytes = Buffer.from(image.slice(header[0].length), 'base64');
     if (bytes.length === 0) return jsonError(c, 400, 'BAD_IMAGE', IMAGE_UPLOAD.unsupportedFormatText);
-    if (bytes.length > IMAGE_SIZE_LIMIT) return jsonError(c, 413, 'IMAGE_TOO_LARGE', IMAGE_UPLOAD.tooLarge(formatFileSize(bytes.length)));
+    if (bytes.length > DESCRIPTION_MAX_IMAGE_BYTES) return jsonError(c, 413, 'IMAGE_TOO_LARGE', IMAGE_UPLOAD.tooLarge(formatFileSize(bytes.length)));
     const entry = describingModel(ctx, model);
     let answer: ImageDescriptionResponse;
     if (entry) {
-      const messages: ChatMessage[] = [{ role: 'user', content: [{ type: 'text', text: prompt?.trim() || IMAGE_DESCRIPTION.prompt }, { type: 'image_url', image_url: { url: image } }] }];
+      const messages: ChatMessage[] = [{ role: 'user', content: [{ type: 'text', text: prompt?.trim() || IMAGE_DESCRIPTION.prompt }, { type: 'image_url', image_url: { url: image, detail: upstreamDetail(detail) } }] }];
       const described = await paidDescription(ctx, c.get('sessionId'), entry, messages);
       if (!described.ok) return jsonError(c, described.status, described.code, described.message, described.extra ?? {});
       answer = { description: described.text, model: entry.info.id };

@@ -132,7 +132,9 @@ export function registerTalkToGptMultiRoute(app: Hono<AppEnv>, ctx: RouteContext
             const refusal = upstreamRefusal(opened);
             return await refuse(refusal.status, refusal.error, refusal.message);
           }
-          return { ...started, stall, events: opened.events };
+          // The same object the stall timer sees: a copy would hide `writing` from it (a slow client taken for a
+          // silent upstream) and its `stalled` from the relay.
+          return Object.assign(started, { stall, events: opened.events });
         } catch (e) {
           if (started.stalled) return await refuse(503, 'UPSTREAM_STALL', STALL_MESSAGE);
           throw e;

@@ -20,7 +20,8 @@ import type { Db } from '../db/types';
 import { requestBodyHash } from '../routes/request-binding';
 import type { Ledger } from '../ledger/ledger';
 import type { SpeechJob } from '../providers/speech-types';
-import { releaseSpeech, reserveSpeech, settleSpeech, type Shortfall } from './billing';
+import type { OpenHold, PaidCall, Shortfall } from '../ledger/paid-call';
+import { adoptSpeechHold, reserveSpeech, speechCharge } from './billing';
 import type { SpeechCatalogue } from './catalogue';
 
 /** A job's lease; renewed every third of it while its provider works. */
@@ -71,6 +72,8 @@ export interface TtsJobsOptions {
   syncWaitMs: number;
   providerTimeoutMs: number;
   workerMs: number;
+  /** Life of a job's hold if its gateway dies (renewed every third of it while the job runs); default HOLD_TTL_MS. */
+  holdTtlMs?: number;
 }
 
 /** A job's input as canonical JSON, hashed (a JSONB round trip reorders its keys). */
@@ -126,12 +129,14 @@ export class TtsJobs {
     );
     for (const row of rows) {
       const input = typeof row.input === 'string' ? (JSON.parse(row.input) as TtsJobInput) : row.input;
+      // The dead owner's hold, taken over by its key: renewed while this process works, settled or released once.
+      const hold = row.hold_key === null ? null : adoptSpeechHold(this.o.ledger, row.session_id, this.holdCall(row.hold_key, input), this.o.log);
       if (row.attempts > TTS_MAX_ATTEMPTS || Number(row.age_ms) > TTS_JOB_MAX_AGE_MS) {
-        await releaseSpeech(this.o.ledger, row.hold_key ?? '', row.hold_key !== null, this.o.log);
+        await hold?.release();
         await this.finishError(row.run_id, 'Failed to generate audio: the job was given up after its gateway stopped');
         continue;
       }
-      const p = this.execute(row.run_id, row.session_id, row.hold_key, input).then((made) => this.keep(row.run_id, made));
+      const p = this.execute(row.run_id, hold, input).then((made) => this.keep(row.run_id, made));
       this.track(p);
     }
     if (Date.now() - this.lastPurge > 60_000) {
@@ -139,6 +144,11 @@ export class TtsJobs {
       await this.o.db.query(`DELETE FROM tts_jobs WHERE status <> 'running' AND updated_at < now() - $1::bigint * interval '1 millisecond'`, [String(TTS_RETAIN_MS)]);
     }
     return rows.length;
+  }
+
+  /** The paid call of a job's hold (key tts:{session}:{requestId|runId}). */
+  private holdCall(key: string, input: TtsJobInput): PaidCall {
+    return { key, maxUsdMicro: BigInt(input.costUsdMicro), note: `tts ${input.model}`, ...(this.o.holdTtlMs !== undefined ? { ttlMs: this.o.holdTtlMs } : {}) };
   }
 
   private track(p: Promise<unknown>): void {
@@ -156,9 +166,8 @@ export class TtsJobs {
       if (prior) return prior;
     }
     const runId = randomBytes(18).toString('base64url');
-    const cost = BigInt(input.costUsdMicro);
     const holdKey = `tts:${sessionId}:${requestId ?? runId}`;
-    const reserved = await reserveSpeech(this.o.ledger, sessionId, holdKey, cost, `tts ${input.model}`);
+    const reserved = await reserveSpeech(this.o.ledger, sessionId, this.holdCall(holdKey, input), this.o.log);
     if (!reserved.ok) {
       if (reserved.kind === 'short') return { kind: 'short', shortfall: reserved.shortfall };
       // The same requestId is being taken by a parallel request: its job, once its row is written.
@@ -168,16 +177,16 @@ export class TtsJobs {
       await this.o.db.query(
         `INSERT INTO tts_jobs (run_id, session_id, request_id, model, input, chars, cost_usd_micro, hold_key, status, owner, lease_until)
          VALUES ($1, $2, $3, $4, $5::text::jsonb, $6, $7::bigint, $8, 'running', $9, now() + $10::bigint * interval '1 millisecond')`,
-        [runId, sessionId, requestId, input.model, JSON.stringify(input), input.chars, input.costUsdMicro, reserved.held ? holdKey : null, this.owner, String(TTS_LEASE_MS)],
+        [runId, sessionId, requestId, input.model, JSON.stringify(input), input.chars, input.costUsdMicro, reserved.hold ? holdKey : null, this.owner, String(TTS_LEASE_MS)],
       );
     } catch (e) {
-      await releaseSpeech(this.o.ledger, holdKey, reserved.held, this.o.log);
+      await reserved.hold?.release();
       // A free job's requestId taken by a parallel request (the unique index): that request's job.
       const prior = requestId !== null && isUniqueViolation(e) ? await this.prior(sessionId, requestId, input) : null;
       if (prior) return prior;
       throw e;
     }
-    const work = this.execute(runId, sessionId, reserved.held ? holdKey : null, input);
+    const work = this.execute(runId, reserved.hold, input);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const answered = await Promise.race([work.then((made) => ({ made })), new Promise<null>((r) => (timer = setTimeout(() => r(null), this.o.syncWaitMs)))]);
     clearTimeout(timer);
@@ -240,10 +249,10 @@ export class TtsJobs {
   }
 
   /** Runs the provider under the job's lease, then settles (audio made) or releases (nothing made) its hold once. */
-  private async execute(runId: string, sessionId: string, holdKey: string | null, input: TtsJobInput): Promise<Made> {
+  private async execute(runId: string, hold: OpenHold | null, input: TtsJobInput): Promise<Made> {
     const entry = this.o.catalogue.get(input.model);
     if (!entry) {
-      await releaseSpeech(this.o.ledger, holdKey ?? '', holdKey !== null, this.o.log);
+      await hold?.release();
       return { ok: false, status: 400, code: 'UNKNOWN_MODEL', message: `The speech model ${input.model} is no longer offered` };
     }
     const renew = setInterval(() => {
@@ -255,13 +264,13 @@ export class TtsJobs {
     try {
       const r = await entry.provider.synthesize(input.job, AbortSignal.timeout(this.o.providerTimeoutMs));
       if (!r.ok) {
-        await releaseSpeech(this.o.ledger, holdKey ?? '', holdKey !== null, this.o.log);
+        await hold?.release();
         return { ok: false, status: r.status >= 500 || r.status === 429 ? 502 : r.status, code: r.code, message: r.message };
       }
-      const s = await settleSpeech(this.o.ledger, sessionId, holdKey ?? '', BigInt(input.costUsdMicro), holdKey !== null, `tts ${input.model}`, this.o.log);
+      const s = speechCharge((await hold?.settle(BigInt(input.costUsdMicro))) ?? null);
       return { ok: true, audio: r.audio, mime: r.mime, cost: s.cost, paymentSource: s.paymentSource };
     } catch (e) {
-      await releaseSpeech(this.o.ledger, holdKey ?? '', holdKey !== null, this.o.log);
+      await hold?.release();
       return { ok: false, status: 502, code: 'PROVIDER_ERROR', message: `Speech provider failed: ${e instanceof Error ? e.message : String(e)}` };
     } finally {
       clearInterval(renew);

@@ -11,7 +11,7 @@ import { TRANSCRIBE_MAX_BYTES, type TranscribeConfig, type TranscribeResponse } 
 import { jsonError, type AppEnv, type RouteContext } from '../context';
 import { isAudioContentType } from '../guards/cross-site';
 import { ceilDiv } from '../money';
-import { refusedHold, releaseSpeech, reserveSpeech, settleSpeech } from './billing';
+import { refusedHold, reserveSpeech, speechCharge } from './billing';
 import type { SpeechCatalogue } from './catalogue';
 
 /** The lowest bit rate a recording is assumed to have when its length is not in its header: 16 kbit/s. */
@@ -68,19 +68,19 @@ export function registerTranscribeRoutes(app: Hono<AppEnv>, ctx: RouteContext, c
     const longest = wavSeconds(audio) ?? audio.byteLength / MIN_BYTES_PER_SECOND;
     const hold = transcriptionCostMicro(t.config.microPerMinute, longest);
     const key = `transcribe:${sessionId}:${requestId ?? randomBytes(12).toString('base64url')}`;
-    const reserved = await reserveSpeech(ctx.ledger, sessionId, key, hold, `transcribe ${t.config.model}`);
+    const reserved = await reserveSpeech(ctx.ledger, sessionId, { key, maxUsdMicro: hold, note: `transcribe ${t.config.model}` }, ctx.log);
     if (!reserved.ok) return refusedHold(c, reserved, 'transcription');
     const name = `recording.${(mime.split('/')[1] ?? 'webm').replace(/^(x-)?wav$/, 'wav').replace(/^mpeg$/, 'mp3')}`;
     const r = await t.provider
       .transcribe({ model: t.config.model, audio, mime, filename: name, ...(language !== undefined ? { language } : {}) }, AbortSignal.timeout(TIMEOUT_MS))
       .catch((e: unknown) => ({ ok: false as const, status: 502, code: 'PROVIDER_ERROR', message: e instanceof Error ? e.message : String(e) }));
     if (!r.ok) {
-      await releaseSpeech(ctx.ledger, key, reserved.held, ctx.log);
+      await reserved.hold?.release();
       return jsonError(c, (r.status >= 500 ? 502 : 400) as 400, r.code, r.message);
     }
     const seconds = r.duration ?? longest;
     const cost = transcriptionCostMicro(t.config.microPerMinute, Math.min(seconds, longest));
-    const s = await settleSpeech(ctx.ledger, sessionId, key, cost, reserved.held, `transcribe ${t.config.model}`, ctx.log);
+    const s = speechCharge((await reserved.hold?.settle(cost)) ?? null);
     const body: TranscribeResponse = { text: r.text, duration: r.duration, cost: s.cost, paymentSource: s.paymentSource };
     c.header('Cache-Control', 'no-store');
     return c.json(body);

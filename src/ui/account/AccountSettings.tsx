@@ -119,6 +119,7 @@ export function AccountSettings({ preferences, save }: { preferences: Preference
       <h2 className="settings-section">Composing</h2>
       <Switch label="Convert long pasted text to a file" checked={preferences.largeTextPasteToFile} onChange={(v) => save({ largeTextPasteToFile: v })} hint="A long paste is attached as a text file instead of filling the message box." />
       <Switch label="Show example prompts" checked={preferences.showExamplePromptsCarousel} onChange={(v) => save({ showExamplePromptsCarousel: v })} hint="Suggestions on an empty conversation." />
+      <Switch label="Compress large images" checked={preferences.imageCompressionEnabled} onChange={(v) => save({ imageCompressionEnabled: v })} hint="Images over 3.5 MB are made smaller before they are attached. Off, they are refused." />
       <div className="setting">
         <label htmlFor={codeId}>Code language</label>
         <select id={codeId} value={preferences.codeLanguage} onChange={(e) => save({ codeLanguage: e.target.value as CodeLanguage })}>

@@ -21,6 +21,8 @@ import { draftLinks } from '../queries/library';
 import { registerAttachmentStep } from './submit-plugins';
 
 const IMAGE_EXT = new Set<string>(IMAGE_EXTENSIONS);
+/** Image formats a browser shows but the image upload does not accept (refused with 'Unsupported image format'). */
+const NOT_ACCEPTED_IMAGE_EXT = new Set(['gif', 'svg', 'heic', 'heif', 'avif', 'ico']);
 
 /** The conversation id a slug's composer links use (0 for a new conversation), or null when the slug is unknown. */
 export async function composerConversationId(core: EngineCore, slug: string | null): Promise<number | null> {
@@ -58,13 +60,16 @@ export function libraryCommands(core: EngineCore, jobs: LibraryJobs = new Librar
       if (d.item.name === name && (d.item.originalSize ?? d.item.sizeBytes) === file.size) return { ok: true, id: d.item.id, name };
     }
     if (file.size > SERVER_MAX_FILE_SIZE) return refuse(UPLOAD.errorTitle, UPLOAD.sizeUnsupported(formatFileSize(file.size)), ext, file.size);
-    const isImage = IMAGE_EXT.has(ext) || (file.type.startsWith('image/') && ext !== 'gif');
+    // An image is anything named or typed as one: a GIF (or SVG, HEIC...) is an image the upload does not take
+    // (spec 000 section 5: jpg, jpeg, png, webp, bmp, tiff, tif), refused as such, never read as a text document.
+    const isImage = IMAGE_EXT.has(ext) || NOT_ACCEPTED_IMAGE_EXT.has(ext) || file.type.startsWith('image/');
     const analysis = analyseFile({ name, size: file.size, type: file.type });
     let processing: LibraryRow['processing'];
     if (isImage) {
+      if (!IMAGE_EXT.has(ext)) return refuse(IMAGE_UPLOAD.unsupportedFormatTitle, IMAGE_UPLOAD.unsupportedFormatText, ext, file.size);
       if (!file.type.startsWith('image/')) return refuse(IMAGE_UPLOAD.uploadErrorTitle, IMAGE_UPLOAD.notAnImage, ext, file.size);
       const kind = sniffImage(new Uint8Array(await file.slice(0, 32).arrayBuffer()));
-      if (!IMAGE_EXT.has(ext) || kind === null || !kindMatchesExtension(kind, ext)) {
+      if (kind === null || !kindMatchesExtension(kind, ext)) {
         return refuse(IMAGE_UPLOAD.unsupportedFormatTitle, IMAGE_UPLOAD.unsupportedFormatText, ext, file.size);
       }
       processing = 'image';
@@ -86,7 +91,7 @@ export function libraryCommands(core: EngineCore, jobs: LibraryJobs = new Librar
       content: [],
       processingTime: 0,
       type: isImage ? 'image' : 'file',
-      status: processing === 'server' ? 'uploading' : 'processing',
+      status: 'not started',
       order,
       fileType: ext,
       sizeBytes: file.size,

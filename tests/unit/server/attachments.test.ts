@@ -247,6 +247,52 @@ describe('POST /api/image-description', () => {
       // 900 input tokens at $2.50/M + 5 output at $10/M = 2250 + 50 micro-dollars.
       expect(balance.usdMicro).toBe(1_000_000n - 2_300n);
     });
+
+    it("passes the request's detail upstream as image_url.detail ('detailed', the default, is 'high')", async () => {
+      const s = await newSession(paid.app);
+      await paid.ledger.credit(s.data.id, { key: `seed:${s.data.id}`, usdMicro: 1_000_000n });
+      const sentDetail = () => (upstream.requests.at(-1)?.body?.messages as { content: { type: string; image_url?: { detail?: string } }[] }[])[0]?.content[1]?.image_url?.detail;
+      const image = pngDataUrl(4, 4, [0, 255, 0, 255]);
+      for (const [detail, upstreamDetail] of [['low', 'low'], ['auto', 'auto'], ['high', 'high'], ['detailed', 'high'], [undefined, 'high']] as const) {
+        const r = await describe_(paid.app, s.cookie, { model: 'gpt-4o', image, ...(detail ? { detail } : {}) });
+        expect(r.status).toBe(200);
+        expect(sentDetail()).toBe(upstreamDetail);
+      }
+      expect((await describe_(paid.app, s.cookie, { model: 'gpt-4o', image, detail: 'ultra' })).status).toBe(400);
+    });
+
+    it('takes the session the cookie names, and refuses another one before any upstream call', async () => {
+      const s = await newSession(paid.app);
+      await paid.ledger.credit(s.data.id, { key: `seed:${s.data.id}`, usdMicro: 1_000_000n });
+      const image = pngDataUrl(4, 4, [0, 0, 0, 255]);
+      expect((await describe_(paid.app, s.cookie, { model: 'gpt-4o', image, session: s.data.id })).status).toBe(200);
+      const before = upstream.requests.length;
+      const other = await newSession(paid.app);
+      const r = await describe_(paid.app, s.cookie, { model: 'gpt-4o', image, session: other.data.id });
+      expect(r).toMatchObject({ status: 403, body: { error: 'SESSION_MISMATCH' } });
+      expect(upstream.requests.length).toBe(before);
+    });
+  });
+
+  describe('with PARLEY_VISION_MODEL configured', () => {
+    let upstream: FakeUpstream;
+    let configured: TestGateway;
+    beforeAll(async () => {
+      upstream = await startFakeUpstream(textReply('A green field.'), { models: ['vision-x', 'text-only'] });
+      configured = await gw.rebuild({ PARLEY_UPSTREAM_URL: upstream.url, PARLEY_UPSTREAM_MODELS: 'vision-x,text-only', PARLEY_VISION_MODEL: 'vision-x' });
+    }, 60_000);
+    afterAll(async () => {
+      await upstream.close();
+    });
+
+    it('a model that takes no images (or none named) is replaced by the configured vision model', async () => {
+      const s = await newSession(configured.app);
+      for (const model of ['text-only', 'google/gemini-2.0-flash-001', undefined]) {
+        const r = await describe_(configured.app, s.cookie, { image: pngDataUrl(4, 4, [0, 200, 0, 255]), ...(model ? { model } : {}) });
+        expect(r).toMatchObject({ status: 200, body: { description: 'A green field.', model: 'vision-x' } });
+        expect(upstream.requests.at(-1)?.body?.model).toBe('vision-x');
+      }
+    });
   });
 });
 

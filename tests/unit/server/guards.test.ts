@@ -250,6 +250,40 @@ describe('cross-site requests', () => {
     expect((await getSession(a, s.cookie)).usd_balance).toBe('1.000000');
   });
 
+  it('the own origin is scheme, host and port: an http:// page on an https:// gateway\'s host is refused; PARLEY_PUBLIC_URL passes', async () => {
+    const a = await app({ PARLEY_PUBLIC_URL: 'https://chat.parley.example/' });
+    const s = await fundedSession(a);
+    const send = (url: string, host: string, origin: string) =>
+      a.request(url, {
+        method: 'POST',
+        headers: { cookie: s.cookie, 'content-type': 'application/json', host, origin },
+        body: JSON.stringify(chatBody('parley-offline', 'hi')),
+      });
+    // No Sec-Fetch-Site (an older browser, or a page that strips it): only the Origin decides.
+    const refused: [string, string, string][] = [
+      ['https://parley.example/api/stream-gpt', 'parley.example', 'http://parley.example'],
+      ['http://parley.example:8787/api/stream-gpt', 'parley.example:8787', 'https://parley.example:8787'],
+      ['http://parley.example:8787/api/stream-gpt', 'parley.example:8787', 'http://chat.parley.example'],
+    ];
+    for (const [url, host, origin] of refused) {
+      const res = await send(url, host, origin);
+      expect(res.status, `${origin} -> ${url}`).toBe(403);
+      expect((await errorBody(res)).message).toBe(`Refused: requests from the origin '${origin}' are not allowed`);
+    }
+    const passing: [string, string, string][] = [
+      ['https://parley.example/api/stream-gpt', 'parley.example', 'https://parley.example'],
+      ['http://Parley.example:8787/api/stream-gpt', 'Parley.example:8787', 'http://parley.example:8787'],
+      // Behind a proxy that ends TLS: the request arrives as http://, the page is the public https:// origin.
+      ['http://10.0.0.5:8787/api/stream-gpt', '10.0.0.5:8787', 'https://chat.parley.example'],
+    ];
+    for (const [url, host, origin] of passing) {
+      const res = await send(url, host, origin);
+      expect(res.status, `${origin} -> ${url}`).toBe(200);
+      await res.text();
+    }
+    expect(up.requests).toHaveLength(0);
+  });
+
   it('small JSON routes refuse bodies over 256 KiB; the reply routes take large ones', async () => {
     const a = await app();
     const s = await newSession(a);

@@ -41,7 +41,7 @@ export async function buildApp(db: Db, env: Env): Promise<TestGateway> {
     db,
     catalogue,
     ledger,
-    settings: { stallMs: config.stallMs, cookieSecure: config.cookieSecure, maxBodyBytes: config.maxBodyBytes, guards: config.guards },
+    settings: { stallMs: config.stallMs, cookieSecure: config.cookieSecure, maxBodyBytes: config.maxBodyBytes, guards: config.guards, visionModel: config.visionModel },
     log,
   });
   return {

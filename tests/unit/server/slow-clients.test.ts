@@ -8,6 +8,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../../src/server/start';
+import { MultiStreamParser, type MultiStreamEvent } from '../../../src/worker/services/multi-stream';
 import { startFakeUpstream, textReply, type FakeUpstream } from './fake-upstream';
 import { splitStream } from './helpers';
 import { expectLedgerBalanced } from './money-checks';
@@ -23,7 +24,7 @@ let up: FakeUpstream;
 
 beforeAll(async () => {
   // Paced (the fake upstream shares this test's event loop: writing 24 MB at once would hold it past the stall limit).
-  up = await startFakeUpstream(textReply(TEXT, { chunkSize: 64 * 1024, usage: USAGE, delayMs: 1 }), { models: ['paid-model'] });
+  up = await startFakeUpstream(textReply(TEXT, { chunkSize: 64 * 1024, usage: USAGE, delayMs: 1 }), { models: ['paid-model', 'paid-two'] });
   gw = await startGateway({
     port: 0,
     memory: true,
@@ -31,8 +32,8 @@ beforeAll(async () => {
     inheritEnv: false,
     env: {
       PARLEY_UPSTREAM_URL: up.url,
-      PARLEY_UPSTREAM_MODELS: 'paid-model',
-      PARLEY_UPSTREAM_PRICING: JSON.stringify({ 'paid-model': { input: '1.5', output: '3' } }),
+      PARLEY_UPSTREAM_MODELS: 'paid-model,paid-two',
+      PARLEY_UPSTREAM_PRICING: JSON.stringify({ 'paid-model': { input: '1.5', output: '3' }, 'paid-two': { input: '1.5', output: '3' } }),
       PARLEY_STALL_MS: String(STALL_MS),
       PARLEY_CLIENT_TIMEOUT_MS: String(CLIENT_TIMEOUT_MS),
       PARLEY_RESUME_GRACE_MS: '10000',
@@ -126,5 +127,73 @@ describe('slow and stopped readers on a real socket', () => {
     expect(resumed.text.startsWith(TEXT)).toBe(true);
     expect(resumed.text).toContain('"cost":0.0075');
     expect(up.requests).toHaveLength(2);
+  }, 60_000);
+});
+
+describe('slow and stopped readers of a multi-model reply on a real socket', () => {
+  const MODELS = ['paid-model', 'paid-two'];
+  const multiBody = (requestId: string) => ({ conversationUUID: 'c', models: MODELS, prompt: 'hi', isMultiModel: true, requestId });
+  const openHolds = async (id: string): Promise<string | undefined> =>
+    (await gw.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM ledger_holds WHERE session_id = $1 AND status = 'held'`, [id]))[0]?.n;
+
+  function events(text: string): MultiStreamEvent[] {
+    const p = new MultiStreamParser(null);
+    return [...p.push(new TextEncoder().encode(text)), ...p.finish()];
+  }
+
+  it('a reader that pauses longer than the stall limit gets every model whole and pays what each upstream says', async () => {
+    const s = await fundedSession();
+    const res = await open(s.cookie, '/api/talk-to-gpt-multi', multiBody('req-multi-slow-1'));
+    expect(res.statusCode).toBe(200);
+    const first = await firstChunk(res);
+    await new Promise((r) => setTimeout(r, STALL_MS * 3)); // stopped: the relays wait on this client, not on the upstreams
+    res.resume();
+    const { text, complete } = await readAll(res, first);
+    expect(complete).toBe(true);
+    const all = events(text);
+    expect(all.some((e) => e.kind === 'malformed')).toBe(false);
+    for (const id of MODELS) {
+      const chunks = all.filter((e): e is Extract<MultiStreamEvent, { kind: 'chunk' }> => e.kind === 'chunk' && e.modelId === id);
+      expect(chunks.map((e) => e.text).join('').length).toBe(TEXT.length);
+      const meta = all.find((e): e is Extract<MultiStreamEvent, { kind: 'metadata' }> => e.kind === 'metadata' && e.modelId === id);
+      expect(meta?.metadata.isStreamStall).toBeUndefined();
+      expect(meta?.metadata.error).toBeUndefined();
+      expect(meta?.metadata.cost).toBe(0.0075);
+    }
+    expect(await balance(s.id)).toBe(1_000_000n - 2n * 7_500n);
+    await expectLedgerBalanced(gw.db, s.id);
+  }, 60_000);
+
+  it('a reader that stops for good is taken as gone: both upstreams are aborted, the holds closed, the gateway keeps answering', async () => {
+    const s = await fundedSession();
+    const asked = up.requests.length;
+    // Slower upstreams (about 8 s for the whole text): still producing when the client is taken as gone.
+    up.setScript(textReply(TEXT, { chunkSize: 64 * 1024, usage: USAGE, delayMs: 20 }));
+    const res = await open(s.cookie, '/api/talk-to-gpt-multi', multiBody('req-multi-stopped'));
+    expect(res.statusCode).toBe(200);
+    const first = await firstChunk(res); // and reads nothing more
+    // While the client holds the writes back, other requests are served at once.
+    const health = await fetch(`${gw.url}/healthz`, { signal: AbortSignal.timeout(1000) });
+    expect(health.status).toBe(200);
+    // After the client timeout the gateway drops the connection, aborts both upstreams and closes both holds.
+    for (let i = 0; i < 200 && (await openHolds(s.id)) !== '0'; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await openHolds(s.id)).toBe('0');
+    await up.settled();
+    const mine = up.requests.slice(asked);
+    expect(mine).toHaveLength(2);
+    expect(mine.map((r) => r.aborted)).toEqual([true, true]);
+    // Charged for what was relayed before the cut (no usage came: estimated from the text), at most each hold.
+    const holds = await gw.db.query<{ status: string; max: string; settled: string | null }>(
+      `SELECT status, max_usd_micro::text AS max, settled_usd_micro::text AS settled FROM ledger_holds WHERE session_id = $1 ORDER BY hold_key`,
+      [s.id],
+    );
+    expect(holds.map((h) => h.status)).toEqual(['settled', 'settled']);
+    for (const h of holds) expect(BigInt(h.settled ?? '0') > 0n && BigInt(h.settled ?? '0') <= BigInt(h.max)).toBe(true);
+    expect(await balance(s.id)).toBe(1_000_000n - holds.reduce((sum, h) => sum + BigInt(h.settled ?? '0'), 0n));
+    await expectLedgerBalanced(gw.db, s.id);
+    res.resume();
+    const cut = await readAll(res, first);
+    expect(cut.complete).toBe(false);
+    up.setScript(textReply(TEXT, { chunkSize: 64 * 1024, usage: USAGE, delayMs: 1 }));
   }, 60_000);
 });

@@ -1,7 +1,8 @@
 /**
  * Issue 5 item 9: two gateway processes on one PostgreSQL, behind a proxy that sends each request to the other
  * one in turn (as a round-robin load balancer without sticky sessions would). A reply started through one
- * process is resumed, retried and stopped through the other (src/server/routes/reply-store.ts).
+ * process is resumed, retried and stopped through the other (src/server/routes/reply-store.ts). Paid replies and
+ * their holds go through both processes at once, and the rate limits are one budget across them.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest, type Server } from 'node:http';
@@ -9,9 +10,13 @@ import type { AddressInfo } from 'node:net';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METADATA_OPEN, type StreamMetadata } from '../../../src/protocol/stream';
+import { openDatabase } from '../../../src/server/db/open';
+import type { Db } from '../../../src/server/db/types';
+import { Ledger } from '../../../src/server/ledger/ledger';
 import { CUT_OFF_MESSAGE } from '../../../src/server/routes/stream-gpt';
 import { startFakeUpstream, type FakeUpstream } from './fake-upstream';
 import { startGatewayProcess, type GatewayProcess } from './gateway-process';
+import { expectLedgerBalanced } from './money-checks';
 import { startTempPostgres, type TempPostgres } from './pg-server';
 
 /** A round-robin proxy: request n goes to backend n mod 2; the answer says which one in x-backend. */
@@ -51,6 +56,8 @@ describe('two gateway processes on one PostgreSQL', () => {
   let b: GatewayProcess;
   let proxy: { url: string; server: Server };
   let sql: ReturnType<typeof postgres>;
+  let db: Db;
+  let ledger: Ledger;
 
   beforeAll(async () => {
     pg = await startTempPostgres();
@@ -62,13 +69,23 @@ describe('two gateway processes on one PostgreSQL', () => {
     u.pathname = `/${dbName}`;
     url = u.toString();
     up = await startFakeUpstream({ steps: [{ content: 'x' }] });
-    const env = { PARLEY_UPSTREAM_URL: up.url, PARLEY_UPSTREAM_MODELS: 'fake-model', PARLEY_RESUME_GRACE_MS: '1500' };
+    const env = {
+      PARLEY_UPSTREAM_URL: up.url,
+      PARLEY_UPSTREAM_MODELS: 'fake-model,paid-model',
+      PARLEY_UPSTREAM_PRICING: JSON.stringify({ 'paid-model': { input: '1.5', output: '3' } }),
+      PARLEY_RESUME_GRACE_MS: '1500',
+      // The proxy passes the client's X-Forwarded-For through: each test limits its own address.
+      PARLEY_TRUSTED_PROXY_HEADER: 'X-Forwarded-For',
+    };
     [a, b] = await Promise.all([startGatewayProcess(url, env), startGatewayProcess(url, env)]);
     proxy = await startProxy([a.url, b.url]);
     sql = postgres(url, { max: 1, onnotice: () => {} });
+    db = await openDatabase({ kind: 'postgres', url });
+    ledger = new Ledger(db, { nanoPriceUsdMicro: 1_000_000n });
   }, 120_000);
 
   afterAll(async () => {
+    await db?.close();
     await sql?.end();
     proxy?.server.close();
     await Promise.all([a?.stop(), b?.stop()]);
@@ -77,9 +94,12 @@ describe('two gateway processes on one PostgreSQL', () => {
   }, 60_000);
 
   async function session(): Promise<string> {
-    const res = await fetch(`${proxy.url}/auth/local-session`);
-    await res.arrayBuffer();
-    return (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    return (await sessionFrom()).cookie;
+  }
+  async function sessionFrom(address?: string): Promise<{ cookie: string; id: string | null; status: number; backend: string | null }> {
+    const res = await fetch(`${proxy.url}/auth/local-session`, address === undefined ? {} : { headers: { 'x-forwarded-for': address } });
+    const body = res.status === 200 ? ((await res.json()) as { data: { id: string } }) : (await res.arrayBuffer(), null);
+    return { cookie: (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '', id: body?.data.id ?? null, status: res.status, backend: res.headers.get('x-backend') };
   }
   const post = (cookie: string, path: string, body: unknown, signal?: AbortSignal): Promise<Response> =>
     fetch(`${proxy.url}${path}`, { method: 'POST', signal, headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -189,5 +209,70 @@ describe('two gateway processes on one PostgreSQL', () => {
       `SELECT count(*)::int AS n FROM inflight_reply_chunks c WHERE NOT EXISTS (SELECT 1 FROM inflight_replies r WHERE r.reply_key = c.reply_key)`,
     );
     expect(chunks[0]?.n).toBe(0);
+  }, 30_000);
+
+  it('parallel paid replies through both processes: holds on one balance, never negative, debits = what was delivered', async () => {
+    up.requests.length = 0;
+    // Each reply: 1000 + 2000 tokens at $1.5 / $3 per million = 7500 micro-dollars; its hold (maxTokens 4000) is
+    // 1 x 1.5 + 4000 x 3 = 12002, so a 30000 balance holds two at once and a third must wait or be refused.
+    up.setScript({ steps: [{ content: 'paid' }, { delayMs: 400 }, { content: ' words' }], usage: { prompt_tokens: 1000, completion_tokens: 2000 } });
+    const rich = await Promise.all([sessionFrom('198.51.100.1'), sessionFrom('198.51.100.2')]);
+    const poor = await sessionFrom('198.51.100.3');
+    for (const s of rich) await ledger.credit(s.id as string, { key: `seed:${s.id}`, usdMicro: 30_000n });
+    const all = [...rich, poor];
+    const replies = await Promise.all(
+      all.flatMap((s, si) =>
+        Array.from({ length: 6 }, async (_, i) => {
+          const res = await post(s.cookie, '/api/stream-gpt', { ...chat(`req-two-paid-${si}-${i}`), model: 'paid-model', maxTokens: 4000 });
+          const text = await res.text();
+          return { session: si, status: res.status, backend: res.headers.get('x-backend'), text };
+        }),
+      ),
+    );
+    const delivered = replies.filter((r) => r.status === 200);
+    // Both processes served paid replies.
+    expect(new Set(delivered.map((r) => r.backend))).toEqual(new Set(['0', '1']));
+    for (const r of delivered) {
+      const { text, meta } = splitMeta(r.text);
+      expect(text).toBe('paid words');
+      expect(meta).toMatchObject({ cost: 0.0075, paymentSource: 'USD', isPartial: false });
+      expect(meta.billingError).toBeUndefined();
+    }
+    for (const r of replies.filter((x) => x.status !== 200)) {
+      expect(r.status).toBe(402);
+      expect((JSON.parse(r.text) as { error: string }).error).toBe('INSUFFICIENT_BALANCE');
+    }
+    expect(delivered.filter((r) => r.session === 2)).toEqual([]); // no balance, nothing delivered
+    for (const [si, s] of all.entries()) {
+      const id = s.id as string;
+      const paid = delivered.filter((r) => r.session === si).length;
+      const credited = si < 2 ? 30_000n : 0n;
+      expect(BigInt(paid) * 7_500n).toBeLessThanOrEqual(credited);
+      const balance = (await ledger.balance(id)).usdMicro;
+      expect(balance).toBe(credited - BigInt(paid) * 7_500n);
+      expect(balance >= 0n).toBe(true);
+      const charged = await sql.unsafe(`SELECT coalesce(sum(applied_usd_micro), 0)::text AS t FROM ledger_entries WHERE session_id = $1 AND kind = 'charge'`, [id]);
+      expect(BigInt(String(charged[0]?.t))).toBe(BigInt(paid) * 7_500n);
+      expect((await ledger.holds(id)).filter((h) => h.status === 'held')).toEqual([]);
+      await expectLedgerBalanced(db, id);
+    }
+    expect(delivered.filter((r) => r.session < 2).length).toBeGreaterThanOrEqual(4); // two at once each, at least
+    // Only replies that were paid for reached the upstream.
+    expect(up.requests.filter((r) => r.path.endsWith('/chat/completions')).length).toBe(delivered.length);
+  }, 60_000);
+
+  it('rate limits are one budget across the two processes', async () => {
+    // PARLEY_SESSION_RATE_BURST is 20 per address: 30 new sessions from one address, alternating between the
+    // processes, get 20 (one more if a token came back meanwhile), however they were spread.
+    const tries = [];
+    for (let i = 0; i < 30; i++) tries.push(await sessionFrom('203.0.113.77'));
+    const ok = tries.filter((t) => t.status === 200);
+    expect(ok.length).toBeGreaterThanOrEqual(20);
+    expect(ok.length).toBeLessThanOrEqual(21);
+    const limited = tries.filter((t) => t.status === 429);
+    expect(limited.length).toBe(30 - ok.length);
+    expect(new Set(limited.map((t) => t.backend))).toEqual(new Set(['0', '1']));
+    // Another address is not affected.
+    expect((await sessionFrom('203.0.113.78')).status).toBe(200);
   }, 30_000);
 });

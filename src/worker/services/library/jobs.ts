@@ -60,6 +60,9 @@ export async function pollJob<T>(check: () => Promise<{ state: 'completed'; answ
 
 export class LibraryJobs {
   private readonly running = new Map<number, AbortController>();
+  /** Images compressing now, and the id of their shared 'Compressing Image' notice. */
+  private compressions = 0;
+  private compressingNotice: string | null = null;
   poll: PollOptions = { intervalMs: LIBRARY_POLL_MS, attempts: LIBRARY_POLL_ATTEMPTS };
 
   constructor(private readonly core: EngineCore) {}
@@ -126,6 +129,24 @@ export class LibraryJobs {
     attachmentCalls.reportUnsupported(item.fileType ?? '', item.sizeBytes ?? 0);
   }
 
+  /**
+   * The 'Compressing Image' notice (spec 001 section 8: it stays until done) is one notice however many images
+   * compress at once (one notice per title, src/worker/core.ts): it names the latest image and closes when the
+   * last compression ends, not when the first does.
+   */
+  private compressionStarted(name: string, size: number): void {
+    this.compressions++;
+    this.core.notify({ title: IMAGE_UPLOAD.compressingTitle, text: IMAGE_UPLOAD.compressingText(name, formatFileSize(size)), tone: 'blue', durationMs: null });
+    this.compressingNotice = this.core.notices$.value.find((n) => n.title === IMAGE_UPLOAD.compressingTitle)?.id ?? null;
+  }
+
+  private compressionEnded(): void {
+    this.compressions = Math.max(0, this.compressions - 1);
+    if (this.compressions > 0 || this.compressingNotice === null) return;
+    void this.core.dismissNotice(this.compressingNotice);
+    this.compressingNotice = null;
+  }
+
   private async blob(item: LibraryRow): Promise<Blob | null> {
     const row = await this.core.db.files.get(item.fileId);
     if (!row) return null;
@@ -142,16 +163,19 @@ export class LibraryJobs {
 
   private async runImage(item: LibraryRow, blob: Blob): Promise<void> {
     const started = performance.now();
-    let compressingId: string | null = null;
+    await this.progress(item.id, 'processing', null);
+    let compressing = false;
     const onCompressing = (): void => {
-      this.core.notify({ title: IMAGE_UPLOAD.compressingTitle, text: IMAGE_UPLOAD.compressingText(item.name, formatFileSize(blob.size)), tone: 'blue', durationMs: null });
-      compressingId = this.core.notices$.value.find((n) => n.title === IMAGE_UPLOAD.compressingTitle)?.id ?? null;
+      if (compressing) return;
+      compressing = true;
+      this.compressionStarted(item.name, blob.size);
     };
     let result: ImageValidation;
     try {
-      result = await withFileWorker<ImageValidation>((api) => api.prepareImage(blob, item.name, true, Comlink.proxy(onCompressing)));
+      const enabled = this.core.preferences$.value.imageCompressionEnabled;
+      result = await withFileWorker<ImageValidation>((api) => api.prepareImage(blob, item.name, enabled, Comlink.proxy(onCompressing)));
     } finally {
-      if (compressingId) void this.core.dismissNotice(compressingId);
+      if (compressing) this.compressionEnded();
     }
     if (!result.isValid) return this.fail(item, result.error, result.title);
     const file = result.file;

@@ -10,6 +10,7 @@ import { makeEvent, type NewEvent } from '../../../events/catalogue';
 import type { LibraryRow } from '../../../events/model';
 import type { ModelInfo } from '../../../protocol/api';
 import { IMAGE_DESCRIPTION } from '../../../protocol/attachments';
+import { DESCRIPTION_MAX_IMAGE_BYTES, type ImageDescriptionRequest } from '../../../protocol/attachments-api';
 import { IMAGE_DESCRIPTION_DEFAULTS, takesImages } from '../../../protocol/vision';
 import type { AttachmentStep } from '../../commands/submit-plugins';
 import type { EngineCore } from '../../core';
@@ -54,6 +55,18 @@ async function settledRows(core: EngineCore, ids: readonly number[], wait: boole
 
 export type SubmitAttachments = ({ ok: true } & Omit<AttachedPrompt, 'cut'>) | { ok: false; error: string };
 
+/** The body of POST /api/image-description for one image (spec 000 sections 7 and 9: model, prompt, detail). */
+export function descriptionRequest(image: string, conversationUUID: string, session: string | undefined): ImageDescriptionRequest {
+  return {
+    model: IMAGE_DESCRIPTION_DEFAULTS.model,
+    prompt: IMAGE_DESCRIPTION.prompt,
+    image,
+    detail: IMAGE_DESCRIPTION_DEFAULTS.detail,
+    ...(session ? { session } : {}),
+    transactionDetails: { conversationUUID, method: 'image-description' },
+  };
+}
+
 export async function attachmentsForSubmit(
   core: EngineCore,
   o: { libraryIds: readonly number[]; prompt: string; models: readonly ModelInfo[]; budgetChars: number; conversationUUID: string; wait?: boolean },
@@ -71,16 +84,11 @@ export async function attachmentsForSubmit(
     items,
     vision: o.models.every(takesImages),
     budgetChars: o.budgetChars,
-    describe: async (image) =>
-      (
-        await attachmentCalls.describeImage({
-          model: IMAGE_DESCRIPTION_DEFAULTS.model,
-          prompt: IMAGE_DESCRIPTION.prompt,
-          image,
-          detail: IMAGE_DESCRIPTION_DEFAULTS.detail,
-          transactionDetails: { conversationUUID: o.conversationUUID, method: 'image-description' },
-        })
-      ).description,
+    describe: async (image, row) => {
+      // An image over the description's limit (a legacy inline image never compressed) is not sent to be refused.
+      if ((row.sizeBytes ?? 0) > DESCRIPTION_MAX_IMAGE_BYTES) throw new Error('image too large to describe');
+      return (await attachmentCalls.describeImage(descriptionRequest(image, o.conversationUUID, core.session$.value.session?.id))).description;
+    },
     notify: (n) => core.notify(n),
   });
   return { ok: true, prompt: built.prompt, files: built.files, libraryIds: built.libraryIds };

@@ -96,3 +96,35 @@ describe('nano to USD', () => {
     await expectLedgerBalanced(gw.db, s.data.id);
   });
 });
+
+describe('display currency', () => {
+  const displayed = async (cookie: string): Promise<unknown> =>
+    ((await call<{ data: { displayCurrency: string } }>(gw.app, 'GET', '/auth/local-session', cookie)).body.data.displayCurrency);
+
+  it('POST /api/session/display-currency sets USD or XNO, and the session call reflects it', async () => {
+    const s = await gw.session();
+    expect(await displayed(s.cookie)).toBe('USD');
+    for (const value of ['XNO', 'USD', 'XNO']) {
+      const r = await call(gw.app, 'POST', '/api/session/display-currency', s.cookie, { displayCurrency: value });
+      expect(r.status).toBe(200);
+      expect(r.body).toEqual({ displayCurrency: value });
+      expect(await displayed(s.cookie)).toBe(value);
+    }
+    // Another session is not touched.
+    expect(await displayed((await gw.session()).cookie)).toBe('USD');
+  });
+
+  it('refuses anything else with 400 and keeps the value; needs a session', async () => {
+    const s = await gw.session();
+    await call(gw.app, 'POST', '/api/session/display-currency', s.cookie, { displayCurrency: 'XNO' });
+    for (const body of [{ displayCurrency: 'EUR' }, { displayCurrency: 'usd' }, { displayCurrency: '' }, { displayCurrency: null }, { displayCurrency: 1 }, {}, { displayCurrency: 'USD', extra: true }, [], 'USD']) {
+      const r = await call<{ error: string; message: string }>(gw.app, 'POST', '/api/session/display-currency', s.cookie, body);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body.error).toBe('BAD_REQUEST');
+      expect(typeof r.body.message).toBe('string');
+    }
+    expect((await call(gw.app, 'POST', '/api/session/display-currency', s.cookie, '{"displayCurrency":')).status).toBe(400);
+    expect(await displayed(s.cookie)).toBe('XNO');
+    expect((await call(gw.app, 'POST', '/api/session/display-currency', null, { displayCurrency: 'USD' })).status).toBe(401);
+  });
+});

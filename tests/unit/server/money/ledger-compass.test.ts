@@ -113,25 +113,48 @@ function scenarios(name: string, open: () => Promise<{ db: Db; done: () => Promi
       const s = await gw.session();
       await gw.ledger.credit(s.data.id, { key: `seed:${s.data.id}`, usdMicro: 5_000_000n, nanoRaw: 10n ** 30n });
       const later = Date.now() + 3_600_000;
+      // An invitation to update (its 1 USD reserved from the balance).
+      const invited = await call<{ invitation: { redeemCode: string } }>(gw.app, 'POST', '/invitations/create', s.cookie, { amount: '1', currency: 'USD', expiresAt: later });
+      expect(invited.status).toBe(200);
+      const redeemCode = invited.body.invitation.redeemCode;
       for (const amount of BAD_AMOUNTS) {
         const label = JSON.stringify(amount);
         const answers = [
           await call(gw.app, 'POST', '/transaction/create/USD', s.cookie, { amount }),
           await call(gw.app, 'POST', '/invitations/create', s.cookie, { amount, currency: 'USD', expiresAt: later }),
+          await call(gw.app, 'POST', '/invitations/update', s.cookie, { redeemCode, amount }),
           await call(gw.app, 'POST', '/nano/convert-to-usd', s.cookie, { amount }),
           await call(gw.app, 'POST', '/user/recharge-settings', s.cookie, { enabled: true, threshold: amount, target: '5' }),
+          await call(gw.app, 'POST', '/user/recharge-settings', s.cookie, { enabled: true, threshold: '1', target: amount }),
+          await call(gw.app, 'POST', '/transaction/create/daimo/USDC', s.cookie, { amount }),
         ];
-        for (const a of answers) {
-          expect(a.status, label).toBeGreaterThanOrEqual(400);
-          expect(a.status, label).toBeLessThan(500);
+        for (const [i, a] of answers.entries()) {
+          expect(a.status, `${label} #${i}`).toBeGreaterThanOrEqual(400);
+          expect(a.status, `${label} #${i}`).toBeLessThan(500);
         }
         expect(answers[1]!.body.error, label).toBe('InvalidAmount');
+        expect(answers[2]!.body.error, label).toBe('InvalidAmount');
       }
+      // Nothing moved: the invitation still holds 1 USD, no transaction was created, no recharge is set.
+      const listed = await call<{ invitations: { redeemCode: string; amount: string }[] }>(gw.app, 'GET', '/api/invitations', s.cookie);
+      expect(listed.body.invitations.map((i) => [i.redeemCode, i.amount])).toEqual([[redeemCode, '1.000000']]);
+      const txs = await gw.db.query<{ n: string }>('SELECT count(*)::text AS n FROM payment_transactions WHERE session_id = $1', [s.data.id]);
+      expect(txs[0]?.n).toBe('0');
+      // The same calls with a good amount go through (the refusals above were for the amount).
+      expect((await call(gw.app, 'POST', '/transaction/create/daimo/USDC', s.cookie, { amount: '5' })).status).toBe(200);
+      expect((await call(gw.app, 'POST', '/user/recharge-settings', s.cookie, { enabled: true, threshold: '1', target: '5' })).status).toBe(200);
+      expect((await call(gw.app, 'POST', '/invitations/update', s.cookie, { redeemCode, amount: '2' })).status).toBe(200);
+      expect((await call(gw.app, 'POST', '/invitations/update', s.cookie, { redeemCode, amount: '1' })).status).toBe(200);
+      await gw.ledger.credit(s.data.id, { key: `back:${s.data.id}`, usdMicro: 1_000_000n }); // the invitation's 1 USD, for the totals below
       for (const v of [-1n, -(2n ** 64n)]) {
         await expect(gw.ledger.credit(s.data.id, { key: `bad:${v}`, usdMicro: v })).rejects.toBeInstanceOf(LedgerInputError);
         await expect(gw.ledger.charge(s.data.id, { key: `bad:${v}`, usdMicro: v })).rejects.toBeInstanceOf(LedgerInputError);
       }
       await expect(gw.ledger.credit(s.data.id, { key: 'zero', usdMicro: 0n })).rejects.toBeInstanceOf(LedgerInputError);
+      // A charge of 0 is a free reply's record (ledger.ts chargeNothing): it moves no money, in either direction.
+      const zero = await gw.ledger.charge(s.data.id, { key: `zero-charge:${s.data.id}`, usdMicro: 0n });
+      expect(zero).toMatchObject({ status: 'applied', chargedUsdMicro: 0n, chargedUsdValueMicro: 0n });
+      expect(zero.balance).toEqual({ usdMicro: 5_000_000n, nanoRaw: 10n ** 30n });
       expect(await balanceOf(gw.db, s.data.id)).toEqual({ usd: 5_000_000n, nano: 10n ** 30n });
       await expectLedgerBalanced(gw.db, s.data.id);
     });

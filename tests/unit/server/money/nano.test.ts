@@ -8,6 +8,7 @@ import WebSocket from 'ws';
 import { NanoDepositSocket, type SocketLike } from '../../../../src/worker/services/nano-socket';
 import { expectLedgerBalanced } from '../money-checks';
 import { startFakeNode, type FakeNode } from '../../nano/fake-node';
+import type { PaymentLimits } from '../../../../src/protocol/payments';
 import { balanceOf, call, creditsOf, moneyGateway, type MoneyGateway } from './helpers';
 
 const SEED = 'A'.repeat(64);
@@ -32,6 +33,14 @@ async function addressOf(cookie: string): Promise<string> {
 }
 
 describe('nano deposits', () => {
+  it('XNO limits follow section 9: from 0.000001 XNO, up to 2000 USD of it', async () => {
+    const s = await gw.session();
+    const xno = await call<PaymentLimits>(gw.app, 'GET', '/api/transaction/limits/XNO', s.cookie);
+    expect(xno.status).toBe(200);
+    // The nano price is 1 USD here (PARLEY_NANO_USD_PRICE's default in tests): 2000 USD is 2000 XNO.
+    expect(xno.body).toMatchObject({ minimum: '0.000001', maximum: '2000', fiatEquivalentMinimum: '0.000001', fiatEquivalentMaximum: '2000', provider: 'nano' });
+  });
+
   it('each session gets its own address from the seed, kept on the session', async () => {
     const a = await gw.session();
     const b = await gw.session();
