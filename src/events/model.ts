@@ -87,6 +87,8 @@ export interface MessageRow {
   files?: MessageFile[];
   /** Speech of this message (spec 000 section 3 audioUrls): its chunks' audio as Blobs in `files` (speech.generated). */
   audio?: MessageAudio;
+  /** An Audio mode reply: the voice and settings it was asked with, so that a new engine can ask again (issue 9). */
+  speechChoice?: SpeechChoiceRecord;
   // Branch fields (schema v41).
   parentMessageId: number | null;
   alternativeGroup: string | null;
@@ -223,6 +225,16 @@ export interface AudioChunkRef {
   fileId: number;
   mimeType: string;
   bytes: number;
+}
+
+/** The voice, speed and extra settings an Audio mode reply was asked with (the engine's SpeechChoice). */
+export interface SpeechChoiceRecord {
+  voice?: string;
+  speed?: number;
+  stability?: number;
+  similarity_boost?: number;
+  style?: number;
+  instructions?: string;
 }
 
 /**

@@ -151,7 +151,8 @@ const videoStatusChanged: Shape = {
   ...replyBase, status: oneOf('processing', 'completed', 'error', 'cancelled'), videoUrl: nullable(str), videoFileId: nullable(int),
   error: nullable(str), cost: num, paymentSource: nullable(paymentSource),
 };
-const settingValue: Check = (v) => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
+/** A setting's value; null clears it (back to the model's default). */
+const settingValue: Check = (v) => v === null || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
 const modelSettingsChanged: Shape = { modelId: str, settings: (v) => isObj(v) && Object.values(v).every(settingValue), at: num };
 const mediaChecks = {
   'image.generated': (p: unknown) => checkShape(p, imageGenerated, 'payload'),

@@ -11,7 +11,10 @@ export function foldModelSettings(events: Iterable<Pick<NewEvent, 'type' | 'payl
   for (const e of events) {
     const ev = e as NewEvent;
     if (ev.type !== 'modelSettings.changed') continue;
-    into[ev.payload.modelId] = { ...into[ev.payload.modelId], ...ev.payload.settings };
+    const next: Record<string, unknown> = { ...into[ev.payload.modelId], ...ev.payload.settings };
+    // A null clears the setting (the model's default again).
+    for (const [k, v] of Object.entries(next)) if (v === null || v === undefined) delete next[k];
+    into[ev.payload.modelId] = next as ModelSettings;
   }
   return into;
 }

@@ -2,6 +2,7 @@
  * Request and response shapes of the gateway calls used so far (spec 000 section 7, spec 001 section 7).
  * Schemas are zod so the gateway validates at the edge; the worker imports only the types.
  */
+import type { ImageSettingName } from './media';
 import { z } from 'zod';
 
 /** Error body of every non-2xx JSON answer. */
@@ -69,6 +70,10 @@ export interface ModelInfo {
   description?: string;
   /** Image and video models: USD per image or per video (decimal string); pricing per token is then '0'. */
   unitPrice?: { usd: string; unit: 'image' | 'video' };
+  /** Image models: the per-model settings they take, shown as their controls (protocol/media.ts IMAGE_SETTING_NAMES). */
+  imageSettings?: ImageSettingName[];
+  /** Image models taking 'resolution': the sizes offered ('WxH'). */
+  resolutions?: string[];
 }
 
 export interface ModelsResponse {

@@ -2,7 +2,7 @@
  * The engine's media and speech: the gallery, image and video requests, model settings, Read aloud and transcription.
  * Joined into the engine API by ./engine.ts, which re-exports them.
  */
-import type { MessageAudio, ModelSettings } from '../events/model';
+import type { MessageAudio, ModelSettings, SpeechChoiceRecord } from '../events/model';
 import type { TranscribeConfig } from './speech';
 import type { ActionResult, SendMessageResult } from './engine';
 
@@ -55,15 +55,8 @@ export interface MediaHandlers {
 }
 
 
-/** A voice, speed and the model's extra settings for speech (src/protocol/speech-catalogue.ts). */
-export interface SpeechChoice {
-  voice?: string;
-  speed?: number;
-  stability?: number;
-  similarity_boost?: number;
-  style?: number;
-  instructions?: string;
-}
+/** A voice, speed and the model's extra settings for speech (src/protocol/speech-catalogue.ts); an Audio mode reply keeps it. */
+export type SpeechChoice = SpeechChoiceRecord;
 
 /** A message's speech as the player follows it: the chunks made so far, and whether more are coming. */
 export interface SpeechState {

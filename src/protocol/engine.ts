@@ -26,7 +26,8 @@ export type * from './engine-tools';
 /** 6: media (images, video jobs, the gallery, per-model settings). */
 /** 7: folders, the updates feed and analytics consent (issue 10 items 7 and 8). */
 /** 9: the library and attachments of issue 7, and speech (Read aloud, the Audio and Voice modes, transcription) of issue 9. */
-export const ENGINE_PROTOCOL_VERSION = 9;
+/** 10: a scrape's draft and skipped URLs, the depositNow notice action, a payment's network and USD value, image models' settings. */
+export const ENGINE_PROTOCOL_VERSION = 10;
 
 /** Outcome of a conversation or preset command; `error` is shown to the user as is. */
 export type ActionResult = { ok: true } | { ok: false; error: string };
@@ -47,7 +48,9 @@ export interface Notice {
     /** Sends a failed prompt again (the context memory notice, spec 000 section 4). */
     | { label: string; kind: 'resend'; slug: string; messageId: number }
     /** Plays a message's audio (the 'Audio Ready' notice when autoplay was blocked, spec 001 section 4). */
-    | { label: string; kind: 'playAudio'; messageId: number };
+    | { label: string; kind: 'playAudio'; messageId: number }
+    /** Opens the Deposit dialog at once, over the page (spec 000 section 6: "otherwise the deposit modal opens"). */
+    | { label: string; kind: 'depositNow' };
 }
 
 export interface EngineStatus {

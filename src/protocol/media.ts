@@ -35,6 +35,26 @@ const DataUrl = z
   .max(MAX_IMAGE_DATA_URL_CHARS)
   .regex(/^data:image\/(png|jpeg|jpg|webp|gif|bmp|tiff);base64,[A-Za-z0-9+/=]+$/, 'must be a base64 data URL of an image');
 
+/**
+ * The per-model settings an image model takes (spec 000 section 3: "shown as that model's controls"); each image
+ * model of the catalogue lists its own (ModelInfo.imageSettings) and the composer shows those controls only.
+ */
+export const IMAGE_SETTING_NAMES = ['nImages', 'resolution', 'width', 'height', 'aspect_ratio', 'seed', 'guidance_scale', 'negative_prompt'] as const;
+export type ImageSettingName = (typeof IMAGE_SETTING_NAMES)[number];
+
+/**
+ * The settings of an image model served through the OpenAI images API, by family: OpenAI's own models take a
+ * count and one of their sizes; the diffusion models other servers (LocalAI and the like) serve take a size, a
+ * seed and a negative prompt, which the adapter sends (src/server/providers/image-openai.ts).
+ */
+export function defaultImageSettings(upstreamModel: string): { settings: ImageSettingName[]; resolutions?: string[] } {
+  const id = upstreamModel.toLowerCase();
+  if (id.includes('gpt-image') || id.includes('gpt-4o-image')) return { settings: ['nImages', 'resolution'], resolutions: ['1024x1024', '1536x1024', '1024x1536'] };
+  if (id.includes('dall-e-3')) return { settings: ['resolution'], resolutions: ['1024x1024', '1792x1024', '1024x1792'] };
+  if (id.includes('dall-e')) return { settings: ['nImages', 'resolution'], resolutions: ['256x256', '512x512', '1024x1024'] };
+  return { settings: ['nImages', 'width', 'height', 'seed', 'negative_prompt'] };
+}
+
 /** Per-model settings kept per model id (spec 000 section 3); every field optional, each within its range. */
 export const ImageSettingsSchema = z.object({
   nImages: z.number().int().min(1).max(MAX_IMAGES_PER_CALL).optional(),

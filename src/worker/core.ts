@@ -74,6 +74,11 @@ export class EngineCore implements CoreHandlers {
   private sessionRefreshAgain = false;
   /** Stopped on dispose: background pipelines of the domains (video polling). */
   readonly disposers: (() => void)[] = [];
+  /**
+   * Resumes an orphaned reply of a mode that is not a stream (an Image or Audio mode reply asked again with its
+   * requestId); true when it took the reply over. Registered by the mode's commands (commands/media.ts, speech.ts).
+   */
+  readonly replyResumers = new Map<string, (message: MessageRow) => Promise<boolean>>();
 
   constructor(protected readonly hooks: EngineHooks) {
     this.status$ = new BehaviorSubject<EngineStatus>({ ready: false, storage: 'ok', engineId: this.engineId });
@@ -126,6 +131,14 @@ export class EngineCore implements CoreHandlers {
   }
 
   private async resumeOrInterrupt(message: MessageRow): Promise<void> {
+    const resumer = message.mode ? this.replyResumers.get(message.mode) : undefined;
+    if (resumer && message.requestId) {
+      try {
+        if (await resumer(message)) return;
+      } catch (error) {
+        console.info(`Reply ${message.id} cannot be resumed`, error);
+      }
+    }
     const reply: LiveReply = {
       messageId: message.id,
       userMessageId: message.parentMessageId ?? 0,

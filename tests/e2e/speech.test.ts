@@ -214,6 +214,18 @@ describe('autoplay and voice', () => {
       await chooseSpeechModel(page, 'Kokoro 82M');
       await page.goto('/conversation/new?mode=voice');
       const voice = page.getByRole('group', { name: 'Voice conversation' });
+      // Every state the loop shows, as the user sees it (the status line's text), in order.
+      await voice.waitFor();
+      await page.evaluate(() => {
+        const seen: string[] = [];
+        (window as unknown as { voiceStates: string[] }).voiceStates = seen;
+        const record = () => {
+          const text = document.querySelector('.voice-mode .voice-state')?.textContent ?? '';
+          if (text && seen.at(-1) !== text) seen.push(text);
+        };
+        new MutationObserver(record).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['data-phase'] });
+        record();
+      });
       await voice.getByRole('button', { name: 'Start voice conversation' }).click();
       await voice.getByText('Listening…').waitFor();
       await page.waitForTimeout(800);
@@ -228,6 +240,10 @@ describe('autoplay and voice', () => {
       await expect.poll(() => speechCalls().at(-1)?.body?.input, { timeout: 20_000 }).toBe('Sunny with a light breeze.');
       await voice.getByText('Listening…').waitFor({ timeout: 20_000 });
       expect(page.url()).toContain('/conversation/');
+      // Listening, then Thinking while the reply comes, Speaking while it is read, and Listening again.
+      const states = await page.evaluate(() => (window as unknown as { voiceStates: string[] }).voiceStates);
+      const from = states.indexOf('Listening…');
+      expect(states.slice(from, from + 4), states.join(' > ')).toEqual(['Listening…', 'Thinking…', 'Speaking…', 'Listening…']);
       await voice.getByRole('button', { name: 'End voice conversation' }).click();
       await voice.getByRole('button', { name: 'Start voice conversation' }).waitFor();
     } finally {

@@ -343,8 +343,9 @@ describe('web search and scraping in the browser', () => {
     await page.getByRole('radiogroup', { name: 'Mode' }).getByRole('radio', { name: 'Image' }).check();
     await page.getByRole('group', { name: 'Image settings' }).waitFor();
     await chooseModel(page, 'other-image');
-    const size = page.getByLabel('Size', { exact: true });
-    expect(await size.inputValue()).toBe('');
+    // flux-schnell takes a width and a height (no resolution list): the suggestion's size goes there.
+    const settings = page.getByRole('group', { name: 'Image settings' });
+    expect(await settings.getByLabel('Width', { exact: true }).inputValue()).toBe('');
     const list = page.getByRole('region', { name: 'Suggestions' });
     const cards = list.locator('li:not(.balance-card) button');
     await cards.first().waitFor();
@@ -360,7 +361,9 @@ describe('web search and scraping in the browser', () => {
     await card.click();
     expect(await page.getByRole('textbox', { name: 'Message' }).inputValue()).toBe(prompt);
     await expect.poll(() => modelPicker(page).getAttribute('data-value')).toBe('flux-schnell');
-    await expect.poll(() => page.getByLabel('Size', { exact: true }).inputValue()).toBe(resolution);
+    const [width, height] = resolution.split('x');
+    await expect.poll(() => settings.getByLabel('Width', { exact: true }).inputValue()).toBe(width);
+    expect(await settings.getByLabel('Height', { exact: true }).inputValue()).toBe(height);
     expect(await page.getByRole('radiogroup', { name: 'Mode' }).getByRole('radio', { name: 'Image' }).isChecked()).toBe(true);
 
     await page.getByRole('radiogroup', { name: 'Mode' }).getByRole('radio', { name: 'Video' }).check();

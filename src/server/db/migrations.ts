@@ -342,6 +342,23 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX tts_jobs_updated_idx ON tts_jobs (updated_at) WHERE status <> 'running'`,
     ],
   },
+  {
+    id: 11,
+    name: 'image_results',
+    statements: [
+      // The answer of a finished image generation, by its requestId (src/server/media/image-results.ts): a retry of
+      // the same request (an engine that took over a pending image reply) gets it back instead of a second image
+      // and a second charge. Purged an hour after it was made.
+      `CREATE TABLE image_results (
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        request_id TEXT NOT NULL,
+        answer TEXT NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        PRIMARY KEY (session_id, request_id)
+      )`,
+      `CREATE INDEX image_results_created_idx ON image_results (created_at)`,
+    ],
+  },
 ];
 
 const LOCK_ID = 727_001;

@@ -11,6 +11,7 @@ import type { ImageProvider, VideoProvider } from '../providers/media-types';
 import { OFFLINE_VIDEO_MODEL_ID, OfflineVideoProvider } from '../providers/video-offline';
 import { QueueVideoProvider } from '../providers/video-queue';
 import type { MediaConfig } from './config';
+import { defaultImageSettings, type ImageSettingName } from '../../protocol/media';
 
 export interface ImageModel {
   kind: 'image';
@@ -35,8 +36,13 @@ export interface VideoModel {
 
 const NOT_A_MODEL = 'Built into Parley. Not an AI model:';
 
-function info(id: string, name: string, modality: 'image' | 'video', provider: string, priceMicro: bigint | null, capabilities: string[], offline: boolean, description: string): ModelInfo {
+/** What the offline painter uses: a count, a size (or an aspect ratio) and the seed; the grid is always one grid. */
+const OFFLINE_IMAGE_SETTINGS: ImageSettingName[] = ['nImages', 'width', 'height', 'aspect_ratio', 'seed'];
+const OFFLINE_GRID_SETTINGS: ImageSettingName[] = ['aspect_ratio', 'seed'];
+
+function info(id: string, name: string, modality: 'image' | 'video', provider: string, priceMicro: bigint | null, capabilities: string[], offline: boolean, description: string, imageSettings?: ImageSettingName[]): ModelInfo {
   const m: ModelInfo = { id, name, modality, provider, pricing: { input: '0', output: '0' }, capabilities, free: priceMicro === null, offline, description };
+  if (imageSettings) m.imageSettings = imageSettings;
   if (priceMicro !== null) m.unitPrice = { usd: formatPrice(priceMicro), unit: modality };
   return m;
 }
@@ -54,20 +60,24 @@ export class MediaCatalogue {
         const price = p.pricing.get(model) ?? null;
         const i2i = p.imageToImage.has(model);
         const caps = ['text-to-image', ...(i2i ? ['image-to-image'] : [])];
-        this.addImage({ kind: 'image', info: info(id, model, 'image', p.name, price === 0n ? null : price, caps, false, `${model} via ${p.name}`), provider, upstreamModel: model, priceMicro: price === 0n ? null : price, imageToImage: i2i, offline: false });
+        const family = defaultImageSettings(model);
+        const settings = p.settings.get(model) ?? family.settings;
+        const resolutions = p.resolutions.get(model) ?? family.resolutions ?? ['512x512', '768x768', '1024x1024'];
+        const modelInfo = { ...info(id, model, 'image', p.name, price === 0n ? null : price, caps, false, `${model} via ${p.name}`), imageSettings: settings, ...(settings.includes('resolution') ? { resolutions } : {}) };
+        this.addImage({ kind: 'image', info: modelInfo, provider, upstreamModel: model, priceMicro: price === 0n ? null : price, imageToImage: i2i, offline: false });
       }
     }
     const offlineImages = new OfflineImageProvider();
     this.addImage({
       kind: 'image',
       info: info(OFFLINE_IMAGE_MODEL_ID, 'Parley Offline Image (built-in, no AI)', 'image', 'offline', null, ['text-to-image', 'image-to-image'], true,
-        `${NOT_A_MODEL} paints a deterministic abstract picture from your prompt and seed (colour words steer it). Works with no key and no network.`),
+        `${NOT_A_MODEL} paints a deterministic abstract picture from your prompt and seed (colour words steer it). Works with no key and no network.`, OFFLINE_IMAGE_SETTINGS),
       provider: offlineImages, upstreamModel: OFFLINE_IMAGE_MODEL_ID, priceMicro: null, imageToImage: true, offline: true,
     });
     this.addImage({
       kind: 'image',
       info: info(OFFLINE_GRID_MODEL_ID, 'Parley Offline Grid (built-in, no AI)', 'image', 'offline', null, ['text-to-image', 'quadrants'], true,
-        `${NOT_A_MODEL} four variations in one 2x2 grid, split into four images you can pick from (Midjourney-style).`),
+        `${NOT_A_MODEL} four variations in one 2x2 grid, split into four images you can pick from (Midjourney-style).`, OFFLINE_GRID_SETTINGS),
       provider: offlineImages, upstreamModel: OFFLINE_GRID_MODEL_ID, priceMicro: null, imageToImage: false, offline: true,
     });
     for (const p of config.videos) {

@@ -7,6 +7,7 @@
  *   PARLEY_VIDEO_PROVIDERS='[{"name":"fal","url":"https://queue.fal.run","key":"...","models":["fal-ai/kling-video/v2/master"],
  *     "pricing":{"fal-ai/kling-video/v2/master":"1.40"},"imageToVideoOnly":[]}]'
  */
+import { IMAGE_SETTING_NAMES, type ImageSettingName } from '../../protocol/media';
 import { z } from 'zod';
 import { AmountError, parseDecimal } from '../money';
 import { ConfigError, type Env } from '../config';
@@ -20,6 +21,10 @@ const MediaProviderSchema = z.object({
   pricing: z.record(z.string(), z.union([z.string(), z.number().nonnegative()])).optional(),
   /** Image models that take input images (image-to-image). */
   imageToImage: z.array(z.string()).optional(),
+  /** Image models' settings (shown as their controls), when not their family's (protocol/media.ts defaultImageSettings). */
+  settings: z.record(z.string(), z.array(z.enum(IMAGE_SETTING_NAMES)).max(IMAGE_SETTING_NAMES.length)).optional(),
+  /** Image models' sizes for the 'resolution' setting ('WxH'). */
+  resolutions: z.record(z.string(), z.array(z.string().regex(/^\d{2,4}x\d{2,4}$/)).max(12)).optional(),
   /** Video models that only make video from an image. */
   imageToVideoOnly: z.array(z.string()).optional(),
 });
@@ -33,6 +38,8 @@ export interface MediaProviderConfig {
   pricing: Map<string, bigint>;
   imageToImage: Set<string>;
   imageToVideoOnly: Set<string>;
+  settings: Map<string, ImageSettingName[]>;
+  resolutions: Map<string, string[]>;
 }
 
 export interface MediaConfig {
@@ -77,6 +84,8 @@ function providers(env: Env, name: string): MediaProviderConfig[] {
       pricing,
       imageToImage: new Set(p.imageToImage ?? []),
       imageToVideoOnly: new Set(p.imageToVideoOnly ?? []),
+      settings: new Map(Object.entries(p.settings ?? {})),
+      resolutions: new Map(Object.entries(p.resolutions ?? {})),
     };
   });
 }

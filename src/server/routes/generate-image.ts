@@ -14,6 +14,7 @@ import { MEDIA_HOLD_TTL_MS, refusedMedia, returnFreeUse, takeFreeUse } from '../
 import { withHold } from '../ledger/paid-call';
 import type { ImageModel, MediaCatalogue } from '../media/catalogue';
 import { isExplicit } from '../media/explicit';
+import { ImageResults, type KeptAnswer } from '../media/image-results';
 import { sniffImage } from '../media/png';
 import type { PaymentSource } from '../../protocol/stream';
 import type { ImageJob, ImageResult } from '../providers/media-types';
@@ -43,6 +44,8 @@ function decodeDataUrl(url: string): { bytes: Uint8Array; mime: string } | null 
 }
 
 export function registerGenerateImageRoutes(app: Hono<AppEnv>, ctx: RouteContext, media: MediaCatalogue, now: () => number = Date.now): void {
+  // A retry waits for the first request's answer as long as the provider may take (plus its settle).
+  const results = new ImageResults(ctx.db, ctx.bindings, IMAGE_TIMEOUT_MS + 30_000);
   const handler = async (c: Context<AppEnv>): Promise<Response> => {
     const sessionId = c.get('sessionId');
     const body = await readJson(c, ctx.settings.maxBodyBytes);
@@ -77,6 +80,48 @@ export function registerGenerateImageRoutes(app: Hono<AppEnv>, ctx: RouteContext
     const explicit = isExplicit(prompt);
     if (explicit && req.showExplicitContent !== true) return c.json({ isNSFW: true, requiresExplicitMode: true } satisfies GenerateImageResponse);
 
+    // The requestId is bound to this request: a retry gets the first one's answer (./media/image-results.ts).
+    const requestId = req.requestId ?? randomUUID();
+    const claim = await results.claim(sessionId, requestId, model.info.id, req);
+    switch (claim.kind) {
+      case 'first':
+        break;
+      case 'answered':
+        c.header('Cache-Control', 'no-store');
+        return c.json(claim.answer.body, claim.answer.status);
+      case 'no-session':
+        return jsonError(c, 401, 'NO_SESSION', 'Unknown or expired session: call GET /auth/local-session again');
+      case 'reused':
+        return jsonError(c, 409, 'REQUEST_ID_REUSED', `This requestId was already used for another request (${claim.differs === 'model' ? 'another model' : 'another prompt or settings'}); send a new requestId for a new request`);
+      case 'lost':
+        return jsonError(c, 502, 'UPSTREAM_ERROR', IMAGE_FAILED);
+    }
+    let kept = false;
+    try {
+      const response = await generateOnce(c, sessionId, requestId, model, prompt, inputs, req, explicit);
+      kept = response.kept;
+      return response.response;
+    } finally {
+      if (!kept) await results.free(sessionId, requestId).catch((e: unknown) => ctx.log(`generate-image: could not free requestId ${requestId}: ${e instanceof Error ? e.message : String(e)}`));
+    }
+  };
+
+  /** A keep that failed still answers and does not free the requestId: a retry then gets 'lost', never a second charge. */
+  const keep = (requestId: string, sessionId: string, answer: KeptAnswer): Promise<void> =>
+    results.keep(sessionId, requestId, answer).catch((e: unknown) => ctx.log(`generate-image: could not keep the answer of ${requestId}: ${e instanceof Error ? e.message : String(e)}`));
+
+  /** The generation itself, once per requestId: the free use or the hold, the provider, the answer kept. */
+  const generateOnce = async (
+    c: Context<AppEnv>,
+    sessionId: string,
+    requestId: string,
+    model: ImageModel,
+    prompt: string,
+    inputs: ImageJob['inputs'],
+    req: GenerateImageRequest,
+    explicit: boolean,
+  ): Promise<{ response: Response; kept: boolean }> => {
+    const refused = (response: Response) => ({ response, kept: false });
     const n = model.info.capabilities.includes('quadrants') ? 1 : (req.nImages ?? 1);
     const size = model.offline ? imageSize(req, model.upstreamModel.endsWith('grid') ? 256 : 512, 1024) : imageSize(req, 1024, 2048);
     const job: ImageJob = { model: model.upstreamModel, prompt, n, width: size.width, height: size.height, inputs };
@@ -95,7 +140,7 @@ export function registerGenerateImageRoutes(app: Hono<AppEnv>, ctx: RouteContext
       } else freeUsesLeft = 0;
     }
     const price = freeUse || model.priceMicro === null ? null : model.priceMicro * BigInt(n);
-    const key = `image:${sessionId}:${req.requestId ?? randomUUID()}`;
+    const key = `image:${sessionId}:${requestId}`;
     const what = `image ${model.info.id}`;
 
     const generate = async (): Promise<ImageResult> => {
@@ -126,9 +171,9 @@ export function registerGenerateImageRoutes(app: Hono<AppEnv>, ctx: RouteContext
       );
       if (!held.ok) {
         if (held.kind === 'short' && freeUsesLeft === 0) {
-          return jsonError(c, 402, 'FREE_LIMIT_REACHED', `Your ${FREE_FLUX_PER_DAY} free ${FREE_FLUX_MODEL} images for today are used up. Add funds to keep generating.`);
+          return refused(jsonError(c, 402, 'FREE_LIMIT_REACHED', `Your ${FREE_FLUX_PER_DAY} free ${FREE_FLUX_MODEL} images for today are used up. Add funds to keep generating.`));
         }
-        return refusedMedia(c, held, what);
+        return refused(refusedMedia(c, held, what));
       }
       result = held.value;
       // A settle that failed in the database is not charged (billingError): the answer says it cost nothing.
@@ -138,9 +183,12 @@ export function registerGenerateImageRoutes(app: Hono<AppEnv>, ctx: RouteContext
       if (freeUse) await returnFreeUse(ctx.db, sessionId, now());
       ctx.log(`generate-image: ${model.info.id} failed: ${result.code} ${result.message}`);
       const status = result.status === 400 || result.status === 429 || result.status === 503 ? result.status : 502;
-      return jsonError(c, status, result.code, IMAGE_FAILED);
+      // Kept: its hold key is spent, and a retry gets the same failure (nothing was charged).
+      await keep(requestId, sessionId, { status, body: { error: result.code, message: IMAGE_FAILED } });
+      return { response: jsonError(c, status, result.code, IMAGE_FAILED), kept: true };
     }
     const answer: GenerateImageResponse = {
+      runId: requestId,
       data: result.images.map((img) => ({ b64_json: Buffer.from(img.bytes).toString('base64'), mimeType: img.mime })),
       cost: paid.cost,
       paymentSource: paid.paymentSource,
@@ -148,11 +196,13 @@ export function registerGenerateImageRoutes(app: Hono<AppEnv>, ctx: RouteContext
     if (explicit) answer.isNSFW = true;
     if (result.quadrants) {
       answer.quadrants = true;
-      answer.task_id = key.split(':').pop() as string;
+      answer.task_id = requestId;
     }
     if (freeUsesLeft !== undefined) answer.freeUsesLeft = freeUsesLeft;
+    // Kept before it is answered: a client that never reads this answer gets it on its retry.
+    await keep(requestId, sessionId, { status: 200, body: answer });
     c.header('Cache-Control', 'no-store');
-    return c.json(answer);
+    return { response: c.json(answer), kept: true };
   };
   app.post('/api/generate-image', handler);
   app.post('/api/generate-openai-image', handler);

@@ -7,12 +7,17 @@
  *    its audio is kept in the row ('completed') for GET /api/tts/status, which answers it until the row is purged.
  *  - A gateway that dies mid-job leaves a lease that runs out: the runner of any gateway claims such rows with
  *    FOR UPDATE SKIP LOCKED and does the job again (at most 3 attempts, 15 minutes), so a job is never lost.
+ *  - A requestId is the request's (issue 5): the same request again (an engine that took over an Audio mode reply
+ *    asks for its chunks again) gets the first one's job, pending, its audio or its failure, never a second job or
+ *    charge; another text, model or voice under it is refused (REQUEST_ID_REUSED). So a finished job keeps its audio
+ *    ('completed' or 'delivered') until the row is purged.
  *  - Money: the hold (key tts:{session}:{requestId|runId}) is reserved before the row exists and settled or released
  *    once; a job done twice (a dead owner) settles the same key, which charges once.
  */
 import { randomBytes } from 'node:crypto';
 import type { PaymentSource } from '../../protocol/stream';
 import type { Db } from '../db/types';
+import { requestBodyHash } from '../routes/request-binding';
 import type { Ledger } from '../ledger/ledger';
 import type { SpeechJob } from '../providers/speech-types';
 import type { OpenHold, PaidCall, Shortfall } from '../ledger/paid-call';
@@ -39,7 +44,9 @@ export type SubmitOutcome =
   | { kind: 'done'; made: Made }
   | { kind: 'pending'; runId: string }
   | { kind: 'short'; shortfall: Shortfall }
-  | { kind: 'used' };
+  | { kind: 'used' }
+  /** The requestId was used for another request. */
+  | { kind: 'reused' };
 
 export type StatusOutcome =
   | { kind: 'unknown' }
@@ -68,6 +75,12 @@ export interface TtsJobsOptions {
   /** Life of a job's hold if its gateway dies (renewed every third of it while the job runs); default HOLD_TTL_MS. */
   holdTtlMs?: number;
 }
+
+/** A job's input as canonical JSON, hashed (a JSONB round trip reorders its keys). */
+const inputHash = (input: TtsJobInput): string => requestBodyHash<{ requestId?: string; input: TtsJobInput }>({ input });
+
+/** SQLSTATE 23505: a unique index refused the row. */
+const isUniqueViolation = (e: unknown): boolean => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '23505';
 
 const b64 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 
@@ -148,10 +161,18 @@ export class TtsJobs {
    * within the sync wait, else 202's runId (the work goes on and keeps its audio in the row).
    */
   async submit(sessionId: string, input: TtsJobInput, requestId: string | null): Promise<SubmitOutcome> {
+    if (requestId !== null) {
+      const prior = await this.prior(sessionId, requestId, input);
+      if (prior) return prior;
+    }
     const runId = randomBytes(18).toString('base64url');
     const holdKey = `tts:${sessionId}:${requestId ?? runId}`;
     const reserved = await reserveSpeech(this.o.ledger, sessionId, this.holdCall(holdKey, input), this.o.log);
-    if (!reserved.ok) return reserved.kind === 'short' ? { kind: 'short', shortfall: reserved.shortfall } : { kind: 'used' };
+    if (!reserved.ok) {
+      if (reserved.kind === 'short') return { kind: 'short', shortfall: reserved.shortfall };
+      // The same requestId is being taken by a parallel request: its job, once its row is written.
+      return (requestId !== null ? await this.prior(sessionId, requestId, input, 40) : null) ?? { kind: 'used' };
+    }
     try {
       await this.o.db.query(
         `INSERT INTO tts_jobs (run_id, session_id, request_id, model, input, chars, cost_usd_micro, hold_key, status, owner, lease_until)
@@ -160,6 +181,9 @@ export class TtsJobs {
       );
     } catch (e) {
       await reserved.hold?.release();
+      // A free job's requestId taken by a parallel request (the unique index): that request's job.
+      const prior = requestId !== null && isUniqueViolation(e) ? await this.prior(sessionId, requestId, input) : null;
+      if (prior) return prior;
       throw e;
     }
     const work = this.execute(runId, reserved.hold, input);
@@ -167,12 +191,47 @@ export class TtsJobs {
     const answered = await Promise.race([work.then((made) => ({ made })), new Promise<null>((r) => (timer = setTimeout(() => r(null), this.o.syncWaitMs)))]);
     clearTimeout(timer);
     if (answered) {
-      // Answered now: the row needs no bytes.
-      this.track(this.o.db.query(`UPDATE tts_jobs SET status = $2, error = $3, owner = NULL, updated_at = now() WHERE run_id = $1`, [runId, answered.made.ok ? 'delivered' : 'error', answered.made.ok ? null : answered.made.message]));
+      // Answered now; the audio is kept for a retry of this requestId.
+      const m = answered.made;
+      this.track(
+        m.ok
+          ? this.o.db.query(
+              `UPDATE tts_jobs SET status = 'delivered', audio = decode($2, 'base64'), audio_type = $3, charged_usd_micro = $4::bigint, payment_source = $5, owner = NULL, updated_at = now() WHERE run_id = $1`,
+              [runId, b64(m.audio), m.mime, String(Math.round(m.cost * 1e6)), m.paymentSource],
+            )
+          : this.o.db.query(`UPDATE tts_jobs SET status = 'error', error = $2, owner = NULL, updated_at = now() WHERE run_id = $1`, [runId, m.message.slice(0, 500)]),
+      );
       return { kind: 'done', made: answered.made };
     }
     this.track(work.then((made) => this.keep(runId, made)));
     return { kind: 'pending', runId };
+  }
+
+  /**
+   * The job this session already has under `requestId`: pending, its audio, its failure, or 'reused' when it was
+   * another request; null when there is none (after `waits` tries 50 ms apart, for a row still being written).
+   */
+  private async prior(sessionId: string, requestId: string, input: TtsJobInput, waits = 0): Promise<SubmitOutcome | null> {
+    for (let i = 0; ; i++) {
+      const rows = await this.o.db.query<{ run_id: string; status: string; input: TtsJobInput | string; error: string | null; audio: Uint8Array | null; audio_type: string | null; charged: string | null; payment_source: string | null }>(
+        `SELECT run_id, status, input, error, audio, audio_type, charged_usd_micro::text AS charged, payment_source FROM tts_jobs WHERE session_id = $1 AND request_id = $2`,
+        [sessionId, requestId],
+      );
+      const r = rows[0];
+      if (!r) {
+        if (i >= waits) return null;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        continue;
+      }
+      const theirs = typeof r.input === 'string' ? (JSON.parse(r.input) as TtsJobInput) : r.input;
+      if (inputHash(theirs) !== inputHash(input)) return { kind: 'reused' };
+      if (r.status === 'running') return { kind: 'pending', runId: r.run_id };
+      if (r.audio && (r.status === 'completed' || r.status === 'delivered')) {
+        return { kind: 'done', made: { ok: true, audio: new Uint8Array(r.audio), mime: r.audio_type ?? 'audio/mpeg', cost: Number(r.charged ?? '0') / 1e6, paymentSource: (r.payment_source as PaymentSource | null) ?? null } };
+      }
+      if (r.status === 'delivered') return { kind: 'used' };
+      return { kind: 'done', made: { ok: false, status: 502, code: 'PROVIDER_ERROR', message: r.error ?? 'Failed to generate audio' } };
+    }
   }
 
   /** A job's outcome kept for the status call. */
@@ -226,7 +285,7 @@ export class TtsJobs {
     const r = rows[0];
     if (!r) return { kind: 'unknown' };
     if (r.status === 'running') return { kind: 'pending', model: r.model };
-    if (r.status === 'completed' && r.audio) {
+    if ((r.status === 'completed' || r.status === 'delivered') && r.audio) {
       return { kind: 'completed', audio: new Uint8Array(r.audio), mime: r.audio_type ?? 'audio/mpeg', cost: Number(r.charged ?? '0') / 1e6, paymentSource: (r.payment_source as PaymentSource | null) ?? null };
     }
     if (r.status === 'delivered') return { kind: 'error', error: 'This audio was already delivered by its request' };

@@ -63,6 +63,7 @@ export function registerTtsRoutes(app: Hono<AppEnv>, ctx: RouteContext, catalogu
     if (!speechVoice(m, voiceId)) return jsonError(c, 400, 'UNKNOWN_VOICE', `${m.displayName} has no voice '${voiceId}'`);
     const cost = speechCostMicro({ costPerThousandChars: entry.costPerThousandChars }, chars);
     const out = await jobs.submit(c.get('sessionId'), { model: m.id, job: providerJob(entry, req, voiceId, text), chars, costUsdMicro: cost.toString() }, req.requestId ?? null);
+    if (out.kind === 'reused') return jsonError(c, 409, 'REQUEST_ID_REUSED', 'This requestId was already used for another text, model or voice; send a new requestId for a new request');
     if (out.kind === 'short' || out.kind === 'used') return refusedHold(c, { ok: false, ...out }, `${m.displayName} (${chars} characters)`);
     if (out.kind === 'pending') {
       c.header('Cache-Control', 'no-store');

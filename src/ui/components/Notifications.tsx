@@ -5,6 +5,7 @@ import { navigate } from '../router';
 import { dismissLocalNotice, view } from '../state';
 import { AutoTitleQuestion } from './AutoTitleQuestion';
 import { resumeAudio } from '../speech/player';
+import { DepositButton } from './DepositDialog';
 
 /** Brings a deleted conversation back (the deletion notice's action). */
 function UndoButton({ label, slug, onDone }: { label: string; slug: string; onDone(): void }) {
@@ -70,6 +71,7 @@ function NoticeItem({ notice, onDismiss }: { notice: Notice; onDismiss(): void }
             {notice.action.label}
           </button>
         )}
+        {notice.action?.kind === 'depositNow' && <DepositButton openInitially />}
         {notice.action?.kind === 'playAudio' && (
           <button
             type="button"

@@ -1,23 +1,23 @@
 /**
  * The composer's image and video controls (spec 000 sections 3 and 5): the chosen model's settings, kept per model
- * id as engine data (nImages, size or aspect ratio: one clears the other, as a size wins at the gateway; width and
- * height, seed, guidance scale, negative prompt; duration for video), and the input images of image-to-image (or the image of image-to-video): "Add image" and one chip per
+ * id as engine data (nImages, resolution or aspect ratio: choosing one clears the other, as a size wins at the
+ * gateway; width and height, seed, guidance scale, negative prompt; duration for video), each shown only when the
+ * model declares it (ModelInfo.imageSettings), and the input images of image-to-image (or the image of image-to-video): "Add image" and one chip per
  * image with "Remove input image N". Models taking one image replace it; gpt-image-1 takes 4, gpt-4o-image 5.
  */
-import { useId, useRef } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { useSnapshot } from 'valtio';
 import type { ModelSettings } from '../../events/model';
 import type { ModelInfo } from '../../protocol/api';
+import { IMAGE_SETTING_NAMES, NEGATIVE_PROMPT_MAX_CHARS, type ImageSettingName } from '../../protocol/media';
 import type { ActionResult } from '../../protocol/engine';
-import { maxInputImages } from '../../protocol/image-rules';
+import { FREE_FLUX_METADATA_KEY, FREE_FLUX_MODEL, freeFluxLeft, maxInputImages, utcDate } from '../../protocol/image-rules';
 import { engine, useQuery } from '../engine';
 import { showLocalNotice } from '../state';
 import { useFileUrl } from './files';
 import { media, useAsInput } from './media-state';
 
 const ASPECTS = ['1:1', '16:9', '9:16', '4:3', '3:4'];
-/** Image sizes offered (the starter suggestions' resolutions among them); a size wins over an aspect ratio. */
-const SIZES = ['1024x1024', '1024x768', '768x1024', '1344x768', '768x1344', '512x512'];
 
 function InputChip({ fileId, index }: { fileId: number; index: number }) {
   const url = useFileUrl(fileId);
@@ -53,18 +53,66 @@ function NumberSetting({ label, value, min, max, step = 1, placeholder, onChange
   );
 }
 
+/** A choice among a few values (and the value kept, if it is not one of them: a starter suggestion's size), or the model's default. */
+function ChoiceSetting({ label, value, choices, onChange }: { label: string; value: string | undefined; choices: readonly string[]; onChange(v: string | undefined): void }) {
+  const id = useId();
+  return (
+    <span className="media-setting">
+      <label htmlFor={id}>{label}</label>
+      <select id={id} value={value ?? ''} onChange={(e) => onChange(e.target.value === '' ? undefined : e.target.value)}>
+        <option value="">Model default</option>
+        {[...new Set([...choices, ...(value ? [value] : [])])].map((a) => (
+          <option key={a} value={a}>
+            {a}
+          </option>
+        ))}
+      </select>
+    </span>
+  );
+}
+
+/** The negative prompt: kept when the field is left (one settings event, not one per key). */
+function NegativePrompt({ value, onChange }: { value: string | undefined; onChange(v: string | undefined): void }) {
+  const id = useId();
+  const [text, setText] = useState(value ?? '');
+  useEffect(() => setText(value ?? ''), [value]);
+  const save = () => {
+    const next = text.trim() === '' ? undefined : text;
+    if (next !== value) onChange(next);
+  };
+  return (
+    <span className="media-setting media-negative">
+      <label htmlFor={id}>Negative prompt</label>
+      <input id={id} type="text" maxLength={NEGATIVE_PROMPT_MAX_CHARS} placeholder="what to leave out" value={text} onChange={(e) => setText(e.target.value)} onBlur={save} onKeyDown={(e) => e.key === 'Enter' && save()} />
+    </span>
+  );
+}
+
+/** Spec 000 section 6: flux-schnell's free uses left today, from the session's 'count:date' metadata. */
+function FreeImagesLeft() {
+  const session = useQuery({ kind: 'session' });
+  const value = session?.session?.metadata[FREE_FLUX_METADATA_KEY];
+  const left = freeFluxLeft(value, utcDate(Date.now()));
+  return (
+    <span className="media-free" role="status">
+      {left === 0 ? 'No free images left today' : `${left} free image${left === 1 ? '' : 's'} left today`}
+    </span>
+  );
+}
+
 export function MediaControls({ mode, model }: { mode: 'image' | 'video'; model: ModelInfo | undefined }) {
   const all = useQuery({ kind: 'modelSettings' });
   const { inputImageIds } = useSnapshot(media);
   const file = useRef<HTMLInputElement>(null);
-  const aspectId = useId();
-  const sizeId = useId();
   if (!model) return null;
   const settings: ModelSettings = all?.[model.id] ?? {};
   const set = (changes: ModelSettings) => void engine<ActionResult>((api) => api.setModelSettings(model.id, changes));
   const takesImages = mode === 'video' || model.capabilities.includes('image-to-image');
   const limit = mode === 'video' ? 1 : maxInputImages(model.id);
   const chosen = model;
+  // An image model shows the settings it declares (a model listed without them: all of them); a video the video ones.
+  const declared: readonly ImageSettingName[] = mode === 'image' ? (model.imageSettings ?? IMAGE_SETTING_NAMES) : ['aspect_ratio', 'seed'];
+  const takes = (name: ImageSettingName) => declared.includes(name);
   async function addFiles(files: FileList | null) {
     for (const f of Array.from(files ?? [])) {
       const r = await engine<{ ok: true; fileId: number } | { ok: false; error: string }>((api) => api.storeInputImage(f));
@@ -79,34 +127,16 @@ export function MediaControls({ mode, model }: { mode: 'image' | 'video'; model:
   }
   return (
     <div className="media-controls" role="group" aria-label={mode === 'image' ? 'Image settings' : 'Video settings'}>
-      {mode === 'image' && !model.capabilities.includes('quadrants') && <NumberSetting label="Images" placeholder="1" value={settings.nImages} min={1} max={4} onChange={(v) => set({ nImages: v })} />}
+      {mode === 'image' && takes('nImages') && !model.capabilities.includes('quadrants') && <NumberSetting label="Images" placeholder="1" value={settings.nImages} min={1} max={4} onChange={(v) => set({ nImages: v })} />}
       {mode === 'video' && <NumberSetting label="Duration (s)" placeholder="default" value={settings.duration} min={1} max={60} onChange={(v) => set({ duration: v })} />}
-      <span className="media-setting">
-        <label htmlFor={aspectId}>Aspect ratio</label>
-        <select id={aspectId} value={settings.aspect_ratio ?? ''} onChange={(e) => set({ aspect_ratio: e.target.value === '' ? undefined : e.target.value, resolution: undefined })}>
-          <option value="">Model default</option>
-          {ASPECTS.map((a) => (
-            <option key={a} value={a}>
-              {a}
-            </option>
-          ))}
-        </select>
-      </span>
-      {mode === 'image' && (
-        <span className="media-setting">
-          <label htmlFor={sizeId}>Size</label>
-          <select id={sizeId} value={settings.resolution ?? ''} onChange={(e) => set(e.target.value === '' ? { resolution: undefined } : { resolution: e.target.value, aspect_ratio: undefined })}>
-            <option value="">Model default</option>
-            {[...new Set([...SIZES, ...(settings.resolution ? [settings.resolution] : [])])].map((r) => (
-              <option key={r} value={r}>
-                {r.replace('x', ' × ')}
-              </option>
-            ))}
-          </select>
-        </span>
-      )}
-      <NumberSetting label="Seed" placeholder="any" value={settings.seed} min={0} max={4_294_967_295} onChange={(v) => set({ seed: v })} />
-      {mode === 'image' && <NumberSetting label="Guidance" placeholder="default" value={settings.guidance_scale} min={0} max={30} step={0.5} onChange={(v) => set({ guidance_scale: v })} />}
+      {takes('resolution') && <ChoiceSetting label="Resolution" value={settings.resolution} choices={model.resolutions ?? []} onChange={(v) => set(v !== undefined && takes('aspect_ratio') ? { resolution: v, aspect_ratio: undefined } : { resolution: v })} />}
+      {takes('width') && <NumberSetting label="Width" placeholder="auto" value={settings.width} min={64} max={2048} step={8} onChange={(v) => set({ width: v })} />}
+      {takes('height') && <NumberSetting label="Height" placeholder="auto" value={settings.height} min={64} max={2048} step={8} onChange={(v) => set({ height: v })} />}
+      {takes('aspect_ratio') && <ChoiceSetting label="Aspect ratio" value={settings.aspect_ratio} choices={ASPECTS} onChange={(v) => set(v !== undefined && takes('resolution') ? { aspect_ratio: v, resolution: undefined } : { aspect_ratio: v })} />}
+      {takes('seed') && <NumberSetting label="Seed" placeholder="any" value={settings.seed} min={0} max={4_294_967_295} onChange={(v) => set({ seed: v })} />}
+      {takes('guidance_scale') && <NumberSetting label="Guidance" placeholder="default" value={settings.guidance_scale} min={0} max={30} step={0.5} onChange={(v) => set({ guidance_scale: v })} />}
+      {takes('negative_prompt') && <NegativePrompt value={settings.negative_prompt} onChange={(v) => set({ negative_prompt: v })} />}
+      {mode === 'image' && model.id === FREE_FLUX_MODEL && !model.free && <FreeImagesLeft />}
       {takesImages && (
         <span className="media-inputs">
           {inputImageIds.map((id, i) => (

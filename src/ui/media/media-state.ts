@@ -3,6 +3,7 @@
  * viewer's list and position. Nothing here must survive a reload.
  */
 import { proxy } from 'valtio';
+import type { ModelSettings } from '../../events/model';
 import { addInputImage } from '../../protocol/image-rules';
 import { mediaModelOf } from '../../protocol/media';
 import { composer } from '../composer-state';
@@ -66,16 +67,24 @@ export function mediaModelFor(mode: 'image' | 'video', models: readonly { id: st
 
 /**
  * A starter suggestion picked in Image or Video mode (spec 000 section 9): its model becomes the mode's model when
- * the catalogue has it, and its resolution ('WxH') the chosen model's size setting (an aspect ratio set before is
- * cleared: a size wins over it). Returns the settings written, for the caller to save.
+ * the catalogue has it, and its resolution ('WxH') the chosen model's size: its Resolution setting when it takes one,
+ * else its Width and Height (an aspect ratio set before is cleared: a size wins over it). Returns the settings to
+ * write, for the caller to save; null when the suggestion has no size or the model takes none.
  */
 export function suggestionChoice(
   mode: 'image' | 'video',
   suggestion: { model?: string; resolution?: string },
-  models: readonly { id: string; modality: string }[],
-): { modelId: string; settings: { resolution: string; aspect_ratio: undefined } | null } {
+  models: readonly { id: string; modality: string; imageSettings?: readonly string[] }[],
+): { modelId: string; settings: ModelSettings | null } {
   const listed = suggestion.model !== undefined && models.some((m) => m.id === suggestion.model && m.modality === mode);
   if (listed && suggestion.model) chooseMediaModel(mode, suggestion.model);
   const modelId = mediaModelFor(mode, models);
-  return { modelId, settings: suggestion.resolution ? { resolution: suggestion.resolution, aspect_ratio: undefined } : null };
+  const size = /^(\d{2,4})x(\d{2,4})$/.exec(suggestion.resolution ?? '');
+  if (!size || !suggestion.resolution) return { modelId, settings: null };
+  const declared = models.find((m) => m.id === modelId)?.imageSettings;
+  const takes = (name: string) => declared === undefined || declared.includes(name);
+  const clearAspect: ModelSettings = takes('aspect_ratio') ? { aspect_ratio: undefined } : {};
+  if (takes('resolution')) return { modelId, settings: { resolution: suggestion.resolution, ...clearAspect } };
+  if (takes('width') && takes('height')) return { modelId, settings: { width: Number(size[1]), height: Number(size[2]), ...clearAspect } };
+  return { modelId, settings: null };
 }

@@ -58,8 +58,8 @@ export function mediaCommands(core: EngineCore): MediaHandlers {
   }
 
   /** Registers the pending reply so the conversation shows it (and its pending flag) until the answer. */
-  function pendingReply(messageId: number, userMessageId: number, slug: string): LiveReply {
-    const reply: LiveReply = { messageId, userMessageId, slug, requestId: '', parser: new ReplyStreamParser(), controller: new AbortController(), stoppedByUser: false };
+  function pendingReply(messageId: number, userMessageId: number, slug: string, requestId = ''): LiveReply {
+    const reply: LiveReply = { messageId, userMessageId, slug, requestId, parser: new ReplyStreamParser(), controller: new AbortController(), stoppedByUser: false };
     core.live.set(messageId, reply);
     return reply;
   }
@@ -69,6 +69,35 @@ export function mediaCommands(core: EngineCore): MediaHandlers {
     core.live$.next(reply.slug);
     void core.refreshSession();
   }
+
+  /**
+   * The image request of a reply: built the same way when it is first sent and when a new engine asks again for an
+   * orphaned reply, so that the gateway sees the same request under its requestId and answers the first one's images.
+   */
+  async function imageRequest(base: { prompt: string; model: string; conversationUUID: string; requestId: string }, settings: ModelSettings, inputs: readonly ImageRef[]): Promise<GenerateImageRequest> {
+    const request: GenerateImageRequest = { ...base, showExplicitContent: core.preferences$.value.showExplicitContent, ...settings };
+    const urls = await Promise.all(inputs.map(async (r) => dataUrlOf((await readFile(core.db, r.fileId)) as Blob)));
+    if (urls.length === 1) request.imageDataUrl = urls[0] as string;
+    else if (urls.length > 1) request.imageDataUrls = urls;
+    return request;
+  }
+
+  function startImage(reply: LiveReply, request: GenerateImageRequest): void {
+    void runImage(core, reply, request)
+      .catch((error: unknown) => console.error('Image failed to record', error))
+      .finally(() => settle(reply));
+  }
+
+  /** An image reply left pending by an engine that went away: asked again with its requestId (never generated twice). */
+  core.replyResumers.set('image', async (message) => {
+    const user = message.parentMessageId === null ? undefined : await core.db.messages.get(message.parentMessageId);
+    const conversation = await core.db.conversations.where('slug').equals(message.conversationSlug).first();
+    if (!user || !conversation || !message.requestId) return false;
+    const prompt = typeof user.prompt === 'string' ? user.prompt : '';
+    const request = await imageRequest({ prompt, model: message.model, conversationUUID: conversation.uuid, requestId: message.requestId }, message.imageSettings ?? {}, user.images ?? []);
+    startImage(pendingReply(message.id, user.id, message.conversationSlug, message.requestId), request);
+    return true;
+  });
 
   /** Steps 6 and 7 of an image or video submit (steps 1 to 5 are the submit flow's: ./submit.ts). */
   async function runMedia(sub: Submission, mode: 'image' | 'video'): Promise<SendMessageResult> {
@@ -98,9 +127,11 @@ export function mediaCommands(core: EngineCore): MediaHandlers {
     user.imageSettings = settings;
     if (inputs.length > 0) user.images = inputs;
     // (6) The pending assistant message, live before the append commits (the view never shows it empty).
-    const assistant: MessageRow = { ...pendingAssistant(core.ids.next(now), user, model.id, now + 1), mode, imageSettings: settings };
+    // An image reply keeps its requestId in the log: a new engine asks again with it (core.replyResumers).
+    const requestId = crypto.randomUUID();
+    const assistant: MessageRow = { ...pendingAssistant(core.ids.next(now), user, model.id, now + 1), mode, imageSettings: settings, ...(mode === 'image' ? { requestId } : {}) };
     events.push(makeEvent('message.added', { message: assistant }, crypto.randomUUID(), now));
-    const reply = pendingReply(assistant.id, user.id, conversation.slug);
+    const reply = pendingReply(assistant.id, user.id, conversation.slug, mode === 'image' ? requestId : '');
     try {
       await core.append(events);
     } catch {
@@ -108,15 +139,9 @@ export function mediaCommands(core: EngineCore): MediaHandlers {
       return { ok: false, error: LOCAL_STORAGE, notified: true };
     }
     // (7) The image or video handler.
-    const common = { prompt, model: model.id, conversationUUID: conversation.uuid, requestId: crypto.randomUUID(), showExplicitContent: core.preferences$.value.showExplicitContent };
+    const common = { prompt, model: model.id, conversationUUID: conversation.uuid, requestId, showExplicitContent: core.preferences$.value.showExplicitContent };
     if (mode === 'image') {
-      const request: GenerateImageRequest = { ...common, ...settings };
-      const urls = await Promise.all(inputs.map(async (r) => dataUrlOf((await readFile(core.db, r.fileId)) as Blob)));
-      if (urls.length === 1) request.imageDataUrl = urls[0] as string;
-      else if (urls.length > 1) request.imageDataUrls = urls;
-      void runImage(core, reply, request)
-        .catch((error: unknown) => console.error('Image failed to record', error))
-        .finally(() => settle(reply));
+      startImage(reply, await imageRequest(common, settings, inputs));
     } else {
       const { nImages: _n, width: _w, height: _h, guidance_scale: _g, voice: _v, ...videoSettings } = settings;
       const request: GenerateVideoRequest = { ...common, ...videoSettings };
@@ -165,7 +190,9 @@ export function mediaCommands(core: EngineCore): MediaHandlers {
     async setModelSettings(modelId: string, settings: ModelSettings): Promise<ActionResult> {
       await core.whenStarted();
       const now = Date.now();
-      await core.append([makeEvent('modelSettings.changed', { modelId, settings, at: now }, crypto.randomUUID(), now)]);
+      // A setting set back to the model's default is recorded as null (undefined is not a value in the log).
+      const recorded = Object.fromEntries(Object.entries(settings).map(([k, v]) => [k, v === undefined ? null : v])) as ModelSettings;
+      await core.append([makeEvent('modelSettings.changed', { modelId, settings: recorded, at: now }, crypto.randomUUID(), now)]);
       return { ok: true };
     },
 

@@ -5,6 +5,7 @@
  * transcription for voice mode. The pipeline itself is ../services/speech/speaker.ts.
  */
 import { makeEvent } from '../../events/catalogue';
+import type { MessageRow } from '../../events/model';
 import type { ReadAloudResult, SpeechChoice, SpeechHandlers } from '../../protocol/engine';
 import { speechChars, speechCostMicro, speechModel, SPEECH_TEXT } from '../../protocol/speech-catalogue';
 import type { TranscribeConfig, TranscribeResponse } from '../../protocol/speech';
@@ -13,7 +14,7 @@ import { classifyModelError } from '../services/errors';
 import { pendingAssistant } from '../services/history';
 import { MODEL_ERROR } from '../services/messages';
 import type { LiveReply } from '../services/reply-runner';
-import { INSUFFICIENT_FOR_AUDIO, Speaker, type SpeakerTiming } from '../services/speech/speaker';
+import { INSUFFICIENT_FOR_AUDIO, Speaker, type SpeakerTiming, type SpeakRequest } from '../services/speech/speaker';
 import { ReplyStreamParser } from '../services/stream-parser';
 import { chatMode } from './chat';
 import { sessionCurrency, type BalanceProbe } from './submit';
@@ -41,27 +42,22 @@ export function speechCommands(core: EngineCore, timing: SpeakerTiming = {}): Sp
   const speaker = new Speaker(core, timing);
   speakers.set(core, speaker);
 
-  /** Steps 6 and 7 of an Audio mode submit: a pending assistant message, then its speech. */
-  async function runAudio(s: Submission) {
-    const { conversation, user, events, model, now } = s;
-    const assistant = { ...pendingAssistant(core.ids.next(now), user, model.id, now + 1), mode: 'audio' as const };
-    events.push(makeEvent('message.added', { message: assistant }, crypto.randomUUID(), now));
-    const reply: LiveReply = { messageId: assistant.id, userMessageId: user.id, slug: conversation.slug, requestId: '', parser: new ReplyStreamParser(), controller: new AbortController(), stoppedByUser: false };
+  /** Shows an Audio mode reply as live while its speech is made (from a submit, or taken over by a new engine). */
+  function liveReply(message: Pick<MessageRow, 'id' | 'conversationSlug' | 'requestId'>, userMessageId: number): LiveReply {
+    const reply: LiveReply = { messageId: message.id, userMessageId, slug: message.conversationSlug, requestId: message.requestId ?? '', parser: new ReplyStreamParser(), controller: new AbortController(), stoppedByUser: false };
     core.live.set(reply.messageId, reply);
-    try {
-      await core.append(events);
-    } catch {
-      core.live.delete(reply.messageId);
-      return { ok: false as const, error: MODEL_ERROR.localStorageTitle, notified: true };
-    }
-    const text = typeof user.prompt === 'string' ? user.prompt : '';
+    return reply;
+  }
+
+  /** Step 7 of an Audio mode submit: the prompt's speech; a failure marks the reply failed with its notice. */
+  function speakReply(reply: LiveReply, request: SpeakRequest): void {
     void speaker
-      .speak(assistant.id, { ...s.input.speech, model: model.id, text, completes: true })
+      .speak(reply.messageId, { ...request, completes: true })
       .then(async (r) => {
         if (r.ok) return;
         const at = Date.now();
         if (r.skipped !== 'balance') core.notify({ title: r.error === SPEECH_TEXT.pollingTimeout ? r.error : SPEECH_TEXT.failed, text: r.error === SPEECH_TEXT.pollingTimeout ? '' : r.error, tone: 'red', durationMs: 15_000 });
-        await core.append([makeEvent('reply.failed', { messageId: assistant.id, userMessageId: user.id, conversationSlug: conversation.slug, error: r.error, keepPartial: false, text: '', thinking: '', cost: 0, paymentSource: null, at }, crypto.randomUUID(), at)]);
+        await core.append([makeEvent('reply.failed', { messageId: reply.messageId, userMessageId: reply.userMessageId, conversationSlug: reply.slug, error: r.error, keepPartial: false, text: '', thinking: '', cost: 0, paymentSource: null, at }, crypto.randomUUID(), at)]);
       })
       .catch((e: unknown) => console.error('Audio reply failed to record', e))
       .finally(() => {
@@ -69,8 +65,32 @@ export function speechCommands(core: EngineCore, timing: SpeakerTiming = {}): Sp
         core.live$.next(reply.slug);
         void core.refreshSession();
       });
+  }
+
+  /** Steps 6 and 7 of an Audio mode submit: a pending assistant message (its requestId and voice in the log), then its speech. */
+  async function runAudio(s: Submission) {
+    const { conversation, user, events, model, now } = s;
+    const speechChoice = s.input.speech ?? {};
+    const assistant: MessageRow = { ...pendingAssistant(core.ids.next(now), user, model.id, now + 1), mode: 'audio', requestId: crypto.randomUUID(), speechChoice };
+    events.push(makeEvent('message.added', { message: assistant }, crypto.randomUUID(), now));
+    const reply = liveReply(assistant, user.id);
+    try {
+      await core.append(events);
+    } catch {
+      core.live.delete(reply.messageId);
+      return { ok: false as const, error: MODEL_ERROR.localStorageTitle, notified: true };
+    }
+    speakReply(reply, { ...speechChoice, model: model.id, text: typeof user.prompt === 'string' ? user.prompt : '' });
     return { ok: true as const, slug: conversation.slug, userMessageId: user.id };
   }
+
+  /** An Audio mode reply left pending by an engine that went away: its chunks asked again under their requestIds. */
+  core.replyResumers.set('audio', async (message) => {
+    const user = message.parentMessageId === null ? undefined : await core.db.messages.get(message.parentMessageId);
+    if (!user) return false;
+    speakReply(liveReply(message, user.id), { ...message.speechChoice, model: message.model, text: typeof user.prompt === 'string' ? user.prompt : '' });
+    return true;
+  });
 
   const audioMode: ModeHandler = {
     mode: 'audio',

@@ -196,6 +196,8 @@ export function classifyModelError(input: ModelErrorInput): ModelErrorNotice {
       return notice(M.errorOccurredTitle, first || M.unknownError, 'red', DURATION.medium);
     }
     case 402: {
+      // Spec 000 section 6: flux-schnell's free uses of the day are spent: the gateway's message, and the deposit modal opens.
+      if (hasCode('FREE_LIMIT_REACHED')) return notice(M.freeImagesUsedTitle, first || M.insufficientBalanceText, 'orange', DURATION.sticky, { label: M.deposit, kind: 'depositNow' });
       // The gateway's amount for this request (its hold), in the currency the user pays in.
       const usd = input.currency === 'USD' ? formatAmount(body?.requiredUsd) : null;
       const nano = formatAmount(body?.requiredBalance);

@@ -86,6 +86,9 @@ export const MODEL_ERROR = {
   insufficientBalanceTitle: 'Insufficient balance',
   insufficientBalanceText: 'Add funds to your balance and try again.', // spec 001 section 8, InsufficientBalance
   goToWallet: 'Go to wallet',
+  /** Ours: the free flux-schnell uses of the day are spent (spec 000 section 6; the text is the gateway's). */
+  freeImagesUsedTitle: 'Free images used up for today',
+  deposit: 'Deposit',
 
   forbiddenTitle: 'There was an issue talking with the model',
   rateLimitedTitle: 'The model temporarily cannot accept any more requests',

@@ -14,6 +14,8 @@ import { decodeLog } from '../../../src/events/codec';
 import { startGateway, type RunningGateway } from '../../../src/server/start';
 import { Engine, type EngineHooks } from '../../../src/worker/engine';
 import { MESSAGE_REQUIRED } from '../../../src/worker/services/messages';
+import { GALLERY_MAX } from '../../../src/worker/queries/media';
+import { makeEvent } from '../../../src/events/catalogue';
 
 let gateway: RunningGateway;
 const realFetch = globalThis.fetch;
@@ -105,6 +107,42 @@ describe('images', () => {
     // Deleting the conversation takes its image out of the gallery.
     await engine.deleteConversation(slug);
     await until<GalleryItem[]>(engine.observe({ kind: 'gallery' }), (g) => g.length === 0);
+  });
+
+  it('the gallery holds at most 1000 images (GALLERY_MAX): of 1001, the newest 1000', async () => {
+    const engine = newEngine('media-gallery-max');
+    const sent = await engine.generateImage({ slug: null, prompt: 'image 0', model: 'parley-offline-image', settings: { width: 64, height: 64 } });
+    const slug = sent.ok ? sent.slug : '';
+    const first = await assistant(engine, slug, (m) => m.status === 'done');
+    const userRow = (await engine.db.messages.get(first.parentMessageId ?? 0)) as MessageRow;
+    const ref = first.images?.[0] as NonNullable<MessageRow['images']>[number];
+    // 1000 more image replies, as the log records them (no bytes: the gallery never reads them).
+    const events = [];
+    let id = first.id + 1000;
+    for (let i = 1; i <= 1000; i++) {
+      const at = first.timestamp + i * 10;
+      const u: MessageRow = { ...userRow, id: ++id, prompt: `image ${i}`, timestamp: at, updatedAt: at, parentMessageId: first.id };
+      const a: MessageRow = { ...first, id: ++id, parentMessageId: u.id, timestamp: at + 1, updatedAt: at + 1, images: undefined, status: 'pending' };
+      events.push(makeEvent('message.added', { message: u }, crypto.randomUUID(), at));
+      events.push(makeEvent('message.added', { message: a }, crypto.randomUUID(), at + 1));
+      events.push(makeEvent('image.generated', { messageId: a.id, conversationSlug: slug, images: [{ ...ref, fileId: 1_000_000 + i }], splitImages: false, taskId: null, cost: 0, paymentSource: null, isNSFW: false, at: at + 2 }, crypto.randomUUID(), at + 2));
+    }
+    await engine.append(events);
+    const gallery = await until<GalleryItem[]>(engine.observe({ kind: 'gallery' }), (g) => g.length >= 1000, 60_000);
+    expect(GALLERY_MAX).toBe(1000);
+    expect(gallery).toHaveLength(1000);
+    // Newest first; the oldest (the first image) is the one left out.
+    expect(gallery[0]).toMatchObject({ fileId: 1_001_000, prompt: 'image 1000' });
+    expect(gallery.at(-1)).toMatchObject({ fileId: 1_000_001, prompt: 'image 1' });
+    expect(gallery.some((g) => g.fileId === ref.fileId)).toBe(false);
+  }, 90_000);
+
+  it('a setting set back to the model default (undefined) is cleared, the others kept; replay agrees', async () => {
+    const engine = newEngine('media-settings-clear');
+    await engine.setModelSettings('parley-offline-image', { seed: 9, negative_prompt: 'blur', width: 128 });
+    expect((await engine.setModelSettings('parley-offline-image', { seed: undefined, negative_prompt: undefined })).ok).toBe(true);
+    const all = await until<Record<string, Record<string, unknown>>>(engine.observe({ kind: 'modelSettings' }), (v) => v['parley-offline-image']?.width === 128 && v['parley-offline-image']?.seed === undefined);
+    expect(all['parley-offline-image']).toEqual({ width: 128 });
   });
 
   it('a chat model answering in image lines (Gemini-style): the reply keeps the text, its image is a stored Blob, in the gallery', async () => {

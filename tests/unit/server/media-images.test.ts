@@ -173,6 +173,81 @@ describe('POST /api/generate-image, OpenAI images adapter', () => {
   });
 });
 
+describe("each image model's settings (shown as its controls)", () => {
+  it('lists them per model: by family, by configuration, and the offline painters', async () => {
+    const g = await mediaGateway({
+      PARLEY_IMAGE_PROVIDERS: JSON.stringify([
+        { name: 'fakeai', url: `${fake.url}/v1`, models: ['gpt-image-1', 'flux-schnell', 'sdxl'], settings: { sdxl: ['seed', 'guidance_scale', 'negative_prompt', 'resolution'] }, resolutions: { sdxl: ['512x512', '1024x1024'] } },
+      ]),
+    });
+    const models = ((await (await g.get('/api/models')).json()) as { models: { id: string; imageSettings?: string[]; resolutions?: string[] }[] }).models;
+    const of = (id: string) => models.find((m) => m.id === id);
+    expect(of('gpt-image-1')).toMatchObject({ imageSettings: ['nImages', 'resolution'], resolutions: ['1024x1024', '1536x1024', '1024x1536'] });
+    expect(of('flux-schnell')?.imageSettings).toEqual(['nImages', 'width', 'height', 'seed', 'negative_prompt']);
+    expect(of('flux-schnell')?.resolutions).toBeUndefined();
+    expect(of('sdxl')).toMatchObject({ imageSettings: ['seed', 'guidance_scale', 'negative_prompt', 'resolution'], resolutions: ['512x512', '1024x1024'] });
+    expect(of('parley-offline-image')?.imageSettings).toEqual(['nImages', 'width', 'height', 'aspect_ratio', 'seed']);
+    expect(of('parley-offline-grid')?.imageSettings).toEqual(['aspect_ratio', 'seed']);
+    await g.close();
+  });
+
+  it('refuses a configuration naming a setting that does not exist', async () => {
+    await expect(mediaGateway({ PARLEY_IMAGE_PROVIDERS: JSON.stringify([{ name: 'x', url: `${fake.url}/v1`, models: ['m'], settings: { m: ['colour'] } }]) })).rejects.toThrow(/PARLEY_IMAGE_PROVIDERS/);
+  });
+});
+
+describe('a requestId is bound to its image request (issue 5)', () => {
+  it('a retry gets the first answer with no second generation or charge; parallel retries too; another body is 409; a failure is kept, a refusal frees it', async () => {
+    fake.image = 'ok';
+    const g = await mediaGateway(env());
+    await g.credit(1_000_000n);
+    const body = { prompt: 'a lighthouse at dusk', model: 'cheap-image', conversationUUID: 'c', requestId: 'image-request-0001', seed: 4 };
+    const before = fake.requests.length;
+    const all = await Promise.all([g.post('/api/generate-image', body), g.post('/api/generate-image', body), g.post('/api/generate-image', { ...body, showExplicitContent: true })]);
+    expect(all.map((r) => r.status)).toEqual([200, 200, 200]);
+    const answers = (await Promise.all(all.map((r) => r.json()))) as GenerateImageResponse[];
+    expect(new Set(answers.map((a) => a.data?.[0]?.b64_json)).size).toBe(1);
+    expect(answers.map((a) => a.runId)).toEqual(['image-request-0001', 'image-request-0001', 'image-request-0001']);
+    const later = (await (await g.post('/api/generate-image', body)).json()) as GenerateImageResponse;
+    expect(later.cost).toBeCloseTo(0.01);
+    expect(fake.requests.length - before).toBe(1);
+    expect(await g.balance()).toBe(990_000n);
+
+    const other = await g.post('/api/generate-image', { ...body, prompt: 'a lighthouse at dawn' });
+    expect(other.status).toBe(409);
+    expect(((await other.json()) as { error: string }).error).toBe('REQUEST_ID_REUSED');
+    expect((await g.post('/api/generate-image', { ...body, model: 'gpt-image-1' })).status).toBe(409);
+
+    // A generation that failed charged nothing; its retry gets the same failure, and the provider is not asked again.
+    fake.image = 'error';
+    const failing = { ...body, requestId: 'image-request-0002' };
+    expect((await g.post('/api/generate-image', failing)).status).toBe(502);
+    fake.image = 'ok';
+    const asked = fake.requests.length;
+    const retried = await g.post('/api/generate-image', failing);
+    expect(retried.status).toBe(502);
+    expect(((await retried.json()) as { message: string }).message).toBe(IMAGE_FAILED);
+    expect(fake.requests.length).toBe(asked);
+    expect(await g.balance()).toBe(990_000n);
+
+    // One refused before the provider (no balance) frees its requestId: after a deposit the same request generates.
+    const poor = await mediaGateway(env());
+    const first = await poor.post('/api/generate-image', body);
+    expect(first.status).toBe(402);
+    await poor.credit(1_000_000n);
+    expect((await poor.post('/api/generate-image', body)).status).toBe(200);
+    await poor.close();
+    await g.close();
+  });
+
+  it('an answer without a requestId still names its generation (runId)', async () => {
+    const g = await mediaGateway({});
+    const r = (await (await g.post('/api/generate-image', { prompt: 'a red barn', model: 'parley-offline-image', conversationUUID: 'c' })).json()) as GenerateImageResponse;
+    expect(r.runId).toMatch(/^[0-9a-f-]{36}$/);
+    await g.close();
+  });
+});
+
 describe('flux-schnell: 10 free a day from the count:date metadata', () => {
   it('ten free, then paid or refused; a new date resets; a failure gives the use back', async () => {
     fake.image = 'ok';

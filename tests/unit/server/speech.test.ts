@@ -107,9 +107,16 @@ describe('POST /api/tts', () => {
     expect(await balance(s.data.id)).toBe(1_000_000n - 1000n);
     const call = fake.calls.at(-1);
     expect(call?.body).toMatchObject({ model: 'kokoro', voice: 'af_bella', speed: 1.5, input: 'x'.repeat(1000) });
-    // The same requestId again is refused, not charged twice.
-    const again = await tts(s.cookie, { text: 'x'.repeat(1000), model: 'Kokoro-82m', requestId: 'req-kokoro-1' });
+    // The same request again (a retry) gets the same audio, not made or charged twice; another text under it is 409.
+    const calls = fake.calls.length;
+    const retry = await tts(s.cookie, { text: 'x'.repeat(1000), model: 'Kokoro-82m', voice: 'af_bella', speed: 1.5, requestId: 'req-kokoro-1' });
+    expect(retry.status).toBe(200);
+    expect(new Uint8Array(await retry.arrayBuffer())).toEqual(bytes);
+    expect(retry.headers.get(TTS_COST_HEADER)).toBe('0.001');
+    expect(fake.calls.length).toBe(calls);
+    const again = await tts(s.cookie, { text: 'y'.repeat(1000), model: 'Kokoro-82m', voice: 'af_bella', speed: 1.5, requestId: 'req-kokoro-1' });
     expect(again.status).toBe(409);
+    expect(((await again.json()) as ErrorBody).error).toBe('REQUEST_ID_REUSED');
     expect(await balance(s.data.id)).toBe(1_000_000n - 1000n);
   });
 
@@ -201,6 +208,37 @@ describe('202 jobs', () => {
     expect(audio).toBe(true);
     expect(await balance(s.data.id)).toBe(1_000_000n - 165n);
     expect(await jobs.tick()).toBe(0);
+  });
+
+  it('a retry of a slow job under its requestId gets the same runId, while pending and once done; the free offline voice too', async () => {
+    const s = await funded();
+    fake.slowMs = 3000;
+    const body = { text: `Retried ${SLOW_MARK} chunk`, model: 'tts-1', requestId: 'req-slow-retry-1' };
+    const [a, b] = await Promise.all([tts(s.cookie, body), tts(s.cookie, body)]);
+    const runs = (await Promise.all([a.json(), b.json()])) as TtsPendingBody[];
+    expect([a.status, b.status]).toEqual([202, 202]);
+    expect(runs[1]?.runId).toBe(runs[0]?.runId);
+    let done: Response | null = null;
+    for (let i = 0; i < 100 && !done; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const r = await tts(s.cookie, body);
+      if (r.headers.get('content-type')?.startsWith('audio/')) done = r;
+    }
+    expect(done?.status).toBe(200);
+    expect(await balance(s.data.id)).toBe(1_000_000n - BigInt(body.text.length * 15));
+    expect(fake.calls.filter((c) => (c.body as { input?: string }).input === body.text)).toHaveLength(1);
+
+    const free = { text: 'Free and retried', model: 'parley-offline-voice', requestId: 'req-free-retry-1' };
+    const [x, y] = await Promise.all([tts(s.cookie, free), tts(s.cookie, free)]);
+    // One of the two makes it; the other names the same job (202) whose status then gives the same audio.
+    const [made, waiting] = x.status === 200 ? [x, y] : [y, x];
+    expect(made.status).toBe(200);
+    const audio = new Uint8Array(await made.arrayBuffer());
+    if (waiting.status === 202) {
+      const { runId } = (await waiting.json()) as TtsPendingBody;
+      const status = await app.request(`/api/tts/status?runId=${runId}`, { headers: { cookie: s.cookie } });
+      expect(new Uint8Array(await status.arrayBuffer())).toEqual(audio);
+    } else expect(new Uint8Array(await waiting.arrayBuffer())).toEqual(audio);
   });
 
   it('refuses a malformed runId', async () => {

@@ -209,6 +209,13 @@ describe('classifyModelError: spec 000 section 8, in order', () => {
       expect(n.tone).toBe('red');
     });
 
+    it("402 FREE_LIMIT_REACHED (flux-schnell's free uses spent) → the gateway's message, and the Deposit dialog opens at once", () => {
+      const message = 'Your 10 free flux-schnell images for today are used up. Add funds to keep generating.';
+      const n = classifyModelError({ status: 402, code: 'FREE_LIMIT_REACHED', message, body: { error: 'FREE_LIMIT_REACHED', message }, currency: 'USD' });
+      expect(n).toMatchObject({ title: 'Free images used up for today', text: message, tone: 'orange' });
+      expect(n.action).toEqual({ label: 'Deposit', kind: 'depositNow' });
+    });
+
     it('402 from a JSON text body, and without an amount', () => {
       expect(classifyModelError({ status: 402, body: '{"error":"INSUFFICIENT_BALANCE","message":"m","requiredBalance":"2.5"}' }).text).toContain('2.5 XNO');
       const n = classifyModelError({ status: 402 });

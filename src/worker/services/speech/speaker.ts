@@ -28,6 +28,18 @@ export interface SpeakRequest extends SpeechChoice {
   completes?: boolean;
 }
 
+/**
+ * A chunk's requestId. An Audio mode reply's are derived from the reply's requestId (in the log) and its take, so a
+ * new engine that takes the reply over asks the gateway for the same chunks and gets the ones already made, never
+ * made or charged twice (issue 9). Read aloud asks afresh each time.
+ */
+export function chunkRequestId(message: MessageRow, req: SpeakRequest, key: string, index: number): string {
+  if (!req.completes || message.mode !== 'audio' || !message.requestId) return `${message.id}-${index}-${crypto.randomUUID()}`;
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193) >>> 0;
+  return `${message.requestId}-${h.toString(16)}-${index}`;
+}
+
 export interface SpeakerTiming {
   pollMs?: number;
   maxPolls?: number;
@@ -159,7 +171,7 @@ export class Speaker {
     let lastError: string | null = null;
     for (let i = 0; i < parts.length; i++) {
       if (take.chunks[i]) continue;
-      const base: TtsRequest = { text: parts[i] as string, model: model.id, voice: settings.voice, requestId: `${messageId}-${i}-${crypto.randomUUID()}`, ...settings.extra };
+      const base: TtsRequest = { text: parts[i] as string, model: model.id, voice: settings.voice, requestId: chunkRequestId(message, req, key, i), ...settings.extra };
       if (model.supportsSpeed) base.speed = settings.speed;
       const r = await requestSpeech(base, { pollMs: this.timing.pollMs, maxPolls: this.timing.maxPolls });
       if (r.ok) {
