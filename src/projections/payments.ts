@@ -6,26 +6,10 @@
  */
 import type { ProjectedEvent } from './projection';
 import type { PaymentStatus } from '../protocol/payments';
+import type { PaymentView } from '../protocol/engine-money';
 
-export interface PaymentRecord {
-  id: string;
-  ticker: string;
-  amount: string;
-  txId: string;
-  /** Seconds, as the gateway gave it. */
-  createdAt: number;
-  paymentLink: string;
-  /** Daimo-style deposits: redeemed with this nonce once paid. */
-  paymentNonce: string | null;
-  /** The stablecoin deposit's network (selectedNetwork), or null. */
-  network: string | null;
-  /** The amount in USD when it was made (usdEquivalentValue, 2 decimals), or null when unknown. */
-  usdEquivalent: string | null;
-  status: PaymentStatus;
-  /** When this engine started it (ms): polling and the 30-minute expiry count from here. */
-  startedAt: number;
-  settledAt: number | null;
-}
+/** One deposit: the wallet shows these records as they are (PaymentView, the payment store's transactionData). */
+export type PaymentRecord = PaymentView;
 
 export interface PaymentsState {
   /** Newest first; at most KEEP records (older ones are history nobody looks at). */

@@ -11,14 +11,17 @@ export interface PaymentView {
   ticker: string;
   amount: string;
   txId: string;
+  /** Seconds, as the gateway gave it. */
   createdAt: number;
   paymentLink: string;
+  /** Daimo-style deposits: redeemed with this nonce once paid. */
   paymentNonce: string | null;
   /** The payment store's selectedNetwork: the chain of a stablecoin deposit (spec 001 sections 3 and 9), or null. */
   network: string | null;
   /** The payment store's usdEquivalentValue: the amount in USD when it was made (2 decimals), or null when unknown. */
   usdEquivalent: string | null;
   status: PaymentStatus;
+  /** When this engine started it (ms): polling and the 30-minute expiry count from here. */
   startedAt: number;
   settledAt: number | null;
 }

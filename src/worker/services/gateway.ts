@@ -29,9 +29,14 @@ async function readErrorBody(res: Response): Promise<Partial<ErrorBody> | null> 
   }
 }
 
+/** The GatewayError of a non-2xx answer, with its `{error, message}` body when it has one (the other engine clients use it too). */
+export async function gatewayErrorOf(res: Response): Promise<GatewayError> {
+  return new GatewayError(res.status, await readErrorBody(res));
+}
+
 async function getJson<T>(path: string): Promise<T> {
   const res = await fetch(path, { credentials: 'same-origin', headers: { accept: 'application/json' } });
-  if (!res.ok) throw new GatewayError(res.status, await readErrorBody(res));
+  if (!res.ok) throw await gatewayErrorOf(res);
   return (await res.json()) as T;
 }
 
@@ -69,7 +74,7 @@ async function postJson<T>(path: string, body: unknown, signal?: AbortSignal): P
     headers: { 'content-type': 'application/json', accept: 'application/json' },
     body: JSON.stringify(body),
   });
-  if (!res.ok) throw new GatewayError(res.status, await readErrorBody(res));
+  if (!res.ok) throw await gatewayErrorOf(res);
   return (await res.json()) as T;
 }
 
@@ -81,7 +86,7 @@ async function postStream(path: string, body: unknown, signal: AbortSignal): Pro
     body: JSON.stringify(body),
     signal,
   });
-  if (!res.ok) throw new GatewayError(res.status, await readErrorBody(res));
+  if (!res.ok) throw await gatewayErrorOf(res);
   if (!res.body) throw new GatewayError(502, null);
   return res.body;
 }

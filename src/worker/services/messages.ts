@@ -12,13 +12,8 @@ export const DURATION = {
   sticky: 300_000,
 } as const;
 
-/**
- * Validation (spec 000 section 5). Only what running code uses is here: the image, video and upload validations
- * join when their features are built (their wording is in the spec).
- */
-export const VALIDATION = {
-  messageRequired: 'Message is required',
-} as const;
+/** Spec 000 section 5: an empty prompt (the image, video and upload validations are with their features). */
+export const MESSAGE_REQUIRED = 'Message is required';
 
 /** Multi-model mode (spec 000 section 5: at most 4 additional text models, no duplicates). */
 export const MULTI_MODEL = {
@@ -126,7 +121,6 @@ export const CONVERSATION_NOTICE = {
 } as const;
 
 // Flat names for the strings used most across the engine (same values as above).
-export const MESSAGE_REQUIRED = VALIDATION.messageRequired;
 export const NO_MESSAGE_RETURNED = STREAM_ERROR.noMessage;
 export const NO_MESSAGE_CONTENT_RETURNED = STREAM_ERROR.noMessageContent;
 /** Body of the empty-reply notice: the support contact line. */

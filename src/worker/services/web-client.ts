@@ -1,19 +1,9 @@
 /** The engine's client of the web routes (docs/protocol.md, "Web search, scraping and suggestions"). */
-import type { ErrorBody } from '../../protocol/api';
 import type { ScrapeRequest, ScrapeResponse, SuggestionKind, SuggestionsResponse, WebSearchRequest, WebSearchResponse, WebSearchStatus } from '../../protocol/web';
-import { GatewayError } from './gateway';
+import { gatewayErrorOf } from './gateway';
 
 async function answer<T>(res: Response): Promise<T> {
-  if (!res.ok) {
-    let body: Partial<ErrorBody> | null = null;
-    try {
-      const parsed: unknown = await res.json();
-      if (typeof parsed === 'object' && parsed !== null) body = parsed as Partial<ErrorBody>;
-    } catch {
-      body = null;
-    }
-    throw new GatewayError(res.status, body);
-  }
+  if (!res.ok) throw await gatewayErrorOf(res);
   return (await res.json()) as T;
 }
 

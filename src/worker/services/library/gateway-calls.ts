@@ -1,18 +1,6 @@
 /** The engine's client of the attachment calls (spec 000 section 7), beside ../gateway.ts. */
-import type { ErrorBody } from '../../../protocol/api';
 import type { ImageDescriptionRequest, ImageDescriptionResponse, ProcessDocumentResponse } from '../../../protocol/attachments-api';
-import { GatewayError } from '../gateway';
-
-async function errorOf(res: Response): Promise<GatewayError> {
-  let body: Partial<ErrorBody> | null = null;
-  try {
-    const parsed: unknown = await res.json();
-    if (typeof parsed === 'object' && parsed !== null) body = parsed as Partial<ErrorBody>;
-  } catch {
-    body = null;
-  }
-  return new GatewayError(res.status, body);
-}
+import { gatewayErrorOf as errorOf } from '../gateway';
 
 export type JobStatus = { state: 'completed'; answer: ProcessDocumentResponse } | { state: 'processing' } | { state: 'unknown' };
 
