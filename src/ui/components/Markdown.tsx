@@ -1,119 +1,189 @@
 /**
  * Markdown of model output: GFM, $ math (KaTeX, fonts served from this origin), fenced code with a copy button.
- * Raw HTML in model output is not rendered (no rehype-raw), and links open outside the app: no script from a
- * model ever runs in the app's origin.
+ * Raw HTML in model output is not rendered, and links open outside the app: no script from a model ever runs in
+ * the app's origin.
  *
- * Parsing is the costly part of a message, so a finished message is parsed once: its rendered tree is cached
- * under the caller's key (message id and updatedAt), and a message scrolled back into the virtualised list, or
- * re-rendered for any other reason, reuses it. A streaming message has no key: it is parsed block by block and only
- * its last block again on each update (./markdown-blocks.ts).
+ * Hostile or just long Markdown never holds the page (docs/architecture.md, "Hostile Markdown"): the text is parsed
+ * to a tree (../markdown/pipeline.ts, tamed and depth-capped on the way) either here, when it is small and plain
+ * enough to take a few milliseconds (`fitsPageParse`, and a few such texts per task at most), or in the parse
+ * worker, which has a time budget. The tree becomes React elements here (../markdown/to-react.tsx). A text the
+ * worker could not parse in its budget is shown as plain text with a note. While a text is in the worker, what
+ * is already rendered of it shows (its blocks, or the previous version of a streaming block), else its plain text.
+ *
+ * A finished message is parsed once: its rendering is cached under the caller's key (message id and updatedAt). A
+ * streaming message has no key: it is rendered block by block (./markdown-blocks.ts), and only its last, growing
+ * block is parsed again on each update.
  */
-import { Fragment, type ReactElement } from 'react';
-import ReactMarkdown, { type Components } from 'react-markdown';
-import remarkGfm from 'remark-gfm';
-import remarkMath from 'remark-math';
-import rehypeKatex from 'rehype-katex';
+import { useEffect, useMemo, useRef, useState, type ReactElement, type ReactNode } from 'react';
 import 'katex/dist/katex.min.css';
-import { CodeBlock } from './CodeBlock';
-import { splitBlocks } from './markdown-blocks';
 import type { WebSourceRecord } from '../../events/model';
-import { remarkCitations } from './web/citations';
+import { fitsPageParse, markdownToHast } from '../markdown/pipeline';
+import { MarkdownParseClient, startBrowserParseWorker } from '../markdown/parse-client';
+import { hastToReact } from '../markdown/to-react';
+import { splitBlocks } from './markdown-blocks';
+import { PlainText, UnformattedText } from './PlainText';
+import { citationHrefs } from './web/citations';
 
-const components: Components = {
-  pre({ children }) {
-    return <>{children}</>;
-  },
-  code({ className, children }) {
-    const text = String(children ?? '');
-    const match = /language-([\w+-]+)/.exec(className ?? '');
-    const block = match !== null || text.includes('\n');
-    if (!block) return <code className="inline-code">{children}</code>;
-    return <CodeBlock language={match?.[1] ?? ''} code={text.replace(/\n$/, '')} />;
-  },
-  // Images in model text would be fetched from any host the model names (a tracking pixel at best, and the CSP
-  // blocks them anyway): show them as links instead, except data: images, which are inline.
-  img({ src, alt }) {
-    const url = typeof src === 'string' ? src : '';
-    if (url.startsWith('data:image/')) return <img src={url} alt={alt ?? ''} className="inline-image" />;
-    if (url === '') return <span className="link-removed">{alt ? `Image: ${alt}` : 'Image'}</span>;
-    return (
-      <a href={url} target="_blank" rel="noopener noreferrer nofollow">
-        {alt ? `Image: ${alt}` : 'Image link'}
-      </a>
-    );
-  },
-  a({ href, children, className }) {
-    // An address react-markdown removed (javascript:, data:, vbscript: ...) leaves the text, not a link to this page.
-    if (!href) return <span className={className ? `${className} link-removed` : 'link-removed'}>{children}</span>;
-    return (
-      <a href={href} className={className} target="_blank" rel="noopener noreferrer nofollow">
-        {children}
-      </a>
-    );
-  },
-};
+type Rendered = { kind: 'tree'; element: ReactElement } | { kind: 'failed' };
 
-const remarkPlugins = [remarkGfm, remarkMath];
-const rehypePlugins = [rehypeKatex];
-
-/** Rendered trees of finished messages, by key; least recently used first (a Map keeps insertion order). */
-const cache = new Map<string, ReactElement>();
+/** Renderings of finished messages, by key; least recently used first (a Map keeps insertion order). */
+const cache = new Map<string, Rendered>();
 export const MARKDOWN_CACHE_SIZE = 2000;
-
-/** Sources of a web search the reply cites: "[n]" links to source n (./web/citations.ts). */
-type Citations = readonly WebSourceRecord[] | undefined;
-
-function render(text: string, citations?: Citations): ReactElement {
-  // react-markdown's component is a plain synchronous function of its props (no hooks): calling it yields the
-  // element tree, which is what we keep.
-  const plugins = citations && citations.length > 0 ? [...remarkPlugins, remarkCitations(citations)] : remarkPlugins;
-  return ReactMarkdown({ remarkPlugins: plugins, rehypePlugins, components, children: text }) as ReactElement;
-}
-
-function cached(key: string, text: string, citations?: Citations): ReactElement {
-  const hit = cache.get(key);
-  if (hit !== undefined) {
-    cache.delete(key);
-    cache.set(key, hit);
-    return hit;
-  }
-  const tree = render(text, citations);
-  cache.set(key, tree);
-  if (cache.size > MARKDOWN_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
-  return tree;
-}
-
-/** Rendered blocks of streaming replies, by their text (small: only the replies streaming right now use it). */
-const blockCache = new Map<string, ReactElement>();
+/** Renderings of blocks of streaming replies, by their text. */
+const blockCache = new Map<string, Rendered>();
 const BLOCK_CACHE_SIZE = 400;
 
-function renderBlock(block: string, citations?: Citations): ReactElement {
-  const key = citations && citations.length > 0 ? `${citations.map((c) => c.url).join('\n')}\u0000${block}` : block;
-  const hit = blockCache.get(key);
-  if (hit !== undefined) return hit;
-  const tree = render(block, citations);
-  blockCache.set(key, tree);
-  if (blockCache.size > BLOCK_CACHE_SIZE) blockCache.delete(blockCache.keys().next().value as string);
-  return tree;
+let client: MarkdownParseClient | null = null;
+function parseClient(): MarkdownParseClient {
+  client ??= new MarkdownParseClient(startBrowserParseWorker);
+  return client;
 }
 
 /**
- * A reply still streaming: its finished blocks keep their rendered trees, only the last (growing) block is
- * parsed again on each update, so the cost of an update stays flat however long the reply gets.
+ * Characters parsed on the page in one task at most: each text that fits `fitsPageParse` takes a few
+ * milliseconds, and a conversation opening with many of them must not add up to a long task.
  */
-function Streaming({ text, citations }: { text: string; citations?: Citations }) {
+const PAGE_PARSE_PER_TASK = 6000;
+let spentThisTask = 0;
+
+function mayParseOnPage(text: string): boolean {
+  if (spentThisTask + text.length > PAGE_PARSE_PER_TASK || !fitsPageParse(text)) return false;
+  if (spentThisTask === 0) setTimeout(() => (spentThisTask = 0), 0);
+  spentThisTask += text.length;
+  return true;
+}
+
+function lookup(store: Map<string, Rendered>, key: string): Rendered | undefined {
+  const hit = store.get(key);
+  if (hit !== undefined) {
+    store.delete(key);
+    store.set(key, hit);
+  }
+  return hit;
+}
+
+function remember(store: Map<string, Rendered>, size: number, key: string, value: Rendered): void {
+  store.set(key, value);
+  if (store.size > size) store.delete(store.keys().next().value as string);
+}
+
+function fromTree(make: () => ReturnType<typeof markdownToHast>): Rendered {
+  try {
+    return { kind: 'tree', element: hastToReact(make()) };
+  } catch {
+    return { kind: 'failed' };
+  }
+}
+
+interface Source {
+  store: Map<string, Rendered>;
+  size: number;
+}
+const FINISHED: Source = { store: cache, size: MARKDOWN_CACHE_SIZE };
+const BLOCKS: Source = { store: blockCache, size: BLOCK_CACHE_SIZE };
+
+/**
+ * The rendering of `text` under `key`: cached, or parsed here now when it may be, else asked of the worker (null
+ * until it answers, then the component renders again). `slot` names a place parsed again and again, so that only
+ * its newest text waits in the worker's queue.
+ */
+function useRendered(source: Source, key: string, text: string, hrefs: readonly (string | undefined)[], slot?: object): Rendered | null {
+  const [, setAnswered] = useState(0);
+  let rendered = lookup(source.store, key) ?? null;
+  if (rendered === null && mayParseOnPage(text)) {
+    rendered = fromTree(() => markdownToHast(text, hrefs));
+    remember(source.store, source.size, key, rendered);
+  }
+  const waiting = rendered === null;
+  useEffect(() => {
+    if (!waiting) return;
+    let live = true;
+    void parseClient()
+      .parse(text, hrefs, slot)
+      .then((outcome) => {
+        if (!outcome.ok && outcome.reason === 'superseded') return;
+        remember(source.store, source.size, key, outcome.ok ? fromTree(() => outcome.tree) : { kind: 'failed' });
+        if (live) setAnswered((n) => n + 1);
+      });
+    return () => {
+      live = false;
+    };
+    // The key stands for the text and its sources.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [key, waiting]);
+  return rendered;
+}
+
+function show(rendered: Rendered, text: string): ReactNode {
+  return rendered.kind === 'tree' ? rendered.element : <UnformattedText text={text} />;
+}
+
+function blockKey(block: string, hrefs: readonly (string | undefined)[]): string {
+  return hrefs.length > 0 ? `${hrefs.join('\n')}\u0000${block}` : block;
+}
+
+/** One block of a reply; while its new text parses in the worker, its previous rendering shows. */
+function Block({ text, hrefs }: { text: string; hrefs: readonly (string | undefined)[] }) {
+  const slot = useRef({}).current;
+  const rendered = useRendered(BLOCKS, blockKey(text, hrefs), text, hrefs, slot);
+  const last = useRef<Rendered | null>(null);
+  if (rendered !== null) last.current = rendered;
+  const shown = rendered ?? last.current;
+  return shown === null ? <PlainText text={text} /> : show(shown, text);
+}
+
+/**
+ * A reply still streaming: its finished blocks keep their renderings, only the last (growing) block is parsed
+ * again on each update, so the cost of an update stays flat however long the reply gets.
+ */
+function Blocks({ text, hrefs }: { text: string; hrefs: readonly (string | undefined)[] }) {
   const blocks = splitBlocks(text);
-  const last = blocks.length - 1;
   return (
     <>
       {blocks.map((block, i) => (
-        <Fragment key={i}>{i === last ? render(block, citations) : renderBlock(block, citations)}</Fragment>
+        <Block key={i} text={block} hrefs={hrefs} />
       ))}
     </>
   );
 }
 
+/**
+ * A finished reply, parsed whole (references and footnotes resolve across blocks); what is rendered of its blocks
+ * shows meanwhile. `data-format` says where it is: parsing, formatted, or plain (it could not be formatted).
+ */
+function Finished({ cacheKey, text, hrefs }: { cacheKey: string; text: string; hrefs: readonly (string | undefined)[] }) {
+  const rendered = useRendered(FINISHED, cacheKey, text, hrefs);
+  if (rendered !== null) {
+    return (
+      <div className="markdown" data-format={rendered.kind === 'tree' ? 'formatted' : 'plain'}>
+        {show(rendered, text)}
+      </div>
+    );
+  }
+  // A reply of one block is parsed once (as the whole); a reply of very many blocks shows as plain text meanwhile.
+  const blocks = splitBlocks(text).length;
+  return (
+    <div className="markdown" data-format="parsing">
+      {blocks > 1 && blocks <= MAX_PLACEHOLDER_BLOCKS ? <Blocks text={text} hrefs={hrefs} /> : <PlainText text={text} />}
+    </div>
+  );
+}
+
+/** More blocks than this, and a reply waiting for the worker shows as plain text rather than block by block. */
+const MAX_PLACEHOLDER_BLOCKS = 100;
+
+/** Sources of a web search the reply cites: "[n]" links to source n (./web/citations.ts). */
+type Citations = readonly WebSourceRecord[] | undefined;
+
 export default function Markdown({ text, cacheKey, citations }: { text: string; cacheKey?: string; citations?: Citations }) {
+  const hrefs = useMemo(() => (citations && citations.length > 0 ? citationHrefs(citations) : []), [citations]);
+  if (cacheKey === undefined) {
+    return (
+      <div className="markdown">
+        <Blocks text={text} hrefs={hrefs} />
+      </div>
+    );
+  }
   // The text's length rides along in the key: a key reused for other text (it should not happen) misses the cache.
-  return <div className="markdown">{cacheKey === undefined ? <Streaming text={text} citations={citations} /> : cached(`${cacheKey}:${text.length}:${citations?.length ?? 0}`, text, citations)}</div>;
+  return <Finished cacheKey={`${cacheKey}:${text.length}:${hrefs.length}`} text={text} hrefs={hrefs} />;
 }
