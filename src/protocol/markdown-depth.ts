@@ -7,7 +7,7 @@
 import type { Nodes, Paragraph, Parent, Root, Text } from 'mdast';
 
 /** Levels below the root a rendered Markdown tree may have (a reply people write uses fewer than 15). */
-export const MARKDOWN_TREE_DEPTH = 32;
+export const MARKDOWN_TREE_DEPTH = 24;
 
 /** Node types whose children are inline (phrasing) content. */
 const PHRASING_PARENTS = new Set(['paragraph', 'heading', 'tableCell', 'emphasis', 'strong', 'delete', 'link', 'linkReference']);

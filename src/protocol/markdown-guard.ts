@@ -9,21 +9,24 @@
  *
  * What is flattened (outside fenced code that starts in the first column, whose lines are never touched):
  *  - a line's block containers (`>` and list markers) beyond `markersPerLine` are dropped, its indentation
- *    before a container marker is cut to `indentColumns`: lists and quotes nest at most about 30 deep;
- *  - a run of `*` or `_` longer than `emphasisRun` is escaped (shown as written), except a line that is only a
- *    thematic break;
- *  - in one block (lines between blank lines), inline delimiters of one kind beyond `delimitersPerBlock` (`*`,
- *    `_`, `~`, backtick and `$` runs, `[`, `]`, `<`) are escaped, and `|` beyond `pipesPerLine` on a line.
+ *    before a container marker is cut to `indentColumns`: lists and quotes nest at most about 20 deep;
+ *  - a block (lines between blank lines, a new bullet item or a heading) with a run of `*` or `_` longer than
+ *    `emphasisRun` (a thematic break aside), with more than `delimitersPerBlock` inline delimiters of one kind
+ *    (`*`, `_`, `~`, backtick and `$` runs, `[`, `]`, `<`), or a line of it with more than `pipesPerLine` table
+ *    pipes, becomes a fenced code block: shown as written, read by the parser in linear time. (Escaping the
+ *    excess instead would not do: thousands of backslash escapes in one paragraph are slow to parse too. A bullet
+ *    item or a heading always starts a new paragraph; a numbered item or a quote line may continue the one before,
+ *    so they do not start a new block.)
  * Replies people write never reach these limits, so their text is left exactly as it is (`tamed` false).
  */
 
 export const MARKDOWN_LIMITS = {
   /** Quote and list markers one line may open. */
-  markersPerLine: 12,
+  markersPerLine: 8,
   /** Columns of indentation before a quote or list marker. */
-  indentColumns: 40,
+  indentColumns: 24,
   /** Longest run of `*` or `_` read as emphasis. */
-  emphasisRun: 8,
+  emphasisRun: 32,
   /** Inline delimiters of one kind in one block. */
   delimitersPerBlock: 256,
   /** Table pipes on one line. */
@@ -64,10 +67,18 @@ function fenceAt(line: string): { char: string; length: number; rest: string } |
   return { char: run[0] as string, length: run.length, rest: m[2] as string };
 }
 
+/** A line that surely starts a new paragraph: a bullet item with words, or an ATX heading. */
+function startsParagraph(line: string, prefix: { end: number; first: string }): boolean {
+  if ((prefix.first === '-' || prefix.first === '+' || prefix.first === '*') && line.slice(prefix.end).trim() !== '') return true;
+  return prefix.first === '' && /^ {0,3}#{1,6}(?:[ \t]|$)/.test(line);
+}
+
 interface Prefix {
   /** Index in the line where the content after the containers starts. */
   end: number;
   markers: number;
+  /** The first marker ('' when none). */
+  first: string;
   indent: number;
   /** The prefix rewritten within the limits, or null when it is within them already. */
   rewritten: string | null;
@@ -114,7 +125,8 @@ function containerPrefix(line: string): Prefix {
     column += marker.length;
     i += marker.length;
   }
-  const prefix: Prefix = { end: i, markers, indent: widest, rewritten: null };
+  const first = pieces.find((p): p is { marker: string } => 'marker' in p)?.marker ?? '';
+  const prefix: Prefix = { end: i, markers, first, indent: widest, rewritten: null };
   if (!over) return prefix;
   // Rebuild: at most `markersPerLine` markers, and whitespace cut so that no marker starts past `indentColumns`.
   let out = '';
@@ -143,6 +155,20 @@ function containerPrefix(line: string): Prefix {
   return prefix;
 }
 
+/** Inline delimiters, backtick run and pipes seen in the block being read. */
+interface BlockScan {
+  /** Lines as read (verbatim) and as they will be parsed (containers flattened). */
+  raw: string[];
+  kept: string[];
+  counts: Map<string, number>;
+  longestBacktickRun: number;
+  hostile: boolean;
+}
+
+function newBlock(): BlockScan {
+  return { raw: [], kept: [], counts: new Map(), longestBacktickRun: 0, hostile: false };
+}
+
 /**
  * Flattens what would make Markdown nest too deep or parse too slowly (see the top of this file). Linear in the
  * text's length.
@@ -150,45 +176,55 @@ function containerPrefix(line: string): Prefix {
 export function tameMarkdown(text: string): TamedMarkdown {
   const { emphasisRun, delimitersPerBlock, pipesPerLine } = MARKDOWN_LIMITS;
   const lines = text.split('\n');
+  const out: string[] = [];
   let tamed = false;
   let delimiters = 0;
   let deepestLine = 0;
   let widestIndent = 0;
   let fence: { char: string; length: number } | null = null;
-  const counts = new Map<string, number>();
-  for (let n = 0; n < lines.length; n++) {
-    const line = lines[n] as string;
+  let block = newBlock();
+  const endBlock = () => {
+    if (block.raw.length === 0) return;
+    if (block.hostile) {
+      // Shown as written, in a fence longer than any backtick run inside (so nothing inside can close it).
+      const mark = '`'.repeat(Math.max(3, block.longestBacktickRun + 1));
+      out.push(`${mark}text`, ...block.raw, mark);
+      tamed = true;
+    } else out.push(...block.kept);
+    block = newBlock();
+  };
+  for (const line of lines) {
     if (fence !== null) {
+      out.push(line);
       const close = fenceAt(line);
       if (close && close.char === fence.char && close.length >= fence.length && close.rest.trim() === '') fence = null;
       continue;
     }
     if (line.trim() === '') {
-      counts.clear();
+      endBlock();
+      out.push(line);
       continue;
     }
     // Only a fence in the first column is surely not inside a quote or list item (those need a marker or an
     // indent on every line), so only its lines are left alone.
     const open = line.startsWith('```') || line.startsWith('~~~') ? fenceAt(line) : null;
     if (open && !(open.char === '`' && open.rest.includes('`'))) {
+      endBlock();
       fence = { char: open.char, length: open.length };
-      counts.clear();
+      out.push(line);
       continue;
     }
     const prefix = containerPrefix(line);
+    if (startsParagraph(line, prefix)) endBlock();
     if (prefix.markers > deepestLine) deepestLine = prefix.markers;
     if (prefix.indent > widestIndent) widestIndent = prefix.indent;
+    if (prefix.rewritten !== null) tamed = true;
+    block.raw.push(line);
+    // The content keeps the whitespace after its last marker, so the rebuilt prefix joins it as before.
+    block.kept.push(prefix.rewritten === null ? line : prefix.rewritten + line.slice(prefix.end));
     const breakLine = isThematicBreak(line);
-    let content = '';
-    let changed = prefix.rewritten !== null;
     let pipes = 0;
     let i = prefix.end;
-    let from = i;
-    // Copies the content, escaping what is over a limit; `content` is only built once something changes.
-    const flush = (to: number) => {
-      if (changed) content += line.slice(from, to);
-      from = to;
-    };
     while (i < line.length) {
       const c = line[i] as string;
       if (c === '\\' && i + 1 < line.length && ESCAPABLE.test(line[i + 1] as string)) {
@@ -196,17 +232,7 @@ export function tameMarkdown(text: string): TamedMarkdown {
         continue;
       }
       if (c === '|') {
-        pipes++;
-        if (pipes > pipesPerLine) {
-          if (!changed) {
-            changed = true;
-            content = line.slice(prefix.end, i);
-            from = i;
-          }
-          flush(i);
-          content += '\\|';
-          from = i + 1;
-        }
+        if (++pipes > pipesPerLine) block.hostile = true;
         i++;
         continue;
       }
@@ -219,26 +245,29 @@ export function tameMarkdown(text: string): TamedMarkdown {
       if (c !== '[' && c !== ']' && c !== '<') while (end < line.length && line[end] === c) end++;
       const run = end - i;
       delimiters++;
-      const count = (counts.get(c) ?? 0) + 1;
-      counts.set(c, count);
-      const tooLong = (c === '*' || c === '_') && run > emphasisRun && !breakLine;
-      if (tooLong || count > delimitersPerBlock) {
-        if (!changed) {
-          changed = true;
-          content = line.slice(prefix.end, i);
-          from = i;
-        }
-        flush(i);
-        content += `\\${c}`.repeat(run);
-        from = end;
-      }
+      const count = (block.counts.get(c) ?? 0) + 1;
+      block.counts.set(c, count);
+      if (c === '`' && run > block.longestBacktickRun) block.longestBacktickRun = run;
+      if (count > delimitersPerBlock || ((c === '*' || c === '_') && run > emphasisRun && !breakLine)) block.hostile = true;
       i = end;
     }
-    if (!changed) continue;
-    flush(line.length);
-    tamed = true;
-    // The content keeps the whitespace after its last marker, so the rebuilt prefix joins it as before.
-    lines[n] = (prefix.rewritten ?? line.slice(0, prefix.end)) + content;
   }
-  return { text: tamed ? lines.join('\n') : text, tamed, delimiters, deepestLine, widestIndent };
+  endBlock();
+  return { text: tamed ? out.join('\n') : text, tamed, delimiters, deepestLine, widestIndent };
+}
+
+/**
+ * How long parsing one text may take (in the view's parse worker, and per message in the PDF export's worker)
+ * before the worker is ended and the text shown as plain text: a base, and more for a longer text (Markdown people
+ * write parses in time linear in its length; what takes longer is hostile).
+ */
+export const MARKDOWN_PARSE_BUDGET = { baseMs: 1500, charsPerMs: 250 } as const;
+
+export function markdownParseBudgetMs(text: string, budget: { baseMs: number; charsPerMs: number } = MARKDOWN_PARSE_BUDGET): number {
+  return budget.baseMs + text.length / budget.charsPerMs;
+}
+
+/** The note above a message shown as plain text because its Markdown could not be formatted. */
+export function unformattedNote(role: string): string {
+  return `This ${role === 'assistant' ? 'reply' : 'message'} could not be formatted, so it is shown as plain text.`;
 }

@@ -37,11 +37,12 @@ async function expectShown(page: Page, marker: string): Promise<void> {
   await page.getByRole('textbox', { name: 'Message' }).waitFor();
   const reply = assistant(page).first();
   await reply.and(page.locator('[data-status="done"]')).waitFor({ timeout: 60_000 });
-  // Formatted, or plain text with the note; not still waiting for the parser.
-  const body = reply.locator('.markdown[data-format="formatted"], .markdown[data-format="plain"], .unformatted');
-  await body.first().waitFor({ timeout: 60_000 });
-  if ((await reply.locator('[data-format="plain"], .unformatted').count()) > 0) await reply.getByText(NOTE, { exact: true }).waitFor();
   await expect.poll(() => reply.textContent(), { timeout: 60_000 }).toContain(marker);
+  // Formatted, or plain text with the note; not still waiting for the parser.
+  await expect
+    .poll(async () => (await reply.locator('[data-format="parsing"]').count()) === 0 && (await reply.locator('.markdown, .unformatted').count()) > 0, { timeout: 60_000 })
+    .toBe(true);
+  if ((await reply.locator('[data-format="plain"], .unformatted').count()) > 0) await reply.getByText(NOTE, { exact: true }).waitFor();
 }
 
 /** Another message goes out and its reply arrives. */

@@ -14,7 +14,7 @@
  * streaming message has no key: it is rendered block by block (./markdown-blocks.ts), and only its last, growing
  * block is parsed again on each update.
  */
-import { useEffect, useMemo, useRef, useState, type ReactElement, type ReactNode } from 'react';
+import { memo, useEffect, useMemo, useRef, useState, type ReactElement, type ReactNode } from 'react';
 import 'katex/dist/katex.min.css';
 import type { WebSourceRecord } from '../../events/model';
 import { fitsPageParse, markdownToHast } from '../markdown/pipeline';
@@ -31,7 +31,7 @@ const cache = new Map<string, Rendered>();
 export const MARKDOWN_CACHE_SIZE = 2000;
 /** Renderings of blocks of streaming replies, by their text. */
 const blockCache = new Map<string, Rendered>();
-const BLOCK_CACHE_SIZE = 400;
+const BLOCK_CACHE_SIZE = 4000;
 
 let client: MarkdownParseClient | null = null;
 function parseClient(): MarkdownParseClient {
@@ -123,14 +123,14 @@ function blockKey(block: string, hrefs: readonly (string | undefined)[]): string
 }
 
 /** One block of a reply; while its new text parses in the worker, its previous rendering shows. */
-function Block({ text, hrefs }: { text: string; hrefs: readonly (string | undefined)[] }) {
+const Block = memo(function Block({ text, hrefs }: { text: string; hrefs: readonly (string | undefined)[] }) {
   const slot = useRef({}).current;
   const rendered = useRendered(BLOCKS, blockKey(text, hrefs), text, hrefs, slot);
   const last = useRef<Rendered | null>(null);
   if (rendered !== null) last.current = rendered;
   const shown = rendered ?? last.current;
   return shown === null ? <PlainText text={text} /> : show(shown, text);
-}
+});
 
 /**
  * A reply still streaming: its finished blocks keep their renderings, only the last (growing) block is parsed
@@ -160,11 +160,14 @@ function Finished({ cacheKey, text, hrefs }: { cacheKey: string; text: string; h
       </div>
     );
   }
-  // A reply of one block is parsed once (as the whole); a reply of very many blocks shows as plain text meanwhile.
-  const blocks = splitBlocks(text).length;
+  // Its blocks show meanwhile when they are rendered already (it just streamed) or few enough to render; a reply of
+  // one block is only parsed once (as the whole); very many blocks not rendered yet show as plain text.
+  const blocks = splitBlocks(text);
+  const ready = blocks.every((b) => blockCache.has(blockKey(b, hrefs)));
+  const byBlock = blocks.length > 1 && (ready || blocks.length <= MAX_PLACEHOLDER_BLOCKS);
   return (
     <div className="markdown" data-format="parsing">
-      {blocks > 1 && blocks <= MAX_PLACEHOLDER_BLOCKS ? <Blocks text={text} hrefs={hrefs} /> : <PlainText text={text} />}
+      {byBlock ? <Blocks text={text} hrefs={hrefs} /> : <PlainText text={text} />}
     </div>
   );
 }

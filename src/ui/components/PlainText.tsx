@@ -4,6 +4,7 @@
  * second, a piece of 16,000 characters for a few milliseconds. Pieces end at a line break where there is one.
  */
 import { useEffect, useMemo, useState } from 'react';
+import { unformattedNote } from '../../protocol/markdown-guard';
 
 export const PLAIN_PIECE_CHARS = 16_000;
 
@@ -52,8 +53,8 @@ export function PlainText({ text, className = 'plain' }: { text: string; classNa
   );
 }
 
-/** The note above a reply shown as plain text because it could not be formatted (too slow or too deep to parse). */
-export const UNFORMATTED_NOTE = 'This reply could not be formatted, so it is shown as plain text.';
+/** The note above a reply shown as plain text because it could not be formatted (too slow to parse, or broken). */
+export const UNFORMATTED_NOTE = unformattedNote('assistant');
 
 /** A reply that could not be formatted: the note, then its text as it is. */
 export function UnformattedText({ text }: { text: string }) {

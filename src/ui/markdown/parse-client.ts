@@ -1,6 +1,6 @@
 /**
  * The page's side of the Markdown parse worker (./parse-worker.ts): texts go to the worker one at a time, and each
- * has a time budget. A text still parsing when its budget runs out has its worker terminated (a parse cannot be
+ * has a time budget (`markdownParseBudgetMs`: 1.5 s, and 1 ms more per 250 characters). A text still parsing when its budget runs out has its worker terminated (a parse cannot be
  * interrupted any other way) and comes back as `budget`: the view shows it as plain text with a note, and the next
  * text goes to a fresh worker. So no Markdown, however it was built, holds the page's thread or the worker for
  * longer than the budget.
@@ -9,9 +9,7 @@
  * a `slot`: a text still waiting in the queue for that slot is dropped for the newer one (`superseded`).
  */
 import type { Root } from 'hast';
-
-/** How long one text may take in the worker before the worker is terminated and the text shown plain. */
-export const PARSE_BUDGET_MS = 2500;
+import { MARKDOWN_PARSE_BUDGET, markdownParseBudgetMs } from '../../protocol/markdown-guard';
 
 export interface ParseJob {
   id: number;
@@ -50,7 +48,7 @@ export class MarkdownParseClient {
 
   constructor(
     private readonly start: StartParseWorker,
-    private readonly budgetMs: number = PARSE_BUDGET_MS,
+    private readonly budget: { baseMs: number; charsPerMs: number } = MARKDOWN_PARSE_BUDGET,
   ) {}
 
   /** Parses `text` in the worker. Never rejects. */
@@ -89,22 +87,22 @@ export class MarkdownParseClient {
         () => this.onFail(),
       );
       // A worker that never says it is ready counts as one that failed.
-      this.arm(() => this.onFail());
+      this.arm(this.budget.baseMs, () => this.onFail());
       return;
     }
     if (!this.ready) return;
     const next = this.queue.shift() as Pending;
     this.current = next;
     this.worker.post(next.job);
-    this.arm(() => this.onBudget());
+    this.arm(markdownParseBudgetMs(next.job.text, this.budget), () => this.onBudget());
   }
 
-  private arm(fire: () => void): void {
+  private arm(ms: number, fire: () => void): void {
     this.disarm();
     this.timer = setTimeout(() => {
       this.timer = null;
       fire();
-    }, this.budgetMs);
+    }, ms);
   }
 
   private disarm(): void {
