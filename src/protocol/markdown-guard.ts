@@ -266,8 +266,3 @@ export const MARKDOWN_PARSE_BUDGET = { baseMs: 1500, charsPerMs: 250 } as const;
 export function markdownParseBudgetMs(text: string, budget: { baseMs: number; charsPerMs: number } = MARKDOWN_PARSE_BUDGET): number {
   return budget.baseMs + text.length / budget.charsPerMs;
 }
-
-/** The note above a message shown as plain text because its Markdown could not be formatted. */
-export function unformattedNote(role: string): string {
-  return `This ${role === 'assistant' ? 'reply' : 'message'} could not be formatted, so it is shown as plain text.`;
-}

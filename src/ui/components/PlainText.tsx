@@ -4,7 +4,7 @@
  * second, a piece of 16,000 characters for a few milliseconds. Pieces end at a line break where there is one.
  */
 import { useEffect, useMemo, useState } from 'react';
-import { unformattedNote } from '../../protocol/markdown-guard';
+import { unformattedNote } from '../../protocol/markdown-note';
 
 export const PLAIN_PIECE_CHARS = 16_000;
 

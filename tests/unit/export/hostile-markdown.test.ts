@@ -12,7 +12,7 @@ import { messageBlocks } from '../../../src/worker/services/export/pdf-blocks';
 import { toPdf } from '../../../src/worker/services/export/pdf';
 import { pdfWithinBudget, type StartPdfBuild } from '../../../src/worker/services/export/pdf-budget';
 import { checkExportable, type ExportSource } from '../../../src/worker/services/export/model';
-import { unformattedNote } from '../../../src/protocol/markdown-guard';
+import { unformattedNote } from '../../../src/protocol/markdown-note';
 import { fonts, message, RICH_TEXT } from './fixtures';
 import { HOSTILE_REPLIES } from '../ui/hostile-payloads';
 

@@ -3,7 +3,7 @@
  * (shown as text, never as markup) and a link to the page; in the composer each can be removed.
  */
 import { useRef, useState } from 'react';
-import { safeHref } from './citations';
+import { safeHref } from './safe-href';
 
 export interface PageChip {
   url: string;

@@ -5,16 +5,7 @@
  */
 import type { Link, Nodes, Parent, PhrasingContent, Root, Text } from 'mdast';
 import type { WebSourceRecord } from '../../../events/model';
-
-/** Only http(s) links are made clickable; anything else is shown as text. */
-export function safeHref(url: string): string | undefined {
-  try {
-    const u = new URL(url);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : undefined;
-  } catch {
-    return undefined;
-  }
-}
+import { safeHref } from './safe-href';
 
 const CITE = /\[(\d{1,3})\]/g;
 const SKIP = new Set(['code', 'inlineCode', 'link', 'linkReference', 'math', 'inlineMath', 'html', 'definition']);

@@ -6,7 +6,8 @@
  * message is written as plain text instead (an indented code block, which no Markdown reader parses further),
  * under a note.
  */
-import { tameMarkdown, unformattedNote } from '../../../protocol/markdown-guard';
+import { tameMarkdown } from '../../../protocol/markdown-guard';
+import { unformattedNote } from '../../../protocol/markdown-note';
 import { messageHeading, messageImages, messageText, type ExportSource } from './model';
 
 /** Escapes what would turn a plain line into Markdown structure (the title is the user's words, not Markdown). */

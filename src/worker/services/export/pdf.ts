@@ -9,7 +9,7 @@
  */
 import { jsPDF } from 'jspdf';
 import { messageBlocks, plainBlocks, BODY_SIZE, type Block, type Run } from './pdf-blocks';
-import { unformattedNote } from '../../../protocol/markdown-guard';
+import { unformattedNote } from '../../../protocol/markdown-note';
 import { FACE, needsCjkFace, TextKit, type Face, type Line } from './pdf-text';
 import { messageHeading, messageImages, messageText, shownTime, type ExportSource } from './model';
 
