@@ -83,27 +83,37 @@ const FINISHED: Source = { store: cache, size: MARKDOWN_CACHE_SIZE };
 const BLOCKS: Source = { store: blockCache, size: BLOCK_CACHE_SIZE };
 
 /**
- * The rendering of `text` under `key`: cached, or parsed here now when it may be, else asked of the worker (null
- * until it answers, then the component renders again). `slot` names a place parsed again and again, so that only
- * its newest text waits in the worker's queue.
+ * The rendering of `text` under `key`: this place's own last one, cached, or parsed here now when it may be, else
+ * asked of the worker when `ask` (null until it answers, then the component renders again). No key: nothing to
+ * render (null). `source`: the cache to keep it in, or null for a text that will not come back (the growing last
+ * block of a streaming reply: caching each of its versions would keep every prefix of the reply). `slot` names a
+ * place parsed again and again, so that only its newest text waits in the worker's queue.
  */
-function useRendered(source: Source, key: string, text: string, hrefs: readonly (string | undefined)[], slot?: object): Rendered | null {
+function useRendered(source: Source | null, key: string | undefined, text: string, hrefs: readonly (string | undefined)[], ask: boolean, slot?: object): Rendered | null {
+  const own = useRef<{ key: string; rendered: Rendered } | null>(null);
   const [, setAnswered] = useState(0);
-  let rendered = lookup(source.store, key) ?? null;
-  if (rendered === null && mayParseOnPage(text)) {
-    rendered = fromTree(() => markdownToHast(text, hrefs));
-    remember(source.store, source.size, key, rendered);
+  let rendered: Rendered | null = null;
+  if (key !== undefined) {
+    rendered = own.current?.key === key ? own.current.rendered : source ? (lookup(source.store, key) ?? null) : null;
+    if (rendered === null && mayParseOnPage(text)) {
+      rendered = fromTree(() => markdownToHast(text, hrefs));
+      if (source) remember(source.store, source.size, key, rendered);
+    }
+    if (rendered !== null) own.current = { key, rendered };
   }
-  const waiting = rendered === null;
+  const waiting = key !== undefined && rendered === null && ask;
   useEffect(() => {
-    if (!waiting) return;
+    if (!waiting || key === undefined) return;
     let live = true;
     void parseClient()
       .parse(text, hrefs, slot)
       .then((outcome) => {
         if (!outcome.ok && outcome.reason === 'superseded') return;
-        remember(source.store, source.size, key, outcome.ok ? fromTree(() => outcome.tree) : { kind: 'failed' });
-        if (live) setAnswered((n) => n + 1);
+        const answer: Rendered = outcome.ok ? fromTree(() => outcome.tree) : { kind: 'failed' };
+        if (source) remember(source.store, source.size, key, answer);
+        if (!live) return;
+        own.current = { key, rendered: answer };
+        setAnswered((n) => n + 1);
       });
     return () => {
       live = false;
@@ -114,61 +124,47 @@ function useRendered(source: Source, key: string, text: string, hrefs: readonly 
   return rendered;
 }
 
-function show(rendered: Rendered, text: string): ReactNode {
-  return rendered.kind === 'tree' ? rendered.element : <UnformattedText text={text} />;
-}
-
 function blockKey(block: string, hrefs: readonly (string | undefined)[]): string {
   return hrefs.length > 0 ? `${hrefs.join('\n')}\u0000${block}` : block;
 }
 
+interface BlockProps {
+  text: string;
+  hrefs: readonly (string | undefined)[];
+  /** False when the whole reply is in the worker already: a block not rendered yet shows as plain text meanwhile. */
+  ask: boolean;
+  /** The whole reply's rendering, shown in place of block 0's (so that a reply of one block keeps its DOM). */
+  whole?: Rendered;
+  /** The block is finished (not the growing last one of a streaming reply): its rendering is cached. */
+  done?: boolean;
+}
+
 /** One block of a reply; while its new text parses in the worker, its previous rendering shows. */
-const Block = memo(function Block({ text, hrefs }: { text: string; hrefs: readonly (string | undefined)[] }) {
+const Block = memo(function Block({ text, hrefs, ask, whole, done = false }: BlockProps) {
   const slot = useRef({}).current;
-  const rendered = useRendered(BLOCKS, blockKey(text, hrefs), text, hrefs, slot);
+  const rendered = useRendered(done ? BLOCKS : null, whole ? undefined : blockKey(text, hrefs), text, hrefs, ask, slot);
   const last = useRef<Rendered | null>(null);
-  if (rendered !== null) last.current = rendered;
-  const shown = rendered ?? last.current;
-  return shown === null ? <PlainText text={text} /> : show(shown, text);
+  if (whole ?? rendered) last.current = whole ?? rendered;
+  const shown = last.current;
+  if (shown === null) return <PlainText text={text} />;
+  return shown.kind === 'tree' ? shown.element : <UnformattedText text={text} />;
 });
 
 /**
- * A reply still streaming: its finished blocks keep their renderings, only the last (growing) block is parsed
- * again on each update, so the cost of an update stays flat however long the reply gets.
+ * A reply block by block: its finished blocks keep their renderings, only the last (growing) block of a streaming
+ * reply is parsed again on each update, so the cost of an update stays flat however long the reply gets. A whole
+ * rendering given takes block 0's place, alone.
  */
-function Blocks({ text, hrefs }: { text: string; hrefs: readonly (string | undefined)[] }) {
+function Blocks({ text, hrefs, ask, whole, finished }: Omit<BlockProps, 'whole' | 'done'> & { whole: Rendered | null; finished: boolean }) {
+  if (whole !== null) return <Block key={0} text={text} hrefs={hrefs} ask={false} whole={whole} />;
   const blocks = splitBlocks(text);
+  const last = blocks.length - 1;
   return (
     <>
       {blocks.map((block, i) => (
-        <Block key={i} text={block} hrefs={hrefs} />
+        <Block key={i} text={block} hrefs={hrefs} ask={ask} done={finished || i < last} />
       ))}
     </>
-  );
-}
-
-/**
- * A finished reply, parsed whole (references and footnotes resolve across blocks); what is rendered of its blocks
- * shows meanwhile. `data-format` says where it is: parsing, formatted, or plain (it could not be formatted).
- */
-function Finished({ cacheKey, text, hrefs }: { cacheKey: string; text: string; hrefs: readonly (string | undefined)[] }) {
-  const rendered = useRendered(FINISHED, cacheKey, text, hrefs);
-  if (rendered !== null) {
-    return (
-      <div className="markdown" data-format={rendered.kind === 'tree' ? 'formatted' : 'plain'}>
-        {show(rendered, text)}
-      </div>
-    );
-  }
-  // Its blocks show meanwhile when they are rendered already (it just streamed) or few enough to render; a reply of
-  // one block is only parsed once (as the whole); very many blocks not rendered yet show as plain text.
-  const blocks = splitBlocks(text);
-  const ready = blocks.every((b) => blockCache.has(blockKey(b, hrefs)));
-  const byBlock = blocks.length > 1 && (ready || blocks.length <= MAX_PLACEHOLDER_BLOCKS);
-  return (
-    <div className="markdown" data-format="parsing">
-      {byBlock ? <Blocks text={text} hrefs={hrefs} /> : <PlainText text={text} />}
-    </div>
   );
 }
 
@@ -178,15 +174,33 @@ const MAX_PLACEHOLDER_BLOCKS = 100;
 /** Sources of a web search the reply cites: "[n]" links to source n (./web/citations.ts). */
 type Citations = readonly WebSourceRecord[] | undefined;
 
+/**
+ * A streaming reply (no `cacheKey`) renders block by block. A finished one is rendered whole (references and
+ * footnotes resolve across blocks), in block 0's place so that the DOM of a one-block reply stays; meanwhile its
+ * blocks show when they are rendered already (it just streamed) or few enough to render from the cache, else its
+ * plain text. `data-format` says where a finished one is: parsing, formatted, or plain (it could not be formatted).
+ */
 export default function Markdown({ text, cacheKey, citations }: { text: string; cacheKey?: string; citations?: Citations }) {
   const hrefs = useMemo(() => (citations && citations.length > 0 ? citationHrefs(citations) : []), [citations]);
-  if (cacheKey === undefined) {
-    return (
-      <div className="markdown">
-        <Blocks text={text} hrefs={hrefs} />
-      </div>
-    );
-  }
   // The text's length rides along in the key: a key reused for other text (it should not happen) misses the cache.
-  return <Finished cacheKey={`${cacheKey}:${text.length}:${hrefs.length}`} text={text} hrefs={hrefs} />;
+  const key = cacheKey === undefined ? undefined : `${cacheKey}:${text.length}:${hrefs.length}`;
+  const whole = useRendered(FINISHED, key, text, hrefs, true);
+  // The reply streamed here: its blocks' own renderings are in place while the whole parses.
+  const streamed = useRef(false);
+  if (key === undefined) streamed.current = true;
+  let body: ReactNode;
+  if (key === undefined || whole !== null) body = <Blocks text={text} hrefs={hrefs} ask whole={whole} finished={false} />;
+  else {
+    const blocks = splitBlocks(text);
+    const cached = blocks.every((b) => blockCache.has(blockKey(b, hrefs)));
+    // A reply of one block is parsed once only (as the whole); very many blocks not rendered yet show as plain text.
+    const byBlock = streamed.current || cached || (blocks.length > 1 && blocks.length <= MAX_PLACEHOLDER_BLOCKS);
+    body = byBlock ? <Blocks text={text} hrefs={hrefs} ask={false} whole={null} finished /> : <PlainText text={text} />;
+  }
+  const format = key === undefined ? undefined : whole === null ? 'parsing' : whole.kind === 'tree' ? 'formatted' : 'plain';
+  return (
+    <div className="markdown" data-format={format}>
+      {body}
+    </div>
+  );
 }
