@@ -92,7 +92,11 @@ export interface SessionData {
   usd_balance: string;
   nano_balance: string;
   metadata: Record<string, string>;
-  recharge_settings: { enabled: boolean; threshold: string; amount: string };
+  /**
+   * `pending` (ours): an auto-recharge top-up that waits for its payer: its amount (USD) and the checkout to pay it
+   * at (the test provider's; nothing is credited until it is paid).
+   */
+  recharge_settings: { enabled: boolean; threshold: string; amount: string; pending?: { amount: string; paymentLink: string } };
   numReplies: number;
   activePolicies: string[];
   referrer: string | null;

@@ -102,7 +102,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   deps.onClose?.(async () => {
     await Promise.all([costlyLimit.close(), sessionLimit.close(), bodies.close()]);
   });
-  const ctx: RouteContext = { db: deps.db, ledger, catalogue: deps.catalogue, settings, replies, costlyLimit, bindings, bodies, log };
+  const ctx: RouteContext = { db: deps.db, ledger, catalogue: deps.catalogue, settings, replies, costlyLimit, bindings, bodies, clientAddress: address, log };
   const app = new Hono<AppEnv>();
 
   // Before anything reads a body or a session: state-changing requests must be JSON from this site.

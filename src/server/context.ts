@@ -10,6 +10,7 @@ import type { ReplyRegistry } from './routes/reply-registry';
 import type { Limiter } from './guards/rate-limit';
 import type { RequestBinder } from './routes/request-binding';
 import type { BodyParsePool } from './body/parse-pool';
+import type { ClientAddressFn } from './guards/client-address';
 
 /**
  * Hono environment of the gateway app: the authenticated session id is set by the /api auth middleware. Under
@@ -57,6 +58,8 @@ export interface RouteContext {
   bindings: RequestBinder;
   /** Parses large reply bodies off the event loop (body/parse-pool.ts); read them with body/read-body.ts. */
   bodies: BodyParsePool;
+  /** The request's client address (guards/client-address.ts): what per-address limits and quotas count by. */
+  clientAddress: ClientAddressFn;
   log: (line: string) => void;
 }
 

@@ -21,6 +21,7 @@ import type { DocumentPool } from '../documents/pool';
 import { formatNanoRawCeil, formatUsdMicro, PAID_THRESHOLD_NANO_RAW, PAID_THRESHOLD_USD_MICRO, replyCostMicro } from '../money';
 import { OFFLINE_MODEL_ID } from '../providers/offline';
 import type { CatalogueEntry } from '../providers/catalogue';
+import { OutputBudget } from '../providers/output-budget';
 import { planReplyHold } from '../ledger/reply-hold';
 
 /** Output budget of a description. */
@@ -37,11 +38,14 @@ async function streamText(entry: CatalogueEntry, conversation: ChatPayload, sign
   if (!opened.ok) throw new Error(`HTTP ${opened.status} ${opened.message || opened.error}`);
   let text = '';
   let usage: { inputTokens: number; outputTokens: number } | null = null;
+  // At most the output held: an upstream that ignores max_tokens is stopped there (providers/output-budget.ts).
+  const budget = new OutputBudget(DESCRIPTION_MAX_TOKENS);
   for await (const ev of opened.events) {
-    if (ev.type === 'content') text += ev.text;
+    if (ev.type === 'content') text += budget.take(ev.text);
     else if (ev.type === 'usage') usage = { inputTokens: ev.inputTokens, outputTokens: ev.outputTokens };
+    if (budget.exhausted) break; // leaving the loop closes the upstream response
   }
-  return { text: text.trim(), usage };
+  return { text: text.trim(), usage: budget.exhausted ? null : usage };
 }
 
 /** Describes with a catalogue model; a priced one under a hold (reserve, then settle the actual cost or release). */

@@ -23,7 +23,7 @@ export interface SessionRecord {
   nanoDepositAddress: string | null;
   nanoReturnAddress: string | null;
   referrer: string | null;
-  recharge: { enabled: boolean; thresholdMicro: bigint; amountMicro: bigint };
+  recharge: { enabled: boolean; thresholdMicro: bigint; amountMicro: bigint; pending: { amount: string; paymentLink: string } | null };
   displayCurrency: 'USD' | 'XNO';
 }
 
@@ -31,7 +31,10 @@ const COLUMNS = `id, session_uuid::text AS session_uuid, usd_micro::text AS usd_
   usd_earned_micro::text AS usd_earned_micro, earned_raw::text AS earned_raw, num_replies, metadata, active_policies,
   nano_deposit_address, nano_return_address, referrer, recharge_enabled,
   recharge_threshold_micro::text AS recharge_threshold_micro, recharge_amount_micro::text AS recharge_amount_micro,
-  display_currency`;
+  display_currency,
+  CASE WHEN recharge_enabled THEN (SELECT json_build_object('amount', p.amount, 'link', p.payment_link)::text FROM payment_transactions p
+    WHERE p.session_id = sessions.id AND p.purpose = 'recharge' AND p.status = 'pending' AND p.payment_link <> '' AND p.expires_at > now()
+    ORDER BY p.created_at DESC LIMIT 1) END AS recharge_pending`;
 
 interface SessionRow {
   [k: string]: unknown;
@@ -51,6 +54,8 @@ interface SessionRow {
   recharge_threshold_micro: string;
   recharge_amount_micro: string;
   display_currency: string;
+  /** The latest auto-recharge top-up waiting for its checkout: {amount, link} as JSON text, or null. */
+  recharge_pending: string | null;
 }
 
 function parseJson(v: unknown): unknown {
@@ -76,6 +81,13 @@ function stringList(v: unknown): string[] {
   return Array.isArray(o) ? o.filter((x): x is string => typeof x === 'string') : [];
 }
 
+function pendingTopUp(v: string | null): { amount: string; paymentLink: string } | null {
+  const o = parseJson(v);
+  if (!o || typeof o !== 'object') return null;
+  const { amount, link } = o as { amount?: unknown; link?: unknown };
+  return typeof amount === 'string' && typeof link === 'string' ? { amount, paymentLink: link } : null;
+}
+
 function fromRow(r: SessionRow): SessionRecord {
   return {
     id: r.id,
@@ -94,6 +106,7 @@ function fromRow(r: SessionRow): SessionRecord {
       enabled: r.recharge_enabled === true,
       thresholdMicro: BigInt(r.recharge_threshold_micro),
       amountMicro: BigInt(r.recharge_amount_micro),
+      pending: pendingTopUp(r.recharge_pending),
     },
     displayCurrency: r.display_currency === 'XNO' ? 'XNO' : 'USD',
   };
@@ -171,6 +184,7 @@ export function toSessionData(s: SessionRecord): SessionData {
       enabled: s.recharge.enabled,
       threshold: formatUsdMicro(s.recharge.thresholdMicro),
       amount: formatUsdMicro(s.recharge.amountMicro),
+      ...(s.recharge.pending ? { pending: s.recharge.pending } : {}),
     },
     numReplies: s.numReplies,
     activePolicies: s.activePolicies,

@@ -1,5 +1,6 @@
 /** Sections of the wallet page: the nano wallet, auto-recharge and the recovery code (spec 001; ours for recovery). */
 import { useEffect, useId, useState } from 'react';
+import type { SessionData } from '../../protocol/api';
 import type { ActionResult, MoneyResult, WalletView } from '../../protocol/engine';
 import { engine, useQuery } from '../engine';
 
@@ -111,7 +112,7 @@ export function NanoWallet({ address, nano }: { address: string | null; nano: Wa
   );
 }
 
-export function AutoRecharge({ settings }: { settings: { enabled: boolean; threshold: string; amount: string } | null }) {
+export function AutoRecharge({ settings }: { settings: SessionData['recharge_settings'] | null }) {
   const [enabled, setEnabled] = useState(false);
   const [threshold, setThreshold] = useState('');
   const [target, setTarget] = useState('');
@@ -126,6 +127,15 @@ export function AutoRecharge({ settings }: { settings: { enabled: boolean; thres
   return (
     <section aria-labelledby={`${id}-title`} className="wallet-section">
       <h2 id={`${id}-title`}>Auto-recharge</h2>
+      {settings?.pending && /^(\/(?!\/)|https?:\/\/)/.test(settings.pending.paymentLink) && (
+        // A top-up through a checkout (the test provider) is credited only once it is paid there.
+        <p role="status" className="recharge-pending">
+          {`A top-up of $${trim(settings.pending.amount)} is waiting for your payment. `}
+          <a href={settings.pending.paymentLink} target="_blank" rel="noopener noreferrer">
+            Pay the top-up
+          </a>
+        </p>
+      )}
       <form
         className="inline-form"
         onSubmit={(e) => {
