@@ -42,6 +42,7 @@ export interface ReplyCheckpointedV1 {
   at: number;
 }
 
+/** The reply finished: its whole text, cost and token counts. */
 export interface ReplyCompletedV1 {
   messageId: number;
   conversationSlug: string;
