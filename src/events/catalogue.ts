@@ -24,25 +24,12 @@ export type * from './account-events';
 export type * from './library-events';
 export type { RawEvent } from './define';
 
-/** Every event's declaration, by type. */
-export const EVENTS = {
-  ...chatEvents,
-  ...conversationEvents,
-  ...treeEvents,
-  ...mediaEvents,
-  ...moneyEvents,
-  ...accountEvents,
-  ...libraryEvents,
-};
-
-export type EventType = keyof typeof EVENTS;
-
-/** Current event shapes, by type (each declaration's payload schema says it). */
-export type EventPayloads = { [K in EventType]: PayloadOf<(typeof EVENTS)[K]> };
+/** The domains' tables of declarations: a new domain file is added here, once. */
+const DOMAINS = [chatEvents, conversationEvents, treeEvents, mediaEvents, moneyEvents, accountEvents, libraryEvents] as const;
 
 /**
- * The declarations by name, for lookups by a string read from outside (a Map: no prototype keys). Joining throws
- * when two domains declare the same name, which the spread above would silently let the later one win.
+ * The declarations by name, for lookups by a string read from outside (a Map: no prototype keys). Throws when two
+ * domains declare the same name.
  */
 export function joinDomains(domains: readonly Readonly<Record<string, EventDeclaration<unknown>>>[]): ReadonlyMap<string, EventDeclaration<unknown>> {
   const out = new Map<string, EventDeclaration<unknown>>();
@@ -54,7 +41,18 @@ export function joinDomains(domains: readonly Readonly<Record<string, EventDecla
   }
   return out;
 }
-const DECLARATIONS = joinDomains([chatEvents, conversationEvents, treeEvents, mediaEvents, moneyEvents, accountEvents, libraryEvents]);
+const DECLARATIONS = joinDomains(DOMAINS);
+
+/** A union of object types as their intersection: the domains' tables joined into one type. */
+type Joined<U> = (U extends unknown ? (u: U) => void : never) extends (j: infer J) => void ? J : never;
+
+/** Every event's declaration, by type. */
+export const EVENTS = Object.fromEntries(DECLARATIONS) as Joined<(typeof DOMAINS)[number]>;
+
+export type EventType = keyof typeof EVENTS;
+
+/** Current event shapes, by type (each declaration's payload schema says it). */
+export type EventPayloads = { [K in EventType]: PayloadOf<(typeof EVENTS)[K]> };
 
 /** The declaration of `type`, or undefined for a type this build does not know. */
 export function declarationOf(type: string): EventDeclaration<unknown> | undefined {
