@@ -108,6 +108,13 @@ export interface LocalSessionResponse {
   data: SessionData;
 }
 
+/**
+ * 401 `error` of a browser signed out of its session (its recovery code was changed, or another browser signed
+ * the others out): distinct from NO_SESSION (no cookie, or an expired session). docs/gateway.md "Sessions".
+ */
+export const SIGNED_OUT = 'SIGNED_OUT';
+export const SIGNED_OUT_MESSAGE = 'This browser was signed out of its session: its recovery code was changed, or another browser signed the others out';
+
 /** Spec 000 section 9: a generated title is at most 150 characters. */
 export const TITLE_MAX_CHARS = 150;
 /** Largest conversationContent the summary route accepts (the engine sends the opening of the conversation). */

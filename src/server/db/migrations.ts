@@ -374,6 +374,16 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    id: 13,
+    name: 'session_sign_out',
+    statements: [
+      // A browser signed out of its session (a new recovery code, "Sign out other browsers": sessions/store.ts)
+      // keeps its token row, marked, so that it is told so rather than silently given a new session.
+      `ALTER TABLE session_tokens ADD COLUMN revoked_at TIMESTAMPTZ`,
+      `CREATE INDEX session_tokens_session_idx ON session_tokens (session_id)`,
+    ],
+  },
 ];
 
 const LOCK_ID = 727_001;
