@@ -13,6 +13,7 @@ import { openDatabase } from '../../../src/server/db/open';
 import type { Db } from '../../../src/server/db/types';
 import { Ledger } from '../../../src/server/ledger/ledger';
 import { Catalogue } from '../../../src/server/providers/catalogue';
+import { loadParseConfig, loadUploadLimits } from '../../../src/server/parse/config';
 
 export interface TestGateway {
   app: Hono<AppEnv>;
@@ -37,12 +38,16 @@ export async function buildApp(db: Db, env: Env): Promise<TestGateway> {
     log,
   });
   const ledger = new Ledger(db, { nanoPriceUsdMicro: config.nanoPriceUsdMicro });
+  const closers: (() => Promise<void>)[] = [];
   const app = createApp({
     db,
     catalogue,
     ledger,
     settings: { stallMs: config.stallMs, cookieSecure: config.cookieSecure, maxBodyBytes: config.maxBodyBytes, guards: config.guards, visionModel: config.visionModel },
     log,
+    parse: loadParseConfig(env),
+    uploads: loadUploadLimits(env),
+    onClose: (fn) => closers.push(fn),
   });
   return {
     app,
@@ -51,7 +56,10 @@ export async function buildApp(db: Db, env: Env): Promise<TestGateway> {
     catalogue,
     logs,
     rebuild: (next) => buildApp(db, next),
-    close: () => db.close(),
+    close: async () => {
+      await Promise.all(closers.map((fn) => fn()));
+      await db.close();
+    },
   };
 }
 
