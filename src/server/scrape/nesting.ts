@@ -91,10 +91,18 @@ export function capNesting(html: string, maxDepth: number = MAX_HTML_DEPTH): Cap
     if (top) openCount.set(top.name, (openCount.get(top.name) ?? 1) - 1);
     return top;
   };
+  /** A line break stands for the dropped tags since the last text (one is enough). */
+  let broken = false;
   /** Leaves out html[start..end] (a tag), writing a line break instead for a block element. */
   const drop = (start: number, end: number, name: string): void => {
-    out.push(html.slice(copiedTo, start));
-    if (BLOCK_TAGS.has(name)) out.push('\n');
+    if (start > copiedTo) {
+      out.push(html.slice(copiedTo, start));
+      broken = false;
+    }
+    if (BLOCK_TAGS.has(name) && !broken) {
+      out.push('\n');
+      broken = true;
+    }
     copiedTo = end + 1;
   };
   const endOpenTag = (end: number, selfClosing: boolean): void => {
