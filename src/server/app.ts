@@ -32,7 +32,7 @@ import { registerWebRoutes, type WebDeps } from './search/register';
 import { registerSpeechRoutes, type SpeechServices } from './speech/register';
 import { registerConsentRoutes } from './consent/routes';
 import { DEFAULT_CONSENT_CONFIG, type ConsentConfig } from './consent/config';
-import { loadParseConfig, loadUploadLimits, type ParseConfig, type UploadLimits } from './parse/config';
+import { loadParseConfig, loadUploadLimits, type ParseConfig } from './parse/config';
 import { ParsePool } from './parse/pool';
 import { UploadBudget } from './guards/upload-budget';
 
@@ -68,8 +68,8 @@ export interface AppDeps {
   consent?: ConsentConfig;
   /** Threads and budgets for untrusted content (src/server/parse/config.ts); default from an empty environment. */
   parse?: ParseConfig;
-  /** Caps on upload bytes held in memory (src/server/parse/config.ts); default from an empty environment. */
-  uploads?: UploadLimits;
+  /** Upload bytes held in memory, within caps (guards/upload-budget.ts); default: the caps of an empty environment. */
+  uploads?: UploadBudget;
 }
 
 export const DEFAULT_SETTINGS: AppSettings = {
@@ -107,7 +107,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const bindings = new RequestBinder(deps.db);
   const bodies = new BodyParsePool(log);
   const parse = new ParsePool(deps.parse ?? loadParseConfig({}), log);
-  const uploads = new UploadBudget(deps.uploads ?? loadUploadLimits({}));
+  const uploads = deps.uploads ?? new UploadBudget(loadUploadLimits({}));
   deps.onClose?.(async () => {
     await Promise.all([costlyLimit.close(), sessionLimit.close(), bodies.close(), parse.close()]);
   });

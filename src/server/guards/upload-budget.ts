@@ -24,6 +24,8 @@ export interface UploadHold {
 export class UploadBudget {
   private total = 0;
   private readonly bySession = new Map<string, number>();
+  /** The most bytes held at once since the gateway started. */
+  peak = 0;
 
   constructor(readonly limits: UploadLimits) {}
 
@@ -44,6 +46,7 @@ export class UploadBudget {
 
   private add(session: string, bytes: number): void {
     this.total += bytes;
+    if (this.total > this.peak) this.peak = this.total;
     const left = this.heldBy(session) + bytes;
     if (left > 0) this.bySession.set(session, left);
     else this.bySession.delete(session);
@@ -77,7 +80,6 @@ export class UploadBudget {
 /** The answer to a refused upload: 429 past the session's cap, 503 past the overall one, with Retry-After. */
 export function uploadRefused(c: Context, refusal: UploadRefusal): Response {
   c.header('Retry-After', String(UPLOAD_RETRY_AFTER_S));
-  c.header('Connection', 'close');
   if (refusal === 'session') {
     return jsonError(c, 429, 'TOO_MANY_UPLOADS', `Too many uploads from this session at once; try again in ${UPLOAD_RETRY_AFTER_S} s`);
   }

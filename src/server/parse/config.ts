@@ -2,6 +2,7 @@
  * Budgets for untrusted content (docs/gateway.md, "Security and limits"): the parse pool's threads and per-item
  * budgets, and the caps on upload bytes held in memory.
  */
+import { SERVER_MAX_FILE_SIZE } from '../../protocol/attachments';
 import { intVar, type Env } from '../config';
 import type { ParseJobKind } from './jobs';
 
@@ -38,8 +39,11 @@ export function loadParseConfig(env: Env): ParseConfig {
   };
 }
 
+/** The least either cap may be: one upload of the largest file must fit (else it would be refused for ever). */
+const LEAST_UPLOAD_MB = Math.ceil((SERVER_MAX_FILE_SIZE + 64 * 1024) / MB);
+
 export function loadUploadLimits(env: Env): UploadLimits {
-  const totalBytes = intVar(env, 'PARLEY_UPLOAD_MAX_MB', 256, 1, 65_536) * MB;
-  const perSessionBytes = intVar(env, 'PARLEY_UPLOAD_SESSION_MAX_MB', 128, 1, 65_536) * MB;
+  const totalBytes = intVar(env, 'PARLEY_UPLOAD_MAX_MB', 256, LEAST_UPLOAD_MB, 65_536) * MB;
+  const perSessionBytes = intVar(env, 'PARLEY_UPLOAD_SESSION_MAX_MB', 128, LEAST_UPLOAD_MB, 65_536) * MB;
   return { totalBytes, perSessionBytes: Math.min(perSessionBytes, totalBytes) };
 }

@@ -37,8 +37,10 @@ const JOB_RETAIN = "interval '1 hour'";
 /**
  * Reads the form's one file, stopping past `limit` bytes (busboy's limit fires on reaching its size: limit + 1).
  * `admit`, when given, is asked about every chunk of the body as it arrives: a cap it names stops the reading.
+ * Stopping keeps nothing more: the rest of the body is let through unread (not destroyed, so that the answer still
+ * reaches the client; the server then drops the connection).
  */
-export function readUpload(body: ReadableStream<Uint8Array>, contentType: string, limit: number, admit?: (bytes: number) => UploadRefusal | null): Promise<Upload> {
+export function readUpload(body: ReadableStream<Uint8Array> | Readable, contentType: string, limit: number, admit?: (bytes: number) => UploadRefusal | null): Promise<Upload> {
   return new Promise((resolve) => {
     let settled = false;
     const finish = (u: Upload): void => {
@@ -53,9 +55,20 @@ export function readUpload(body: ReadableStream<Uint8Array>, contentType: string
       finish({ ok: false, status: 400, code: 'BAD_REQUEST', message: `Expected a multipart form with a file: ${e instanceof Error ? e.message : 'bad form'}` });
       return;
     }
-    const source = Readable.fromWeb(body as unknown as NodeReadableStream<Uint8Array>);
+    const source = body instanceof Readable ? body : Readable.fromWeb(body as unknown as NodeReadableStream<Uint8Array>);
     let file: { name: string; chunks: Uint8Array[]; size: number } | null = null;
     const fields: Record<string, string> = {};
+    const onData = (chunk: Uint8Array): void => {
+      const refused = admit?.(chunk.byteLength);
+      if (refused) stop({ ok: false, refused });
+    };
+    const stop = (answer: Upload): void => {
+      source.off('data', onData);
+      source.unpipe(bb);
+      if (file) file.chunks = [];
+      source.resume();
+      finish(answer);
+    };
     bb.on('field', (name, value) => {
       fields[name] = value;
     });
@@ -63,14 +76,11 @@ export function readUpload(body: ReadableStream<Uint8Array>, contentType: string
       const current = { name: baseName(info.filename ?? 'file'), chunks: [] as Uint8Array[], size: 0 };
       file = current;
       stream.on('data', (chunk: Buffer) => {
+        if (settled) return;
         current.chunks.push(chunk);
         current.size += chunk.length;
       });
-      stream.on('limit', () => {
-        source.unpipe(bb);
-        source.destroy();
-        finish({ ok: false, status: 413, code: 'FILE_TOO_LARGE', message: UPLOAD.sizeUnsupported(`over ${formatFileSize(limit)}`) });
-      });
+      stream.on('limit', () => stop({ ok: false, status: 413, code: 'FILE_TOO_LARGE', message: UPLOAD.sizeUnsupported(`over ${formatFileSize(limit)}`) }));
     });
     bb.on('error', (e: unknown) => finish({ ok: false, status: 400, code: 'BAD_REQUEST', message: `The form could not be read: ${e instanceof Error ? e.message : 'bad form'}` }));
     bb.on('close', () => {
@@ -86,15 +96,7 @@ export function readUpload(body: ReadableStream<Uint8Array>, contentType: string
       finish({ ok: true, name: f.name, bytes, fields });
     });
     source.on('error', () => finish({ ok: false, status: 400, code: 'BAD_REQUEST', message: 'The upload was interrupted' }));
-    if (admit) {
-      source.on('data', (chunk: Uint8Array) => {
-        const refused = admit(chunk.byteLength);
-        if (!refused) return;
-        source.unpipe(bb);
-        source.destroy();
-        finish({ ok: false, refused });
-      });
-    }
+    if (admit) source.on('data', onData);
     source.pipe(bb);
   });
 }
@@ -171,7 +173,10 @@ export function registerProcessDocumentRoute(app: Hono<AppEnv>, ctx: RouteContex
     if (Number.isFinite(declared) && declared > limit + FORM_OVERHEAD) {
       return jsonError(c, 413, 'FILE_TOO_LARGE', UPLOAD.sizeUnsupported(formatFileSize(declared)));
     }
-    const body = c.req.raw.body;
+    // Under the Node server the request itself is read (see readUpload: a refused body is let through unread);
+    // under app.request (tests) its web stream.
+    const incoming = c.env?.incoming;
+    const body = incoming && typeof incoming.pipe === 'function' ? incoming : c.req.raw.body;
     if (!body) return jsonError(c, 400, 'BAD_REQUEST', 'The form has no file');
     const sessionId = c.get('sessionId');
     // The bytes are held from here until the file is read: all of a declared length at once, else as they come.

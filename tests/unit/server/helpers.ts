@@ -14,6 +14,7 @@ import type { Db } from '../../../src/server/db/types';
 import { Ledger } from '../../../src/server/ledger/ledger';
 import { Catalogue } from '../../../src/server/providers/catalogue';
 import { loadParseConfig, loadUploadLimits } from '../../../src/server/parse/config';
+import { UploadBudget } from '../../../src/server/guards/upload-budget';
 
 export interface TestGateway {
   app: Hono<AppEnv>;
@@ -46,7 +47,7 @@ export async function buildApp(db: Db, env: Env): Promise<TestGateway> {
     settings: { stallMs: config.stallMs, cookieSecure: config.cookieSecure, maxBodyBytes: config.maxBodyBytes, guards: config.guards, visionModel: config.visionModel },
     log,
     parse: loadParseConfig(env),
-    uploads: loadUploadLimits(env),
+    uploads: new UploadBudget(loadUploadLimits(env)),
     onClose: (fn) => closers.push(fn),
   });
   return {
