@@ -67,7 +67,7 @@ const bench: Bench = async () => {
     method: 'POST',
     headers: { cookie: scraper.cookie, 'content-type': 'application/json' },
     body: JSON.stringify({ urls: Object.keys(routes).map((p) => `${host.url}${p}`), requestId: 'bench-hostile-1' }),
-  }).then(async (r) => (await r.json()) as { pages: unknown[]; failures: unknown[] });
+  }).then(async (r) => (await r.json()) as { pages: unknown[]; failures: { url: string; message: string }[] });
   const bombs = Array.from({ length: 8 }, (_, i) => {
     const form = new FormData();
     form.append('file', new Blob([bomb.slice() as BlobPart]), `bomb-${i}.docx`);
@@ -87,7 +87,7 @@ const bench: Bench = async () => {
   const idle99 = percentile(idle, 99);
   const load50 = percentile(loaded, 50);
   const load99 = percentile(loaded, 99);
-  const notes = `${loaded.length} probes over ${seconds.toFixed(1)} s; max ${Math.max(...loaded).toFixed(1)} ms; pages read ${scraped.pages.length}, failed ${scraped.failures.length}; bombs answered ${statuses.join(',')}`;
+  const notes = `${loaded.length} probes over ${seconds.toFixed(1)} s; max ${Math.max(...loaded).toFixed(1)} ms; pages read ${scraped.pages.length}, failed ${scraped.failures.length}${scraped.failures.map((f) => ` (${f.url.slice(-4)}: ${f.message})`).join('')}; bombs answered ${statuses.join(',')}`;
   return [
     { name: 'probe p50 while 25 hostile pages and 8 document bombs are read', unit: 'ms', value: load50, baseline: idle50, ratio: load50 / idle50, target: 'under 100 ms', pass: load50 < 100, notes },
     { name: 'probe p99 while 25 hostile pages and 8 document bombs are read', unit: 'ms', value: load99, baseline: idle99, ratio: load99 / idle99, target: 'under 100 ms', pass: load99 < 100, notes },

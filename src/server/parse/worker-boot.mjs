@@ -1,7 +1,16 @@
 // Entry of a parse pool thread (./pool.ts): the gateway runs TypeScript through tsx, so the thread registers tsx
 // before it loads the real entry (./worker.ts, or a test's).
+import { setPriority } from 'node:os';
 import { register } from 'tsx/esm/api';
 import { workerData } from 'node:worker_threads';
+
+// This thread yields to the event loop's: on Linux the nice value is per thread, and pid 0 is the calling thread.
+// On a busy machine a page or a file then takes longer to read rather than delaying every other request.
+try {
+  setPriority(0, 10);
+} catch {
+  // not permitted here: read at the normal priority
+}
 
 register();
 await import(workerData.entry);
