@@ -13,7 +13,7 @@ import { makeZipBomb } from '../unit/attachments/fixtures';
 import { startTestHost } from '../unit/web/helpers';
 import type { Bench } from './types';
 
-const IDLE_PROBES = 200;
+const IDLE_PROBES = 2_000;
 const doc = (body: string): string => `<!doctype html><html><head><title>Hostile</title></head><body>${body}</body></html>`;
 const nested = (levels: number, inner: string): string => '<div>'.repeat(levels) + inner + '</div>'.repeat(levels);
 const SHAPES = [
@@ -56,7 +56,7 @@ const bench: Bench = async () => {
   await gw.ledger.credit(scraper.id, { key: `seed:${scraper.id}`, usdMicro: 100_000_000n });
   const uploader = await session();
 
-  for (let i = 0; i < 20; i++) await probe(); // warm up
+  for (let i = 0; i < 200; i++) await probe(); // warm up
   const idle: number[] = [];
   for (let i = 0; i < IDLE_PROBES; i++) idle.push(await probe());
 
