@@ -12,8 +12,9 @@
  *  - A thread that crashes fails only the item it was reading; the waiting items go on in the other threads and
  *    in its replacement.
  *
- * Threads are started when work arrives (loading the readers takes about a second; an item's budget starts only
- * once its thread is ready) and are unref'd, so an idle pool never keeps the process alive.
+ * Threads are started when work is on its way (`warm`) or arrives (loading the readers takes a second or more; an
+ * item's budget starts only once its thread is ready) and are unref'd, so an idle pool never keeps the process
+ * alive.
  */
 import { Worker } from 'node:worker_threads';
 import type { ExtractedPage } from '../scrape/extract';
@@ -114,6 +115,14 @@ export class ParsePool {
   /** The offline description of an image. */
   describeImage(owner: string, data: Uint8Array, signal?: AbortSignal): Promise<string> {
     return this.run(owner, { kind: 'image', data: ownBuffer(data) }, signal) as Promise<ParseValue['image']>;
+  }
+
+  /**
+   * Starts the threads now, when an item is on its way (a page being fetched, a file being uploaded): loading the
+   * readers takes a thread a second or more, which then passes while the bytes travel.
+   */
+  warm(): void {
+    while (!this.closed && this.threads.length < this.options.threads) this.spawn();
   }
 
   /** Items waiting for a thread (all sessions). */

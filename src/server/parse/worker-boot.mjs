@@ -4,13 +4,14 @@ import { setPriority } from 'node:os';
 import { register } from 'tsx/esm/api';
 import { workerData } from 'node:worker_threads';
 
-// This thread yields to the event loop's: on Linux the nice value is per thread, and pid 0 is the calling thread.
-// On a busy machine a page or a file then takes longer to read rather than delaying every other request.
+register();
+await import(workerData.entry);
+
+// Loaded (at the normal priority, so that a first item does not wait long for its thread), this thread now yields
+// to the event loop's: on Linux the nice value is per thread, and pid 0 is the calling thread. On a busy machine a
+// page or a file then takes longer to read rather than delaying every other request.
 try {
   setPriority(0, 10);
 } catch {
   // not permitted here: read at the normal priority
 }
-
-register();
-await import(workerData.entry);

@@ -183,6 +183,7 @@ export function registerProcessDocumentRoute(app: Hono<AppEnv>, ctx: RouteContex
     const lengthKnown = Number.isInteger(declared) && declared >= 0;
     const hold = ctx.uploads.hold(sessionId, lengthKnown ? declared : 0);
     if (typeof hold === 'string') return uploadRefused(c, hold);
+    ctx.parse.warm(); // the reading threads load while the file arrives
     try {
       const upload = await readUpload(body, contentType, limit, lengthKnown ? undefined : hold.grow);
       if (!upload.ok) return 'refused' in upload ? uploadRefused(c, upload.refused) : jsonError(c, upload.status, upload.code, upload.message);

@@ -65,6 +65,7 @@ export function registerScrapeRoute(app: Hono<AppEnv>, ctx: RouteContext, test?:
       c.header('Cache-Control', 'no-store');
       return c.json(answer);
     }
+    ctx.parse.warm(); // the reading threads load while the pages are fetched
     const controller = new AbortController();
     const onAbort = (): void => controller.abort();
     c.req.raw.signal.addEventListener('abort', onAbort, { once: true });
