@@ -11,6 +11,8 @@ import type { Limiter } from './guards/rate-limit';
 import type { RequestBinder } from './routes/request-binding';
 import type { BodyParsePool } from './body/parse-pool';
 import type { ClientAddressFn } from './guards/client-address';
+import type { ParsePool } from './parse/pool';
+import type { UploadBudget } from './guards/upload-budget';
 
 /**
  * Hono environment of the gateway app: the authenticated session id is set by the /api auth middleware. Under
@@ -60,6 +62,10 @@ export interface RouteContext {
   bodies: BodyParsePool;
   /** The request's client address (guards/client-address.ts): what per-address limits and quotas count by. */
   clientAddress: ClientAddressFn;
+  /** Reads untrusted content (pages, documents, images) in worker threads within budgets (parse/pool.ts). */
+  parse: ParsePool;
+  /** Upload bytes held in memory, capped per session and overall (guards/upload-budget.ts). */
+  uploads: UploadBudget;
   log: (line: string) => void;
 }
 

@@ -32,6 +32,8 @@ import { loadSearchConfig } from './search/config';
 import { loadSpeechConfig } from './speech/config';
 import { startSpeechServices, stopSpeechServices } from './speech/register';
 import type { ScrapeTestAllowance } from './scrape/ssrf';
+import { loadParseConfig, loadUploadLimits } from './parse/config';
+import { UploadBudget } from './guards/upload-budget';
 
 /** Rate-limit buckets untouched this long are dropped by the sweep: a day, or longer if a bucket refills slower. */
 function bucketIdleMs(config: GatewayConfig): number {
@@ -133,6 +135,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
   const config = loadConfig(env);
   const search = loadSearchConfig(env);
   const speechConfig = loadSpeechConfig(env);
+  const parse = loadParseConfig(env);
+  const uploads = new UploadBudget(loadUploadLimits(env));
   const log = options.log ?? ((line: string) => console.error(`[gateway] ${line}`));
   const host = options.host ?? config.host;
   const port = options.port ?? config.port;
@@ -224,6 +228,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
       web: { search, ...(options.scrapeTest ? { scrapeTest: options.scrapeTest } : {}) },
       speech,
       consent: loadConsentConfig(env),
+      parse,
+      uploads,
     });
     server = await listen(app, port, host);
     const addr = server.address() as AddressInfo;
