@@ -1,9 +1,12 @@
 /**
  * Events of the account side's local data (issue 10): folders (spec 001 sections 3 and 4) and the updates feed's read
- * status. Their shapes and checks live here; the shared catalogue (./catalogue.ts) and validation (./validate.ts)
- * only list them. Pure: no DOM, no clock; ids and times travel in the payloads.
+ * status. Each is declared once in `accountEvents` below (./define.ts); the catalogue (./catalogue.ts) joins it.
+ * Pure: no DOM, no clock; ids and times travel in the payloads.
  */
 import type { FolderRow } from './model';
+import { int, isObj, num } from './checks';
+import type { R } from './checks';
+import { checked, defineEvent, LIST, NOTHING } from './define';
 
 // ---- folders (src/worker/commands/folders.ts, src/projections/folders.ts) ----
 
@@ -43,21 +46,7 @@ export interface UpdatesReadV1 {
   at: number;
 }
 
-export interface AccountEventPayloads {
-  'folder.created': FolderCreatedV1;
-  'folder.renamed': FolderRenamedV1;
-  'folder.deleted': FolderDeletedV1;
-  'conversation.movedToFolder': ConversationMovedToFolderV1;
-  'updates.read': UpdatesReadV1;
-}
-
-// ---- checks (the fast path and the named error in one: these payloads are small and rare) ----
-
-type R = Record<string, unknown>;
-const isObj = (v: unknown): v is R => typeof v === 'object' && v !== null && !Array.isArray(v);
-const int = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
-const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-const str = (v: unknown): v is string => typeof v === 'string';
+// ---- the declarations (each check names the field it rejects: these payloads are small and rare) ----
 
 /** Longest folder name (characters). */
 export const FOLDER_NAME_MAX = 100;
@@ -74,22 +63,44 @@ function checkFields(p: unknown, path: string, fields: Record<string, [(v: unkno
 
 const INT: [(v: unknown) => boolean, string] = [int, 'an integer'];
 const NUM: [(v: unknown) => boolean, string] = [num, 'a number'];
-const NAME: [(v: unknown) => boolean, string] = [(v) => str(v) && v.trim() !== '' && v.length <= FOLDER_NAME_MAX, `a name of 1 to ${FOLDER_NAME_MAX} characters`];
+const NAME: [(v: unknown) => boolean, string] = [(v) => typeof v === 'string' && v.trim() !== '' && v.length <= FOLDER_NAME_MAX, `a name of 1 to ${FOLDER_NAME_MAX} characters`];
 const INTS: [(v: unknown) => boolean, string] = [(v) => Array.isArray(v) && v.length > 0 && v.every(int), 'a non-empty list of integers'];
+const NULL_OR_INT: [(v: unknown) => boolean, string] = [(v) => v === null || int(v), 'an integer or null'];
 
-export const accountPayloadChecks: { [K in keyof AccountEventPayloads]: (p: unknown) => string | null } = {
-  'folder.created': (p) =>
-    checkFields(p, 'payload', { folder: [isObj, 'an object'] }) ??
-    checkFields((p as R).folder, 'payload.folder', {
-      id: INT,
-      name: NAME,
-      createdAt: NUM,
-      updatedAt: NUM,
-      parentId: [(v) => v === null || int(v), 'an integer or null'],
-    }),
-  'folder.renamed': (p) => checkFields(p, 'payload', { id: INT, name: NAME, at: NUM }),
-  'folder.deleted': (p) => checkFields(p, 'payload', { id: INT, folderIds: INTS, at: NUM }),
-  'conversation.movedToFolder': (p) =>
-    checkFields(p, 'payload', { conversationIds: INTS, folderId: [(v) => v === null || int(v), 'an integer or null'], at: NUM }),
-  'updates.read': (p) => checkFields(p, 'payload', { ids: [(v) => Array.isArray(v) && v.length > 0 && v.every((x) => str(x) && x !== ''), 'a non-empty list of ids'], at: NUM }),
+export const accountEvents = {
+  /** A folder was made, at the top or nested in `parentId`. */
+  'folder.created': defineEvent({
+    version: 1,
+    payload: checked<FolderCreatedV1>(
+      (p) =>
+        checkFields(p, 'payload', { folder: [isObj, 'an object'] }) ??
+        checkFields((p as R).folder, 'payload.folder', { id: INT, name: NAME, createdAt: NUM, updatedAt: NUM, parentId: NULL_OR_INT }),
+    ),
+    // Folders: the list shows each conversation's folder (the folders query follows these events itself).
+    touches: () => NOTHING,
+  }),
+  'folder.renamed': defineEvent({
+    version: 1,
+    payload: checked<FolderRenamedV1>((p) => checkFields(p, 'payload', { id: INT, name: NAME, at: NUM })),
+    touches: () => NOTHING,
+  }),
+  'folder.deleted': defineEvent({
+    version: 1,
+    payload: checked<FolderDeletedV1>((p) => checkFields(p, 'payload', { id: INT, folderIds: INTS, at: NUM })),
+    touches: () => LIST,
+  }),
+  'conversation.movedToFolder': defineEvent({
+    version: 1,
+    payload: checked<ConversationMovedToFolderV1>((p) => checkFields(p, 'payload', { conversationIds: INTS, folderId: NULL_OR_INT, at: NUM })),
+    touches: () => LIST,
+  }),
+  /** Update feed items were read (one, or all at once). */
+  'updates.read': defineEvent({
+    version: 1,
+    payload: checked<UpdatesReadV1>((p) =>
+      checkFields(p, 'payload', { ids: [(v) => Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string' && x !== ''), 'a non-empty list of ids'], at: NUM }),
+    ),
+    // The updates feed is no conversation's data: the updates query follows these events itself.
+    touches: () => NOTHING,
+  }),
 };

@@ -1,9 +1,14 @@
 /**
  * Events of conversation management, instruction presets, preferences, the message queue and the scratchpad.
- * Listed in the shared catalogue (./catalogue.ts), which re-exports them. Pure: no DOM, no clock.
+ * Each is declared once in `conversationEvents` below (./define.ts); the catalogue (./catalogue.ts) joins it.
+ * Pure: no DOM, no clock.
  */
 import type { InstructionRow, QueuedMessage, ScratchpadEntryRow } from './model';
+import { checkPreferenceChanges } from '../protocol/preferences';
 import type { Preferences } from '../protocol/preferences';
+import { checkShape, I, int, isObj, N, num, O, oneOf, S, str, strings } from './checks';
+import type { Check, R, Shape } from './checks';
+import { checked, defineEvent, NOTHING, page, pageAndList, shape, UpcastError } from './define';
 
 export interface ConversationRenamedV1 {
   slug: string;
@@ -111,3 +116,144 @@ export interface ScratchpadEntryDeletedV1 {
   conversationSlug: string;
   at: number;
 }
+
+// ---- the declarations ----
+
+const slugAt = { slug: str, at: num };
+const slugAtOk = (p: unknown): p is R => O(p) && S(p.slug) && N(p.at);
+const instructionShape: Shape = { id: int, name: str, instructions: str, createdAt: num, updatedAt: num };
+const queuedMessageShape: Shape = { id: str, prompt: str, attachments: strings, scrapedUrls: strings, scrapedContent: Array.isArray, timestamp: num };
+const searchDepth = oneOf('standard', 'deep');
+const queuedWebSearch: Check = (v) => v === null || (isObj(v) && searchDepth(v.depth));
+/** Types the scratchpad command makes; the log accepts any type name (adopted rows of the original app's). */
+export const SCRATCHPAD_TYPES = ['note', 'message', 'code', 'output'] as const;
+const scratchpadType: Check = (v) => typeof v === 'string' && v !== '';
+const scratchpadEntryShape: Shape = { id: int, content: str, type: scratchpadType, timestamp: num, conversationSlug: str };
+
+/** queue.messageAdded v1 (no web search kept) -> v2: the message was queued with web search off. */
+function queueMessageAddedV1toV2(payload: unknown): QueueMessageAddedV2 {
+  if (!isObj(payload)) throw new UpcastError('invalid-payload', 'queue.messageAdded v1: payload must be an object');
+  return { ...(payload as unknown as QueueMessageAddedV1), webSearch: null };
+}
+
+export const conversationEvents = {
+  /** A new name: typed by the user, or a generated title (at most 150 characters). */
+  'conversation.renamed': defineEvent({
+    version: 1,
+    payload: shape<ConversationRenamedV1>({ ...slugAt, name: str, source: oneOf('user', 'generated') }, {
+      test: (p) => slugAtOk(p) && S(p.name) && (p.source === 'user' || p.source === 'generated'),
+    }),
+    touches: (p) => pageAndList(p.slug),
+  }),
+  /** Deleted: hidden at once, restorable until purged (undo). */
+  'conversation.deleted': defineEvent({
+    version: 1,
+    payload: shape<ConversationDeletedV1>(slugAt, { test: slugAtOk }),
+    touches: (p) => pageAndList(p.slug),
+  }),
+  /** Undo: a deleted conversation is back, with its messages. */
+  'conversation.restored': defineEvent({
+    version: 1,
+    payload: shape<ConversationRestoredV1>(slugAt, { test: slugAtOk }),
+    touches: (p) => pageAndList(p.slug),
+  }),
+  /** The undo window (15 s) passed: the row and its messages go. */
+  'conversation.purged': defineEvent({
+    version: 1,
+    payload: shape<ConversationPurgedV1>(slugAt, { test: slugAtOk }),
+    touches: (p) => pageAndList(p.slug),
+  }),
+  /** Pinned conversations lead the list. */
+  'conversation.pinned': defineEvent({
+    version: 1,
+    payload: shape<ConversationPinnedV1>(slugAt, { test: slugAtOk }),
+    touches: (p) => pageAndList(p.slug),
+  }),
+  'conversation.unpinned': defineEvent({
+    version: 1,
+    payload: shape<ConversationUnpinnedV1>(slugAt, { test: slugAtOk }),
+    touches: (p) => pageAndList(p.slug),
+  }),
+  'conversation.instructionsSet': defineEvent({
+    version: 1,
+    payload: shape<ConversationInstructionsSetV1>({ ...slugAt, instructions: str }, { test: (p) => slugAtOk(p) && S(p.instructions) }),
+    touches: (p) => page(p.slug),
+  }),
+  // Presets are not conversation data: the instructions query follows these events itself.
+  'instruction.created': defineEvent({
+    version: 1,
+    payload: shape<InstructionCreatedV1>({ instruction: isObj }, {
+      nested: { instruction: instructionShape },
+      test: (p) => {
+        if (!O(p) || !O(p.instruction)) return false;
+        const i = p.instruction;
+        return I(i.id) && S(i.name) && S(i.instructions) && N(i.createdAt) && N(i.updatedAt);
+      },
+    }),
+    touches: () => NOTHING,
+  }),
+  'instruction.updated': defineEvent({
+    version: 1,
+    payload: shape<InstructionUpdatedV1>({ id: int, name: str, instructions: str, at: num }, {
+      test: (p) => O(p) && I(p.id) && S(p.name) && S(p.instructions) && N(p.at),
+    }),
+    touches: () => NOTHING,
+  }),
+  'instruction.deleted': defineEvent({
+    version: 1,
+    payload: shape<InstructionDeletedV1>({ id: int, at: num }, { test: (p) => O(p) && I(p.id) && N(p.at) }),
+    touches: () => NOTHING,
+  }),
+  /** Only the fields that changed, each valid (PREFERENCE_CHECKS in src/protocol/preferences.ts). */
+  'preferences.changed': defineEvent({
+    version: 1,
+    payload: checked<PreferencesChangedV1>(
+      (p) => {
+        const top = checkShape(p, { changes: isObj, at: num }, 'payload');
+        if (top !== null) return top;
+        const bad = checkPreferenceChanges((p as R).changes);
+        return bad === null ? null : `payload.changes: ${bad}`;
+      },
+      (p) => O(p) && N(p.at) && checkPreferenceChanges(p.changes) === null,
+    ),
+    // Preferences are no conversation's data: the engine's preferences$ follows these events itself.
+    touches: () => NOTHING,
+  }),
+  'queue.messageAdded': defineEvent({
+    version: 2,
+    payload: shape<QueueMessageAddedV2>({ conversationSlug: str, message: isObj, model: str, extraModels: strings, webSearch: queuedWebSearch, at: num }, {
+      nested: { message: queuedMessageShape },
+      test: (p) =>
+        O(p) && S(p.conversationSlug) && S(p.model) && Array.isArray(p.extraModels) && queuedWebSearch(p.webSearch) && N(p.at) && O(p.message) &&
+        checkShape(p.message, queuedMessageShape, '') === null,
+    }),
+    touches: (p) => page(p.conversationSlug),
+    upcasters: { 1: queueMessageAddedV1toV2 },
+  }),
+  'queue.messageRemoved': defineEvent({
+    version: 1,
+    payload: shape<QueueMessageRemovedV1>({ conversationSlug: str, id: str, reason: oneOf('removed', 'submitted'), at: num }, {
+      test: (p) => O(p) && S(p.conversationSlug) && S(p.id) && (p.reason === 'removed' || p.reason === 'submitted') && N(p.at),
+    }),
+    touches: (p) => page(p.conversationSlug),
+  }),
+  // The scratchpad is beside the conversation, not in it: the scratchpad query follows these events itself.
+  'scratchpad.entryAdded': defineEvent({
+    version: 1,
+    payload: shape<ScratchpadEntryAddedV1>({ entry: isObj }, {
+      nested: { entry: scratchpadEntryShape },
+      test: (p) => O(p) && checkShape(p.entry, scratchpadEntryShape, '') === null,
+    }),
+    touches: () => NOTHING,
+  }),
+  'scratchpad.entryEdited': defineEvent({
+    version: 1,
+    payload: shape<ScratchpadEntryEditedV1>({ id: int, conversationSlug: str, content: str, at: num }),
+    touches: () => NOTHING,
+  }),
+  'scratchpad.entryDeleted': defineEvent({
+    version: 1,
+    payload: shape<ScratchpadEntryDeletedV1>({ id: int, conversationSlug: str, at: num }),
+    touches: () => NOTHING,
+  }),
+};

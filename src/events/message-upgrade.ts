@@ -1,6 +1,6 @@
 /**
  * The schema v41 message upgrade (spec 000 section 4, "Database"), as one pure function shared by the Dexie
- * migration (src/worker/db/schema.ts) and the message.added v1 -> v2 upcaster (./upcasters.ts), so a message
+ * migration (src/worker/db/schema.ts) and the message.added v1 -> v2 upcaster (./chat-events.ts), so a message
  * upgraded in the database and one upcast from an old log come out identical.
  */
 import { normalizeTimestamp } from './model';

@@ -1,7 +1,9 @@
 /**
- * Events of the money room: deposits started and settled.
- * Listed in the shared catalogue (./catalogue.ts), which re-exports them. Pure: no DOM, no clock.
+ * Events of the money room: deposits started and settled. Each is declared once in `moneyEvents` below
+ * (./define.ts); the catalogue (./catalogue.ts) joins it. Pure: no DOM, no clock.
  */
+import { num, oneOf, optional, str } from './checks';
+import { defineEvent, NOTHING, shape } from './define';
 
 // ---- money (src/worker/commands/money.ts) ----
 
@@ -37,3 +39,26 @@ export interface PaymentSettledV1 {
   status: 'completed' | 'failed' | 'expired';
   at: number;
 }
+
+// ---- the declarations ----
+
+// Payments are no conversation's data: the money room follows these events itself.
+export const moneyEvents = {
+  /**
+   * `network` (the payment store's selectedNetwork: a stablecoin's chain) and `usdEquivalent` (usdEquivalentValue,
+   * 2 decimals) are optional: events written before them replay with both unknown (null on the wallet view).
+   */
+  'payment.started': defineEvent({
+    version: 1,
+    payload: shape<PaymentStartedV1>({
+      id: str, ticker: str, amount: str, txId: str, createdAt: num, paymentLink: str, paymentNonce: optional(str), network: optional(str), usdEquivalent: optional(str), at: num,
+    }),
+    touches: () => NOTHING,
+  }),
+  /** The first outcome stands in the history. */
+  'payment.settled': defineEvent({
+    version: 1,
+    payload: shape<PaymentSettledV1>({ id: str, status: oneOf('completed', 'failed', 'expired'), at: num }),
+    touches: () => NOTHING,
+  }),
+};

@@ -1,8 +1,12 @@
 /**
- * Events of the message tree: alternatives, branches, delete, retry, continue and duplicate.
- * Listed in the shared catalogue (./catalogue.ts), which re-exports them. Pure: no DOM, no clock.
+ * Events of the message tree: alternatives, branches, delete, retry, continue and duplicate. Each is declared once
+ * in `treeEvents` below (./define.ts); the catalogue (./catalogue.ts) joins it. Pure: no DOM, no clock.
  */
 import type { ConversationRow, MessageLibraryRow, MessageRow } from './model';
+import { checkShape, I, int, ints, isObj, N, nullable, num, O, objects, S, str } from './checks';
+import type { Check, R, Shape } from './checks';
+import { checked, defineEvent, page, pageAndList, shape } from './define';
+import { conversationShape, messageV2Shape, replyBase } from './chat-events';
 
 // ---- the message tree (spec 000 section 4, branches; src/worker/commands/branches.ts, messages.ts) ----
 
@@ -67,3 +71,70 @@ export interface ConversationDuplicatedV1 {
   libraryLinks: MessageLibraryRow[];
   at: number;
 }
+
+// ---- the declarations ----
+
+const reparent: Check = (v) => isObj(v) && int(v.messageId) && nullable(int)(v.parentMessageId);
+const reparents: Check = (v) => Array.isArray(v) && v.every(reparent);
+const libraryLinkShape: Shape = { id: int, messageId: int, libraryId: int };
+const duplicatedShape: Shape = { sourceSlug: str, upToMessageId: int, conversation: isObj, messages: objects, libraryLinks: objects, at: num };
+
+function checkDuplicated(p: unknown): string | null {
+  const top = checkShape(p, duplicatedShape, 'payload');
+  if (top !== null) return top;
+  const d = p as R;
+  const c = checkShape(d.conversation, conversationShape, 'payload.conversation');
+  if (c !== null) return c;
+  const messages = d.messages as unknown[];
+  for (let i = 0; i < messages.length; i++) {
+    const m = checkShape(messages[i], messageV2Shape, `payload.messages[${i}]`);
+    if (m !== null) return m;
+  }
+  const links = d.libraryLinks as unknown[];
+  for (let i = 0; i < links.length; i++) {
+    const l = checkShape(links[i], libraryLinkShape, `payload.libraryLinks[${i}]`);
+    if (l !== null) return l;
+  }
+  return null;
+}
+
+export const treeEvents = {
+  'message.branched': defineEvent({
+    version: 1,
+    payload: shape<MessageBranchedV1>({ conversationSlug: str, messageId: int, alternativeGroup: str, at: num }, {
+      test: (p) => O(p) && S(p.conversationSlug) && I(p.messageId) && S(p.alternativeGroup) && N(p.at),
+    }),
+    touches: (p) => page(p.conversationSlug),
+  }),
+  'branch.activated': defineEvent({
+    version: 1,
+    payload: shape<BranchActivatedV1>({ conversationSlug: str, alternativeGroup: str, messageId: int, at: num }, {
+      test: (p) => O(p) && S(p.conversationSlug) && S(p.alternativeGroup) && I(p.messageId) && N(p.at),
+    }),
+    touches: (p) => page(p.conversationSlug),
+  }),
+  'message.deleted': defineEvent({
+    version: 1,
+    payload: shape<MessageDeletedV1>({ conversationSlug: str, messageIds: ints, reparented: reparents, activated: nullable(int), ungrouped: ints, at: num }),
+    touches: (p) => pageAndList(p.conversationSlug),
+  }),
+  'message.retried': defineEvent({
+    version: 1,
+    payload: shape<MessageRetriedV1>({ conversationSlug: str, messageId: int, at: num }, {
+      test: (p) => O(p) && S(p.conversationSlug) && I(p.messageId) && N(p.at),
+    }),
+    touches: (p) => page(p.conversationSlug),
+  }),
+  'reply.continued': defineEvent({
+    version: 1,
+    payload: shape<ReplyContinuedV1>({ ...replyBase, model: str, requestId: str, text: str, thinking: str }, {
+      test: (p) => O(p) && I(p.messageId) && S(p.conversationSlug) && N(p.at) && S(p.model) && S(p.requestId) && S(p.text) && S(p.thinking),
+    }),
+    touches: (p) => page(p.conversationSlug),
+  }),
+  'conversation.duplicated': defineEvent({
+    version: 1,
+    payload: checked<ConversationDuplicatedV1>(checkDuplicated),
+    touches: (p) => pageAndList(p.conversation.slug),
+  }),
+};

@@ -1,104 +1,22 @@
 /**
- * Upcasters: pure functions lifting an event of an older version to the next version of its type. An old event is
- * never rewritten in the log; it is upcast when read (replay, import, rebuild). `upcast` runs the chain
- * v -> v+1 -> ... -> CURRENT_VERSION[type].
- *
- * To change an event's shape: add the new payload type to catalogue.ts, bump CURRENT_VERSION, and register the
- * upcaster from the previous version here (keyed by the version it upgrades FROM). Tests cover every step.
+ * Upcasting: an event of an older version is lifted to the current version of its type when read (replay,
+ * import, rebuild); an old event is never rewritten in the log. `upcast` runs the chain v -> v+1 -> ... -> current
+ * through the upcasters of the event's declaration (./define.ts: keyed by the version they lift from; a missing
+ * step is a type error there).
  */
-import { CURRENT_VERSION } from './catalogue';
-import type { EventType, MessageAddedV2, NewEvent, QueueMessageAddedV2, RawEvent, StoredEvent } from './catalogue';
-import { upgradeMessageRowToV41 } from './message-upgrade';
-import type { LegacyMessageRow } from './message-upgrade';
-import { checkEnvelope, checkPayload, checkShape, isEventType, isObj, messageV1Shape } from './validate';
+import { CURRENT_VERSION, declarationOf } from './catalogue';
+import type { EventType, NewEvent, RawEvent, StoredEvent } from './catalogue';
+import { UpcastError } from './define';
+import type { Upcaster } from './define';
+import { checkEnvelope, checkPayload } from './validate';
 
-export type UpcastErrorCode = 'invalid-envelope' | 'unknown-type' | 'newer-version' | 'missing-upcaster' | 'invalid-payload';
+export { UpcastError } from './define';
+export type { Upcaster, UpcastErrorCode } from './define';
 
-export class UpcastError extends Error {
-  override readonly name = 'UpcastError';
-  constructor(
-    readonly code: UpcastErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** Lifts a payload of version `from` to version `from + 1`. Throws UpcastError('invalid-payload') on bad input. */
-export type Upcaster = (payload: unknown, event: RawEvent) => unknown;
-
-/** message.added v1 (pre-branch row) -> v2: exactly the schema v41 database upgrade of a message row. */
-function messageAddedV1toV2(payload: unknown): MessageAddedV2 {
-  const bad = checkShape(payload, { message: isObj }, 'payload') ?? checkShape((payload as { message: unknown }).message, messageV1Shape, 'payload.message');
-  if (bad !== null) throw new UpcastError('invalid-payload', `message.added v1: ${bad}`);
-  const message = (payload as { message: LegacyMessageRow }).message;
-  // Very old rows carry no UI status; a stored v1 message was a finished one.
-  const withStatus: LegacyMessageRow = message.status === undefined ? { ...message, status: 'done' } : message;
-  return { message: upgradeMessageRowToV41(withStatus) };
-}
-
-/** queue.messageAdded v1 (no web search kept) -> v2: the message was queued with web search off. */
-function queueMessageAddedV1toV2(payload: unknown): QueueMessageAddedV2 {
-  if (!isObj(payload)) throw new UpcastError('invalid-payload', 'queue.messageAdded v1: payload must be an object');
-  return { ...(payload as unknown as Omit<QueueMessageAddedV2, 'webSearch'>), webSearch: null };
-}
-
-/** Upcasters by event type, keyed by the version they upgrade from. */
-export const upcasters: { readonly [K in EventType]: Readonly<Record<number, Upcaster>> } = {
-  'conversation.created': {},
-  'message.added': { 1: messageAddedV1toV2 },
-  'reply.started': {},
-  'reply.checkpointed': {},
-  'reply.completed': {},
-  'reply.failed': {},
-  'reply.interrupted': {},
-  'conversation.renamed': {},
-  'conversation.deleted': {},
-  'conversation.restored': {},
-  'conversation.purged': {},
-  'conversation.pinned': {},
-  'conversation.unpinned': {},
-  'conversation.instructionsSet': {},
-  'instruction.created': {},
-  'instruction.updated': {},
-  'instruction.deleted': {},
-  'queue.messageAdded': { 1: queueMessageAddedV1toV2 },
-  'queue.messageRemoved': {},
-  'message.branched': {},
-  'branch.activated': {},
-  'message.deleted': {},
-  'message.retried': {},
-  'reply.continued': {},
-  'conversation.duplicated': {},
-  'preferences.changed': {},
-  'image.generated': {},
-  'image.answered': {},
-  'image.favourited': {},
-  'video.requested': {},
-  'video.statusChanged': {},
-  'modelSettings.changed': {},
-  'payment.started': {},
-  'payment.settled': {},
-  'library.itemAdded': {},
-  'library.itemProgressed': {},
-  'library.itemCompleted': {},
-  'library.itemFailed': {},
-  'library.itemDeleted': {},
-  'library.itemLinked': {},
-  'library.messageLinked': {},
-  'message.imagesExtracted': {},
-  'library.itemUnlinked': {},
-  'message.webSearched': {},
-  'scratchpad.entryAdded': {},
-  'scratchpad.entryEdited': {},
-  'scratchpad.entryDeleted': {},
-  'speech.generated': {},
-  'folder.created': {},
-  'folder.renamed': {},
-  'folder.deleted': {},
-  'conversation.movedToFolder': {},
-  'updates.read': {},
-};
+/** Upcasters by event type, keyed by the version they upgrade from (read from the declarations). */
+export const upcasters = Object.fromEntries(
+  (Object.keys(CURRENT_VERSION) as EventType[]).map((type) => [type, declarationOf(type)!.upcasters]),
+) as { readonly [K in EventType]: Readonly<Record<number, Upcaster>> };
 
 export interface UpcastOptions {
   /** Also check the structure of the resulting payload (for events read from outside, e.g. an imported file). */
@@ -112,9 +30,10 @@ export interface UpcastOptions {
 export function upcast(raw: RawEvent, options: UpcastOptions = {}): NewEvent | StoredEvent {
   const bad = checkEnvelope(raw);
   if (bad !== null) throw new UpcastError('invalid-envelope', bad);
-  const { type } = raw;
-  if (!isEventType(type)) throw new UpcastError('unknown-type', `unknown event type '${type}' (event ${raw.id})`);
-  const current = CURRENT_VERSION[type];
+  const type = raw.type as EventType;
+  const declaration = declarationOf(type);
+  if (declaration === undefined) throw new UpcastError('unknown-type', `unknown event type '${type}' (event ${raw.id})`);
+  const current = declaration.version;
   if (raw.v > current) {
     throw new UpcastError(
       'newer-version',
@@ -125,7 +44,7 @@ export function upcast(raw: RawEvent, options: UpcastOptions = {}): NewEvent | S
   if (raw.v < current) {
     let payload = raw.payload;
     for (let v = raw.v; v < current; v++) {
-      const step = upcasters[type][v];
+      const step = declaration.upcasters[v];
       if (step === undefined) throw new UpcastError('missing-upcaster', `no upcaster for '${type}' from version ${v} to ${v + 1}`);
       payload = step(payload, raw);
     }

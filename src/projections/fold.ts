@@ -4,19 +4,25 @@
  */
 import type { ConversationRow, MessageRow } from '../events/model';
 import { MemoryStore } from './memory-store';
+import { dispatchOf } from './projection';
 import type { ProjectedEvent, Projection } from './projection';
 import { projections as defaultProjections } from './registry';
 
-/** Apply `events` in order to `store` (mutating it) and return it. */
+/**
+ * Apply `events` in order to `store` (mutating it) and return it. Each event goes only to the materializers that
+ * handle its type (one lookup), in projection order.
+ */
 export function foldInto(
   store: MemoryStore,
   events: Iterable<ProjectedEvent>,
   projections: readonly Projection[] = defaultProjections,
 ): MemoryStore {
-  const n = projections.length;
+  const dispatch = dispatchOf(projections);
   for (const event of events) {
-    for (let i = 0; i < n; i++) {
-      const writes = (projections[i] as Projection).apply(event);
+    const list = dispatch.get(event.type);
+    if (list === undefined) continue;
+    for (let i = 0; i < list.length; i++) {
+      const writes = list[i]!(event.payload, event);
       for (let j = 0; j < writes.length; j++) store.apply(writes[j]!);
     }
   }

@@ -5,37 +5,29 @@
  * under another id), then adds the new one (spec 001 section 4). Deleting a folder removes it, the folders nested
  * in it and all their links; the conversations stay.
  */
-import type { ProjectedEvent, Projection } from './projection';
+import { defineProjection } from './projection';
 import { deleteWhere, put, remove, update, type Write } from './writes';
 
-const NONE: Write[] = [];
-
-export const foldersProjection: Projection = {
+export const foldersProjection = defineProjection({
   name: 'folders',
   version: 1,
   tables: ['folders', 'conversationFolders'],
-  apply(event: ProjectedEvent): Write[] {
-    switch (event.type) {
-      case 'folder.created':
-        return [put('folders', event.payload.folder)];
-      case 'folder.renamed':
-        return [update('folders', event.payload.id, { name: event.payload.name, updatedAt: event.payload.at })];
-      case 'folder.deleted': {
-        const writes: Write[] = [];
-        for (const id of event.payload.folderIds) writes.push(remove('folders', id), deleteWhere('conversationFolders', 'folderId', id));
-        return writes;
+  materializers: {
+    'folder.created': (p) => [put('folders', p.folder)],
+    'folder.renamed': (p) => [update('folders', p.id, { name: p.name, updatedAt: p.at })],
+    'folder.deleted': (p) => {
+      const writes: Write[] = [];
+      for (const id of p.folderIds) writes.push(remove('folders', id), deleteWhere('conversationFolders', 'folderId', id));
+      return writes;
+    },
+    'conversation.movedToFolder': (p) => {
+      const { folderId } = p;
+      const writes: Write[] = [];
+      for (const conversationId of p.conversationIds) {
+        writes.push(deleteWhere('conversationFolders', 'conversationId', conversationId));
+        if (folderId !== null) writes.push(put('conversationFolders', { id: conversationId, conversationId, folderId }));
       }
-      case 'conversation.movedToFolder': {
-        const { folderId } = event.payload;
-        const writes: Write[] = [];
-        for (const conversationId of event.payload.conversationIds) {
-          writes.push(deleteWhere('conversationFolders', 'conversationId', conversationId));
-          if (folderId !== null) writes.push(put('conversationFolders', { id: conversationId, conversationId, folderId }));
-        }
-        return writes;
-      }
-      default:
-        return NONE;
-    }
+      return writes;
+    },
   },
-};
+});

@@ -9,52 +9,31 @@
  * text; `itemFailed` -> 'error' with the message. A completed or failed item is final: a late progress event (an
  * engine that took over while the first still ran) never moves it back.
  */
-import type { ProjectedEvent, Projection } from './projection';
+import { defineProjection } from './projection';
 import { deleteWhere, put, remove, update } from './writes';
-import type { Write } from './writes';
-
-const NONE: Write[] = [];
 
 /** Statuses an item never leaves by a progress event. */
 export const FINAL_STATUSES: ReadonlySet<string> = new Set(['completed', 'error']);
 
-export const libraryProjection: Projection = {
+export const libraryProjection = defineProjection({
   name: 'library',
   version: 1,
   tables: ['library', 'libraryConversations', 'messageLibrary'],
-  apply(event: ProjectedEvent): Write[] {
-    switch (event.type) {
-      case 'library.itemAdded':
-        return [put('library', event.payload.item)];
-      case 'library.itemProgressed': {
-        const p = event.payload;
-        // Pure: the projection cannot read the row, so the "final" rule is kept by the commands that append
-        // (src/worker/services/library/jobs.ts checks the row first). Here the event says what happened.
-        return [update('library', p.id, { status: p.status, progress: p.progress, lastModified: p.at, ...(p.jobId ? { jobId: p.jobId } : {}) })];
-      }
-      case 'library.itemCompleted': {
-        const p = event.payload;
-        const media = { ...(p.mimeType !== undefined ? { mimeType: p.mimeType } : {}), ...(p.sizeBytes !== undefined ? { sizeBytes: p.sizeBytes } : {}) };
-        return [update('library', p.id, { status: 'completed', content: p.content, processingTime: p.processingTime, processedLocally: p.processedLocally, progress: 1, error: undefined, lastModified: p.at, ...media })];
-      }
-      case 'library.itemFailed':
-        return [update('library', event.payload.id, { status: 'error', error: event.payload.error, progress: null, lastModified: event.payload.at })];
-      case 'library.itemDeleted': {
-        const id = event.payload.id;
-        return [remove('library', id), deleteWhere('libraryConversations', 'libraryId', id), deleteWhere('messageLibrary', 'libraryId', id)];
-      }
-      case 'library.itemLinked':
-        return [put('libraryConversations', event.payload.link)];
-      case 'library.itemUnlinked':
-        return [remove('libraryConversations', event.payload.linkId)];
-      case 'library.messageLinked':
-        return event.payload.links.map((l) => put('messageLibrary', l));
-      case 'conversation.duplicated':
-        return event.payload.libraryLinks.map((l) => put('messageLibrary', l));
-      case 'message.deleted':
-        return event.payload.messageIds.map((id) => deleteWhere('messageLibrary', 'messageId', id));
-      default:
-        return NONE;
-    }
+  materializers: {
+    'library.itemAdded': (p) => [put('library', p.item)],
+    // Pure: the projection cannot read the row, so the "final" rule is kept by the commands that append
+    // (src/worker/services/library/jobs.ts checks the row first). Here the event says what happened.
+    'library.itemProgressed': (p) => [update('library', p.id, { status: p.status, progress: p.progress, lastModified: p.at, ...(p.jobId ? { jobId: p.jobId } : {}) })],
+    'library.itemCompleted': (p) => {
+      const media = { ...(p.mimeType !== undefined ? { mimeType: p.mimeType } : {}), ...(p.sizeBytes !== undefined ? { sizeBytes: p.sizeBytes } : {}) };
+      return [update('library', p.id, { status: 'completed', content: p.content, processingTime: p.processingTime, processedLocally: p.processedLocally, progress: 1, error: undefined, lastModified: p.at, ...media })];
+    },
+    'library.itemFailed': (p) => [update('library', p.id, { status: 'error', error: p.error, progress: null, lastModified: p.at })],
+    'library.itemDeleted': ({ id }) => [remove('library', id), deleteWhere('libraryConversations', 'libraryId', id), deleteWhere('messageLibrary', 'libraryId', id)],
+    'library.itemLinked': (p) => [put('libraryConversations', p.link)],
+    'library.itemUnlinked': (p) => [remove('libraryConversations', p.linkId)],
+    'library.messageLinked': (p) => p.links.map((l) => put('messageLibrary', l)),
+    'conversation.duplicated': (p) => p.libraryLinks.map((l) => put('messageLibrary', l)),
+    'message.deleted': (p) => p.messageIds.map((id) => deleteWhere('messageLibrary', 'messageId', id)),
   },
-};
+});

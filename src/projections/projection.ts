@@ -1,22 +1,81 @@
 /**
- * A projection (LiveStore calls it a materializer): a pure function from one event to the writes it causes on the
- * read-model tables the projection owns. It never reads state; everything it needs is in the event.
+ * A projection (LiveStore calls its parts materializers): pure functions from one event to the writes it causes on
+ * the read-model tables the projection owns, one per event it handles, keyed by the event's name. It never reads
+ * state; everything it needs is in the event. An event it does not list changes nothing of its tables.
  *
- * `version` is bumped whenever `apply` changes meaning: the worker then rebuilds the projection's tables from the
- * log (src/worker/log.ts ensureProjectionsCurrent). A projection writes only to its own `tables`; rebuilding
- * clears exactly those.
+ * `version` is bumped whenever a materializer changes meaning: the worker then rebuilds the projection's tables
+ * from the log (src/worker/log.ts ensureProjectionsCurrent). A projection writes only to its own `tables`;
+ * rebuilding clears exactly those.
  */
-import type { NewEvent, StoredEvent } from '../events/catalogue';
+import type { EventPayloads, EventType, NewEvent, StoredEvent } from '../events/catalogue';
 import type { ChatPart } from '../protocol/api';
 import type { TableName, Write } from './writes';
 
 export type ProjectedEvent = StoredEvent | NewEvent;
 
+/** The event of type K (a stored one also has its `seq`). */
+export type EventOf<K extends EventType> = Extract<NewEvent, { type: K }>;
+
+/** The writes one event of type K causes; its payload is typed by the event's declaration. */
+export type Materializer<K extends EventType> = (payload: EventPayloads[K], event: EventOf<K>) => Write[];
+
+/** Materializers by event name: only the events handled (a misspelt name is a type error). */
+export type Materializers = { readonly [K in EventType]?: Materializer<K> };
+
+/** A materializer called with an event whose type was looked up at run time. */
+type AnyMaterializer = (payload: ProjectedEvent['payload'], event: ProjectedEvent) => Write[];
+
 export interface Projection {
   readonly name: string;
   readonly version: number;
   readonly tables: readonly TableName[];
+  readonly materializers: Materializers;
+  /** The writes of any one event ([] for an event it does not handle). */
   apply(event: ProjectedEvent): Write[];
+}
+
+const NONE: Write[] = [];
+
+export function defineProjection(spec: { name: string; version: number; tables: readonly TableName[]; materializers: Materializers }): Projection {
+  const byType = new Map(Object.entries(spec.materializers) as [string, AnyMaterializer][]);
+  return {
+    ...spec,
+    apply(event) {
+      const m = byType.get(event.type);
+      return m === undefined ? NONE : m(event.payload, event);
+    },
+  };
+}
+
+/** For each event type, the materializers of `projections` that handle it, in projection order. */
+export type Dispatch = ReadonlyMap<string, readonly AnyMaterializer[]>;
+
+const dispatches = new WeakMap<readonly Projection[], Dispatch>();
+
+/** The dispatch table of a list of projections (computed once per list): one lookup per event when folding. */
+export function dispatchOf(projections: readonly Projection[]): Dispatch {
+  let table = dispatches.get(projections);
+  if (table !== undefined) return table;
+  const out = new Map<string, AnyMaterializer[]>();
+  for (const p of projections) {
+    for (const [type, m] of Object.entries(p.materializers) as [string, AnyMaterializer][]) {
+      const list = out.get(type);
+      if (list === undefined) out.set(type, [m]);
+      else list.push(m);
+    }
+  }
+  dispatches.set(projections, (table = out));
+  return table;
+}
+
+/** Every write of `event` under `dispatch`, pushed onto `out` (in projection order). */
+export function writesOfEvent(dispatch: Dispatch, event: ProjectedEvent, out: Write[]): void {
+  const list = dispatch.get(event.type);
+  if (list === undefined) return;
+  for (let i = 0; i < list.length; i++) {
+    const writes = (list[i] as AnyMaterializer)(event.payload, event);
+    for (let j = 0; j < writes.length; j++) out.push(writes[j] as Write);
+  }
 }
 
 /** The text of a prompt: a string as is, or the text parts of a multi-part prompt joined by a space. */

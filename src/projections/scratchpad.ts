@@ -3,27 +3,17 @@
  * each conversation's scratchpad. A conversation's entries go when the conversation is purged (after its undo
  * window), not when it is deleted, so Undo brings them back with it.
  */
-import type { ProjectedEvent, Projection } from './projection';
-import { deleteWhere, put, remove, update, type Write } from './writes';
+import { defineProjection } from './projection';
+import { deleteWhere, put, remove, update } from './writes';
 
-const NONE: Write[] = [];
-
-export const scratchpadProjection: Projection = {
+export const scratchpadProjection = defineProjection({
   name: 'scratchpad',
   version: 1,
   tables: ['scratchpadEntries'],
-  apply(event: ProjectedEvent): Write[] {
-    switch (event.type) {
-      case 'scratchpad.entryAdded':
-        return [put('scratchpadEntries', event.payload.entry)];
-      case 'scratchpad.entryEdited':
-        return [update('scratchpadEntries', event.payload.id, { content: event.payload.content })];
-      case 'scratchpad.entryDeleted':
-        return [remove('scratchpadEntries', event.payload.id)];
-      case 'conversation.purged':
-        return [deleteWhere('scratchpadEntries', 'conversationSlug', event.payload.slug)];
-      default:
-        return NONE;
-    }
+  materializers: {
+    'scratchpad.entryAdded': (p) => [put('scratchpadEntries', p.entry)],
+    'scratchpad.entryEdited': (p) => [update('scratchpadEntries', p.id, { content: p.content })],
+    'scratchpad.entryDeleted': (p) => [remove('scratchpadEntries', p.id)],
+    'conversation.purged': (p) => [deleteWhere('scratchpadEntries', 'conversationSlug', p.slug)],
   },
-};
+});

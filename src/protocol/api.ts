@@ -92,7 +92,11 @@ export interface SessionData {
   usd_balance: string;
   nano_balance: string;
   metadata: Record<string, string>;
-  recharge_settings: { enabled: boolean; threshold: string; amount: string };
+  /**
+   * `pending` (ours): an auto-recharge top-up that waits for its payer: its amount (USD) and the checkout to pay it
+   * at (the test provider's; nothing is credited until it is paid).
+   */
+  recharge_settings: { enabled: boolean; threshold: string; amount: string; pending?: { amount: string; paymentLink: string } };
   numReplies: number;
   activePolicies: string[];
   referrer: string | null;
@@ -103,6 +107,13 @@ export interface SessionData {
 export interface LocalSessionResponse {
   data: SessionData;
 }
+
+/**
+ * 401 `error` of a browser signed out of its session (its recovery code was changed, or another browser signed
+ * the others out): distinct from NO_SESSION (no cookie, or an expired session). docs/gateway.md "Sessions".
+ */
+export const SIGNED_OUT = 'SIGNED_OUT';
+export const SIGNED_OUT_MESSAGE = 'This browser was signed out of its session: its recovery code was changed, or another browser signed the others out';
 
 /** Spec 000 section 9: a generated title is at most 150 characters. */
 export const TITLE_MAX_CHARS = 150;

@@ -81,8 +81,10 @@ export interface MoneyHandlers {
   updateInvitation(redeemCode: string, changes: Partial<InvitationInput>): Promise<MoneyResult<{ invitation: Invitation }>>;
   redeemInvitation(redeemCode: string): Promise<MoneyResult<{ amount: string; currency: 'USD' | 'XNO' }>>;
   deleteInvitation(redeemCode: string): Promise<ActionResult>;
-  /** A new recovery code for this session (shown once; the previous one stops working). */
+  /** A new recovery code for this session (shown once; the previous one stops working, every other browser is signed out). */
   createRecoveryCode(): Promise<MoneyResult<{ code: string }>>;
+  /** Signs every other browser out of this session; this one stays signed in (the recovery code keeps working). */
+  signOutOtherBrowsers(): Promise<ActionResult>;
   /** Opens the session of a recovery code in this browser. */
   recoverSession(code: string): Promise<ActionResult>;
   accountMergeCheck(): Promise<{ canMigrate: boolean; hasRecoveryCode: boolean } | null>;

@@ -38,6 +38,13 @@ export const NANO_TEXT = {
 
 export const ACCOUNT_TEXT = {
   rechargeFailed: 'Unable to set auto-recharge settings',
+  // Ours (recovery revokes, issue 15 item 9): the spec has no sign-out.
+  signedOutTitle: 'Signed out',
+  signedOutText:
+    'Another browser made a new recovery code for this session or signed the other browsers out. This browser now has a new, empty session; your conversations are still here. To open the old session again, enter its current recovery code on the Wallet page.',
+  othersSignedOutTitle: 'Other browsers signed out',
+  othersSignedOutText: 'Every other browser that had this session is signed out. This browser stays signed in.',
+  signOutFailed: 'Unable to sign out the other browsers',
 } as const;
 
 /** Section 8, invitations: each an orange notice for 5 s. `support` fills the contact-support lines. */

@@ -32,6 +32,9 @@ import { registerWebRoutes, type WebDeps } from './search/register';
 import { registerSpeechRoutes, type SpeechServices } from './speech/register';
 import { registerConsentRoutes } from './consent/routes';
 import { DEFAULT_CONSENT_CONFIG, type ConsentConfig } from './consent/config';
+import { loadParseConfig, loadUploadLimits, type ParseConfig } from './parse/config';
+import { ParsePool } from './parse/pool';
+import { UploadBudget } from './guards/upload-budget';
 
 export interface AppDeps {
   /** Migrated database (openDatabase in src/server/db/open.ts). */
@@ -63,6 +66,10 @@ export interface AppDeps {
   speech?: SpeechServices;
   /** Who is asked for analytics consent (src/server/consent/config.ts); default: visitors from a tracked source. */
   consent?: ConsentConfig;
+  /** Threads and budgets for untrusted content (src/server/parse/config.ts); default from an empty environment. */
+  parse?: ParseConfig;
+  /** Upload bytes held in memory, within caps (guards/upload-budget.ts); default: the caps of an empty environment. */
+  uploads?: UploadBudget;
 }
 
 export const DEFAULT_SETTINGS: AppSettings = {
@@ -99,10 +106,12 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const sessionLimit = createLimiter(deps.db, 'sessions', settings.guards.sessionRate, address, 'new sessions', log);
   const bindings = new RequestBinder(deps.db);
   const bodies = new BodyParsePool(log);
+  const parse = new ParsePool(deps.parse ?? loadParseConfig({}), log);
+  const uploads = deps.uploads ?? new UploadBudget(loadUploadLimits({}));
   deps.onClose?.(async () => {
-    await Promise.all([costlyLimit.close(), sessionLimit.close(), bodies.close()]);
+    await Promise.all([costlyLimit.close(), sessionLimit.close(), bodies.close(), parse.close()]);
   });
-  const ctx: RouteContext = { db: deps.db, ledger, catalogue: deps.catalogue, settings, replies, costlyLimit, bindings, bodies, log };
+  const ctx: RouteContext = { db: deps.db, ledger, catalogue: deps.catalogue, settings, replies, costlyLimit, bindings, bodies, parse, uploads, clientAddress: address, log };
   const app = new Hono<AppEnv>();
 
   // Before anything reads a body or a session: state-changing requests must be JSON from this site.

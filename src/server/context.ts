@@ -10,6 +10,9 @@ import type { ReplyRegistry } from './routes/reply-registry';
 import type { Limiter } from './guards/rate-limit';
 import type { RequestBinder } from './routes/request-binding';
 import type { BodyParsePool } from './body/parse-pool';
+import type { ClientAddressFn } from './guards/client-address';
+import type { ParsePool } from './parse/pool';
+import type { UploadBudget } from './guards/upload-budget';
 
 /**
  * Hono environment of the gateway app: the authenticated session id is set by the /api auth middleware. Under
@@ -57,6 +60,12 @@ export interface RouteContext {
   bindings: RequestBinder;
   /** Parses large reply bodies off the event loop (body/parse-pool.ts); read them with body/read-body.ts. */
   bodies: BodyParsePool;
+  /** The request's client address (guards/client-address.ts): what per-address limits and quotas count by. */
+  clientAddress: ClientAddressFn;
+  /** Reads untrusted content (pages, documents, images) in worker threads within budgets (parse/pool.ts). */
+  parse: ParsePool;
+  /** Upload bytes held in memory, capped per session and overall (guards/upload-budget.ts). */
+  uploads: UploadBudget;
   log: (line: string) => void;
 }
 

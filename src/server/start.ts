@@ -27,10 +27,13 @@ import { startSessionSweeper } from './sessions/expiry';
 import { ReplyRegistry } from './routes/reply-registry';
 import { PgReplyStore } from './routes/reply-store';
 import { createMoneyServices, startMoneySweeper } from './payments/register';
+import { decideTestPayments, paymentsBanner, pricedServices } from './payments/test-switch';
 import { loadSearchConfig } from './search/config';
 import { loadSpeechConfig } from './speech/config';
 import { startSpeechServices, stopSpeechServices } from './speech/register';
 import type { ScrapeTestAllowance } from './scrape/ssrf';
+import { loadParseConfig, loadUploadLimits } from './parse/config';
+import { UploadBudget } from './guards/upload-budget';
 
 /** Rate-limit buckets untouched this long are dropped by the sweep: a day, or longer if a bucket refills slower. */
 function bucketIdleMs(config: GatewayConfig): number {
@@ -132,6 +135,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
   const config = loadConfig(env);
   const search = loadSearchConfig(env);
   const speechConfig = loadSpeechConfig(env);
+  const parse = loadParseConfig(env);
+  const uploads = new UploadBudget(loadUploadLimits(env));
   const log = options.log ?? ((line: string) => console.error(`[gateway] ${line}`));
   const host = options.host ?? config.host;
   const port = options.port ?? config.port;
@@ -172,12 +177,14 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
     const sweeper = startHoldSweeper(ledger, log);
     // Idle sessions that never held money expire, at startup and then every PARLEY_SESSION_SWEEP_MS (sessions/expiry.ts).
     const sessionSweeper = startSessionSweeper(db, { idleMs: config.sessionIdleMs, everyMs: config.sessionSweepMs, bucketIdleMs: bucketIdleMs(config) }, log);
+    // The test payment provider mints balance with a button: live only on purpose, or on a loopback-only gateway
+    // with nothing priced (payments/test-switch.ts). Said at startup, with every live provider.
+    const testPayments = decideTestPayments(config, host, pricedServices(config, speechConfig, search));
+    const moneyConfig = { ...config.money, testPayments: testPayments.on };
     // Payments past 30 minutes, auto-recharges, expired invitations (payments/register.ts).
-    const money = createMoneyServices(db, ledger, config.money, log);
+    const money = createMoneyServices(db, ledger, moneyConfig, log);
     const moneySweeper = startMoneySweeper(money, log);
-    if (config.money.testPayments && !['127.0.0.1', 'localhost', '::1'].includes(host)) {
-      log('warning: the test payment provider is on (PARLEY_TEST_PAYMENTS) and this gateway listens beyond loopback: anyone can add balance with its Pay button');
-    }
+    for (const line of paymentsBanner([...money.payments.providers.map((p) => p.name), ...(moneyConfig.nano ? ['nano'] : [])], testPayments, host)) log(line);
     // Text-to-speech jobs a stopped gateway left are picked up at once (speech/jobs.ts).
     const speech = startSpeechServices({ db, ledger, config: speechConfig, log });
     stopSweeper = async () => {
@@ -221,6 +228,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
       web: { search, ...(options.scrapeTest ? { scrapeTest: options.scrapeTest } : {}) },
       speech,
       consent: loadConsentConfig(env),
+      parse,
+      uploads,
     });
     server = await listen(app, port, host);
     const addr = server.address() as AddressInfo;
@@ -253,7 +262,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
       })();
       return closed;
     };
-    return { url, port: addr.port, host, app, db, ledger, catalogue, config, close };
+    return { url, port: addr.port, host, app, db, ledger, catalogue, config: { ...config, money: moneyConfig }, close };
   } catch (e) {
     server?.close();
     if (lockPath) rmSync(lockPath, { force: true });

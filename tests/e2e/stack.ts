@@ -50,6 +50,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       // Every browser context is a new session from 127.0.0.1: room for a whole file of tests (docs/gateway.md).
       PARLEY_SESSION_RATE_BURST: '10000',
       PARLEY_COSTLY_RATE_BURST: '10000',
+      PARLEY_FREE_FLUX_PER_ADDRESS: '10000',
+      // The deposit tests pay with the built-in test provider, which is never on beside a priced model unless asked.
+      PARLEY_TEST_PAYMENTS: 'true',
       ...options.env,
     },
     ...(options.scrapeTest ? { scrapeTest: options.scrapeTest } : {}),

@@ -359,6 +359,31 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX image_results_created_idx ON image_results (created_at)`,
     ],
   },
+  {
+    id: 12,
+    name: 'free_quota_uses',
+    statements: [
+      // Free uses of a day counted beyond one session (src/server/media/billing.ts): per client address
+      // ('addr:{address or IPv6 /64}') and for all sessions together ('total'), so free sessions cannot multiply a
+      // free daily quota. One conditional upsert per take; rows of past days are swept (sessions/expiry.ts).
+      `CREATE TABLE free_quota_uses (
+        scope TEXT NOT NULL,
+        day DATE NOT NULL,
+        used INTEGER NOT NULL CHECK (used >= 0),
+        PRIMARY KEY (scope, day)
+      )`,
+    ],
+  },
+  {
+    id: 13,
+    name: 'session_sign_out',
+    statements: [
+      // A browser signed out of its session (a new recovery code, "Sign out other browsers": sessions/store.ts)
+      // keeps its token row, marked, so that it is told so rather than silently given a new session.
+      `ALTER TABLE session_tokens ADD COLUMN revoked_at TIMESTAMPTZ`,
+      `CREATE INDEX session_tokens_session_idx ON session_tokens (session_id)`,
+    ],
+  },
 ];
 
 const LOCK_ID = 727_001;

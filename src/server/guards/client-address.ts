@@ -5,6 +5,7 @@
  * came from the client). In-process requests (`app.request` in tests) have no socket and no address.
  */
 import type { Context } from 'hono';
+import ipaddr from 'ipaddr.js';
 import type { AppEnv } from '../context';
 
 export type ClientAddressFn = (c: Context<AppEnv>) => string | null;
@@ -31,4 +32,18 @@ export function clientAddressResolver(trustedProxyHeader: string | null): Client
 export function isLoopback(address: string): boolean {
   const a = address.startsWith('::ffff:') ? address.slice(7) : address;
   return a === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a);
+}
+
+/**
+ * The group a per-address quota counts by: an IPv4 address as it is, an IPv6 address by its /64 (one subscriber
+ * line usually gets a whole /64, so a quota per /128 would be a quota per guess). Anything unparsable (a proxy
+ * header's odd value) as it is.
+ */
+export function addressGroup(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  let a = ipaddr.parse(address);
+  if (a.kind() === 'ipv6' && (a as ipaddr.IPv6).isIPv4MappedAddress()) a = (a as ipaddr.IPv6).toIPv4Address();
+  if (a.kind() === 'ipv4') return a.toString();
+  const parts = (a as ipaddr.IPv6).parts.slice(0, 4);
+  return `${new ipaddr.IPv6([...parts, 0, 0, 0, 0]).toString()}/64`;
 }

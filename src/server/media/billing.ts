@@ -3,14 +3,16 @@
  * call: an image holds its price with `withHold` around the provider call (settled when the images came, given back
  * when they did not); a video, which a job runner carries on after the request (media/video-jobs.ts), reserves with
  * `reserveHold` here and the runner settles or releases the hold by its key. Free models take no hold.
- * flux-schnell's free daily uses are counted here too (spec 000 section 6).
+ * flux-schnell's free daily uses are counted here too (spec 000 section 6), per session, per client address and per day.
  */
 import type { Context } from 'hono';
 import { FREE_FLUX_METADATA_KEY, FREE_FLUX_PER_DAY, takeFreeFlux, utcDate, freeFluxUsed } from '../../protocol/image-rules';
 import { jsonError, type RouteContext } from '../context';
-import type { Queryable } from '../db/types';
+import type { Db } from '../db/types';
+import { addressGroup } from '../guards/client-address';
 import { formatNanoRawCeil, formatUsdMicro } from '../money';
 import { insufficientBalance, reserveHold, type ReserveOutcome } from '../ledger/paid-call';
+import type { FreeQuotaLimits } from './config';
 
 /** A media hold lives this long before a sweep gives it back (a video may take up to the spec's 20 minutes). */
 export const MEDIA_HOLD_TTL_MS = 30 * 60_000;
@@ -37,28 +39,78 @@ export async function releaseMedia(ctx: RouteContext, key: string, held: boolean
   await ctx.ledger.release(key).catch((e: unknown) => ctx.log(`media: release failed for ${key}: ${e instanceof Error ? e.message : String(e)}`));
 }
 
-/**
- * Takes one of today's free flux-schnell uses from the session's 'count:date' metadata value, atomically (the row is
- * locked). Returns the uses left after it, or null when today's are gone.
- */
-export async function takeFreeUse(db: { transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> }, sessionId: string, now: number): Promise<number | null> {
-  const today = utcDate(now);
-  return db.transaction(async (tx) => {
-    const rows = await tx.query<{ v: string | null }>(`SELECT metadata->>$2 AS v FROM sessions WHERE id = $1 FOR UPDATE`, [sessionId, FREE_FLUX_METADATA_KEY]);
-    const next = takeFreeFlux(rows[0]?.v ?? null, today, FREE_FLUX_PER_DAY);
-    if (next === null) return null;
-    await tx.query(`UPDATE sessions SET metadata = metadata || jsonb_build_object($2::text, $3::text) WHERE id = $1`, [sessionId, FREE_FLUX_METADATA_KEY, next.value]);
-    return next.left;
-  });
+/** Why a free use could not be taken: the session's 10 are used, its address's share, or the gateway's day. */
+export type FreeUseSpent = 'session' | 'address' | 'day';
+
+/** A free use taken: how many are left (the least of the three counts) and what to give back if it fails. */
+export interface FreeUseTaken {
+  left: number;
+  day: string;
+  /** The free_quota_uses rows it was counted in. */
+  scopes: string[];
 }
 
-/** Gives a free use back (the generation failed), if it was taken today. */
-export async function returnFreeUse(db: { transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> }, sessionId: string, now: number): Promise<void> {
+class QuotaSpent extends Error {
+  constructor(readonly which: Exclude<FreeUseSpent, 'session'>) {
+    super(`free quota spent: ${which}`);
+  }
+}
+
+/**
+ * Takes one of today's free flux-schnell uses, counted three ways in one transaction (issue 15: sessions are free,
+ * so a count per session alone let every new session have 10 more):
+ *
+ *  1. the session's 'count:date' metadata value (spec 000 section 6), on its locked row, as before;
+ *  2. its client address's count (IPv6 by /64), `limits.perAddress` a day for all its sessions together;
+ *  3. the gateway's count for all sessions, `limits.perDay` a day.
+ *
+ * 2 and 3 are rows of free_quota_uses, each taken with one conditional upsert (`... DO UPDATE ... WHERE used <
+ * limit`), which Postgres decides on the latest version of the row: parallel takes through any number of gateway
+ * processes never pass a limit. Any count spent rolls the whole transaction back (nothing is counted). Lock order
+ * everywhere: session row, address row, total row, so takes and give-backs cannot deadlock. `address` null (an
+ * in-process request with no socket) is counted by session and day only.
+ */
+export async function takeFreeUse(db: Pick<Db, 'transaction'>, sessionId: string, address: string | null, limits: FreeQuotaLimits, now: number): Promise<{ ok: true; taken: FreeUseTaken } | { ok: false; spent: FreeUseSpent }> {
   const today = utcDate(now);
+  const counts: [scope: string, limit: number, which: Exclude<FreeUseSpent, 'session'>][] = [];
+  if (address !== null) counts.push([`addr:${addressGroup(address)}`, limits.perAddress, 'address']);
+  counts.push(['total', limits.perDay, 'day']);
+  try {
+    return await db.transaction(async (tx) => {
+      const rows = await tx.query<{ v: string | null }>(`SELECT metadata->>$2 AS v FROM sessions WHERE id = $1 FOR UPDATE`, [sessionId, FREE_FLUX_METADATA_KEY]);
+      const next = takeFreeFlux(rows[0]?.v ?? null, today, FREE_FLUX_PER_DAY);
+      if (next === null) return { ok: false as const, spent: 'session' as const };
+      let left = next.left;
+      for (const [scope, limit, which] of counts) {
+        if (limit <= 0) throw new QuotaSpent(which);
+        const taken = await tx.query<{ used: number | string }>(
+          `INSERT INTO free_quota_uses (scope, day, used) VALUES ($1, $2::date, 1)
+           ON CONFLICT (scope, day) DO UPDATE SET used = free_quota_uses.used + 1 WHERE free_quota_uses.used < $3
+           RETURNING used`,
+          [scope, today, limit],
+        );
+        if (taken[0] === undefined) throw new QuotaSpent(which);
+        left = Math.min(left, limit - Number(taken[0].used));
+      }
+      await tx.query(`UPDATE sessions SET metadata = metadata || jsonb_build_object($2::text, $3::text) WHERE id = $1`, [sessionId, FREE_FLUX_METADATA_KEY, next.value]);
+      return { ok: true as const, taken: { left, day: today, scopes: counts.map(([scope]) => scope) } };
+    });
+  } catch (e) {
+    if (e instanceof QuotaSpent) return { ok: false, spent: e.which };
+    throw e;
+  }
+}
+
+/** Gives a free use back (the generation failed) to every count it was taken from, on the day it was taken. */
+export async function returnFreeUse(db: Pick<Db, 'transaction'>, sessionId: string, taken: FreeUseTaken): Promise<void> {
   await db.transaction(async (tx) => {
     const rows = await tx.query<{ v: string | null }>(`SELECT metadata->>$2 AS v FROM sessions WHERE id = $1 FOR UPDATE`, [sessionId, FREE_FLUX_METADATA_KEY]);
-    const used = freeFluxUsed(rows[0]?.v ?? null, today);
-    if (used === 0) return;
-    await tx.query(`UPDATE sessions SET metadata = metadata || jsonb_build_object($2::text, $3::text) WHERE id = $1`, [sessionId, FREE_FLUX_METADATA_KEY, `${used - 1}:${today}`]);
+    const used = freeFluxUsed(rows[0]?.v ?? null, taken.day);
+    if (used > 0) {
+      await tx.query(`UPDATE sessions SET metadata = metadata || jsonb_build_object($2::text, $3::text) WHERE id = $1`, [sessionId, FREE_FLUX_METADATA_KEY, `${used - 1}:${taken.day}`]);
+    }
+    for (const scope of taken.scopes) {
+      await tx.query(`UPDATE free_quota_uses SET used = used - 1 WHERE scope = $1 AND day = $2::date AND used > 0`, [scope, taken.day]);
+    }
   });
 }

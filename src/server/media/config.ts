@@ -7,6 +7,7 @@
  *   PARLEY_VIDEO_PROVIDERS='[{"name":"fal","url":"https://queue.fal.run","key":"...","models":["fal-ai/kling-video/v2/master"],
  *     "pricing":{"fal-ai/kling-video/v2/master":"1.40"},"imageToVideoOnly":[]}]'
  */
+import { FREE_FLUX_PER_DAY } from '../../protocol/image-rules';
 import { IMAGE_SETTING_NAMES, type ImageSettingName } from '../../protocol/media';
 import { z } from 'zod';
 import { AmountError, parseDecimal } from '../money';
@@ -51,6 +52,16 @@ export interface MediaConfig {
   videoWorkerMs: number;
   /** How often a running job's provider status is asked (PARLEY_VIDEO_POLL_MS). */
   videoPollMs: number;
+  /** The free flux-schnell uses of a day beyond one session (media/billing.ts). */
+  freeFlux: FreeQuotaLimits;
+}
+
+/** Free daily uses counted per client address and for all sessions together, besides the spec's per session. */
+export interface FreeQuotaLimits {
+  /** Per client address (IPv6 by /64) a day, all its sessions together (PARLEY_FREE_FLUX_PER_ADDRESS). */
+  perAddress: number;
+  /** For the whole gateway a day, every session and address together (PARLEY_FREE_FLUX_PER_DAY). */
+  perDay: number;
 }
 
 function providers(env: Env, name: string): MediaProviderConfig[] {
@@ -105,5 +116,10 @@ export function loadMediaConfig(env: Env): MediaConfig {
     offlineVideoMs: ms(env, 'PARLEY_OFFLINE_VIDEO_MS', 6_000, 0, 3_600_000),
     videoWorkerMs: ms(env, 'PARLEY_VIDEO_WORKER_MS', 1_000, 10, 60_000),
     videoPollMs: ms(env, 'PARLEY_VIDEO_POLL_MS', 5_000, 10, 600_000),
+    freeFlux: {
+      // Default: one user's 10 (spec 000: 10 a day), shared by every session of an address; 0 = no free uses.
+      perAddress: ms(env, 'PARLEY_FREE_FLUX_PER_ADDRESS', FREE_FLUX_PER_DAY, 0, 1_000_000),
+      perDay: ms(env, 'PARLEY_FREE_FLUX_PER_DAY', 1_000, 0, 100_000_000),
+    },
   };
 }

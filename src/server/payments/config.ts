@@ -33,8 +33,13 @@ export interface NanoNodeConfig {
 }
 
 export interface MoneyConfig {
-  /** The built-in test provider (checkout page with Pay / Fail / Expire). */
+  /**
+   * The built-in test provider (checkout page with Pay / Fail / Expire) is live. loadMoneyConfig turns it on only for
+   * PARLEY_TEST_PAYMENTS=true; startGateway decides the unset case (payments/test-switch.ts).
+   */
   testPayments: boolean;
+  /** PARLEY_TEST_PAYMENTS as set: true, false, or null when unset. */
+  testPaymentsSwitch: boolean | null;
   btcpay: BtcpayConfig | null;
   stripe: StripeConfig | null;
   /** Public base URL of this gateway (return links of the providers); null = the request's own origin. */
@@ -154,10 +159,12 @@ export function loadMoneyConfig(env: Env): MoneyConfig {
       representative,
     };
   }
-  const real = btcpay !== null || stripe !== null;
+  // The test provider mints money with a button: on here only when asked for; unset, startGateway decides
+  // (test-switch.ts: a loopback-only gateway with nothing priced).
+  const testPaymentsSwitch = env.PARLEY_TEST_PAYMENTS?.trim() ? boolean(env, 'PARLEY_TEST_PAYMENTS', false) : null;
   return {
-    // The test provider mints money with a button: on by default only while no real provider is configured.
-    testPayments: boolean(env, 'PARLEY_TEST_PAYMENTS', !real),
+    testPayments: testPaymentsSwitch === true,
+    testPaymentsSwitch,
     btcpay,
     stripe,
     publicUrl: env.PARLEY_PUBLIC_URL?.trim() ? url(env.PARLEY_PUBLIC_URL, 'PARLEY_PUBLIC_URL') : null,

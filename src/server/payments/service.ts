@@ -12,7 +12,7 @@ import { limitsOf, unitsOf, usdMicroFor, usdMicroPerUnit, type Limits } from './
 import { stripeProvider } from './stripe';
 import { getTx, hasPriorDeposit, insertTx, newTxId, overdueTxs, saveMethod, setCheckout, settlePayment, txOfEvent } from './store';
 import { testProvider } from './test-provider';
-import { ProviderError, type PaymentProvider, type ProviderEvent, type TxRecord } from './types';
+import { ProviderError, type PaymentProvider, type ProviderEvent, type RechargeOutcome, type TxRecord } from './types';
 import { timingSafeEqual } from 'node:crypto';
 
 function sameSecret(a: string, b: string): boolean {
@@ -165,19 +165,22 @@ export class Payments {
       if (p.name !== 'test' && !method) continue;
       const amount = formatUsdMicro(usdMicro);
       const tx = await insertTx(this.db, { id: newTxId(), sessionId, provider: p.name, ticker: 'USD', purpose: 'recharge', amount, usdMicro });
-      let outcome: PaymentStatus | null;
+      let outcome: RechargeOutcome | null;
       try {
-        outcome = await p.recharge(tx, method);
+        outcome = await p.recharge(tx, method, this.cfg.publicUrl ?? '');
       } catch (e) {
         if (!(e instanceof ProviderError)) throw e;
         this.log(`recharge ${tx.id} via ${p.name}: ${e.message}`);
-        outcome = 'failed';
+        outcome = { status: 'failed' };
       }
       if (outcome === null) {
         await this.db.query(`UPDATE payment_transactions SET status = 'failed', settled_at = now() WHERE id = $1 AND status = 'pending'`, [tx.id]);
         continue;
       }
-      return { txId: tx.id, status: await settlePayment(this, tx, outcome, { provider: p.name, id: `${tx.id}:recharge:${outcome}` }) };
+      if (outcome.providerRef) await setCheckout(this.db, tx.id, outcome.providerRef, outcome.paymentLink ?? '');
+      // 'pending' credits nothing: the top-up waits for its checkout (test provider) or the provider's word (webhook,
+      // status poll); the transaction expires like a deposit after 30 minutes.
+      return { txId: tx.id, status: await settlePayment(this, tx, outcome.status, { provider: p.name, id: `${tx.id}:recharge:${outcome.status}` }) };
     }
     return null;
   }

@@ -145,7 +145,10 @@ export function stripeProvider(cfg: StripeConfig): PaymentProvider {
         'Stripe PaymentIntent',
       );
       const status = str(pi.status);
-      return status === 'succeeded' ? 'completed' : status === 'canceled' || status === 'requires_payment_method' ? 'failed' : 'pending';
+      const outcome: PaymentStatus = status === 'succeeded' ? 'completed' : status === 'canceled' || status === 'requires_payment_method' ? 'failed' : 'pending';
+      // The PaymentIntent's id: a top-up still processing is asked about by its status polls and webhooks.
+      const ref = str(pi.id);
+      return ref ? { status: outcome, providerRef: ref } : { status: outcome };
     },
   };
 }

@@ -20,8 +20,9 @@ export function testProvider(supported: (t: Ticker) => boolean): PaymentProvider
     create: async ({ tx, origin }) => ({ providerRef: tx.id, paymentLink: `${origin}/pay/test/${tx.id}` }),
     // The checkout page settles directly, so the stored status is the provider's view.
     status: async (tx: TxRecord) => tx.status,
-    // Auto-recharge with the test provider completes at once (there is no payer to ask).
-    recharge: async () => 'completed',
+    // A top-up is a checkout like a deposit: credited only when its Pay button is pressed (issue 15: it used to
+    // complete at once, so a $0 session that turned auto-recharge on had its target credited with no click).
+    recharge: async (tx, _saved, origin) => ({ status: 'pending', providerRef: tx.id, paymentLink: `${origin}/pay/test/${tx.id}` }),
   };
 }
 

@@ -49,6 +49,13 @@ export interface ProviderEvent {
   savedMethod?: { customerRef: string; methodRef: string | null };
 }
 
+export interface RechargeOutcome {
+  status: PaymentStatus;
+  /** The provider's reference (status polls) and, for a top-up that waits for its payer, the checkout to pay it at. */
+  providerRef?: string;
+  paymentLink?: string;
+}
+
 export type WebhookResult = { ok: true; events: ProviderEvent[] } | { ok: false; status: 400 | 401; message: string };
 
 export class ProviderError extends Error {
@@ -64,6 +71,11 @@ export interface PaymentProvider {
   status(tx: TxRecord): Promise<PaymentStatus>;
   /** Verifies a webhook delivery (raw body and headers) and reads its events. */
   webhook?(c: Context, rawBody: string): Promise<WebhookResult>;
-  /** Charges a saved method with no payer present (auto-recharge); null = this provider cannot for this session. */
-  recharge?(tx: TxRecord, saved: { customerRef: string; methodRef: string | null } | null): Promise<PaymentStatus | null>;
+  /**
+   * An auto-recharge top-up (payments/recharge.ts). 'completed' only when money was really taken (Stripe charged the
+   * card saved by an earlier checkout); a provider with no saved means of payment answers 'pending' with a checkout
+   * the payer must complete (the test provider), and the top-up is credited only once that checkout is paid.
+   * null = this provider cannot top up this session.
+   */
+  recharge?(tx: TxRecord, saved: { customerRef: string; methodRef: string | null } | null, origin: string): Promise<RechargeOutcome | null>;
 }

@@ -7,6 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
 import { HttpClient, readText, type StreamingResponse } from './http-client';
 import { SseParser, SseTooLargeError, type SseEvent } from './sse';
+import { estimateOutputTokens, IMAGE_OUTPUT_TOKENS } from './output-budget';
 import { UpstreamStreamError, type OpenStreamResult, type ProviderChatRequest, type ProviderEvent, type TextProvider } from './types';
 
 export interface OpenAiProviderOptions {
@@ -66,7 +67,8 @@ function tokenCount(v: unknown): number | null {
 
 /** One JSON line of the Gemini image model's stream (spec 000 section 7), as the engine reads it. */
 function line(part: { type: 'text'; text: string } | { type: 'image'; mimeType: string; data: string }): ProviderEvent {
-  return { type: 'content', text: `${JSON.stringify(part)}\n` };
+  // A line is relayed whole or not at all; an image counts as the tokens an image costs, not as its base64 length.
+  return { type: 'content', text: `${JSON.stringify(part)}\n`, wholeTokens: part.type === 'image' ? IMAGE_OUTPUT_TOKENS : estimateOutputTokens(part.text) };
 }
 
 /**

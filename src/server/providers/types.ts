@@ -14,7 +14,11 @@ export interface ProviderChatRequest {
 }
 
 export type ProviderEvent =
-  | { type: 'content'; text: string }
+  /**
+   * A content delta. `wholeTokens`: the delta is one whole line of the image-lines format (an image or a text line,
+   * spec 000 section 7) standing for that many output tokens: relayed whole or not at all (providers/output-budget.ts).
+   */
+  | { type: 'content'; text: string; wholeTokens?: number }
   | { type: 'reasoning'; text: string }
   | { type: 'usage'; inputTokens: number; outputTokens: number }
   /** The model id the upstream reports it answered with. */

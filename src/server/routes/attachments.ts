@@ -1,10 +1,9 @@
 /**
- * The attachment routes (issue 7): documents, image descriptions and unsupported-filetype reports, sharing one
- * pool of document worker threads (src/server/documents/pool.ts).
+ * The attachment routes (issue 7): documents, image descriptions and unsupported-filetype reports. Files are read
+ * in the gateway's parse pool (ctx.parse, src/server/parse/pool.ts), their bytes held within ctx.uploads.
  */
 import type { Hono } from 'hono';
 import type { AppEnv, RouteContext } from '../context';
-import { DEFAULT_POOL, DocumentPool } from '../documents/pool';
 import { registerImageDescriptionRoute } from './image-description';
 import { registerProcessDocumentRoute } from './process-document';
 import { registerUnsupportedFiletypesRoute } from './unsupported-filetypes';
@@ -16,9 +15,8 @@ export const ATTACHMENT_BODY_ROUTES = ['/api/process-document', '/api/image-desc
 /** Routes that spend upstream capacity or CPU (the costly rate limit). */
 export const ATTACHMENT_COSTLY_ROUTES = ['/api/process-document', '/api/image-description'] as const;
 
-export function registerAttachmentRoutes(app: Hono<AppEnv>, ctx: RouteContext, pool: DocumentPool = new DocumentPool(DEFAULT_POOL)): DocumentPool {
-  registerProcessDocumentRoute(app, ctx, pool);
-  registerImageDescriptionRoute(app, ctx, pool);
+export function registerAttachmentRoutes(app: Hono<AppEnv>, ctx: RouteContext): void {
+  registerProcessDocumentRoute(app, ctx);
+  registerImageDescriptionRoute(app, ctx);
   registerUnsupportedFiletypesRoute(app, ctx);
-  return pool;
 }

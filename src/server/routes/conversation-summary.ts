@@ -15,6 +15,7 @@ import { chatPayload } from '../body/chat-payload';
 import { withHold } from '../ledger/paid-call';
 import { replyCostMicro } from '../money';
 import type { CatalogueEntry } from '../providers/catalogue';
+import { OutputBudget } from '../providers/output-budget';
 import { clampTitle, deterministicTitle } from '../providers/title';
 
 /** Most tokens a title may take. */
@@ -50,9 +51,12 @@ export function registerConversationSummaryRoute(app: Hono<AppEnv>, ctx: RouteCo
     try {
       const opened = await entry.provider.open({ model: entry.upstreamModel, conversation: chatPayload(messages), maxTokens: TITLE_MAX_TOKENS }, controller.signal);
       if (!opened.ok) throw new Error(`HTTP ${opened.status} ${opened.error}`);
+      // At most the output held: an upstream that ignores max_tokens is stopped there (providers/output-budget.ts).
+      const budget = new OutputBudget(TITLE_MAX_TOKENS);
       for await (const ev of opened.events) {
-        if (ev.type === 'content') text += ev.text;
+        if (ev.type === 'content') text += budget.take(ev.text);
         else if (ev.type === 'usage') usage = { inputTokens: ev.inputTokens, outputTokens: ev.outputTokens };
+        if (budget.exhausted) break; // leaving the loop closes the upstream response
       }
       return { text, usage, failed: false };
     } catch (e) {

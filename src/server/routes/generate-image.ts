@@ -10,7 +10,8 @@ import type { Context, Hono } from 'hono';
 import { GenerateImageRequestSchema, IMAGE_FAILED, type GenerateImageRequest, type GenerateImageResponse } from '../../protocol/media';
 import { FREE_FLUX_MODEL, FREE_FLUX_PER_DAY, imagePrompt, maxInputImages } from '../../protocol/image-rules';
 import { describeIssues, jsonError, readJson, type AppEnv, type RouteContext } from '../context';
-import { MEDIA_HOLD_TTL_MS, refusedMedia, returnFreeUse, takeFreeUse } from '../media/billing';
+import { MEDIA_HOLD_TTL_MS, refusedMedia, returnFreeUse, takeFreeUse, type FreeUseSpent, type FreeUseTaken } from '../media/billing';
+import type { FreeQuotaLimits } from '../media/config';
 import { withHold } from '../ledger/paid-call';
 import type { ImageModel, MediaCatalogue } from '../media/catalogue';
 import { isExplicit } from '../media/explicit';
@@ -36,6 +37,13 @@ export function imageSize(req: GenerateImageRequest, base: number, max: number):
   return { width: clamp(base), height: clamp(base) };
 }
 
+/** The 402 of a flux-schnell whose free uses are gone (FREE_LIMIT_REACHED), saying whose count ran out. */
+export function freeLimitMessage(spent: FreeUseSpent): string {
+  if (spent === 'session') return `Your ${FREE_FLUX_PER_DAY} free ${FREE_FLUX_MODEL} images for today are used up. Add funds to keep generating.`;
+  if (spent === 'address') return `Today's free ${FREE_FLUX_MODEL} images for your network are used up. Add funds to keep generating.`;
+  return `Today's free ${FREE_FLUX_MODEL} images on this server are used up. Add funds to keep generating.`;
+}
+
 function decodeDataUrl(url: string): { bytes: Uint8Array; mime: string } | null {
   const comma = url.indexOf(',');
   const bytes = new Uint8Array(Buffer.from(url.slice(comma + 1), 'base64'));
@@ -43,7 +51,7 @@ function decodeDataUrl(url: string): { bytes: Uint8Array; mime: string } | null 
   return mime ? { bytes, mime } : null;
 }
 
-export function registerGenerateImageRoutes(app: Hono<AppEnv>, ctx: RouteContext, media: MediaCatalogue, now: () => number = Date.now): void {
+export function registerGenerateImageRoutes(app: Hono<AppEnv>, ctx: RouteContext, media: MediaCatalogue, freeFlux: FreeQuotaLimits, now: () => number = Date.now): void {
   // A retry waits for the first request's answer as long as the provider may take (plus its settle).
   const results = new ImageResults(ctx.db, ctx.bindings, IMAGE_TIMEOUT_MS + 30_000);
   const handler = async (c: Context<AppEnv>): Promise<Response> => {
@@ -129,17 +137,22 @@ export function registerGenerateImageRoutes(app: Hono<AppEnv>, ctx: RouteContext
     if (req.seed !== undefined) job.seed = req.seed;
     if (req.guidance_scale !== undefined) job.guidanceScale = req.guidance_scale;
 
-    // A priced flux-schnell: 10 free uses a day, counted in the session's 'count:date' metadata; then it is paid.
-    let freeUse = false;
+    // A priced flux-schnell: 10 free uses a day, counted in the session's 'count:date' metadata and shared by the
+    // sessions of one client address and of the whole gateway (media/billing.ts); then it is paid.
+    let freeUse: FreeUseTaken | null = null;
+    let spent: FreeUseSpent | null = null;
     let freeUsesLeft: number | undefined;
     if (model.upstreamModel === FREE_FLUX_MODEL && model.priceMicro !== null) {
-      const left = await takeFreeUse(ctx.db, sessionId, now());
-      if (left !== null) {
-        freeUse = true;
-        freeUsesLeft = left;
-      } else freeUsesLeft = 0;
+      const took = await takeFreeUse(ctx.db, sessionId, ctx.clientAddress(c), freeFlux, now());
+      if (took.ok) {
+        freeUse = took.taken;
+        freeUsesLeft = took.taken.left;
+      } else {
+        spent = took.spent;
+        freeUsesLeft = 0;
+      }
     }
-    const price = freeUse || model.priceMicro === null ? null : model.priceMicro * BigInt(n);
+    const price = freeUse !== null || model.priceMicro === null ? null : model.priceMicro * BigInt(n);
     const key = `image:${sessionId}:${requestId}`;
     const what = `image ${model.info.id}`;
 
@@ -170,9 +183,7 @@ export function registerGenerateImageRoutes(app: Hono<AppEnv>, ctx: RouteContext
         ctx.log,
       );
       if (!held.ok) {
-        if (held.kind === 'short' && freeUsesLeft === 0) {
-          return refused(jsonError(c, 402, 'FREE_LIMIT_REACHED', `Your ${FREE_FLUX_PER_DAY} free ${FREE_FLUX_MODEL} images for today are used up. Add funds to keep generating.`));
-        }
+        if (held.kind === 'short' && spent !== null) return refused(jsonError(c, 402, 'FREE_LIMIT_REACHED', freeLimitMessage(spent)));
         return refused(refusedMedia(c, held, what));
       }
       result = held.value;
@@ -180,7 +191,7 @@ export function registerGenerateImageRoutes(app: Hono<AppEnv>, ctx: RouteContext
       if (held.settlement && !held.settlement.billingError) paid = { cost: held.settlement.cost, paymentSource: held.settlement.paymentSource };
     }
     if (!result.ok) {
-      if (freeUse) await returnFreeUse(ctx.db, sessionId, now());
+      if (freeUse) await returnFreeUse(ctx.db, sessionId, freeUse);
       ctx.log(`generate-image: ${model.info.id} failed: ${result.code} ${result.message}`);
       const status = result.status === 400 || result.status === 429 || result.status === 503 ? result.status : 502;
       // Kept: its hold key is spent, and a retry gets the same failure (nothing was charged).

@@ -3,24 +3,27 @@
  * transactionDetails, detail}` -> `{description}`. `session`, when given, must be the cookie's; `detail` goes upstream
  * as image_url.detail. The image is described by a vision model of the catalogue (the one
  * asked for when it takes images, else PARLEY_VISION_MODEL), or, when none is configured, by the offline engine's
- * deterministic description (size, colours, stored text; src/server/documents/image-facts.ts, in a worker thread).
+ * deterministic description (size, colours, stored text; src/server/documents/image-facts.ts, read in the parse
+ * pool, src/server/parse/pool.ts). The body's bytes are held within the upload budget (guards/upload-budget.ts).
  *
  * A priced vision model is paid through a hold taken before the upstream call (docs/gateway.md, "Holds"):
  * `paidDescription` below is the one place that reserves, settles and releases. A balance that cannot cover the
  * hold answers 402 like a reply would.
  */
 import { randomUUID } from 'node:crypto';
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import { formatFileSize, IMAGE_DESCRIPTION, IMAGE_UPLOAD } from '../../protocol/attachments';
 import { DESCRIPTION_MAX_IMAGE_BYTES, IMAGE_DATA_URL, IMAGE_DATA_URL_MAX_CHARS, ImageDescriptionRequestSchema, upstreamDetail, type ImageDescriptionResponse } from '../../protocol/attachments-api';
 import type { ChatMessage } from '../../protocol/api';
 import { chatPayload, type ChatPayload } from '../body/chat-payload';
 import { isVisionModel } from '../../protocol/vision';
 import { describeIssues, jsonError, readJson, type AppEnv, type RouteContext } from '../context';
-import type { DocumentPool } from '../documents/pool';
+import { uploadRefused, UPLOAD_RETRY_AFTER_S } from '../guards/upload-budget';
+import { ParseError } from '../parse/pool';
 import { formatNanoRawCeil, formatUsdMicro, PAID_THRESHOLD_NANO_RAW, PAID_THRESHOLD_USD_MICRO, replyCostMicro } from '../money';
 import { OFFLINE_MODEL_ID } from '../providers/offline';
 import type { CatalogueEntry } from '../providers/catalogue';
+import { OutputBudget } from '../providers/output-budget';
 import { planReplyHold } from '../ledger/reply-hold';
 
 /** Output budget of a description. */
@@ -37,11 +40,14 @@ async function streamText(entry: CatalogueEntry, conversation: ChatPayload, sign
   if (!opened.ok) throw new Error(`HTTP ${opened.status} ${opened.message || opened.error}`);
   let text = '';
   let usage: { inputTokens: number; outputTokens: number } | null = null;
+  // At most the output held: an upstream that ignores max_tokens is stopped there (providers/output-budget.ts).
+  const budget = new OutputBudget(DESCRIPTION_MAX_TOKENS);
   for await (const ev of opened.events) {
-    if (ev.type === 'content') text += ev.text;
+    if (ev.type === 'content') text += budget.take(ev.text);
     else if (ev.type === 'usage') usage = { inputTokens: ev.inputTokens, outputTokens: ev.outputTokens };
+    if (budget.exhausted) break; // leaving the loop closes the upstream response
   }
-  return { text: text.trim(), usage };
+  return { text: text.trim(), usage: budget.exhausted ? null : usage };
 }
 
 /** Describes with a catalogue model; a priced one under a hold (reserve, then settle the actual cost or release). */
@@ -99,37 +105,57 @@ export function describingModel(ctx: RouteContext, requested: string | undefined
   return configured ?? null;
 }
 
-export function registerImageDescriptionRoute(app: Hono<AppEnv>, ctx: RouteContext, pool: DocumentPool): void {
+/** Largest body: the largest image as a data URL and the other fields. */
+const MAX_BODY_BYTES = IMAGE_DATA_URL_MAX_CHARS + 8 * 1024;
+
+export function registerImageDescriptionRoute(app: Hono<AppEnv>, ctx: RouteContext): void {
   app.post('/api/image-description', async (c) => {
-    const body = await readJson(c, IMAGE_DATA_URL_MAX_CHARS + 8 * 1024);
-    if (!body.ok) return body.response;
-    const parsed = ImageDescriptionRequestSchema.safeParse(body.value);
-    if (!parsed.success) return jsonError(c, 400, 'BAD_REQUEST', `Invalid request: ${describeIssues(parsed.error.issues)}`);
-    const { image, prompt, model, detail, session } = parsed.data;
-    // The cookie's session pays; a request naming another session (a stale tab after a reset) is refused.
-    if (session !== undefined && session !== c.get('sessionId')) return jsonError(c, 403, 'SESSION_MISMATCH', 'This request names another session');
-    const header = IMAGE_DATA_URL.exec(image);
-    if (!header) return jsonError(c, 400, 'BAD_IMAGE', IMAGE_UPLOAD.unsupportedFormatText);
-    const bytes = Buffer.from(image.slice(header[0].length), 'base64');
-    if (bytes.length === 0) return jsonError(c, 400, 'BAD_IMAGE', IMAGE_UPLOAD.unsupportedFormatText);
-    if (bytes.length > DESCRIPTION_MAX_IMAGE_BYTES) return jsonError(c, 413, 'IMAGE_TOO_LARGE', IMAGE_UPLOAD.tooLarge(formatFileSize(bytes.length)));
-    const entry = describingModel(ctx, model);
-    let answer: ImageDescriptionResponse;
-    if (entry) {
-      const messages: ChatMessage[] = [{ role: 'user', content: [{ type: 'text', text: prompt?.trim() || IMAGE_DESCRIPTION.prompt }, { type: 'image_url', image_url: { url: image, detail: upstreamDetail(detail) } }] }];
-      const described = await paidDescription(ctx, c.get('sessionId'), entry, messages);
-      if (!described.ok) return jsonError(c, described.status, described.code, described.message, described.extra ?? {});
-      answer = { description: described.text, model: entry.info.id };
-    } else {
-      try {
-        answer = { description: await pool.describe(bytes), model: OFFLINE_MODEL_ID };
-      } catch (e) {
-        ctx.log(`image-description: offline description failed: ${e instanceof Error ? e.message : String(e)}`);
-        return jsonError(c, 422, 'DESCRIPTION_FAILED', IMAGE_DESCRIPTION.failedTitle);
-      }
+    // The body is held from here until the image is described: its declared length, else the most it may be.
+    const declared = Number(c.req.header('content-length') ?? Number.NaN);
+    const hold = ctx.uploads.hold(c.get('sessionId'), Number.isInteger(declared) && declared >= 0 ? Math.min(declared, MAX_BODY_BYTES) : MAX_BODY_BYTES);
+    if (typeof hold === 'string') return uploadRefused(c, hold);
+    try {
+      return await describeRoute(c, ctx);
+    } finally {
+      hold.release();
     }
-    c.header('Cache-Control', 'no-store');
-    return c.json(answer);
   });
   app.all('/api/image-description', (c) => jsonError(c, 405, 'METHOD_NOT_ALLOWED', 'Use POST'));
+}
+
+/** The description of the request's image, or why not. */
+async function describeRoute(c: Context<AppEnv>, ctx: RouteContext): Promise<Response> {
+  const body = await readJson(c, MAX_BODY_BYTES);
+  if (!body.ok) return body.response;
+  const parsed = ImageDescriptionRequestSchema.safeParse(body.value);
+  if (!parsed.success) return jsonError(c, 400, 'BAD_REQUEST', `Invalid request: ${describeIssues(parsed.error.issues)}`);
+  const { image, prompt, model, detail, session } = parsed.data;
+  // The cookie's session pays; a request naming another session (a stale tab after a reset) is refused.
+  if (session !== undefined && session !== c.get('sessionId')) return jsonError(c, 403, 'SESSION_MISMATCH', 'This request names another session');
+  const header = IMAGE_DATA_URL.exec(image);
+  if (!header) return jsonError(c, 400, 'BAD_IMAGE', IMAGE_UPLOAD.unsupportedFormatText);
+  const bytes = Buffer.from(image.slice(header[0].length), 'base64');
+  if (bytes.length === 0) return jsonError(c, 400, 'BAD_IMAGE', IMAGE_UPLOAD.unsupportedFormatText);
+  if (bytes.length > DESCRIPTION_MAX_IMAGE_BYTES) return jsonError(c, 413, 'IMAGE_TOO_LARGE', IMAGE_UPLOAD.tooLarge(formatFileSize(bytes.length)));
+  const entry = describingModel(ctx, model);
+  let answer: ImageDescriptionResponse;
+  if (entry) {
+    const messages: ChatMessage[] = [{ role: 'user', content: [{ type: 'text', text: prompt?.trim() || IMAGE_DESCRIPTION.prompt }, { type: 'image_url', image_url: { url: image, detail: upstreamDetail(detail) } }] }];
+    const described = await paidDescription(ctx, c.get('sessionId'), entry, messages);
+    if (!described.ok) return jsonError(c, described.status, described.code, described.message, described.extra ?? {});
+    answer = { description: described.text, model: entry.info.id };
+  } else {
+    try {
+      answer = { description: await ctx.parse.describeImage(c.get('sessionId'), bytes), model: OFFLINE_MODEL_ID };
+    } catch (e) {
+      if (e instanceof ParseError && e.code === 'BUSY') {
+        c.header('Retry-After', String(UPLOAD_RETRY_AFTER_S));
+        return jsonError(c, 429, 'TOO_MANY_UPLOADS', e.message);
+      }
+      ctx.log(`image-description: offline description failed: ${e instanceof Error ? e.message : String(e)}`);
+      return jsonError(c, 422, 'DESCRIPTION_FAILED', IMAGE_DESCRIPTION.failedTitle);
+    }
+  }
+  c.header('Cache-Control', 'no-store');
+  return c.json(answer);
 }

@@ -2,49 +2,14 @@
  * GET /auth/local-session (spec 001 section 7) and the session check of every /api call.
  */
 import type { Hono, MiddlewareHandler } from 'hono';
-import { getCookie, setCookie } from 'hono/cookie';
-import type { LocalSessionResponse } from '../../protocol/api';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { SIGNED_OUT, SIGNED_OUT_MESSAGE, type LocalSessionResponse } from '../../protocol/api';
 import { jsonError, type AppEnv, type RouteContext } from '../context';
 import type { Limiter } from '../guards/rate-limit';
-import { createSession, findSessionByToken, findSessionIdByToken, SESSION_COOKIE, toSessionData, touchSession } from '../sessions/store';
+import { sessionCache } from '../sessions/cache';
+import { createSession, findSessionByToken, lookupToken, SESSION_COOKIE, TOKEN_SIGNED_OUT, toSessionData, touchSession } from '../sessions/store';
 
 const COOKIE_MAX_AGE_S = 400 * 24 * 3600; // the most browsers keep a cookie
-
-/**
- * token -> session id, with when this process last wrote the session's last_seen_at. Caching keeps the database
- * off the hot path of every /api call (the relay's added latency budget is < 1 ms). Sessions do get deleted (idle
- * ones that never held money, sessions/expiry.ts), so an entry is trusted for at most the touch interval: after
- * that the next call touches the row, which also proves it still exists; a session gone is dropped and refused.
- * The touch interval is at most half the idle time (config.ts), so no entry outlives an expired session.
- */
-interface CacheEntry {
-  id: string;
-  touchedAt: number;
-}
-
-class SessionCache {
-  private map = new Map<string, CacheEntry>();
-  constructor(private readonly max: number) {}
-  get(token: string): CacheEntry | undefined {
-    const v = this.map.get(token);
-    if (v !== undefined) {
-      this.map.delete(token);
-      this.map.set(token, v);
-    }
-    return v;
-  }
-  set(token: string, entry: CacheEntry): void {
-    this.map.delete(token);
-    this.map.set(token, entry);
-    if (this.map.size > this.max) {
-      const oldest = this.map.keys().next();
-      if (!oldest.done) this.map.delete(oldest.value);
-    }
-  }
-  delete(token: string): void {
-    this.map.delete(token);
-  }
-}
 
 export interface SessionRouteOptions {
   /** Limits session creation per client address (guards/rate-limit.ts). */
@@ -52,7 +17,7 @@ export interface SessionRouteOptions {
 }
 
 export function registerSessionRoutes(app: Hono<AppEnv>, ctx: RouteContext, opts: SessionRouteOptions): MiddlewareHandler<AppEnv> {
-  const cache = new SessionCache(10_000);
+  const cache = sessionCache(ctx.db);
   const touchMs = ctx.settings.guards.sessionTouchMs;
 
   app.get('/auth/local-session', async (c) => {
@@ -61,7 +26,14 @@ export function registerSessionRoutes(app: Hono<AppEnv>, ctx: RouteContext, opts
     // session with replies in flight here is in the token cache).
     const known = token ? cache.get(token) : undefined;
     if (known) await ctx.ledger.freeReplies.flushFor(known.id);
-    let session = token ? await findSessionByToken(ctx.db, token) : null;
+    const found = token ? await findSessionByToken(ctx.db, token) : null;
+    if (found === TOKEN_SIGNED_OUT) {
+      // Said once: the cookie goes too, so the browser's next call starts a new session (the engine says why).
+      if (token) cache.delete(token);
+      deleteCookie(c, SESSION_COOKIE, { path: '/', secure: ctx.settings.cookieSecure });
+      return jsonError(c, 401, SIGNED_OUT, SIGNED_OUT_MESSAGE);
+    }
+    let session = found;
     if (!session) {
       // Only creating a session costs a token: a client that keeps its cookie is never limited here.
       const refused = await opts.creationLimiter.check(c);
@@ -78,7 +50,7 @@ export function registerSessionRoutes(app: Hono<AppEnv>, ctx: RouteContext, opts
       cache.set(created.token, { id: session.id, touchedAt: Date.now() });
     } else if (token) {
       const cached = cache.get(token);
-      if (cached === undefined || Date.now() - cached.touchedAt >= touchMs) {
+      if (cached === undefined || cached.id !== session.id || Date.now() - cached.touchedAt >= touchMs) {
         await touchSession(ctx.db, session.id);
         cache.set(token, { id: session.id, touchedAt: Date.now() });
       }
@@ -88,25 +60,34 @@ export function registerSessionRoutes(app: Hono<AppEnv>, ctx: RouteContext, opts
     return c.json(body);
   });
 
+  /** The session check of every /api call (sessions/cache.ts says when the database is asked). */
   const requireSession: MiddlewareHandler<AppEnv> = async (c, next) => {
     const token = getCookie(c, SESSION_COOKIE);
     if (!token) return jsonError(c, 401, 'NO_SESSION', 'No session: call GET /auth/local-session first');
     const now = Date.now();
     let entry = cache.get(token);
-    if (entry !== undefined && now - entry.touchedAt >= touchMs) {
+    if (entry === undefined || !cache.trusted) {
+      const generation = cache.generation;
+      const found = await lookupToken(ctx.db, token);
+      if (found === null || found.signedOut) {
+        cache.delete(token);
+        if (found?.signedOut) return jsonError(c, 401, SIGNED_OUT, SIGNED_OUT_MESSAGE);
+        return jsonError(c, 401, 'NO_SESSION', 'Unknown or expired session: call GET /auth/local-session again');
+      }
+      if (entry === undefined || entry.id !== found.sessionId) {
+        await touchSession(ctx.db, found.sessionId);
+        entry = { id: found.sessionId, touchedAt: now };
+        // A sign-out while the token was looked up: this call was before it, the next one asks again.
+        if (cache.generation === generation) cache.set(token, entry);
+      }
+    }
+    if (now - entry.touchedAt >= touchMs) {
       // Due for a touch: write last_seen_at, which also tells whether the session still exists.
       if (await touchSession(ctx.db, entry.id)) entry.touchedAt = now;
       else {
         cache.delete(token);
-        entry = undefined;
+        return jsonError(c, 401, 'NO_SESSION', 'Unknown or expired session: call GET /auth/local-session again');
       }
-    }
-    if (entry === undefined) {
-      const found = await findSessionIdByToken(ctx.db, token);
-      if (found === null) return jsonError(c, 401, 'NO_SESSION', 'Unknown or expired session: call GET /auth/local-session again');
-      await touchSession(ctx.db, found);
-      entry = { id: found, touchedAt: now };
-      cache.set(token, entry);
     }
     c.set('sessionId', entry.id);
     await next();

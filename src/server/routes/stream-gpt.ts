@@ -21,6 +21,7 @@ import { jsonError, type AppEnv, type RouteContext } from '../context';
 import { insufficientBalance, insufficientBalanceMessage, reservePaidCall, type OpenHold } from '../ledger/paid-call';
 import { planReplyHold } from '../ledger/reply-hold';
 import { replyCostMicro } from '../money';
+import { OutputBudget, replyLimitMessage } from '../providers/output-budget';
 import { UpstreamStreamError, type ProviderChatRequest } from '../providers/types';
 import type { Context } from 'hono';
 import type { ReplySink } from './reply-sink';
@@ -129,9 +130,12 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
       providerReq.maxTokens = plan.outputTokens;
     }
 
-    // One controller for the upstream request; aborted on stall, on Stop, or when nobody resumes a lost reply.
+    // One controller for the upstream request; aborted on stall, on Stop, when nobody resumes a lost reply, or when
+    // the output passes what was held (an upstream that ignores max_tokens).
     const upstream = new AbortController();
-    let endReason: 'stall' | 'client' | null = null;
+    let endReason: 'stall' | 'client' | 'limit' | null = null;
+    // A paid reply relays at most the output it held (providers/output-budget.ts).
+    const budget = hold !== null && providerReq.maxTokens !== undefined ? new OutputBudget(providerReq.maxTokens) : null;
     // A stall is the upstream going silent, never the client being slow to read: while the relay waits on a
     // client's backpressure the timer does not count (it is refreshed once the write is through).
     let writing = false;
@@ -228,11 +232,18 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
         for await (const ev of events) {
           stallTimer.refresh();
           if (ev.type === 'content' || ev.type === 'reasoning') {
+            const text = budget === null ? ev.text : budget.take(ev.text, ev.type === 'content' ? ev.wholeTokens : undefined);
             writing = true;
             try {
-              await emit(ev.type === 'reasoning', ev.text);
+              if (text.length > 0) await emit(ev.type === 'reasoning', text);
             } finally {
               writing = false;
+            }
+            if (budget?.exhausted) {
+              // Past what was held: relay no more, and stop the upstream generating (and billing us) any further.
+              if (endReason === null) endReason = 'limit';
+              upstream.abort(new Error('The reply reached its held output budget'));
+              break;
             }
             // Waiting on the client is not upstream silence: count from when the write went through.
             stallTimer.refresh();
@@ -258,8 +269,10 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
       if (inThink) await s.write(THINK_CLOSE);
 
       const stalled = endReason === 'stall';
+      const cut = endReason === 'limit' && budget !== null;
       const inputTokens = usage?.inputTokens ?? conversation.inputTokens;
-      const outputTokens = usage?.outputTokens ?? Math.ceil((textChars + reasoningChars) / 4);
+      // A reply cut at its budget is charged for what was relayed, by the budget's own count (at most the hold).
+      const outputTokens = cut ? budget.used : (usage?.outputTokens ?? Math.ceil((textChars + reasoningChars) / 4));
       // paymentSource is set when a balance paid (a settled hold): a free or uncharged reply has none.
       const meta: StreamMetadata = { cost: 0, inputTokens, outputTokens, isPartial: false, model };
       if (webAsked) meta.webNotice = WEB_NOT_RUN_NOTICE;
@@ -269,6 +282,10 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
         meta.isPartial = textChars > 0;
       } else if (failure !== null) {
         meta.error = failure;
+        meta.isPartial = textChars > 0;
+      } else if (cut) {
+        // Cut at what was held: a usable partial reply, with a plain note of why.
+        meta.error = replyLimitMessage(budget.maxTokens);
         meta.isPartial = textChars > 0;
       } else if (endReason === 'client') {
         // Stopped, or nobody resumed it in time: whatever resumes it later must not take it for a whole reply.

@@ -28,6 +28,7 @@ import { reservePaidCall, type OpenHold } from '../ledger/paid-call';
 import { planReplyHold } from '../ledger/reply-hold';
 import { formatNanoRawCeil, formatUsdMicro, replyCostMicro } from '../money';
 import type { CatalogueEntry } from '../providers/catalogue';
+import { OutputBudget, replyLimitMessage } from '../providers/output-budget';
 import { UpstreamStreamError, type ProviderChatRequest, type ProviderEvent } from '../providers/types';
 import { STALL_MESSAGE, upstreamRefusal } from './stream-gpt';
 import { openSink, watchClientGone } from './stream-resume';
@@ -42,6 +43,8 @@ interface Started {
   conversation: ChatPayload;
   key: string;
   hold: OpenHold | null;
+  /** The output budget sent upstream as max_tokens (a paid model's held output). */
+  maxTokens: number | undefined;
   upstream: AbortController;
   events: AsyncIterable<ProviderEvent>;
   stall: ReturnType<typeof setTimeout>;
@@ -122,7 +125,7 @@ export function registerTalkToGptMultiRoute(app: Hono<AppEnv>, ctx: RouteContext
           providerReq.maxTokens = plan.outputTokens;
         }
         const upstream = new AbortController();
-        const started: Omit<Started, 'events' | 'stall'> = { index, entry, conversation, key, hold, upstream, stalled: false, writing: false };
+        const started: Omit<Started, 'events' | 'stall'> = { index, entry, conversation, key, hold, maxTokens: providerReq.maxTokens, upstream, stalled: false, writing: false };
         stall = setTimeout(() => {
           if (started.writing) return;
           started.stalled = true;
@@ -207,17 +210,29 @@ export function registerTalkToGptMultiRoute(app: Hono<AppEnv>, ctx: RouteContext
       let inThink = false;
       let usage: { inputTokens: number; outputTokens: number } | null = null;
       let failure: string | null = null;
+      // A paid model's column relays at most the output its hold covers (providers/output-budget.ts).
+      const budget = r.hold !== null && r.maxTokens !== undefined ? new OutputBudget(r.maxTokens) : null;
+      let cut = false;
       try {
         for await (const ev of r.events) {
           r.stall.refresh();
           if (ev.type === 'content' || ev.type === 'reasoning') {
             const think = ev.type === 'reasoning';
-            let chunk = ev.text;
-            if (think !== inThink) chunk = (think ? THINK_OPEN : THINK_CLOSE) + chunk;
-            inThink = think;
-            if (think) otherChars += ev.text.length;
-            else textChars += ev.text.length;
-            await write({ modelId, chunk }, r);
+            const text = budget === null ? ev.text : budget.take(ev.text, ev.type === 'content' ? ev.wholeTokens : undefined);
+            if (text.length > 0) {
+              let chunk = text;
+              if (think !== inThink) chunk = (think ? THINK_OPEN : THINK_CLOSE) + chunk;
+              inThink = think;
+              if (think) otherChars += text.length;
+              else textChars += text.length;
+              await write({ modelId, chunk }, r);
+            }
+            if (budget?.exhausted) {
+              // Past what was held: this column relays no more and its upstream is stopped.
+              cut = true;
+              r.upstream.abort(new Error('The reply reached its held output budget'));
+              break;
+            }
           } else if (ev.type === 'usage') usage = { inputTokens: ev.inputTokens, outputTokens: ev.outputTokens };
         }
       } catch (e) {
@@ -227,13 +242,15 @@ export function registerTalkToGptMultiRoute(app: Hono<AppEnv>, ctx: RouteContext
       }
       if (inThink) await write({ modelId, chunk: THINK_CLOSE });
       const inputTokens = usage?.inputTokens ?? r.conversation.inputTokens;
-      const outputTokens = usage?.outputTokens ?? Math.ceil((textChars + otherChars) / 4);
+      // Cut at its budget: charged for what was relayed, by the budget's own count (at most the hold).
+      const outputTokens = cut && budget !== null ? budget.used : (usage?.outputTokens ?? Math.ceil((textChars + otherChars) / 4));
       // A free reply reports no paymentSource: no balance paid for it.
       const meta: StreamMetadata = { cost: 0, inputTokens, outputTokens, isPartial: false, model: r.entry.info.id };
       // A ':online' model is searched for by nobody here: said, never silent (docs/decisions.md).
       if (stripModelSuffix(modelId) !== modelId) meta.webNotice = WEB_NOT_RUN_NOTICE;
       if (r.stalled) Object.assign(meta, { error: STALL_MESSAGE, isStreamStall: true, isPartial: textChars > 0 });
       else if (failure !== null) Object.assign(meta, { error: failure, isPartial: textChars > 0 });
+      else if (cut && budget !== null) Object.assign(meta, { error: replyLimitMessage(budget.maxTokens), isPartial: textChars > 0 });
       else if (closed) Object.assign(meta, { error: 'The client went away', isPartial: textChars > 0 });
       // Charged like a single reply: unless it stalled or produced nothing (docs/gateway.md, "What is charged").
       if (!r.stalled && textChars + otherChars > 0) {

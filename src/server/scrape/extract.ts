@@ -3,10 +3,15 @@
  * subresources load: linkedom is a DOM without a browser), plain text as it is, PDF through pdfjs-dist's Node
  * build (eval off, no fonts loaded, the first PDF_MAX_PAGES pages). The result is plain text only: markup never
  * leaves this module, and the view shows it as text.
+ *
+ * Runs in a parse pool thread (../parse/pool.ts) within its time and memory budget, never on the event loop. The
+ * HTML is first cut to MAX_HTML_DEPTH levels of nesting (./nesting.ts), and Readability, whose cost grows with the
+ * number of elements, reads only pages of at most READABLE_MAX_ELEMENTS: a larger page gives the text of its body.
  */
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import type { FetchedPage } from './fetch';
+import { capNesting } from './nesting';
 import { SCRAPED_CONTENT_MAX_CHARS } from '../../protocol/web';
 
 /** Most characters of a page's text kept for the model (about 5,000 tokens). */
@@ -16,6 +21,11 @@ export const TITLE_MAX_CHARS = 300;
 export const PDF_MAX_PAGES = 50;
 /** Most characters of HTML handed to the DOM parser (the 5 MB byte cap can hold more characters than that). */
 const HTML_MAX_CHARS = 2_000_000;
+/**
+ * Most elements Readability is run on (about a second of work on a plain page, a few on a deeply nested one).
+ * Past it the page's body text is given instead: all of the text, boilerplate included.
+ */
+export const READABLE_MAX_ELEMENTS = 10_000;
 
 export interface ExtractedPage {
   url: string;
@@ -132,12 +142,15 @@ export function blockText(root: TextNodeLike): string {
 function extractHtml(page: FetchedPage): { title: string; text: string } {
   let html = decode(page.body, page.charset ?? metaCharset(page.body));
   if (html.length > HTML_MAX_CHARS) html = html.slice(0, HTML_MAX_CHARS);
+  const capped = capNesting(html);
+  html = capped.html;
   let { document } = parseHTML(html);
-  // linkedom needs an <html> root: a page that is only a fragment (no <html>) is parsed again inside one.
+  // linkedom needs an <html> root: a page that is only a fragment (no <html>) is parsed again inside one (two
+  // levels deeper, still far from anything slow).
   if (document.documentElement?.nodeName !== 'HTML') document = parseHTML(`<!doctype html><html><head></head><body>${html}</body></html>`).document;
   const pageTitle = document.title || (document.querySelector('title')?.textContent ?? '');
   // Readability changes the document it reads; the fallback below reads what is left of the body.
-  const article = new Readability(document as unknown as Document, { charThreshold: 200 }).parse();
+  const article = capped.elements <= READABLE_MAX_ELEMENTS ? new Readability(document as unknown as Document, { charThreshold: 200 }).parse() : null;
   let text = '';
   if (article?.content) text = blockText(parseHTML(`<!doctype html><html><body>${article.content}</body></html>`).document.body as unknown as TextNodeLike);
   if (text.trim() === '' && document.body) text = blockText(document.body as unknown as TextNodeLike);

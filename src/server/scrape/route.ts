@@ -1,31 +1,39 @@
 /**
  * POST /api/scrape (docs/protocol.md): fetches up to 25 unique URLs behind the SSRF guard (./ssrf.ts, ./fetch.ts)
- * and answers each page's readable text (./extract.ts), or why it could not be read. The pages are fetched at
- * once, so the whole request takes about as long as its slowest page (npm run bench -- scrape).
+ * and answers each page's readable text (./extract.ts, read in the parse pool: src/server/parse/pool.ts, never on
+ * the event loop), or why it could not be read. The pages are fetched at once, so the whole request takes about
+ * as long as its slowest page (npm run bench -- scrape).
  *
  * Charged SCRAPE_PRICE_MICRO_PER_PAGE per page read, as its own ledger entry, through a hold of the most the
- * request can cost (../search/paid-work.ts); pages that fail cost nothing, and a request where every page fails
- * costs nothing at all.
+ * request can cost (../search/paid-work.ts); pages that fail cost nothing (one past its reading budget included),
+ * and a request where every page fails costs nothing at all.
  */
 import type { Hono } from 'hono';
 import { MAX_SCRAPE_URLS, SCRAPE_PRICE_MICRO_PER_PAGE, ScrapeRequestSchema, type ScrapedPage, type ScrapeFailure, type ScrapeResponse } from '../../protocol/web';
 import { describeIssues, jsonError, readJson, type AppEnv, type RouteContext } from '../context';
+import { ParseError, type ParsePool } from '../parse/pool';
 import { withHold } from '../search/paid-work';
-import { extractPage, ExtractFailure } from './extract';
 import { fetchPage, FetchFailure } from './fetch';
 import { checkUrlForm, ScrapeRefusal, type ScrapeTestAllowance } from './ssrf';
 
 const MAX_BODY_BYTES = 64 * 1024;
 
-/** Reads one URL: its page, or why not. Never throws. */
-export async function scrapeOne(url: string, signal: AbortSignal, test?: ScrapeTestAllowance): Promise<ScrapedPage | ScrapeFailure> {
+/** A page failure's code for a parse pool error: the reader's own refusal is NO_TEXT. */
+function readFailure(e: ParseError): string {
+  if (e.code === 'FAILED') return 'NO_TEXT';
+  if (e.code === 'BUSY') return 'BUSY';
+  return 'READ_FAILED';
+}
+
+/** Reads one URL for a session: its page, or why not. Never throws. */
+export async function scrapeOne(pool: ParsePool, sessionId: string, url: string, signal: AbortSignal, test?: ScrapeTestAllowance): Promise<ScrapedPage | ScrapeFailure> {
   try {
     const fetched = await fetchPage(url, { signal, test });
-    const page = await extractPage(fetched);
+    const page = await pool.readPage(sessionId, fetched, signal);
     return { url, finalUrl: page.url, title: page.title, content: page.content, truncated: page.truncated };
   } catch (e) {
     if (e instanceof ScrapeRefusal || e instanceof FetchFailure) return { url, error: e.code, message: e.message };
-    if (e instanceof ExtractFailure) return { url, error: 'NO_TEXT', message: e.message };
+    if (e instanceof ParseError) return { url, error: readFailure(e), message: e.message };
     return { url, error: 'FETCH_FAILED', message: 'The page could not be loaded' };
   }
 }
@@ -57,6 +65,7 @@ export function registerScrapeRoute(app: Hono<AppEnv>, ctx: RouteContext, test?:
       c.header('Cache-Control', 'no-store');
       return c.json(answer);
     }
+    ctx.parse.warm(); // the reading threads load while the pages are fetched
     const controller = new AbortController();
     const onAbort = (): void => controller.abort();
     c.req.raw.signal.addEventListener('abort', onAbort, { once: true });
@@ -72,7 +81,7 @@ export function registerScrapeRoute(app: Hono<AppEnv>, ctx: RouteContext, test?:
           note: `scrape ${good.length} url(s)`,
         },
         async () => {
-          const results = await Promise.all(good.map((u) => scrapeOne(u, controller.signal, test)));
+          const results = await Promise.all(good.map((u) => scrapeOne(ctx.parse, sessionId, u, controller.signal, test)));
           const pages = results.filter((r): r is ScrapedPage => 'content' in r);
           for (const r of results) if (!('content' in r)) failures.push(r);
           return { value: pages, costUsdMicro: BigInt(SCRAPE_PRICE_MICRO_PER_PAGE * pages.length) };

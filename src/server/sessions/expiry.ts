@@ -52,8 +52,8 @@ export interface SessionSweeper {
 }
 
 /**
- * Sweeps at startup and then every `everyMs`: expired sessions, and rate-limit buckets idle long enough to be
- * full again (`bucketIdleMs`). Errors are logged, never thrown (the next sweep retries).
+ * Sweeps at startup and then every `everyMs`: expired sessions, rate-limit buckets idle long enough to be full
+ * again (`bucketIdleMs`), and free-quota counts of past days. Errors are logged, never thrown (the next sweep retries).
  */
 export function startSessionSweeper(
   db: Db,
@@ -70,6 +70,8 @@ export function startSessionSweeper(
       if (n < SWEEP_BATCH || stopped) break;
     }
     await db.query(`DELETE FROM rate_limits WHERE updated_at < now() - ($1::float8 * interval '1 millisecond')`, [opts.bucketIdleMs]);
+    // Free-quota counts of days gone by (media/billing.ts); a day's row is read only on that day.
+    await db.query(`DELETE FROM free_quota_uses WHERE day < current_date - 2`);
     if (total > 0) log(`expired ${total} idle session(s) that never held money`);
     return total;
   };

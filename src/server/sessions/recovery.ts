@@ -5,12 +5,14 @@
  * gateway_secrets): a copy of the sessions table alone cannot test codes offline, and the lookup is one indexed
  * equality (a slow salted hash would need the session named in the code). docs/decisions.md says why.
  *
- * Entering the code gives that browser a new cookie token of its own for the session (session_tokens); the other
- * browsers keep theirs. Making a new code replaces the old one. Wrong codes are rate-limited per client address.
+ * Entering the code gives that browser a new cookie token of its own for the session (session_tokens). Making a
+ * new code replaces the old one and signs every other browser out of the session (a leaked code is revoked by
+ * making a new one: issue 15 item 9); "Sign out other browsers" does the same without a new code
+ * (store.ts, signOutOtherBrowsers). Wrong codes are rate-limited per client address.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import type { Queryable } from '../db/types';
-import { hashToken } from './store';
+import type { Db, Queryable } from '../db/types';
+import { hashToken, signOutOtherBrowsers, TOKEN_SIGNED_OUT } from './store';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
@@ -52,12 +54,16 @@ async function codeHash(db: Queryable, configured: string | null, normalised: st
   return createHmac('sha256', await secret(db, configured)).update(normalised).digest('hex');
 }
 
-/** Makes a new code for the session (the previous one stops working); returns it, to be shown once. */
-export async function createRecoveryCode(db: Queryable, configured: string | null, sessionId: string): Promise<string> {
+/**
+ * Makes a new code for the session, asked by the browser holding `currentToken`: the previous code stops working
+ * and every other browser is signed out. Returns the code, to be shown once, or TOKEN_SIGNED_OUT when the asking
+ * browser was itself signed out meanwhile.
+ */
+export async function createRecoveryCode(db: Db, configured: string | null, sessionId: string, currentToken: string): Promise<string | typeof TOKEN_SIGNED_OUT> {
   const code = newRecoveryCode();
   const hash = await codeHash(db, configured, normaliseRecoveryCode(code)!);
-  await db.query('UPDATE sessions SET recovery_code_hash = $2 WHERE id = $1', [sessionId, hash]);
-  return code;
+  const done = await signOutOtherBrowsers(db, sessionId, currentToken, { recoveryCodeHash: hash });
+  return done === 'done' ? code : TOKEN_SIGNED_OUT;
 }
 
 export async function hasRecoveryCode(db: Queryable, sessionId: string): Promise<boolean> {
@@ -65,15 +71,21 @@ export async function hasRecoveryCode(db: Queryable, sessionId: string): Promise
   return rows.length > 0;
 }
 
-/** The session a code opens, with a new cookie token for it; null for a wrong code. */
-export async function recoverSession(db: Queryable, configured: string | null, input: string): Promise<{ sessionId: string; token: string } | null> {
+/**
+ * The session a code opens, with a new cookie token for it; null for a wrong code. The session row is locked
+ * while the token is added, as a new code or a sign-out holds it: a code replaced meanwhile opens nothing, and a
+ * token added just before a sign-out is signed out by it.
+ */
+export async function recoverSession(db: Db, configured: string | null, input: string): Promise<{ sessionId: string; token: string } | null> {
   const normalised = normaliseRecoveryCode(input);
   if (normalised === null) return null;
   const hash = await codeHash(db, configured, normalised);
-  const rows = await db.query<{ id: string }>('SELECT id FROM sessions WHERE recovery_code_hash = $1', [hash]);
-  const id = rows[0]?.id;
-  if (!id) return null;
   const token = randomBytes(32).toString('base64url');
-  await db.query('INSERT INTO session_tokens (token_hash, session_id) VALUES ($1, $2)', [hashToken(token), id]);
-  return { sessionId: id, token };
+  return db.transaction(async (tx) => {
+    const rows = await tx.query<{ id: string }>('SELECT id FROM sessions WHERE recovery_code_hash = $1 FOR UPDATE', [hash]);
+    const id = rows[0]?.id;
+    if (!id) return null;
+    await tx.query('INSERT INTO session_tokens (token_hash, session_id) VALUES ($1, $2)', [hashToken(token), id]);
+    return { sessionId: id, token };
+  });
 }

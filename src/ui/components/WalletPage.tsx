@@ -8,7 +8,8 @@ import { engine, useQuery } from '../engine';
 import { navigate, usePath } from '../router';
 import { networkLabel } from '../../protocol/payments';
 import { DepositButton } from './DepositDialog';
-import { AutoRecharge, NanoWallet, RecoveryCode } from './WalletSections';
+import { RecoveryCode } from './RecoveryCode';
+import { AutoRecharge, NanoWallet } from './WalletSections';
 
 const STATUS_LABEL = { pending: 'Pending', completed: 'Completed', failed: 'Failed', expired: 'Expired' } as const;
 

@@ -1,5 +1,6 @@
 /** Sections of the wallet page: the nano wallet, auto-recharge and the recovery code (spec 001; ours for recovery). */
 import { useEffect, useId, useState } from 'react';
+import type { SessionData } from '../../protocol/api';
 import type { ActionResult, MoneyResult, WalletView } from '../../protocol/engine';
 import { engine, useQuery } from '../engine';
 
@@ -111,7 +112,7 @@ export function NanoWallet({ address, nano }: { address: string | null; nano: Wa
   );
 }
 
-export function AutoRecharge({ settings }: { settings: { enabled: boolean; threshold: string; amount: string } | null }) {
+export function AutoRecharge({ settings }: { settings: SessionData['recharge_settings'] | null }) {
   const [enabled, setEnabled] = useState(false);
   const [threshold, setThreshold] = useState('');
   const [target, setTarget] = useState('');
@@ -126,6 +127,15 @@ export function AutoRecharge({ settings }: { settings: { enabled: boolean; thres
   return (
     <section aria-labelledby={`${id}-title`} className="wallet-section">
       <h2 id={`${id}-title`}>Auto-recharge</h2>
+      {settings?.pending && /^(\/(?!\/)|https?:\/\/)/.test(settings.pending.paymentLink) && (
+        // A top-up through a checkout (the test provider) is credited only once it is paid there.
+        <p role="status" className="recharge-pending">
+          {`A top-up of $${trim(settings.pending.amount)} is waiting for your payment. `}
+          <a href={settings.pending.paymentLink} target="_blank" rel="noopener noreferrer">
+            Pay the top-up
+          </a>
+        </p>
+      )}
       <form
         className="inline-form"
         onSubmit={(e) => {
@@ -150,59 +160,3 @@ export function AutoRecharge({ settings }: { settings: { enabled: boolean; thres
 }
 
 const trim = (s: string): string => s.replace(/\.?0+$/, '') || '0';
-
-export function RecoveryCode() {
-  const [code, setCode] = useState<string | null>(null);
-  const [typed, setTyped] = useState('');
-  const [restored, setRestored] = useState(false);
-  const [hasCode, setHasCode] = useState<boolean | null>(null);
-  const id = useId();
-  useEffect(() => {
-    void engine((api) => api.accountMergeCheck()).then((r) => setHasCode(r?.hasRecoveryCode ?? null));
-  }, [code, restored]);
-  return (
-    <section aria-labelledby={`${id}-title`} className="wallet-section">
-      <h2 id={`${id}-title`}>Recovery code</h2>
-      <p className="muted">
-        Your balance lives with this browser&apos;s session. A recovery code opens the same session, balance and deposit address in another browser.
-        It is shown once; a new code replaces the old one.
-      </p>
-      {code ? (
-        <div className="recovery-code" role="status">
-          <p>Save this code somewhere safe. It will not be shown again:</p>
-          <code aria-label="Your recovery code">{code}</code>
-          <div className="wallet-actions">
-            <button type="button" onClick={() => void navigator.clipboard?.writeText(code)}>
-              Copy code
-            </button>
-            <button type="button" onClick={() => setCode(null)}>
-              I saved it
-            </button>
-          </div>
-        </div>
-      ) : (
-        <button type="button" onClick={() => void engine<MoneyResult<{ code: string }>>((api) => api.createRecoveryCode()).then((r) => r.ok && setCode(r.code))}>
-          {hasCode ? 'Create a new recovery code' : 'Create recovery code'}
-        </button>
-      )}
-      <form
-        className="inline-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setRestored(false);
-          void engine<ActionResult>((api) => api.recoverSession(typed)).then((r) => {
-            setRestored(r.ok);
-            if (r.ok) setTyped('');
-          });
-        }}
-      >
-        <label htmlFor={`${id}-input`}>Restore a session with its recovery code</label>
-        <input id={`${id}-input`} autoComplete="off" spellCheck={false} value={typed} onChange={(e) => setTyped(e.target.value)} placeholder="XXXXX-XXXXX-XXXXX-XXXXX-XXXXX" />
-        <button type="submit" disabled={typed.trim().length < 25}>
-          Restore session
-        </button>
-        {restored && <p role="status">Session restored.</p>}
-      </form>
-    </section>
-  );
-}

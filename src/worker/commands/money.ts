@@ -146,6 +146,13 @@ export function moneyCommands(core: EngineCore, room: MoneyRoom): MoneyHandlers 
       return r.ok ? { ok: true, code: r.value.code } : red('Unable to create a recovery code', r.message); // ours
     },
 
+    async signOutOtherBrowsers() {
+      const r = await money.signOutOthers();
+      if (!r.ok) return red(ACCOUNT_TEXT.signOutFailed, r.message);
+      core.notify({ title: ACCOUNT_TEXT.othersSignedOutTitle, text: ACCOUNT_TEXT.othersSignedOutText, tone: 'green', durationMs: MONEY_DURATION.medium });
+      return { ok: true };
+    },
+
     async recoverSession(code) {
       const r = await money.recover(code);
       if (!r.ok) return red(r.status === 429 ? 'Too many attempts' : 'Wrong recovery code', r.message); // ours

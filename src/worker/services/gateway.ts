@@ -9,6 +9,7 @@ import type {
 } from '../../protocol/api';
 import type { TalkToGptMultiRequest } from '../../protocol/multi';
 import type { GenerateImageRequest, GenerateImageResponse, GenerateVideoRequest, GenerateVideoResponse, VideoStatusResponse } from '../../protocol/media';
+import { noteGatewayAnswer } from './signed-out';
 
 export class GatewayError extends Error {
   constructor(
@@ -29,9 +30,14 @@ async function readErrorBody(res: Response): Promise<Partial<ErrorBody> | null> 
   }
 }
 
-/** The GatewayError of a non-2xx answer, with its `{error, message}` body when it has one (the other engine clients use it too). */
+/**
+ * The GatewayError of a non-2xx answer, with its `{error, message}` body when it has one (the other engine clients
+ * use it too). A SIGNED_OUT answer is also told to the engine (./signed-out.ts).
+ */
 export async function gatewayErrorOf(res: Response): Promise<GatewayError> {
-  return new GatewayError(res.status, await readErrorBody(res));
+  const body = await readErrorBody(res);
+  noteGatewayAnswer(res.status, body?.error);
+  return new GatewayError(res.status, body);
 }
 
 async function getJson<T>(path: string): Promise<T> {
@@ -41,7 +47,12 @@ async function getJson<T>(path: string): Promise<T> {
 }
 
 export const gateway = {
-  localSession: () => getJson<LocalSessionResponse>('/auth/local-session'),
+  /** The session; a refusal is not told to ./signed-out.ts (the session refresh handles SIGNED_OUT itself). */
+  async localSession(): Promise<LocalSessionResponse> {
+    const res = await fetch('/auth/local-session', { credentials: 'same-origin', headers: { accept: 'application/json' } });
+    if (!res.ok) throw new GatewayError(res.status, await readErrorBody(res));
+    return (await res.json()) as LocalSessionResponse;
+  },
   models: () => getJson<ModelsResponse>('/api/models'),
   /** Starts a reply stream. Resolves with the response once headers arrive; a non-2xx answer throws GatewayError. */
   streamReply: (request: StreamGptRequest, signal: AbortSignal) => postStream('/api/stream-gpt', request, signal),

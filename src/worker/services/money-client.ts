@@ -5,6 +5,7 @@
  */
 import type { FiatPrices, Invitation, NanoConfig, PaymentLimits, PaymentMethodsResponse, PaymentStatus, PaymentTransaction } from '../../protocol/payments';
 import type { LocalSessionResponse } from '../../protocol/api';
+import { noteGatewayAnswer } from './signed-out';
 
 export type Result<T> = { ok: true; value: T } | { ok: false; status: number; error: string; message: string; limit?: string };
 
@@ -29,6 +30,7 @@ export async function request<T>(method: string, path: string, body?: unknown): 
   }
   if (res.ok) return { ok: true, value: json as T };
   const b = (typeof json === 'object' && json !== null ? json : {}) as { error?: unknown; message?: unknown; limit?: unknown };
+  noteGatewayAnswer(res.status, b.error);
   const out: Result<T> = { ok: false, status: res.status, error: typeof b.error === 'string' ? b.error : 'ERROR', message: typeof b.message === 'string' ? b.message : `HTTP ${res.status}` };
   if (typeof b.limit === 'string') out.limit = b.limit;
   return out;
@@ -60,6 +62,7 @@ export const money = {
   redeemInvitation: (redeemCode: string) => request<{ amount: string; currency: 'USD' | 'XNO' }>('POST', '/invitations/redeem', { redeemCode }),
   deleteInvitation: (code: string) => request<unknown>('DELETE', `/invitations/delete/${enc(code)}`),
   recoveryCode: () => request<{ code: string }>('POST', '/api/session/recovery-code'),
+  signOutOthers: () => request<{ ok: true }>('POST', '/api/session/sign-out-others'),
   recover: (code: string) => request<LocalSessionResponse>('POST', '/auth/recover', { code }),
   mergeCheck: () => request<{ canMigrate: boolean; hasRecoveryCode: boolean }>('GET', '/auth/account-merge-check'),
 };

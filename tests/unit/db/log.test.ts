@@ -7,6 +7,7 @@ import type { ConversationRow } from '../../../src/events/model';
 import { fold } from '../../../src/projections/fold';
 import type { MemoryStore } from '../../../src/projections/memory-store';
 import { messagesProjection } from '../../../src/projections/messages';
+import { defineProjection } from '../../../src/projections/projection';
 import type { Projection } from '../../../src/projections/projection';
 import { ParleyDB } from '../../../src/worker/db/schema';
 import {
@@ -113,7 +114,7 @@ describe('appendEvents', () => {
 
     it('a projection that throws stores no event', async () => {
       const db = newDb();
-      const boom: Projection = { name: 'boom', version: 1, tables: ['messages'], apply: () => { throw new Error('projection bug'); } };
+      const boom = defineProjection({ name: 'boom', version: 1, tables: ['messages'], materializers: { 'conversation.created': () => { throw new Error('projection bug'); } } });
       await expect(appendEvents(db, good(), { projections: [boom] })).rejects.toThrow('projection bug');
       expect(await db.events.count()).toBe(0);
     });
@@ -132,13 +133,15 @@ describe('appendEvents', () => {
       const db = newDb();
       await appendEvents(db, good());
       // Declares only 'messages' but writes 'conversations': not in the transaction, so the write throws.
-      const sloppy: Projection = {
+      const sloppy = defineProjection({
         name: 'sloppy', version: 1, tables: ['messages'],
-        apply: (e) => [
-          { op: 'put', table: 'messages', row: sampleMessage({ id: 99, conversationSlug: 'c', timestamp: T0, role: 'user' }) },
-          { op: 'updateWhere', table: 'conversations', index: 'slug', equals: 'c', changes: { name: e.id } },
-        ],
-      };
+        materializers: {
+          'conversation.created': (_, e) => [
+            { op: 'put', table: 'messages', row: sampleMessage({ id: 99, conversationSlug: 'c', timestamp: T0, role: 'user' }) },
+            { op: 'updateWhere', table: 'conversations', index: 'slug', equals: 'c', changes: { name: e.id } },
+          ],
+        },
+      });
       await expect(appendEvents(db, [makeEvent('conversation.created', { conversation: conv(2, 'd') }, 'ok-3', T0)], { projections: [sloppy] })).rejects.toThrow();
       expect(await db.events.count()).toBe(2);
       expect(await db.messages.get(99)).toBeUndefined();

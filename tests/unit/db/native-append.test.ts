@@ -9,6 +9,7 @@ import type { NewEvent } from '../../../src/events/catalogue';
 import type { ConversationRow, MessageRow } from '../../../src/events/model';
 import { fold } from '../../../src/projections/fold';
 import { MemoryStore } from '../../../src/projections/memory-store';
+import { defineProjection } from '../../../src/projections/projection';
 import type { Projection } from '../../../src/projections/projection';
 import { deleteWhere, put, remove, update, updateWhere } from '../../../src/projections/writes';
 import type { Write } from '../../../src/projections/writes';
@@ -48,7 +49,8 @@ function randomWrite(rand: () => number): Write {
 /** A projection that returns the writes registered for each event id. */
 function scripted(): { projection: Projection; script: Map<string, Write[]> } {
   const script = new Map<string, Write[]>();
-  return { script, projection: { name: 'scripted', version: 1, tables: ['conversations', 'messages'], apply: (e) => script.get(e.id) ?? [] } };
+  const projection = defineProjection({ name: 'scripted', version: 1, tables: ['conversations', 'messages'], materializers: { 'reply.interrupted': (_, e) => script.get(e.id) ?? [] } });
+  return { script, projection };
 }
 
 let evNo = 0;

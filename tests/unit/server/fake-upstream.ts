@@ -66,6 +66,8 @@ export interface FakeRequest {
   body: FakeChatBody | null;
   /** The client closed the connection before the fake finished answering. */
   aborted: boolean;
+  /** Content and reasoning deltas written so far (how much the upstream "generated"). */
+  sent: number;
 }
 
 /** The chat-completions request body as the fake reads it. */
@@ -219,8 +221,13 @@ export async function startFakeUpstream(script: FakeScriptInput, options: FakeUp
     for (const step of s.steps ?? []) {
       if (record.aborted || res.destroyed) return;
       if ('delayMs' in step) await sleepUnlessClosed(step.delayMs, res);
-      else if ('content' in step) write(res, chunkLine(model, id, [deltaChoice({ content: step.content })]));
-      else if ('reasoning' in step) write(res, chunkLine(model, id, [deltaChoice({ content: null, [step.field ?? 'reasoning']: step.reasoning })]));
+      else if ('content' in step) {
+        write(res, chunkLine(model, id, [deltaChoice({ content: step.content })]));
+        record.sent++;
+      } else if ('reasoning' in step) {
+        write(res, chunkLine(model, id, [deltaChoice({ content: null, [step.field ?? 'reasoning']: step.reasoning })]));
+        record.sent++;
+      }
       else if ('comment' in step) write(res, `: ${step.comment}\n\n`);
       else if ('raw' in step) write(res, step.raw);
       else if ('streamError' in step) write(res, `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: CREATED, model, error: step.streamError, choices: [] })}\n\n`);
@@ -279,7 +286,7 @@ export async function startFakeUpstream(script: FakeScriptInput, options: FakeUp
         } catch {
           body = null;
         }
-        const record: FakeRequest = { method: req.method, path, headers: { ...req.headers }, body, aborted: false };
+        const record: FakeRequest = { method: req.method, path, headers: { ...req.headers }, body, aborted: false, sent: 0 };
         requests.push(record);
         res.once('close', () => {
           if (!res.writableFinished) record.aborted = true;

@@ -13,6 +13,8 @@ import { openDatabase } from '../../../src/server/db/open';
 import type { Db } from '../../../src/server/db/types';
 import { Ledger } from '../../../src/server/ledger/ledger';
 import { Catalogue } from '../../../src/server/providers/catalogue';
+import { loadParseConfig, loadUploadLimits } from '../../../src/server/parse/config';
+import { UploadBudget } from '../../../src/server/guards/upload-budget';
 
 export interface TestGateway {
   app: Hono<AppEnv>;
@@ -37,12 +39,16 @@ export async function buildApp(db: Db, env: Env): Promise<TestGateway> {
     log,
   });
   const ledger = new Ledger(db, { nanoPriceUsdMicro: config.nanoPriceUsdMicro });
+  const closers: (() => Promise<void>)[] = [];
   const app = createApp({
     db,
     catalogue,
     ledger,
     settings: { stallMs: config.stallMs, cookieSecure: config.cookieSecure, maxBodyBytes: config.maxBodyBytes, guards: config.guards, visionModel: config.visionModel },
     log,
+    parse: loadParseConfig(env),
+    uploads: new UploadBudget(loadUploadLimits(env)),
+    onClose: (fn) => closers.push(fn),
   });
   return {
     app,
@@ -51,7 +57,10 @@ export async function buildApp(db: Db, env: Env): Promise<TestGateway> {
     catalogue,
     logs,
     rebuild: (next) => buildApp(db, next),
-    close: () => db.close(),
+    close: async () => {
+      await Promise.all(closers.map((fn) => fn()));
+      await db.close();
+    },
   };
 }
 

@@ -92,7 +92,8 @@ describe('multi-model requestId binding', () => {
 describe('multi-model holds under concurrency', () => {
   it('$0.000011 and 20 parallel requests of two paid models: no model reply unpaid, balance change = sum of charges', async () => {
     // Each model holds 1 x 1.5 + 1 x 3 = 5 micro-dollars with maxTokens 1; the paid-use threshold is 10.
-    up.setScript((req) => textReply(`Tiny from ${req.body?.model ?? '?'}.`, { usage: { prompt_tokens: 1, completion_tokens: 1 }, delayMs: 50 }));
+    // One token each: upstreams that honour max_tokens (one past it would be cut, reply-budget.test.ts).
+    up.setScript(() => textReply('Tiny', { usage: { prompt_tokens: 1, completion_tokens: 1 }, delayMs: 50 }));
     const s = await credited(11n);
     const all = await Promise.all(Array.from({ length: 20 }, (_, i) => post(s.cookie, request(['paid-a', 'paid-b'], `req-multi-tiny-${i}`, { maxTokens: 1 }))));
     let delivered = 0;

@@ -116,7 +116,8 @@ describe('Postgres (DATABASE_URL)', () => {
     });
 
     it('$0.000011 and 50 parallel slow paid requests: one reply, paid', async () => {
-      up.setScript(textReply('slow tiny reply', { usage: { prompt_tokens: 1, completion_tokens: 1 }, delayMs: 100 }));
+      // One token: an upstream that honours max_tokens (one past it would be cut, reply-budget.test.ts).
+      up.setScript(textReply('tiny', { usage: { prompt_tokens: 1, completion_tokens: 1 }, delayMs: 100 }));
       const s = await newSession(gw.app);
       await gw.ledger.credit(s.data.id, { key: `seed:${s.data.id}`, usdMicro: 11n });
       const r = await parallelPaidRequests({

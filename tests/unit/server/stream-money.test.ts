@@ -168,7 +168,8 @@ describe('holds', () => {
 
   it('$0.000011 and 50 parallel slow paid requests: no reply unpaid', async () => {
     // Each holds 1 x 1.5 + 1 x 3 = 5 micro-dollars; a hold needs the balance above 0.00001 first.
-    up.setScript(textReply('slow tiny reply', { usage: { prompt_tokens: 1, completion_tokens: 1 }, delayMs: 100 }));
+    // One token: an upstream that honours max_tokens (one past it would be cut, reply-budget.test.ts).
+    up.setScript(textReply('tiny', { usage: { prompt_tokens: 1, completion_tokens: 1 }, delayMs: 100 }));
     const s = await credited(11n);
     const r = await parallelPaidRequests({
       app: roomy.app, db: gw.db, ledger: gw.ledger, up, cookie: s.cookie, sessionId: s.data.id,
@@ -197,7 +198,8 @@ describe('slow client', () => {
     const text = 'x'.repeat(4096 * 64); // 256 KiB: well past the sink's 64 KiB of buffering
     up.setScript(textReply(text, { chunkSize: 4096, usage: USAGE }));
     const s = await credited(1_000_000n);
-    const res = await postStream(gw.app, s.cookie, chatBody('paid-model', 'hi', { requestId: 'req-slow-reader' }));
+    // maxTokens: the held output covers the whole text (beyond it the reply would be cut, reply-budget.test.ts).
+    const res = await postStream(gw.app, s.cookie, chatBody('paid-model', 'hi', { requestId: 'req-slow-reader', maxTokens: 100_000 }));
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     const decoder = new TextDecoder();
     let got = decoder.decode((await reader.read()).value, { stream: true });

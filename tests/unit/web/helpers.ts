@@ -11,6 +11,7 @@ import { loadConfig } from '../../../src/server/config';
 import { openDatabase } from '../../../src/server/db/open';
 import { Ledger } from '../../../src/server/ledger/ledger';
 import { Catalogue } from '../../../src/server/providers/catalogue';
+import { loadParseConfig } from '../../../src/server/parse/config';
 import type { WebDeps } from '../../../src/server/search/register';
 import { newSession } from '../server/helpers';
 
@@ -20,14 +21,19 @@ export async function webGateway(web: WebDeps, env: Env = {}) {
   const catalogue = await Catalogue.create([], { offlineTokenDelayMs: 0, discoveryTimeoutMs: 1000, log: () => undefined });
   const ledger = new Ledger(db, { nanoPriceUsdMicro: config.nanoPriceUsdMicro });
   const logs: string[] = [];
-  const app = createApp({ db, catalogue, ledger, settings: { guards: config.guards }, log: (l) => logs.push(l), web });
+  const closers: (() => Promise<void>)[] = [];
+  const app = createApp({ db, catalogue, ledger, settings: { guards: config.guards }, log: (l) => logs.push(l), web, parse: loadParseConfig(env), onClose: (fn) => closers.push(fn) });
   const session = await newSession(app);
   const post = (path: string, body: unknown) =>
     app.request(path, { method: 'POST', headers: { cookie: session.cookie, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const get = (path: string) => app.request(path, { headers: { cookie: session.cookie } });
   const credit = (usdMicro: bigint) => ledger.credit(session.data.id, { key: `seed:${session.data.id}:${usdMicro}`, usdMicro });
   const balance = () => ledger.balance(session.data.id);
-  return { app, db, ledger, session, post, get, credit, balance, logs, close: () => db.close() };
+  const close = async (): Promise<void> => {
+    await Promise.all(closers.map((fn) => fn()));
+    await db.close();
+  };
+  return { app, db, ledger, session, post, get, credit, balance, logs, close };
 }
 
 /** A TCP listener on loopback (IPv4 and IPv6) that counts connections and answers nothing useful. */

@@ -53,7 +53,17 @@ describe('recovery code', () => {
 });
 
 describe('auto-recharge with the test provider', () => {
-  it('asks once per crossing below the threshold, up to the target', async () => {
+  /** The pending top-up the wallet shows, paid with its checkout's Pay button. */
+  const payTopUp = async (cookie: string): Promise<void> => {
+    const pending = (await call<{ data: { recharge_settings: { pending?: { paymentLink: string } } } }>(gw.app, 'GET', '/auth/local-session', cookie)).body.data.recharge_settings.pending;
+    expect(pending?.paymentLink).toMatch(/^\/pay\/test\/tx_/);
+    const page = await (await gw.app.request(pending!.paymentLink)).text();
+    const token = /name="token" value="([^"]+)"/.exec(page)?.[1] ?? '';
+    const paid = await gw.app.request(pending!.paymentLink, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token, action: 'pay' }).toString() });
+    expect(await paid.text()).toContain('Payment received');
+  };
+
+  it('asks once per crossing below the threshold, up to the target, each top-up credited only when its checkout is paid', async () => {
     const s = await gw.session();
     await gw.ledger.credit(s.data.id, { key: `seed:${s.data.id}`, usdMicro: 10_000_000n });
     const set = await call(gw.app, 'POST', '/user/recharge-settings', s.cookie, { enabled: true, threshold: '5', target: '12' });
@@ -67,14 +77,22 @@ describe('auto-recharge with the test provider', () => {
     expect((await balanceOf(gw.db, s.data.id)).usd).toBe(10_000_000n);
     await gw.ledger.charge(s.data.id, { key: `c1:${s.data.id}`, usdMicro: 6_000_000n });
     await Promise.all([gw.money.sweep(), gw.money.sweep(), gw.money.sweep()]);
+    // Asked once, and nothing credited until the payer pays.
+    expect((await balanceOf(gw.db, s.data.id)).usd).toBe(4_000_000n);
+    await gw.money.sweep();
+    expect((await balanceOf(gw.db, s.data.id)).usd).toBe(4_000_000n);
+    await payTopUp(s.cookie);
     expect((await balanceOf(gw.db, s.data.id)).usd).toBe(12_000_000n);
+    expect((await call<{ data: { recharge_settings: Record<string, unknown> } }>(gw.app, 'GET', '/auth/local-session', s.cookie)).body.data.recharge_settings.pending).toBeUndefined();
     const count = async () =>
       Number((await gw.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM payment_transactions WHERE session_id = $1 AND purpose = 'recharge'`, [s.data.id]))[0]?.n);
     expect(await count()).toBe(1);
-    // Above again, then a second crossing: a second top-up.
+    // Above again, then a second crossing: a second top-up, again credited only by its Pay.
     await gw.ledger.charge(s.data.id, { key: `c2:${s.data.id}`, usdMicro: 8_000_000n });
     await gw.money.sweep();
     expect(await count()).toBe(2);
+    expect((await balanceOf(gw.db, s.data.id)).usd).toBe(4_000_000n);
+    await payTopUp(s.cookie);
     expect((await balanceOf(gw.db, s.data.id)).usd).toBe(12_000_000n);
     await expectLedgerBalanced(gw.db, s.data.id);
     expect((await call(gw.app, 'POST', '/user/recharge-settings', s.cookie, { enabled: true, threshold: '5', target: '4' })).status).toBe(400);

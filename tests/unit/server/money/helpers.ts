@@ -25,7 +25,10 @@ export interface MoneyGateway {
 
 export async function moneyGateway(env: Env = {}, opts: { db?: Db; ledger?: (db: Db, nanoPriceUsdMicro: bigint) => Ledger } = {}): Promise<MoneyGateway> {
   const db = opts.db ?? (await openDatabase({ kind: 'memory' }));
-  const config = loadConfig({ PARLEY_OFFLINE_TOKEN_DELAY_MS: '0', ...env });
+  // The test provider is on only on purpose (payments/test-switch.ts): the tests without a real provider ask for it,
+  // as an operator would.
+  const real = Boolean(env.PARLEY_BTCPAY_URL || env.PARLEY_STRIPE_KEY);
+  const config = loadConfig({ PARLEY_OFFLINE_TOKEN_DELAY_MS: '0', ...(real ? {} : { PARLEY_TEST_PAYMENTS: 'true' }), ...env });
   const logs: string[] = [];
   const log = (l: string): void => {
     logs.push(l);

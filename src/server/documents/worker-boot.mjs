@@ -1,7 +1,0 @@
-// Entry of a document worker thread: the gateway runs TypeScript through tsx, so the thread registers tsx
-// before it loads the real entry (./worker.ts).
-import { register } from 'tsx/esm/api';
-import { workerData } from 'node:worker_threads';
-
-register();
-await import(workerData.entry);

@@ -1,0 +1,39 @@
+/**
+ * What the parse pool's threads are asked (./pool.ts posts, ./worker.ts answers): every kind of untrusted content
+ * the gateway reads. Bytes travel as ArrayBuffers of their own, transferred to the thread without a copy.
+ */
+import type { ExtractedPage } from '../scrape/extract';
+import type { PageKind } from '../scrape/fetch';
+
+export type ParseJob =
+  /** A document's text (../documents/extract.ts). */
+  | { kind: 'document'; ext: string; data: ArrayBuffer }
+  /** The offline description of an image: size, colours, stored text (../documents/image-facts.ts). */
+  | { kind: 'image'; data: ArrayBuffer }
+  /** A fetched page's readable title and text (../scrape/extract.ts). */
+  | { kind: 'page'; url: string; pageKind: PageKind; charset: string | null; body: ArrayBuffer; truncated: boolean };
+
+export type ParseJobKind = ParseJob['kind'];
+
+/** What each kind of job answers. */
+export interface ParseValue {
+  document: string;
+  image: string;
+  page: ExtractedPage;
+}
+
+export type WorkerRequest = { id: number; job: ParseJob };
+export type WorkerReply = { ready: true } | { id: number; ok: true; value: ParseValue[ParseJobKind] } | { id: number; ok: false; error: string };
+
+/** The bytes as an ArrayBuffer of their own, to transfer. A view of a larger or pooled buffer is copied. */
+export function ownBuffer(data: Uint8Array): ArrayBuffer {
+  if (data.byteOffset === 0 && data.byteLength === data.buffer.byteLength && data.buffer instanceof ArrayBuffer && !Buffer.isBuffer(data)) return data.buffer;
+  const copy = new Uint8Array(data.byteLength);
+  copy.set(data);
+  return copy.buffer;
+}
+
+/** The buffers a job carries (transferred with it). */
+export function transferList(job: ParseJob): ArrayBuffer[] {
+  return [job.kind === 'page' ? job.body : job.data];
+}

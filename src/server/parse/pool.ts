@@ -1,0 +1,250 @@
+/**
+ * The parse pool: a few worker threads that read everything an outsider supplies (scraped pages, uploaded
+ * documents, images described offline), so that the gateway's event loop never waits on a parser (docs/gateway.md,
+ * "Security and limits").
+ *
+ *  - Budgets per item: a wall-clock budget by kind, counted from the moment a thread starts the item (a thread that
+ *    overruns is terminated and replaced), and a heap limit per thread (resourceLimits: an item that needs more
+ *    kills only its thread, which is replaced). Past a budget the item fails with a plain message.
+ *  - Fair turns (./fair-queue.ts): waiting items are queued per session; a free thread takes the next item of the
+ *    session with the fewest items running, so one session flooding the pool delays another's item by at most
+ *    about one item's budget. A session may have at most `maxWaitingPerSession` items waiting.
+ *  - A thread that crashes fails only the item it was reading; the waiting items go on in the other threads and
+ *    in its replacement.
+ *
+ * Threads are started when work is on its way (`warm`) or arrives (loading the readers takes a second or more; an
+ * item's budget starts only once its thread is ready) and are unref'd, so an idle pool never keeps the process
+ * alive.
+ */
+import { Worker } from 'node:worker_threads';
+import type { ExtractedPage } from '../scrape/extract';
+import type { FetchedPage } from '../scrape/fetch';
+import type { ParseConfig } from './config';
+import { FairQueue } from './fair-queue';
+import { ownBuffer, transferList, type ParseJob, type ParseJobKind, type ParseValue, type WorkerReply, type WorkerRequest } from './jobs';
+
+export type ParseErrorCode =
+  /** The reader itself refused the item (its message says why). */
+  | 'FAILED'
+  | 'TIMEOUT'
+  | 'MEMORY'
+  /** The thread died while reading the item. */
+  | 'CRASHED'
+  /** The session already has `maxWaitingPerSession` items waiting. */
+  | 'BUSY'
+  /** The caller gave up before the item started. */
+  | 'CANCELLED'
+  | 'CLOSED';
+
+export class ParseError extends Error {
+  override name = 'ParseError';
+  constructor(
+    readonly code: ParseErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Plain messages by kind of item (a document's reason is shown after 'Server processing failed: '). */
+const MESSAGES: Record<ParseJobKind, Record<'TIMEOUT' | 'MEMORY' | 'CRASHED', string>> = {
+  page: {
+    TIMEOUT: 'The page took too long to read',
+    MEMORY: 'The page needs more memory to read than the server allows',
+    CRASHED: 'The page could not be read: the reader stopped unexpectedly',
+  },
+  document: {
+    TIMEOUT: 'the file took too long to read',
+    MEMORY: 'the file needs more memory than the server allows',
+    CRASHED: 'the reader stopped unexpectedly',
+  },
+  image: {
+    TIMEOUT: 'The image took too long to read',
+    MEMORY: 'The image needs more memory to read than the server allows',
+    CRASHED: 'The image could not be read: the reader stopped unexpectedly',
+  },
+};
+export const BUSY_MESSAGE = 'Too many pages and files are waiting to be read for this session; try again in a moment';
+const CLOSED_MESSAGE = 'The gateway is shutting down';
+
+export interface ParsePoolOptions extends ParseConfig {
+  /** The thread's module; tests substitute their own. Default ./worker.ts. */
+  entry?: URL;
+}
+
+interface Task {
+  owner: string;
+  job: ParseJob;
+  resolve: (value: unknown) => void;
+  reject: (error: ParseError) => void;
+  signal?: AbortSignal | undefined;
+  onAbort?: () => void;
+}
+
+interface Thread {
+  worker: Worker;
+  ready: boolean;
+  task: { id: number; task: Task; timer: NodeJS.Timeout } | null;
+}
+
+export class ParsePool {
+  private readonly threads: Thread[] = [];
+  private readonly queue = new FairQueue<Task>();
+  private readonly running = new Map<string, number>();
+  private nextId = 1;
+  private closed = false;
+  /** Threads started (replacements included), for tests and logs. */
+  started = 0;
+
+  constructor(
+    private readonly options: ParsePoolOptions,
+    private readonly log: (line: string) => void = () => {},
+  ) {}
+
+  /** A fetched page's readable title and text. */
+  readPage(owner: string, page: FetchedPage, signal?: AbortSignal): Promise<ExtractedPage> {
+    const job: ParseJob = { kind: 'page', url: page.url, pageKind: page.kind, charset: page.charset, body: ownBuffer(page.body), truncated: page.truncated };
+    return this.run(owner, job, signal) as Promise<ParseValue['page']>;
+  }
+
+  /** A document's text. */
+  extractDocument(owner: string, data: Uint8Array, ext: string, signal?: AbortSignal): Promise<string> {
+    return this.run(owner, { kind: 'document', ext, data: ownBuffer(data) }, signal) as Promise<ParseValue['document']>;
+  }
+
+  /** The offline description of an image. */
+  describeImage(owner: string, data: Uint8Array, signal?: AbortSignal): Promise<string> {
+    return this.run(owner, { kind: 'image', data: ownBuffer(data) }, signal) as Promise<ParseValue['image']>;
+  }
+
+  /**
+   * Starts the threads now, when an item is on its way (a page being fetched, a file being uploaded): loading the
+   * readers takes a thread a second or more, which then passes while the bytes travel.
+   */
+  warm(): void {
+    while (!this.closed && this.threads.length < this.options.threads) this.spawn();
+  }
+
+  /** Items waiting for a thread (all sessions). */
+  get waiting(): number {
+    return this.queue.size;
+  }
+
+  private run(owner: string, job: ParseJob, signal?: AbortSignal): Promise<unknown> {
+    if (this.closed) return Promise.reject(new ParseError('CLOSED', CLOSED_MESSAGE));
+    if (signal?.aborted) return Promise.reject(new ParseError('CANCELLED', 'Cancelled'));
+    if (this.queue.waiting(owner) >= this.options.maxWaitingPerSession) return Promise.reject(new ParseError('BUSY', BUSY_MESSAGE));
+    return new Promise((resolve, reject) => {
+      const task: Task = { owner, job, resolve, reject, signal };
+      if (signal) {
+        task.onAbort = () => {
+          if (this.queue.remove(owner, task)) reject(new ParseError('CANCELLED', 'Cancelled'));
+        };
+        signal.addEventListener('abort', task.onAbort, { once: true });
+      }
+      this.queue.push(owner, task);
+      this.pump();
+    });
+  }
+
+  /** Starts waiting items on ready threads, and starts threads while items wait and there is room. */
+  private pump(): void {
+    while (this.queue.size > 0) {
+      const idle = this.threads.find((t) => t.ready && t.task === null);
+      if (!idle) break;
+      const next = this.queue.take((owner) => this.running.get(owner) ?? 0);
+      if (next) this.start(idle, next.item);
+    }
+    const starting = this.threads.filter((t) => !t.ready).length;
+    const wanted = Math.min(this.options.threads - this.threads.length, this.queue.size - starting);
+    for (let i = 0; i < wanted; i++) this.spawn();
+  }
+
+  private spawn(): void {
+    const worker = new Worker(new URL('./worker-boot.mjs', import.meta.url), {
+      workerData: { entry: (this.options.entry ?? new URL('./worker.ts', import.meta.url)).href },
+      resourceLimits: { maxOldGenerationSizeMb: this.options.memoryMb, maxYoungGenerationSizeMb: 64 },
+    });
+    worker.unref();
+    this.started++;
+    const thread: Thread = { worker, ready: false, task: null };
+    this.threads.push(thread);
+    worker.on('message', (reply: WorkerReply) => {
+      if ('ready' in reply) {
+        thread.ready = true;
+        this.pump();
+        return;
+      }
+      const current = thread.task;
+      if (!current || current.id !== reply.id) return;
+      if (reply.ok) this.finish(thread, { value: reply.value }, true);
+      else this.finish(thread, { error: new ParseError('FAILED', reply.error) }, true);
+    });
+    worker.on('error', (error: Error) => {
+      const oom = (error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
+      this.lose(thread, oom ? 'MEMORY' : 'CRASHED', error.message);
+    });
+    worker.on('exit', (code) => this.lose(thread, 'CRASHED', `exit code ${code}`));
+  }
+
+  private start(thread: Thread, task: Task): void {
+    if (task.signal && task.onAbort) task.signal.removeEventListener('abort', task.onAbort);
+    const id = this.nextId++;
+    const budget = this.options.budgetMs[task.job.kind];
+    const timer = setTimeout(() => this.lose(thread, 'TIMEOUT', `over its ${budget} ms budget`), budget);
+    thread.task = { id, task, timer };
+    this.running.set(task.owner, (this.running.get(task.owner) ?? 0) + 1);
+    const request: WorkerRequest = { id, job: task.job };
+    thread.worker.postMessage(request, transferList(task.job));
+  }
+
+  /** The thread's item is done (or failed); a thread kept goes back to work. */
+  private finish(thread: Thread, outcome: { value: unknown } | { error: ParseError }, keep: boolean): void {
+    const current = thread.task;
+    thread.task = null;
+    if (!keep) this.retire(thread);
+    if (current) {
+      clearTimeout(current.timer);
+      const left = (this.running.get(current.task.owner) ?? 1) - 1;
+      if (left > 0) this.running.set(current.task.owner, left);
+      else this.running.delete(current.task.owner);
+      if ('value' in outcome) current.task.resolve(outcome.value);
+      else current.task.reject(outcome.error);
+    }
+    if (!this.closed) this.pump();
+  }
+
+  /** The thread is gone or must go (timeout, memory, crash): its item fails, the thread is replaced on demand. */
+  private lose(thread: Thread, code: 'TIMEOUT' | 'MEMORY' | 'CRASHED', detail: string): void {
+    if (!this.threads.includes(thread)) return;
+    const kind = thread.task?.task.job.kind;
+    if (kind && !this.closed) this.log(`parse pool: a ${kind} item failed (${code}: ${detail}); the thread is replaced`);
+    const error = this.closed ? new ParseError('CLOSED', CLOSED_MESSAGE) : new ParseError(code, kind ? MESSAGES[kind][code] : detail);
+    if (!thread.ready && !this.closed) {
+      // The thread could not even start (a broken install): starting another would fail the same way, for ever.
+      this.log(`parse pool: a thread could not start (${detail})`);
+      for (const task of this.queue.drain()) this.settle(task, new ParseError('CRASHED', 'The server could not start its reader'));
+    }
+    this.finish(thread, { error }, false);
+  }
+
+  /** Rejects a task that never started. */
+  private settle(task: Task, error: ParseError): void {
+    if (task.signal && task.onAbort) task.signal.removeEventListener('abort', task.onAbort);
+    task.reject(error);
+  }
+
+  private retire(thread: Thread): void {
+    const at = this.threads.indexOf(thread);
+    if (at >= 0) this.threads.splice(at, 1);
+    void thread.worker.terminate();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const task of this.queue.drain()) this.settle(task, new ParseError('CLOSED', CLOSED_MESSAGE));
+    const threads = [...this.threads];
+    for (const thread of threads) this.lose(thread, 'CRASHED', 'closing');
+    await Promise.all(threads.map((t) => t.worker.terminate()));
+  }
+}

@@ -1,0 +1,17 @@
+// Entry of a parse pool thread (./pool.ts): the gateway runs TypeScript through tsx, so the thread registers tsx
+// before it loads the real entry (./worker.ts, or a test's).
+import { setPriority } from 'node:os';
+import { register } from 'tsx/esm/api';
+import { workerData } from 'node:worker_threads';
+
+register();
+await import(workerData.entry);
+
+// Loaded (at the normal priority, so that a first item does not wait long for its thread), this thread now yields
+// to the event loop's: on Linux the nice value is per thread, and pid 0 is the calling thread. On a busy machine a
+// page or a file then takes longer to read rather than delaying every other request.
+try {
+  setPriority(0, 10);
+} catch {
+  // not permitted here: read at the normal priority
+}

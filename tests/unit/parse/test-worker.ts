@@ -1,0 +1,27 @@
+/**
+ * A stand-in parse pool thread for the pool's own tests (tests/unit/parse/pool.test.ts): it speaks the real
+ * thread's protocol (src/server/parse/jobs.ts) and does what a document job's `ext` says, so that the scheduling,
+ * the budgets and the recovery can be tested without real parsers:
+ *   'echo:TEXT' answers TEXT; 'sleep:MS:TEXT' answers TEXT after MS (the thread stays free to answer);
+ *   'spin' never answers (a busy loop); 'crash' ends the thread; 'oom' allocates until the heap limit;
+ *   'fail:TEXT' answers the reader's refusal TEXT.
+ */
+import { parentPort } from 'node:worker_threads';
+import type { WorkerReply, WorkerRequest } from '../../../src/server/parse/jobs';
+
+const reply = (r: WorkerReply): void => parentPort?.postMessage(r);
+
+parentPort?.on('message', ({ id, job }: WorkerRequest) => {
+  const command = job.kind === 'document' ? job.ext : 'echo:not a document';
+  const [verb = '', arg = '', rest = ''] = command.split(':');
+  if (verb === 'echo') reply({ id, ok: true, value: arg });
+  else if (verb === 'sleep') setTimeout(() => reply({ id, ok: true, value: rest }), Number(arg));
+  else if (verb === 'fail') reply({ id, ok: false, error: arg });
+  else if (verb === 'crash') process.exit(3);
+  else if (verb === 'spin') for (;;);
+  else if (verb === 'oom') {
+    const hoard: number[][] = [];
+    for (;;) hoard.push(Array.from({ length: 100_000 }, (_, i) => i * 1.5));
+  }
+});
+reply({ ready: true });
