@@ -16,6 +16,7 @@ import { InvitationsPage } from './components/InvitationsPage';
 import { LibraryPage } from './components/LibraryPage';
 import { ToolSplit } from './components/ToolSplit';
 import { Link } from './components/Link';
+import { ErrorBoundary } from './components/ErrorBoundary';
 import { useQuery } from './engine';
 import { matchRoute, navigate, usePath } from './router';
 import { view } from './state';
@@ -110,6 +111,7 @@ export function App() {
         <AudioPlayerBar />
         <ConsentBanner />
         <InstallBanner />
+        <ErrorBoundary resetKey={path} fallback={<p className="page-failed" role="alert">This page could not be shown. Choose another page, or reload to try again.</p>}>
         {route.name === 'conversation' && (
           <ToolSplit slug={route.slug === 'new' ? null : route.slug}>
             <ConversationPage key={route.slug === 'new' ? 'new' : 'conversation'} slug={route.slug} />
@@ -122,6 +124,7 @@ export function App() {
         {route.name === 'invitations' && <InvitationsPage />}
         {route.name === 'library' && <LibraryPage />}
         {route.name === 'updates' && <UpdatesPage />}
+        </ErrorBoundary>
       </main>
     </div>
   );

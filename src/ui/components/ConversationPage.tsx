@@ -13,6 +13,7 @@ import { InstructionsButton } from './SystemPromptDialog';
 import { ExportMenu } from './ExportMenu';
 import { ScratchpadButton } from './ToolSplit';
 import { MessageList } from './MessageList';
+import { ErrorBoundary } from './ErrorBoundary';
 import { formatTotalCost } from './cost-format';
 import { Suggestions } from './web/Suggestions';
 import { clearWebDraft, web, webSendExtras } from '../web-state';
@@ -169,6 +170,7 @@ export function ConversationPage({ slug }: { slug: string }) {
         <ExportMenu slug={conversation ? conversation.conversation.slug : null} />
         <ScratchpadButton />
       </ConversationHeader>
+      <ErrorBoundary resetKey={conversation?.conversation.slug} fallback={<p className="messages-failed" role="alert">The messages could not be shown. Reload the page to try again.</p>}>
       <MessageList
         messages={conversation?.messages ?? []}
         partial={conversation?.partial ?? false}
@@ -192,6 +194,7 @@ export function ConversationPage({ slug }: { slug: string }) {
           )
         }
       />
+      </ErrorBoundary>
       <Composer
         value={snap.drafts[draftKey] ?? ''}
         onChange={(text) => (view.drafts[draftKey] = text)}

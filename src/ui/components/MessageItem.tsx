@@ -12,6 +12,8 @@ import { Sources } from './web/Sources';
 import { addToScratchpad } from '../tools-state';
 import { readAloud } from '../speech/player';
 import { MessageAudio } from '../speech/MessageAudio';
+import { ErrorBoundary } from './ErrorBoundary';
+import { PlainText, UnformattedText } from './PlainText';
 
 // Markdown, GFM, math and KaTeX are heavy: loaded on first use, not with the page.
 const Markdown = lazy(() => import('./Markdown'));
@@ -127,7 +129,7 @@ function EditForm({ initial, onSave, onCancel }: { initial: string; onSave: (tex
   );
 }
 
-export const MessageItem = memo(function MessageItem({ message, modelName }: MessageItemProps) {
+function MessageContent({ message, modelName }: MessageItemProps) {
   const status = message.hasError || message.interrupted ? 'error' : message.status;
   const isAssistant = message.role === 'assistant';
   const [editing, setEditing] = useState(false);
@@ -195,12 +197,15 @@ export const MessageItem = memo(function MessageItem({ message, modelName }: Mes
               <span />
             </span>
           ) : (
-            <Suspense fallback={<div className="plain">{message.text}</div>}>
-              <Markdown text={message.text} cacheKey={status === 'done' ? `${message.id}:${message.updatedAt}` : undefined} citations={message.citations} />
-            </Suspense>
+            // A reply that cannot be formatted (whatever goes wrong in the Markdown) shows as plain text with a note.
+            <ErrorBoundary resetKey={message.text} fallback={<UnformattedText text={message.text} />}>
+              <Suspense fallback={<PlainText text={message.text} />}>
+                <Markdown text={message.text} cacheKey={status === 'done' ? `${message.id}:${message.updatedAt}` : undefined} citations={message.citations} />
+              </Suspense>
+            </ErrorBoundary>
           )
         ) : (
-          <div className="plain">{message.text}</div>
+          <PlainText text={message.text} />
         )}
         {message.role === 'user' && <MessageFiles message={message} />}
         {message.scrapedContent && <ScrapedChips label="Scraped pages" pages={message.scrapedContent} />}
@@ -225,4 +230,38 @@ export const MessageItem = memo(function MessageItem({ message, modelName }: Mes
       )}
     </article>
   );
+}
+
+/**
+ * A message in the list, behind an error boundary: should anything of it fail to render, it shows as plain text
+ * with a note, and the rest of the conversation goes on.
+ */
+export const MessageItem = memo(function MessageItem({ message, modelName }: MessageItemProps) {
+  const resetKey = `${message.id}:${message.updatedAt}:${message.status}:${message.text.length}`;
+  return (
+    <ErrorBoundary resetKey={resetKey} fallback={<BrokenMessage message={message} modelName={modelName} />}>
+      <MessageContent message={message} modelName={modelName} />
+    </ErrorBoundary>
+  );
 }, sameMessage);
+
+function BrokenMessage({ message, modelName }: MessageItemProps) {
+  const isAssistant = message.role === 'assistant';
+  return (
+    <article
+      className={`message message-${message.role}`}
+      data-role={message.role}
+      data-status={message.hasError || message.interrupted ? 'error' : message.status}
+      data-model={message.model}
+      id={`message-${message.id}`}
+      aria-label={isAssistant ? 'Assistant message' : 'Your message'}
+    >
+      <header className="message-header">
+        <span className="message-author">{isAssistant ? modelName : 'You'}</span>
+      </header>
+      <div className="message-body">
+        <UnformattedText text={message.text} />
+      </div>
+    </article>
+  );
+}

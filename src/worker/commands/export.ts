@@ -19,6 +19,7 @@ import { toMarkdown } from '../services/export/markdown';
 import { checkExportable, EXPORT_MIME, exportFileName, type ExportSource } from '../services/export/model';
 import type { PdfFonts } from '../services/export/pdf';
 import type { PdfWorkerApi } from '../services/export/pdf-worker';
+import { pdfWithinBudget } from '../services/export/pdf-budget';
 
 export interface ExportOptions {
   /** Where the PDF faces come from (the app's own assets in the browser; tests pass files). `cjk`: the CJK face too. */
@@ -40,7 +41,8 @@ export function exportCommands(core: EngineCore, options: ExportOptions = {}): E
 
   /**
    * In a browser the PDF is laid out in a dedicated worker of its own (../services/export/pdf-worker.ts), so the
-   * engine keeps serving replies meanwhile; where there are no workers (Node tests) or fonts are given, here.
+   * engine keeps serving replies meanwhile, and a message whose parse runs past its budget is laid out as plain
+   * text (../services/export/pdf-budget.ts); where there are no workers (Node tests) or fonts are given, here.
    */
   async function pdfBytes(src: ExportSource): Promise<ArrayBuffer> {
     if (options.loadFonts || typeof Worker === 'undefined') {
@@ -48,14 +50,17 @@ export function exportCommands(core: EngineCore, options: ExportOptions = {}): E
       const { toPdf, sourceNeedsCjk } = await import('../services/export/pdf');
       return toPdf(src, await load({ cjk: sourceNeedsCjk(src) }));
     }
-    const worker = new Worker(new URL('../services/export/pdf-worker.ts', import.meta.url), { type: 'module', name: 'parley-pdf' });
-    const remote = Comlink.wrap<PdfWorkerApi>(worker);
-    try {
-      return await remote.build(src);
-    } finally {
-      remote[Comlink.releaseProxy]();
-      worker.terminate();
-    }
+    return pdfWithinBudget(src, (source, plain, onParse) => {
+      const worker = new Worker(new URL('../services/export/pdf-worker.ts', import.meta.url), { type: 'module', name: 'parley-pdf' });
+      const remote = Comlink.wrap<PdfWorkerApi>(worker);
+      const result = remote.build(source, [...plain], Comlink.proxy(onParse));
+      const stop = () => {
+        remote[Comlink.releaseProxy]();
+        worker.terminate();
+      };
+      void result.then(stop, stop);
+      return { result, stop };
+    });
   }
 
   /** The conversation as its page shows it, checked against the spec's rule. */

@@ -3,6 +3,7 @@
  * (shown as text, never as markup) and a link to the page; in the composer each can be removed.
  */
 import { useRef, useState } from 'react';
+import { safeHref } from './safe-href';
 
 export interface PageChip {
   url: string;
@@ -10,15 +11,7 @@ export interface PageChip {
   content: string;
 }
 
-/** Only http(s) links are made clickable; anything else is shown as text. */
-export function safeHref(url: string): string | undefined {
-  try {
-    const u = new URL(url);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : undefined;
-  } catch {
-    return undefined;
-  }
-}
+export { safeHref };
 
 export function hostOf(url: string): string {
   try {

@@ -5,7 +5,7 @@
  */
 import type { Link, Nodes, Parent, PhrasingContent, Root, Text } from 'mdast';
 import type { WebSourceRecord } from '../../../events/model';
-import { safeHref } from './ScrapedChips';
+import { safeHref } from './safe-href';
 
 const CITE = /\[(\d{1,3})\]/g;
 const SKIP = new Set(['code', 'inlineCode', 'link', 'linkReference', 'math', 'inlineMath', 'html', 'definition']);
@@ -49,9 +49,19 @@ function walk(node: Nodes, hrefs: readonly (string | undefined)[]): void {
   if (changed) (parent as { children: Nodes[] }).children = next;
 }
 
+/** The link of each source, by its number less one (undefined: not an http(s) address, so no link). */
+export function citationHrefs(sources: readonly WebSourceRecord[]): (string | undefined)[] {
+  return sources.map((s) => safeHref(s.url));
+}
+
+/** `[n]` -> a link to hrefs[n - 1], in place. */
+export function citeSources(tree: Root, hrefs: readonly (string | undefined)[]): void {
+  walk(tree, hrefs);
+}
+
 /** remark plugin: `[n]` -> a link to sources[n - 1]. */
 export function remarkCitations(sources: readonly WebSourceRecord[]) {
-  const hrefs = sources.map((s) => safeHref(s.url));
+  const hrefs = citationHrefs(sources);
   return () => (tree: Root) => {
     walk(tree, hrefs);
   };

@@ -3,12 +3,18 @@
  * (remark-parse, remark-gfm, remark-math), never with regexes; the mdast tree is flattened into a few block kinds
  * the PDF writer knows how to lay out: text (paragraphs, headings, list items, quotes), code (code blocks, and
  * display math kept as TeX source), tables and rules. Pure: no jspdf here.
+ *
+ * Hostile Markdown (src/protocol/markdown-guard.ts: nesting thousands deep, runs that make the parser slow) is not
+ * parsed at all: its message is laid out as plain text, as is one the parser fails on. The tree of what is parsed
+ * is cut at a sane depth before the recursive walk below.
  */
 import type { Nodes, PhrasingContent, RootContent, Table } from 'mdast';
 import remarkGfm from 'remark-gfm';
 import remarkMath from 'remark-math';
 import remarkParse from 'remark-parse';
 import { unified } from 'unified';
+import { capTreeDepth } from '../../../protocol/markdown-depth';
+import { tameMarkdown } from '../../../protocol/markdown-guard';
 
 /** body = DejaVu Sans, bold = DejaVu Sans Bold, mono = DejaVu Sans Mono. */
 export type RunStyle = 'body' | 'bold' | 'mono';
@@ -172,10 +178,29 @@ function flatten(nodes: readonly RootContent[], ctx: Context, out: Block[], mark
   }
 }
 
+/** A message's text as written (hostile or broken Markdown): one text block, its lines kept, spaces collapsed. */
+export function plainBlocks(text: string): Block[] {
+  return [{ kind: 'text', runs: [{ text, style: 'body' }], size: BODY_SIZE, indent: 0, quote: false }];
+}
+
+/**
+ * The layout blocks of one message's Markdown text; `plain` when it is laid out as plain text instead (its
+ * Markdown is hostile, or the parser failed on it), and the caller then says so above it.
+ */
+export function messageBlocks(markdown: string): { blocks: Block[]; plain: boolean } {
+  if (tameMarkdown(markdown).tamed) return { blocks: plainBlocks(markdown), plain: true };
+  try {
+    const tree = parser.parse(markdown);
+    capTreeDepth(tree);
+    const out: Block[] = [];
+    flatten(tree.children, { indent: 0, quote: false }, out);
+    return { blocks: out, plain: false };
+  } catch {
+    return { blocks: plainBlocks(markdown), plain: true };
+  }
+}
+
 /** The layout blocks of one message's Markdown text. */
 export function markdownBlocks(markdown: string): Block[] {
-  const tree = parser.parse(markdown);
-  const out: Block[] = [];
-  flatten(tree.children, { indent: 0, quote: false }, out);
-  return out;
+  return messageBlocks(markdown).blocks;
 }

@@ -8,7 +8,8 @@
  * of layout: a page break comes between lines, never through one.
  */
 import { jsPDF } from 'jspdf';
-import { markdownBlocks, BODY_SIZE, type Block, type Run } from './pdf-blocks';
+import { messageBlocks, plainBlocks, BODY_SIZE, type Block, type Run } from './pdf-blocks';
+import { unformattedNote } from '../../../protocol/markdown-note';
 import { FACE, needsCjkFace, TextKit, type Face, type Line } from './pdf-text';
 import { messageHeading, messageImages, messageText, shownTime, type ExportSource } from './model';
 
@@ -260,25 +261,47 @@ export function columnWidths(rows: readonly Run[][][], columns: number, availabl
   return widths.map((w, i) => w + (wanted > 0 ? (left * wants[i]!) / wanted : 0));
 }
 
+/**
+ * How a build treats each message's Markdown. `plain`: indexes of messages laid out as plain text without parsing
+ * (the engine's watchdog names one whose parse ran past its budget, ./pdf-budget.ts); `onParse(i)` is told before
+ * message i is parsed, and `onParse(-1)` when every message is, so that a watchdog can time each parse.
+ */
+export interface PdfBuildOptions {
+  plain?: ReadonlySet<number>;
+  onParse?: (index: number) => void;
+}
+
 /** Lays the conversation out on `doc` (a fresh document from `newPdfDocument`). */
-export function writeConversation(doc: jsPDF, source: ExportSource): void {
+export function writeConversation(doc: jsPDF, source: ExportSource, options: PdfBuildOptions = {}): void {
+  // First every message's blocks (the parsing, which a watchdog can time), then the layout.
+  const parsed = source.messages.map((m, i) => {
+    options.onParse?.(i);
+    const text = messageText(m);
+    return options.plain?.has(i) ? { blocks: plainBlocks(text), plain: true } : messageBlocks(text);
+  });
+  options.onParse?.(-1);
   const w = new Writer(doc);
   doc.setProperties({ title: source.conversation.name, creator: 'Parley' });
   w.text([{ text: source.conversation.name, style: 'bold' }], 18, 0);
   const count = source.messages.length;
   w.text([{ text: `Exported ${shownTime(source.exportedAt)} · ${count} message${count === 1 ? '' : 's'}`, style: 'body' }], 9, 0, { color: COLOR.muted });
-  for (const m of source.messages) {
+  source.messages.forEach((m, i) => {
+    const { blocks, plain } = parsed[i]!;
     w.gap(10);
     // Keep a message's heading with its first line.
     w.ensure(9.5 * LEADING + BODY_SIZE * LEADING);
     w.rule(0);
     w.text([{ text: messageHeading(m), style: 'bold' }], 9.5, 0, { color: COLOR.muted });
     w.gap(3);
-    w.blocks(markdownBlocks(messageText(m)));
+    if (plain) {
+      w.text([{ text: unformattedNote(m.role), style: 'body' }], 9, 0, { color: COLOR.muted });
+      w.gap(3);
+    }
+    w.blocks(blocks);
     for (const image of messageImages(m)) {
       w.text([{ text: 'url' in image ? `[image: ${image.url}]` : '[image: inline data, in the JSON export]', style: 'body' }], 9, 0, { color: COLOR.muted });
     }
-  }
+  });
 }
 
 /** The conversation has text only the CJK face draws: load it for this export. */
@@ -287,8 +310,8 @@ export function sourceNeedsCjk(source: ExportSource): boolean {
 }
 
 /** The PDF file's bytes. `source` is what `checkExportable` returned. */
-export function toPdf(source: ExportSource, fonts: PdfFonts): ArrayBuffer {
+export function toPdf(source: ExportSource, fonts: PdfFonts, options: PdfBuildOptions = {}): ArrayBuffer {
   const doc = newPdfDocument(fonts);
-  writeConversation(doc, source);
+  writeConversation(doc, source, options);
   return doc.output('arraybuffer');
 }
