@@ -78,6 +78,7 @@ const bench: Bench = async () => {
   });
   const page = await browser.newPage({ viewport: { width: 1366, height: 768 } });
   page.on('pageerror', () => undefined);
+  page.on('crash', () => console.error('hostile-markdown bench: the page crashed'));
 
   /** One measured run on a fresh page (nothing cached, the Markdown code and the worker loaded by a warm-up). */
   async function measure(text: string, mode: 'arrive' | 'open'): Promise<RunResult> {
