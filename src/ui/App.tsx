@@ -18,7 +18,7 @@ import { ToolSplit } from './components/ToolSplit';
 import { Link } from './components/Link';
 import { ErrorBoundary } from './components/ErrorBoundary';
 import { useQuery } from './engine';
-import { matchRoute, navigate, usePath } from './router';
+import { homeTarget, matchRoute, navigate, usePath } from './router';
 import { view } from './state';
 import { useTheme } from './theme';
 import { UpdatesLink, UpdatesPage } from './account/UpdatesPage';
@@ -39,8 +39,8 @@ export function App() {
   useAnalytics(route.name);
 
   useEffect(() => {
-    if (route.name === 'home') navigate('/conversation/new', { replace: true });
-  }, [route.name]);
+    if (route.name === 'home') navigate(homeTarget(path), { replace: true });
+  }, [route.name, path]);
 
   // Choosing a conversation or a page closes the drawer.
   useEffect(() => {

@@ -5,7 +5,8 @@ const listeners = new Set<() => void>();
 const notify = () => {
   for (const l of listeners) l();
 };
-addEventListener('popstate', notify);
+// Guarded so that the pure route functions below can be tested outside a browser.
+if (typeof addEventListener === 'function') addEventListener('popstate', notify);
 
 export function navigate(path: string, options: { replace?: boolean } = {}): void {
   if (options.replace) history.replaceState(null, '', path);
@@ -25,9 +26,13 @@ export function usePath(): string {
 
 export type Route = { name: 'conversation'; slug: string } | { name: 'wallet' } | { name: 'settings' } | { name: 'home' } | { name: 'invitations' } | { name: 'gallery' } | { name: 'updates' } | { name: 'library' };
 
+/**
+ * Routes (spec 001 section 2). `/balance` is the Wallet and `/media?mode=&model=` a new conversation in that mode
+ * with that model: both are named by updates-feed links; the new conversation keeps the query (see `homeTarget`).
+ */
 export function matchRoute(path: string): Route {
   const pathname = path.split('?')[0] ?? '/';
-  if (pathname === '/wallet') return { name: 'wallet' };
+  if (pathname === '/wallet' || pathname === '/balance') return { name: 'wallet' };
   if (pathname === '/settings') return { name: 'settings' };
   if (pathname === '/gallery') return { name: 'gallery' };
   if (pathname === '/invitations') return { name: 'invitations' };
@@ -45,4 +50,11 @@ export function decodeSlugPrompt(slug: string): string {
   } catch {
     return slug;
   }
+}
+
+/** Where the home route (`/`, `/media` and unknown paths) goes: a new conversation, keeping the query
+ * (`?mode=image&model=...` from a feed link reaches the composer, spec 000 section 2). */
+export function homeTarget(path: string): string {
+  const at = path.indexOf('?');
+  return `/conversation/new${at < 0 ? '' : path.slice(at)}`;
 }

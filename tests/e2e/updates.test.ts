@@ -34,4 +34,29 @@ describe('updates feed', () => {
     expect(await page.getByText('All read').count()).toBe(1);
     expect(await page.getByRole('button', { name: 'Mark all as read' }).isDisabled()).toBe(true);
   });
+
+  it("an entry's links open the app's pages in this tab: /media in its mode, /balance the Wallet, Settings with the 18+ switch", async () => {
+    const context = await getStack().newContext();
+    const page = await openApp(context);
+    await updatesLink(page).click();
+    const entry = (title: string) => page.getByRole('article', { name: title });
+    const images = UPDATE_ENTRIES.find((e) => e.text.includes('(/media?mode=image)'))!;
+    await entry(images.title).getByRole('link', { name: 'Try it' }).click();
+    await page.waitForURL((u) => u.pathname === '/conversation/new' && u.searchParams.get('mode') === 'image');
+    await expect.poll(() => page.getByRole('radio', { name: 'Image' }).isChecked()).toBe(true);
+    expect(context.pages().length).toBe(1);
+
+    await page.goBack();
+    const wallet = UPDATE_ENTRIES.find((e) => e.text.includes('(/balance)'))!;
+    await entry(wallet.title).getByRole('link', { name: 'Wallet' }).first().click();
+    await page.getByRole('heading', { name: 'Wallet', level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/balance');
+
+    await page.goto('/updates');
+    const explicit = UPDATE_ENTRIES.find((e) => e.text.includes('Show explicit content (18+)'))!;
+    await entry(explicit.title).getByRole('link', { name: 'Settings' }).click();
+    const toggle = page.getByRole('switch', { name: 'Show explicit content (18+)' });
+    await toggle.waitFor();
+    expect(await toggle.isChecked()).toBe(false);
+  });
 });

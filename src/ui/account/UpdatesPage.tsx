@@ -2,10 +2,11 @@
  * The updates feed (spec 001 sections 2-4): our own entries, newest first, each read one at a time ("Mark as read")
  * or all at once ("Mark all as read"); read status is engine data, so every tab's "Updates" link count follows.
  */
-import { lazy, Suspense, useEffect } from 'react';
+import { lazy, Suspense, useEffect, type MouseEvent } from 'react';
 import type { ActionResult } from '../../protocol/engine';
 import { engine, useQuery } from '../engine';
 import { Link } from '../components/Link';
+import { navigate } from '../router';
 import { report } from './folder-state';
 
 // The markdown renderer is a lazy chunk (it carries GFM, math and KaTeX).
@@ -28,6 +29,19 @@ export function UpdatesLink({ current }: { current: boolean }) {
       )}
     </Link>
   );
+}
+
+/**
+ * An entry's links to the app's own routes (`/gallery`, `/media?mode=image`, ...) open in this tab through the
+ * History API, as the app's other links do; links elsewhere keep the Markdown's new-tab behaviour.
+ */
+export function followAppLink(e: MouseEvent<HTMLElement>): void {
+  if (e.defaultPrevented || e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
+  const a = (e.target as Element).closest('a');
+  const href = a?.getAttribute('href') ?? '';
+  if (!href.startsWith('/') || href.startsWith('//')) return;
+  e.preventDefault();
+  navigate(href);
 }
 
 export function UpdatesPage() {
@@ -62,7 +76,8 @@ export function UpdatesPage() {
                 {!item.read && <span className="visually-hidden">Unread</span>}
               </header>
               <Suspense fallback={<p>{item.text}</p>}>
-                <div className="update-text">
+                {/* Enter on a focused link fires its click, which bubbles here: keyboard users follow links alike. */}
+                <div className="update-text" onClick={followAppLink}>
                   <Markdown text={item.text} />
                 </div>
               </Suspense>

@@ -11,7 +11,7 @@ import type { MessageView } from '../../protocol/engine';
 import { MessageItem } from './MessageItem';
 import { useJumpToMessage } from '../media/jump';
 import { MultiModelReplies, OmittedMarker } from './MultiModelReplies';
-import { updateRows, type ListRow, type RowsOf } from './list-rows';
+import { scrollToNewestLater, updateRows, type ListRow, type RowsOf } from './list-rows';
 
 /** Within this many pixels of the end counts as "at the end": the list keeps following. */
 const STICK_PX = 80;
@@ -64,10 +64,13 @@ export function MessageList({ messages, models, empty, partial = false }: Props)
     if (el && stick.current) el.scrollTop = el.scrollHeight;
   }, [messages.length, last?.text.length, last?.status, totalSize]);
 
-  // A new message of the user's own (or a new reply) brings the list back to the end.
+  // A new message of the user's own (or a new reply) brings the list back to the end, and again 100 ms after it
+  // renders (spec 001 section 9), once what loads after the first paint has its height.
   useLayoutEffect(() => {
     stick.current = true;
     setAtEnd(true);
+    const el = scroller.current;
+    return el ? scrollToNewestLater(el, () => stick.current) : undefined;
   }, [messages.length]);
 
   function jumpToLatest() {

@@ -20,6 +20,9 @@ function save(changes: Partial<Preferences>): void {
   void trackWrite(engine((api) => api.setPreferences(changes)));
 }
 
+/** The explicit-content setting says it is for adults (issue 20, spec 001 section 6). */
+export const EXPLICIT_CONTENT_LABEL = 'Show explicit content (18+)';
+
 function Toggle({ label, checked, onChange, hint }: { label: string; checked: boolean; onChange(v: boolean): void; hint?: string }) {
   const id = useId();
   return (
@@ -112,7 +115,7 @@ export function SettingsPage() {
           />
           <Toggle label="Enter sends message" checked={preferences.enterSendsMessage} onChange={(v) => save({ enterSendsMessage: v })} hint="When off, Enter starts a new line; send with the Send button." />
           <Toggle label="Show thinking" checked={preferences.showThinkingBlocks} onChange={(v) => save({ showThinkingBlocks: v })} hint="Show a model's reasoning above its reply." />
-          <Toggle label="Show explicit content" checked={preferences.showExplicitContent} onChange={(v) => save({ showExplicitContent: v })} hint="Let image and video models generate prompts flagged as explicit." />
+          <Toggle label={EXPLICIT_CONTENT_LABEL} checked={preferences.showExplicitContent} onChange={(v) => save({ showExplicitContent: v })} hint="For adults only: lets image and video models make what they flag as explicit. Off by default." />
           <WebSettings preferences={preferences} save={save} />
           <SpeechSettings preferences={preferences} models={models?.models} save={save} />
           <AccountSettings preferences={preferences} save={save} />

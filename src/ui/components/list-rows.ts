@@ -104,3 +104,18 @@ export function updateRows(prev: RowsOf | null, messages: readonly MessageView[]
   }
   return { messages, rows: rows ?? prev.rows, rowOf: prev.rowOf };
 }
+
+/** Spec 001 section 9, interface defaults: the conversation scrolls to the newest message 100 ms after it renders. */
+export const SCROLL_DELAY_MS = 100;
+
+/**
+ * Scrolls `el` to its end `delay` ms from now, if the reader is still following the end then (`following()`): a new
+ * message's images, code colours and measured heights settle after its first paint, and the list follows them.
+ * Returns the cancel function (the next new message, or the list unmounting, replaces or drops the pending scroll).
+ */
+export function scrollToNewestLater(el: { scrollTop: number; readonly scrollHeight: number }, following: () => boolean, delay = SCROLL_DELAY_MS): () => void {
+  const timer = setTimeout(() => {
+    if (following()) el.scrollTop = el.scrollHeight;
+  }, delay);
+  return () => clearTimeout(timer);
+}

@@ -54,7 +54,7 @@ function ExplicitNote() {
         disabled={done}
         onClick={() => void engine((api) => api.setPreferences({ showExplicitContent: true })).then(() => setDone(true))}
       >
-        {done ? 'Explicit content is shown' : 'Show explicit content'}
+        {done ? 'Explicit content is shown' : 'Show explicit content (18+)'}
       </button>
     </div>
   );

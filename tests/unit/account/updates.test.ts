@@ -8,6 +8,7 @@ import { checkPayload } from '../../../src/events/validate';
 import { parseEntry, sortEntries, UPDATE_ENTRIES } from '../../../src/updates/feed';
 import { foldUpdatesRead, UPDATES_ERROR } from '../../../src/worker/commands/updates';
 import type { UpdatesView } from '../../../src/protocol/account';
+import { homeTarget, matchRoute } from '../../../src/ui/router';
 import type { Engine } from '../../../src/worker/engine';
 import { useOfflineEngines } from '../engine/offline-engine';
 
@@ -23,6 +24,34 @@ describe('update entries', () => {
     }
     const dates = UPDATE_ENTRIES.map((e) => e.date);
     expect([...dates].sort().reverse()).toEqual(dates);
+  });
+
+  it("link to the app's own routes, and together to every route the spec names only in feed links", () => {
+    const links = (text: string) => [...text.matchAll(/\]\((\/[^)\s]*)\)/g)].map((m) => m[1]!);
+    for (const e of UPDATE_ENTRIES) {
+      expect(links(e.text).length, `${e.id} links to no page of the app`).toBeGreaterThan(0);
+      for (const href of links(e.text)) {
+        const route = matchRoute(href);
+        // Every link lands on a page: a named route, or a new conversation reached through the home route.
+        if (route.name === 'home') expect(homeTarget(href)).toMatch(/^\/conversation\/new(\?|$)/);
+        else expect(route.name).not.toBe('home');
+      }
+    }
+    const all = UPDATE_ENTRIES.flatMap((e) => links(e.text));
+    // Spec 001 section 2: conversation with a model parameter; media with mode image, video and audio; gallery; balance; settings.
+    expect(all.some((h) => /^\/conversation\/new\?model=/.test(h))).toBe(true);
+    for (const mode of ['image', 'video', 'audio']) expect(all).toContain(`/media?mode=${mode}`);
+    for (const page of ['/gallery', '/balance', '/settings']) expect(all).toContain(page);
+    // The explicit-content setting is announced, and says 18+.
+    expect(UPDATE_ENTRIES.some((e) => e.text.includes('**Show explicit content (18+)**') && links(e.text).includes('/settings'))).toBe(true);
+  });
+
+  it('/balance is the Wallet; /media and the home route open a new conversation keeping the query', () => {
+    expect(matchRoute('/balance')).toEqual({ name: 'wallet' });
+    expect(matchRoute('/wallet')).toEqual({ name: 'wallet' });
+    expect(matchRoute('/media?mode=image&model=flux-schnell')).toEqual({ name: 'home' });
+    expect(homeTarget('/media?mode=image&model=flux-schnell')).toBe('/conversation/new?mode=image&model=flux-schnell');
+    expect(homeTarget('/')).toBe('/conversation/new');
   });
 
   it('parse the front matter and refuse an entry without a title or a real date', () => {

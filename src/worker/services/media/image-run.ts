@@ -15,7 +15,7 @@ import type { LiveReply } from '../reply-runner';
 import { blobOfBase64, splitGrid, storeImage } from './files';
 
 /** Ours: what the assistant says when the prompt needs explicit mode (spec 000 section 6). */
-export const EXPLICIT_MODE_TEXT = 'This prompt was flagged as explicit. Turn on "Show explicit content" in Settings to generate it.';
+export const EXPLICIT_MODE_TEXT = 'This prompt was flagged as explicit. Turn on "Show explicit content (18+)" in Settings to generate it.';
 
 function currency(core: EngineCore): 'USD' | 'XNO' {
   return Number.parseFloat(core.session$.value.session?.usd_balance ?? '0') > 0 ? 'USD' : 'XNO';
