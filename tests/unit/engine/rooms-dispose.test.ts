@@ -113,7 +113,7 @@ describe('a room stops its loops when the engine is disposed mid-poll', () => {
     expect(sent.ok).toBe(true);
     await assistantOf(engine, sent.ok ? sent.slug : '', (m) => m.videoStatus === 'processing');
     // Pending from here on: the next answer would be written (processing -> error after the 20 minutes, here a fake one).
-    overrides.set('/api/generate-video/status', json({ status: 'failed', error: 'boom' }));
+    overrides.set('/api/generate-video/status', json({ data: { status: 'FAILED', video_url: null, error: 'boom', cost: 0, paymentSource: null } }));
     const held = gate('/api/generate-video/status');
     const after = await disposeMidRequest(engine, held);
     expect(after.appends).toBe(0);
