@@ -9,7 +9,7 @@ import type { Check, R, Shape } from './checks';
 import { checked, defineEvent, NOTHING, page, pageAndList, shape } from './define';
 import { replyBase } from './chat-events';
 
-// ---- media (src/worker/rooms/media/commands.ts, src/worker/services/video-poller.ts) ----
+// ---- media (src/worker/rooms/media/commands.ts, src/worker/rooms/media/video-poller.ts) ----
 
 /** The images of a pending image message arrived; their bytes were stored in `files` before this was appended. */
 export interface ImageGeneratedV1 {

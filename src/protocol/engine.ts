@@ -164,7 +164,7 @@ export interface ChatHandlers {
 }
 
 /**
- * Every command of the engine: one handler type per domain (src/worker/commands/*), joined here (DESIGN rule 12).
+ * Every command of the engine: one handler type per domain (src/worker/rooms/<domain>/commands.ts), joined here (DESIGN rule 12).
  * A new domain adds its interface to this intersection.
  */
 export type CommandHandlers =

@@ -19,8 +19,6 @@ import { filesContext } from './attach-step';
 import type { ChatMessage } from '../protocol/api';
 import type { MessageRow } from '../events/model';
 
-/** Spec 000 section 4 / 9: at most 10 alternatives per group. */
-export const MAX_ALTERNATIVES = 10;
 
 /** Parent key of the conversation's first messages. */
 const ROOT = 0;

@@ -11,11 +11,14 @@ import type { BranchHandlers, TreeResult } from '../../../protocol/engine';
 import { makeEvent, type NewEvent } from '../../../events/catalogue';
 import type { MessageRow } from '../../../events/model';
 import type { EngineCore } from '../../core';
-import { canContinue, MAX_ALTERNATIVES, parentId, pathTo, type MessageTree } from '../../../shared/history';
+import { canContinue, parentId, pathTo, type MessageTree } from '../../../shared/history';
 
 export { canContinue, CONTINUE_THRESHOLD } from '../../../shared/history';
 import { CONVERSATION_NOTICE, MODEL_ERROR } from '../../../shared/messages';
 import { appendAndReply, contextMessages, newId, refuse, TREE_TEXT, withTree, type LoadedTree } from './tree';
+
+/** Spec 000 section 4 / 9: at most 10 alternatives per group. */
+export const MAX_ALTERNATIVES = 10;
 
 /** The group a message belongs to, or will belong to once its first alternative is made, and its members. */
 export function groupOf(tree: MessageTree, m: MessageRow): { group: string; members: MessageRow[]; isNew: boolean } {

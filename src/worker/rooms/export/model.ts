@@ -1,6 +1,6 @@
 /**
- * What an export is made from, and the checks every format shares. Pure: the engine command (src/worker/commands/
- * export.ts) gathers the conversation and the ordered messages of its active branch from the same live query the
+ * What an export is made from, and the checks every format shares. Pure: the engine command (src/worker/rooms/export/
+ * commands.ts) gathers the conversation and the ordered messages of its active branch from the same live query the
  * view renders, and every formatter here works on that list alone.
  */
 import type { ChatPart } from '../../../protocol/api';

@@ -4,7 +4,7 @@
  * flow owns the order and what every mode shares (validation, the pending flag and the queue, the balance check,
  * the conversation and the user message, all in one append); a feature plugs its part in from its own module:
  *
- *   // src/worker/commands/image.ts (the image issue)
+ *   // src/worker/rooms/media/commands.ts (the image mode)
  *   export function imageCommands(core: EngineCore): ImageHandlers {
  *     registerModeHandler(core, { mode: 'image', queueable: false, async run(submit) { ... } });
  *     ...
