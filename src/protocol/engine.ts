@@ -157,7 +157,7 @@ export interface PreferencesHandlers {
   setPreferences(changes: Partial<Preferences>): Promise<void>;
 }
 
-/** Chat: send a message and stop a reply (src/worker/rooms/replies/commands.ts). */
+/** Chat: send a message and stop a reply (src/worker/rooms/chat/commands.ts). */
 export interface ChatHandlers {
   sendMessage(input: SendMessageInput): Promise<SendMessageResult>;
   stopReply(slug: string): Promise<void>;

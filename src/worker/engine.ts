@@ -11,7 +11,7 @@ import type { CommandHandlers, Query, QueryResult } from '../protocol/engine';
 import { EngineCore, type EngineHooks, type RoomKind } from './core';
 import { liveReplies } from './rooms/replies/live';
 import { branchCommands } from './rooms/branches/commands';
-import { chatCommands } from './rooms/replies/commands';
+import { chatCommands } from './rooms/chat/commands';
 import { preferencesCommands } from './rooms/preferences/commands';
 import { exportCommands } from './rooms/export/commands';
 import { messageCommands } from './rooms/messages/commands';

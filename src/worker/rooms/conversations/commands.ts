@@ -18,13 +18,14 @@ import { DURATION } from '../../../shared/messages';
 import { EngineSearch } from './search';
 import { byTime } from './queries';
 import { liveReplies } from '../replies/live';
+import { INSTRUCTIONS_MAX_CHARS } from '../instructions/system-message';
+
+export { INSTRUCTIONS_MAX_CHARS };
 
 /** How long a deleted conversation can be brought back (the deletion notice stays as long). */
 export const UNDO_WINDOW_MS = DURATION.medium;
 /** Characters of the conversation's opening sent for a title. */
 export const TITLE_CONTENT_CHARS = 4000;
-/** Longest system prompt kept on a conversation. */
-export const INSTRUCTIONS_MAX_CHARS = 20_000;
 
 // Our own wording (the spec names no notice for these).
 export const CONVERSATION_DELETED = 'Conversation deleted';

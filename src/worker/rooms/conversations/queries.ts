@@ -6,7 +6,7 @@ import { asyncScheduler, defer, filter, from, map, Observable, scan, startWith, 
 import type { ConversationSummary, ConversationUpdate, ConversationView, LiveMessageText, MessageView, QueuedView } from '../../../protocol/engine';
 import { applyConversationUpdate } from '../../../protocol/conversation-updates';
 import type { ConversationRow, MessageRow } from '../../../events/model';
-import { queuedViews } from '../queue/queue-store';
+import { queuedViews } from '../replies/queue-store';
 import { withCitations } from '../../../shared/web-context';
 import { withImagePrompts } from '../media/image-prompts';
 import { STREAM_THROTTLE_MS, type EngineCore } from '../../core';

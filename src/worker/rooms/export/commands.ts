@@ -10,7 +10,7 @@ import * as Comlink from 'comlink';
 import { firstValueFrom } from 'rxjs';
 import type { ExportFile, ExportFormat, ExportHandlers } from '../../../protocol/engine';
 import type { EngineCore } from '../../core';
-import { withExportImages } from '../media/files';
+import { withExportImages } from '../../infra/files';
 import { conversationQueries } from '../conversations/queries';
 import { EXPORT_NOTICE } from '../../../shared/messages';
 import { archiveFileName, toArchive } from './archive';

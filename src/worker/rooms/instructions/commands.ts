@@ -6,8 +6,7 @@ import type { ActionResult, InstructionHandlers, InstructionInput } from '../../
 import { makeEvent, type NewEvent } from '../../../events/catalogue';
 import { firstChars } from '../../../projections/projection';
 import type { EngineCore } from '../../core';
-import { isBuiltInPreset } from './system-message';
-import { INSTRUCTIONS_MAX_CHARS } from '../conversations/commands';
+import { INSTRUCTIONS_MAX_CHARS, isBuiltInPreset } from './system-message';
 
 export const PRESET_NAME_MAX_CHARS = 100;
 // Our own wording.

@@ -8,7 +8,7 @@ import { makeEvent, type NewEvent } from '../../../events/catalogue';
 import type { ImageRef, MessageRow } from '../../../events/model';
 import { MIGRATION_IMAGE_BATCH } from '../../../protocol/attachments';
 import type { EngineCore } from '../../core';
-import { blobOfBase64, storeImage } from '../media/files';
+import { blobOfBase64, storeImage } from '../../infra/files';
 
 /** Spec 001 section 3: an image attachment extracted from markup. */
 export interface ExtractedImage {

@@ -9,7 +9,7 @@ import type { LibraryStatus } from '../../../protocol/attachments';
 import type { LibraryItemView, LibraryPageView } from '../../../protocol/library';
 import { STREAM_THROTTLE_MS, type EngineCore } from '../../core';
 import type { QueryHandlers } from '../../query-types';
-import { loadQueues } from '../queue/queue-store';
+import { loadQueues } from '../replies/queue-store';
 
 const PREVIEW_CHARS = 300;
 

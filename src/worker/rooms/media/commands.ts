@@ -14,13 +14,13 @@ import { foldFavourites, foldModelSettings, MODEL_SETTINGS_EVENT } from '../../.
 import type { EngineCore } from '../../core';
 import { classifyModelError } from '../../infra/errors';
 import { gateway, GatewayError } from '../../infra/gateway';
-import { dataUrlOf, readFile, storeImage } from './files';
-import { imageMime, imageSize } from './image-size';
+import { dataUrlOf, readFile, storeImage } from '../../infra/files';
+import { imageMime, imageSize } from '../../infra/image-size';
 import { runImage } from './image-run';
 import { VIDEO_POLLER } from './video-poller';
 import { ReplyStreamParser } from '../replies/stream-parser';
 import type { LiveReply } from '../replies/reply-runner';
-import { chatSubmitter } from '../replies/commands';
+import { chatSubmitter } from '../chat/commands';
 import { registerModeHandler, type ModeHandler, type Submission } from '../replies/submit-plugins';
 import { pendingAssistant } from '../../../shared/history';
 import { liveReplies } from '../replies/live';

@@ -12,7 +12,7 @@ import { classifyModelError } from '../../infra/errors';
 import { MODEL_ERROR } from '../../../shared/messages';
 import { gateway, GatewayError } from '../../infra/gateway';
 import type { LiveReply } from '../replies/reply-runner';
-import { blobOfBase64, splitGrid, storeImage } from './files';
+import { blobOfBase64, splitGrid, storeImage } from '../../infra/files';
 
 /** Ours: what the assistant says when the prompt needs explicit mode (spec 000 section 6). */
 export const EXPLICIT_MODE_TEXT = 'This prompt was flagged as explicit. Turn on "Show explicit content" in Settings to generate it.';

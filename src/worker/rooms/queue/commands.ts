@@ -8,14 +8,14 @@
  * The sending is the submit flow of ./chat.ts with the queue entry's id: the entry leaves the queue in the same
  * append that adds its user message, so a message is never sent twice nor lost. One that cannot be sent (say the
  * balance ran out) stays queued, with the flow's notice, until the user removes it. Reading and adding entries is
- * rooms/queue/queue-store.ts (the submit flow queues through it).
+ * rooms/replies/queue-store.ts (the submit flow queues through it).
  */
 import { filter } from 'rxjs';
 import { makeEvent } from '../../../events/catalogue';
 import type { ActionResult, QueueHandlers } from '../../../protocol/engine';
 import type { EngineCore } from '../../core';
-import { loadQueues } from './queue-store';
-import { chatSubmitter } from '../replies/commands';
+import { loadQueues } from '../replies/queue-store';
+import { chatSubmitter } from '../chat/commands';
 import { isPending } from '../replies/submit';
 import { liveReplies } from '../replies/live';
 

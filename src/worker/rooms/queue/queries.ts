@@ -2,7 +2,7 @@
 import { asyncScheduler, defer, filter, from, startWith, switchMap, throttleTime, type Observable } from 'rxjs';
 import type { QueuedView } from '../../../protocol/engine';
 import { STREAM_THROTTLE_MS, type EngineCore } from '../../core';
-import { queuedViews } from './queue-store';
+import { queuedViews } from '../replies/queue-store';
 import type { QueryHandlers } from '../../query-types';
 
 export function queueQueries(core: EngineCore): Pick<QueryHandlers, 'queue'> {

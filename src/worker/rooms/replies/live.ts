@@ -13,7 +13,7 @@ import { waitForNetwork } from '../../infra/network';
 import { ReplyStreamParser } from './stream-parser';
 import { runReply, type LiveReply, type ReplyHost } from './reply-runner';
 import { imageLinesFor } from './image-lines';
-import { storeReplyImages } from '../media/reply-images';
+import { storeReplyImages } from './reply-images';
 
 export const INTERRUPTED_REASON = 'Reply interrupted: the tab that was generating it closed before it finished.';
 

@@ -23,7 +23,7 @@ import { defaultName, makeSlug } from '../../infra/ids';
 import { activePath, buildTree, byTime } from '../../../shared/history';
 import { detectSentiment } from '../../../shared/tokens';
 import { ATTACHMENTS_UNAVAILABLE, MESSAGE_REQUIRED, MODE_UNAVAILABLE, MODEL_ERROR, MULTI_MODEL } from '../../../shared/messages';
-import { enqueueMessage } from '../queue/queue-store';
+import { enqueueMessage } from './queue-store';
 import { attachmentStep, modeHandler, type PreparedAttachments } from './submit-plugins';
 import { liveReplies } from './live';
 

@@ -16,7 +16,7 @@ import { MODEL_ERROR } from '../../../shared/messages';
 import type { LiveReply } from '../replies/reply-runner';
 import { INSUFFICIENT_FOR_AUDIO, SPEECH_ROOM, type SpeakerTiming, type SpeakRequest } from './speaker';
 import { ReplyStreamParser } from '../replies/stream-parser';
-import { chatMode } from '../replies/commands';
+import { chatMode } from '../chat/commands';
 import { sessionCurrency, type BalanceProbe } from '../replies/submit';
 import { registerModeHandler, type ModeHandler, type Submission } from '../replies/submit-plugins';
 import { liveReplies } from '../replies/live';

@@ -7,8 +7,8 @@ import { makeEvent, type NewEvent } from '../../../events/catalogue';
 import type { ImageRef } from '../../../events/model';
 import type { ParleyDB } from '../../db/schema';
 import type { IdAllocator } from '../../infra/ids';
-import type { LineImage } from '../replies/image-lines';
-import { blobOfBase64, storeImage } from './files';
+import type { LineImage } from './image-lines';
+import { blobOfBase64, storeImage } from '../../infra/files';
 
 export async function storeReplyImages(store: { db: ParleyDB; ids: IdAllocator }, reply: { messageId: number; slug: string }, images: readonly LineImage[], at: number): Promise<NewEvent[]> {
   const refs: ImageRef[] = [];

@@ -9,20 +9,20 @@ import type { ConversationRow, MessageRow } from '../../../events/model';
 import { makeEvent } from '../../../events/catalogue';
 import type { EngineCore } from '../../core';
 import { classifyModelError } from '../../infra/errors';
-import { ReplyStreamParser } from './stream-parser';
+import { ReplyStreamParser } from '../replies/stream-parser';
 import { gateway, GatewayError } from '../../infra/gateway';
 import { pendingAssistant, requestMessages } from '../../../shared/history';
 import { systemMessageFor } from '../instructions/system-message';
-import { fitContext } from './context-window';
+import { fitContext } from '../replies/context-window';
 import { FAILED_TO_START_STREAM, MODEL_ERROR } from '../../../shared/messages';
-import type { LiveReply } from './reply-runner';
+import type { LiveReply } from '../replies/reply-runner';
 import { startMultiModel } from '../multimodel/commands';
 import { searchForAll, searchThenReply } from '../web/commands';
-import { activeHistory, sessionCurrency, submitter, type BalanceProbe, type Submit } from './submit';
-import { registerModeHandler, type ModeHandler, type Submission } from './submit-plugins';
-import { liveReplies } from './live';
+import { activeHistory, sessionCurrency, submitter, type BalanceProbe, type Submit } from '../replies/submit';
+import { registerModeHandler, type ModeHandler, type Submission } from '../replies/submit-plugins';
+import { liveReplies } from '../replies/live';
 
-export { isPending, REPLY_IN_PROGRESS, sessionCurrency } from './submit';
+export { isPending, REPLY_IN_PROGRESS, sessionCurrency } from '../replies/submit';
 
 /** What a request sends for one model: system prompt, then the history that fits the model's context window. */
 export function buildRequestMessages(conversation: Pick<ConversationRow, 'instructions'>, history: readonly MessageRow[], user: MessageRow, model: ModelInfo, maxTokens: number, now: number): { messages: ChatMessage[]; omitted: number } {

@@ -4,10 +4,10 @@
  * are made with OffscreenCanvas where the worker has it; without it (tests in Node) the image is its own thumbnail
  * and a grid stays one image.
  */
-import type { ImageRef, MessageRow } from '../../../events/model';
-import { quadrants } from '../../../protocol/image-rules';
-import type { ParleyDB } from '../../db/schema';
-import type { IdAllocator } from '../../infra/ids';
+import type { ImageRef, MessageRow } from '../../events/model';
+import { quadrants } from '../../protocol/image-rules';
+import type { ParleyDB } from '../db/schema';
+import type { IdAllocator } from './ids';
 import { imageMime, imageSize } from './image-size';
 
 export const THUMB_MAX = 320;
