@@ -8,7 +8,7 @@ import { int, isObj, num } from './checks';
 import type { R } from './checks';
 import { checked, defineEvent, LIST, NOTHING } from './define';
 
-// ---- folders (src/worker/commands/folders.ts, src/projections/folders.ts) ----
+// ---- folders (src/worker/rooms/folders/commands.ts, src/projections/folders.ts) ----
 
 /** A folder was made; `parentId` nests it in another folder (schema v42), null at the top. */
 export interface FolderCreatedV1 {
@@ -38,7 +38,7 @@ export interface ConversationMovedToFolderV1 {
   at: number;
 }
 
-// ---- the updates feed (src/worker/commands/updates.ts) ----
+// ---- the updates feed (src/worker/rooms/updates/commands.ts) ----
 
 /** Update items were read (one, or all at once), by their ids (src/updates/feed.ts). */
 export interface UpdatesReadV1 {

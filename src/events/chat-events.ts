@@ -1,6 +1,6 @@
 /**
  * Events of messages and their replies: a conversation created, a message added, a reply started, checkpointed,
- * completed, failed or interrupted (src/worker/commands/chat.ts, src/worker/services/reply-runner.ts). Each is
+ * completed, failed or interrupted (src/worker/rooms/chat/commands.ts, src/worker/rooms/replies/reply-runner.ts). Each is
  * declared once in `chatEvents` below (./define.ts); the catalogue (./catalogue.ts) joins it. Pure: no DOM, no clock.
  */
 import type { ConversationRow, MessageRow } from './model';

@@ -64,7 +64,7 @@ export interface InstructionDeletedV1 {
   at: number;
 }
 
-// ---- preferences (src/worker/commands/preferences.ts) ----
+// ---- preferences (src/worker/rooms/preferences/commands.ts) ----
 
 /** Some preferences changed: only the changed fields, each valid (src/protocol/preferences.ts PREFERENCE_CHECKS). */
 export interface PreferencesChangedV1 {
@@ -98,7 +98,7 @@ export interface QueueMessageRemovedV1 {
   at: number;
 }
 
-// ---- the scratchpad (spec 000 section 3 scratchpadEntries; src/worker/commands/scratchpad.ts) ----
+// ---- the scratchpad (spec 000 section 3 scratchpadEntries; src/worker/rooms/scratchpad/commands.ts) ----
 
 /** An entry was added to a conversation's scratchpad: a note, a message's text, code or a code run's output. */
 export interface ScratchpadEntryAddedV1 {

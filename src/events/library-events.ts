@@ -82,7 +82,7 @@ const item = (v: unknown): boolean =>
   (v.type === 'image' || v.type === 'file') && S(v.status) && STATUS.has(v.status as string) && N(v.order) && N(v.processingTime);
 const link = (v: unknown): boolean => O(v) && I(v.id) && I(v.libraryId);
 
-// The library queries follow library events themselves (src/worker/queries/library.ts).
+// The library queries follow library events themselves (src/worker/rooms/library/queries.ts).
 export const libraryEvents = {
   /**
    * Status 'not started' until its job starts (an item from an import or a migration may carry 'uploading',

@@ -9,7 +9,7 @@ import type { Check, R, Shape } from './checks';
 import { checked, defineEvent, NOTHING, page, pageAndList, shape } from './define';
 import { replyBase } from './chat-events';
 
-// ---- media (src/worker/commands/media.ts, src/worker/services/video-poller.ts) ----
+// ---- media (src/worker/rooms/media/commands.ts, src/worker/rooms/media/video-poller.ts) ----
 
 /** The images of a pending image message arrived; their bytes were stored in `files` before this was appended. */
 export interface ImageGeneratedV1 {
@@ -83,7 +83,7 @@ export interface MessageWebSearchedV1 {
 }
 
 /**
- * Speech of a message was made, chunk by chunk (src/worker/services/speech/): the whole take so far, appended after
+ * Speech of a message was made, chunk by chunk (src/worker/rooms/speech/): the whole take so far, appended after
  * each chunk (its Blob is stored in `files` first). `completes`: an Audio mode reply whose speech is finished; the
  * message is then done, with the take's cost.
  */

@@ -62,7 +62,7 @@ export interface MessageRow {
   contextOmitted?: number;
   /** Replies of one multi-model request share it (the request id): the view shows them side by side. */
   multiModelRequest?: string;
-  // Media (spec 000 section 3; src/worker/commands/media.ts). Image bytes live in `files` as Blobs; rows refer to them.
+  // Media (spec 000 section 3; src/worker/rooms/media/commands.ts). Image bytes live in `files` as Blobs; rows refer to them.
   images?: ImageRef[];
   /** The images are the four quadrants of one Midjourney-style grid (splitImages). */
   splitImages?: boolean;
@@ -159,7 +159,7 @@ export interface LibraryRow {
   originalSize?: number;
 }
 
-/** The file analyser's verdict (spec 000 section 5; src/worker/services/attachments/analyser.ts). */
+/** The file analyser's verdict (spec 000 section 5; src/worker/rooms/library/attachments/analyser.ts). */
 export interface FileAnalysis {
   extension: string;
   isSupported: boolean;
@@ -170,7 +170,7 @@ export interface FileAnalysis {
 }
 
 /**
- * A file a user message carries (src/worker/services/library/attach-step.ts). An image sent inline to a vision model
+ * A file a user message carries (src/shared/attach-step.ts). An image sent inline to a vision model
  * is an image_url part of the prompt and has no text here; one described for another model has its description.
  */
 export interface MessageFile {

@@ -5,7 +5,7 @@
 import { num, oneOf, optional, str } from './checks';
 import { defineEvent, NOTHING, shape } from './define';
 
-// ---- money (src/worker/commands/money.ts) ----
+// ---- money (src/worker/rooms/money/commands.ts) ----
 
 /**
  * A deposit was created at the gateway (POST /transaction/create/{ticker}): the engine polls its status until it

@@ -8,7 +8,7 @@ import type { Check, R, Shape } from './checks';
 import { checked, defineEvent, page, pageAndList, shape } from './define';
 import { conversationShape, messageV2Shape, replyBase } from './chat-events';
 
-// ---- the message tree (spec 000 section 4, branches; src/worker/commands/branches.ts, messages.ts) ----
+// ---- the message tree (spec 000 section 4, branches; src/worker/rooms/branches/commands.ts, messages.ts) ----
 
 /**
  * The first alternative of a message was made: the message becomes branch 0 of `alternativeGroup`, not active

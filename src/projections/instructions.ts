@@ -1,6 +1,6 @@
 /**
  * Read model: the `instructions` table (spec 000 section 3), the user's saved instruction presets. The built-in
- * presets ('Standard', id 0, and 'Study Mode') are not rows: they live in code (src/worker/services/instructions.ts).
+ * presets ('Standard', id 0, and 'Study Mode') are not rows: they live in code (src/worker/rooms/instructions/system-message.ts).
  */
 import { defineProjection } from './projection';
 import { put, remove, update } from './writes';

@@ -22,7 +22,7 @@ export const libraryProjection = defineProjection({
   materializers: {
     'library.itemAdded': (p) => [put('library', p.item)],
     // Pure: the projection cannot read the row, so the "final" rule is kept by the commands that append
-    // (src/worker/services/library/jobs.ts checks the row first). Here the event says what happened.
+    // (src/worker/rooms/library/jobs.ts checks the row first). Here the event says what happened.
     'library.itemProgressed': (p) => [update('library', p.id, { status: p.status, progress: p.progress, lastModified: p.at, ...(p.jobId ? { jobId: p.jobId } : {}) })],
     'library.itemCompleted': (p) => {
       const media = { ...(p.mimeType !== undefined ? { mimeType: p.mimeType } : {}), ...(p.sizeBytes !== undefined ? { sizeBytes: p.sizeBytes } : {}) };

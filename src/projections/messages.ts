@@ -63,7 +63,7 @@ export const messagesProjection = defineProjection({
       update('messages', p.messageId, { status: 'streaming', requestId: p.requestId, continuedFrom: { text: p.text, thinking: p.thinking }, isPartial: undefined, updatedAt: p.at }),
     ],
     'conversation.duplicated': (p) => p.messages.map((m) => put('messages', m)),
-    // The background migration moved a message's inline images into its images field (src/worker/services/library/migration.ts).
+    // The background migration moved a message's inline images into its images field (src/worker/rooms/library/migration.ts).
     'message.imagesExtracted': (p) => [update('messages', p.messageId, { prompt: p.prompt, images: p.images })],
     ...mediaMessageMaterializers,
     'speech.generated': (p) => {

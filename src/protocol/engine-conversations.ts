@@ -32,13 +32,13 @@ export interface SearchHit {
 /** A message as the view renders it: the stored row, with live text for a reply that is streaming. */
 export type MessageView = MessageRow & {
   text: string;
-  /** Its place among its alternatives (1-based index, count), when it has any (src/worker/services/history.ts). */
+  /** Its place among its alternatives (1-based index, count), when it has any (src/shared/history.ts). */
   alternatives?: { index: number; count: number };
   /** A finished reply whose output came within 10% of max tokens: it can be continued (spec 000 section 4). */
   canContinue?: boolean;
-  /** A reply to a message that searched the web: the numbered sources its [n] cite (src/worker/services/web-context.ts). */
+  /** A reply to a message that searched the web: the numbered sources its [n] cite (src/shared/web-context.ts). */
   citations?: WebSourceRecord[];
-  /** A reply with images: the prompt they were made from (its user message's text; services/media/image-prompts.ts). */
+  /** A reply with images: the prompt they were made from (its user message's text; rooms/media/image-prompts.ts). */
   imagePrompt?: string;
 };
 
@@ -88,12 +88,12 @@ export interface InstructionQueries {
 }
 /** A queued message as the composer lists it: with the web search it will run when it is sent, if any. */
 export type QueuedView = QueuedMessage & { webSearch?: { depth: SearchDepth } };
-/** A conversation's queued messages, oldest first (src/worker/commands/queue.ts). */
+/** A conversation's queued messages, oldest first (src/worker/rooms/queue/commands.ts). */
 export interface QueueQueries {
   queue: { query: { kind: 'queue'; slug: string }; result: QueuedView[] };
 }
 
-/** Conversation management (src/worker/commands/conversations.ts): rename, delete and undo, pin, instructions, titles, search. */
+/** Conversation management (src/worker/rooms/conversations/commands.ts): rename, delete and undo, pin, instructions, titles, search. */
 export interface ConversationHandlers {
   renameConversation(slug: string, name: string): Promise<ActionResult>;
   /** Hides it at once; `restoreConversation` brings it back until the undo window passes, then it is purged. */
@@ -112,7 +112,7 @@ export interface InstructionInput {
   instructions: string;
 }
 
-/** Saved instruction presets (src/worker/commands/instructions.ts). Built-in presets cannot be changed. */
+/** Saved instruction presets (src/worker/rooms/instructions/commands.ts). Built-in presets cannot be changed. */
 export interface InstructionHandlers {
   createInstruction(input: InstructionInput): Promise<{ ok: true; id: number } | { ok: false; error: string }>;
   updateInstruction(id: number, input: InstructionInput): Promise<ActionResult>;
@@ -126,7 +126,7 @@ export interface InstructionHandlers {
  */
 export type TreeResult = { ok: true; slug?: string; messageId?: number } | { ok: false; error: string };
 
-/** Alternatives, branch switching and Continue (src/worker/commands/branches.ts). */
+/** Alternatives, branch switching and Continue (src/worker/rooms/branches/commands.ts). */
 export interface BranchHandlers {
   /** A new alternative reply to the same prompt (Regenerate); it becomes the active branch. */
   regenerate(slug: string, messageId: number): Promise<TreeResult>;
@@ -136,7 +136,7 @@ export interface BranchHandlers {
   continueReply(slug: string, messageId: number): Promise<TreeResult>;
 }
 
-/** Edit, delete, retry and duplicate (src/worker/commands/messages.ts). */
+/** Edit, delete, retry and duplicate (src/worker/rooms/messages/commands.ts). */
 export interface MessageHandlers {
   /** The edited prompt and its new reply become a new branch; the original stays reachable. */
   editMessage(slug: string, messageId: number, prompt: string): Promise<TreeResult>;
@@ -148,7 +148,7 @@ export interface MessageHandlers {
 }
 
 
-/** The message queue (src/worker/commands/queue.ts). */
+/** The message queue (src/worker/rooms/queue/commands.ts). */
 export interface QueueHandlers {
   removeQueuedMessage(slug: string, id: string): Promise<ActionResult>;
 }

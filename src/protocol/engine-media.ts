@@ -22,7 +22,7 @@ export interface GalleryItem {
   timestamp: number;
   favourite: boolean;
 }
-/** Media (src/worker/queries/media.ts). */
+/** Media (src/worker/rooms/media/queries.ts). */
 export interface MediaQueries {
   gallery: { query: { kind: 'gallery' }; result: GalleryItem[] };
   /** Per-model settings by model id (spec 000 section 3). */
@@ -41,7 +41,7 @@ export interface MediaSubmitInput {
   inputImageIds?: number[];
 }
 
-/** Media (src/worker/commands/media.ts). */
+/** Media (src/worker/rooms/media/commands.ts). */
 export interface MediaHandlers {
   generateImage(input: MediaSubmitInput): Promise<SendMessageResult>;
   generateVideo(input: MediaSubmitInput): Promise<SendMessageResult>;
@@ -75,7 +75,7 @@ export type ReadAloudResult =
   /** skipped: 'balance' when a paid model cannot be paid for (spec 001 section 4: generation is skipped). */
   | { ok: false; error: string; skipped?: 'balance' };
 
-/** Speech (src/worker/commands/speech.ts). */
+/** Speech (src/worker/rooms/speech/commands.ts). */
 export interface SpeechHandlers {
   /**
    * Makes (or finds cached) the speech of a message, chunk by chunk: the `speech` query shows each chunk as it is

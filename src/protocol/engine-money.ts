@@ -1,5 +1,5 @@
 /**
- * The engine's money room (src/worker/commands/money.ts): the wallet view and the money commands.
+ * The engine's money room (src/worker/rooms/money/commands.ts): the wallet view and the money commands.
  * Joined into the engine API by ./engine.ts, which re-exports them.
  */
 import type { Invitation, PaymentLimits, PaymentMethodsResponse, PaymentStatus, PaymentTransaction } from './payments';
@@ -26,7 +26,7 @@ export interface PaymentView {
   settledAt: number | null;
 }
 export type NanoSocketStateView = 'idle' | 'connecting' | 'connected' | 'closed' | 'error';
-/** The money room's live state (src/worker/commands/money.ts). */
+/** The money room's live state (src/worker/rooms/money/commands.ts). */
 export interface WalletView {
   /** The deposit being paid (pendingTransaction), newest first if several. */
   pending: PaymentView | null;
@@ -57,7 +57,7 @@ export interface InvitationInput {
 }
 
 /**
- * Money (src/worker/commands/money.ts): deposits, nano, invitations, auto-recharge, recovery codes. Failures have
+ * Money (src/worker/rooms/money/commands.ts): deposits, nano, invitations, auto-recharge, recovery codes. Failures have
  * already raised the spec's notice in the engine; `error` is its title (or the validation message).
  */
 export interface MoneyHandlers {

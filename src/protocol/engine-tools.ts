@@ -6,7 +6,7 @@ import type { ScrapedPage, ScrapeFailure, Suggestion, SuggestionKind, WebSearchS
 import type { ScratchpadEntryRow } from '../events/model';
 import type { ActionResult } from './engine';
 
-/** A conversation's scratchpad entries, newest first (src/worker/commands/scratchpad.ts). */
+/** A conversation's scratchpad entries, newest first (src/worker/rooms/scratchpad/commands.ts). */
 export interface ScratchpadQueries {
   scratchpad: { query: { kind: 'scratchpad'; slug: string }; result: ScratchpadEntryRow[] };
 }
@@ -15,14 +15,14 @@ export type ExportFormat = 'markdown' | 'json' | 'pdf';
 /** A file the engine built for download (bytes transferred, not copied), or why it could not. */
 export type ExportFile = { ok: true; fileName: string; mimeType: string; bytes: ArrayBuffer } | { ok: false; error: string };
 
-/** Export (src/worker/commands/export.ts): a conversation's active branch as a file, or every conversation as one zip. */
+/** Export (src/worker/rooms/export/commands.ts): a conversation's active branch as a file, or every conversation as one zip. */
 export interface ExportHandlers {
   exportConversation(slug: string, format: ExportFormat): Promise<ExportFile>;
   exportAllConversations(): Promise<ExportFile>;
 }
 
 
-/** What scraping URLs for the composer gave: the pages read and why others were not (src/worker/commands/web.ts). */
+/** What scraping URLs for the composer gave: the pages read and why others were not (src/worker/rooms/web/commands.ts). */
 export type ScrapeOutcome =
   /** `skipped`: URLs not scraped because the message's MAX_SCRAPE_URLS were reached (pages and scrapes in flight). */
   | { ok: true; pages: ScrapedPage[]; failures: ScrapeFailure[]; cost: number; skipped?: string[] }
@@ -34,7 +34,7 @@ export interface ScrapeDraft {
   attached: string[];
 }
 
-/** Web search status, scraping and starter suggestions (src/worker/commands/web.ts). */
+/** Web search status, scraping and starter suggestions (src/worker/rooms/web/commands.ts). */
 export interface WebHandlers {
   /** Whether web search can be used, and why not (the composer's switch). */
   webSearchStatus(): Promise<WebSearchStatus>;
@@ -50,7 +50,7 @@ export interface WebHandlers {
 /** What a scratchpad entry holds: a note typed in the panel, a message's text, code, or a code run's output. */
 export type ScratchpadEntryType = 'note' | 'message' | 'code' | 'output';
 
-/** The scratchpad of each conversation (src/worker/commands/scratchpad.ts), kept in the log. */
+/** The scratchpad of each conversation (src/worker/rooms/scratchpad/commands.ts), kept in the log. */
 export interface ScratchpadHandlers {
   addScratchpadEntry(slug: string, content: string, type: ScratchpadEntryType): Promise<{ ok: true; id: number } | { ok: false; error: string }>;
   editScratchpadEntry(id: number, content: string): Promise<ActionResult>;

@@ -85,7 +85,7 @@ export interface CoreQueries {
   status: { query: { kind: 'status' }; result: EngineStatus };
   preferences: { query: { kind: 'preferences' }; result: Preferences };
 }
-/** The modes this engine can submit in (each mode's handler registers itself: src/worker/commands/submit-plugins.ts). */
+/** The modes this engine can submit in (each mode's handler registers itself: src/worker/rooms/replies/submit-plugins.ts). */
 export interface ModeQueries {
   modes: { query: { kind: 'modes' }; result: Mode[] };
 }
@@ -148,7 +148,7 @@ export interface CoreHandlers {
   importLog(ndjson: string): Promise<{ imported: number; skipped: number }>;
 }
 
-/** Preferences (src/worker/commands/preferences.ts), kept in the log. */
+/** Preferences (src/worker/rooms/preferences/commands.ts), kept in the log. */
 export interface PreferencesHandlers {
   /**
    * Changes some preferences; every tab sees the new values through the `preferences` query. Rejects (throws)
@@ -157,14 +157,14 @@ export interface PreferencesHandlers {
   setPreferences(changes: Partial<Preferences>): Promise<void>;
 }
 
-/** Chat: send a message and stop a reply (src/worker/commands/chat.ts). */
+/** Chat: send a message and stop a reply (src/worker/rooms/chat/commands.ts). */
 export interface ChatHandlers {
   sendMessage(input: SendMessageInput): Promise<SendMessageResult>;
   stopReply(slug: string): Promise<void>;
 }
 
 /**
- * Every command of the engine: one handler type per domain (src/worker/commands/*), joined here (DESIGN rule 12).
+ * Every command of the engine: one handler type per domain (src/worker/rooms/<domain>/commands.ts), joined here (DESIGN rule 12).
  * A new domain adds its interface to this intersection.
  */
 export type CommandHandlers =

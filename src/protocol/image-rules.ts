@@ -100,7 +100,7 @@ export function quadrants(width: number, height: number): Rect[] {
 
 /**
  * The catalogue capability of a chat model whose stream is the Gemini image model's JSON lines (spec 000 section 7):
- * the engine decodes its reply into text and images (src/worker/services/image-lines.ts).
+ * the engine decodes its reply into text and images (src/worker/rooms/replies/image-lines.ts).
  */
 export const IMAGE_LINES_CAPABILITY = 'image-lines';
 

@@ -1,4 +1,4 @@
-/** The library room's part of the engine interface (src/worker/commands/library.ts, src/worker/queries/library.ts). */
+/** The library room's part of the engine interface (src/worker/rooms/library/commands.ts, src/worker/rooms/library/queries.ts). */
 import type { LibraryStatus } from './attachments';
 import type { ActionResult } from './engine';
 

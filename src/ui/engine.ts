@@ -3,7 +3,7 @@ import { useEffect, useState, useSyncExternalStore } from 'react';
 import type * as Comlink from 'comlink';
 import type { ConversationView, EngineApi, Query, QueryResult } from '../protocol/engine';
 import { applyConversationUpdate } from '../protocol/conversation-updates';
-import { engineWorkerName } from '../worker/timing';
+import { engineWorkerName } from '../worker/tab/timing';
 import { EngineConnection, type ConnectionState } from '../worker/tab/connection';
 
 function storageOrNull(): Storage | null {

@@ -1,9 +1,9 @@
 /**
- * The engine's core: the local database and its event log, the live replies, notices, the session and the model
- * catalogue. Domains (src/worker/commands/*, src/worker/queries/*) are built on it; src/worker/engine.ts composes
- * them into the one engine API (DESIGN rule 12).
+ * The engine's core: the local database and its event log, notices, the session and the model catalogue, and the
+ * rooms (one per domain, src/worker/rooms/<domain>/) made with the engine and disposed with it.
+ * src/worker/engine.ts composes the rooms' commands and queries into the one engine API (DESIGN rule 12).
  */
-import { BehaviorSubject, Subject, filter, firstValueFrom } from 'rxjs';
+import { BehaviorSubject, Subject } from 'rxjs';
 import {
   ENGINE_PROTOCOL_VERSION,
   type CoreHandlers,
@@ -13,30 +13,23 @@ import {
   type SessionView,
 } from '../protocol/engine';
 import { DEFAULT_PREFERENCES, type Preferences } from '../protocol/preferences';
-import { makeEvent, type NewEvent } from '../events/catalogue';
-import type { MessageRow } from '../events/model';
+import type { NewEvent } from '../events/catalogue';
 import { ParleyDB } from './db/schema';
 import { installLifecycle, type DbLifecycle, type DbMarker } from './db/lifecycle';
 import { appendEvents, ensureProjectionsCurrent, exportLogNdjson, importLogNdjson } from './log';
 import { changeOf, EVERYTHING_CHANGED, type Change } from './changes';
-import { classifyModelError } from './services/errors';
-import { ReplyStreamParser } from './services/stream-parser';
-import { gateway, GatewayError } from './services/gateway';
-import { onSignedOut } from './services/signed-out';
+import { classifyModelError } from './infra/errors';
+import { gateway, GatewayError } from './infra/gateway';
+import { onSignedOut } from './infra/signed-out';
 import { SIGNED_OUT } from '../protocol/api';
 import { ACCOUNT_TEXT } from '../protocol/money-text';
-import { IdAllocator } from './services/ids';
-import { loadPreferences } from './services/preferences';
-import { runReply, type LiveReply, type ReplyHost } from './services/reply-runner';
-import { waitForNetwork } from './services/network';
-import { imageLinesFor } from './services/image-lines';
-import { storeReplyImages } from './services/media/reply-images';
+import { IdAllocator } from './infra/ids';
+import { loadPreferences } from './db/preferences';
 
 /** Spec 000 section 9: stream text updates throttled to 150 ms. */
 export const STREAM_THROTTLE_MS = 150;
 /** Spec 000/001: paid use needs a balance above this, in USD or nano. */
 export const PAID_USE_THRESHOLD = 0.00001;
-export const INTERRUPTED_REASON = 'Reply interrupted: the tab that was generating it closed before it finished.';
 
 export interface EngineHooks {
   /** Ask every tab to reload (database version change). */
@@ -52,6 +45,21 @@ export interface EngineHooks {
   videoTimeoutMs?: number;
 }
 
+/**
+ * A room: one domain's state and pipelines for one engine (its loops, timers, sockets and streams). Created with
+ * the engine (engine.ts asks for every room while it composes the API) and disposed with it, newest first, before
+ * the database closes: a room stops everything it started in dispose.
+ */
+export interface Room {
+  dispose(): void;
+}
+
+/** How a domain's room is made; `core.room(kind)` gives this engine's one instance. */
+export interface RoomKind<T extends Room> {
+  readonly name: string;
+  create(core: EngineCore): T;
+}
+
 export class EngineCore implements CoreHandlers {
   readonly engineId = crypto.randomUUID();
   db!: ParleyDB;
@@ -62,10 +70,6 @@ export class EngineCore implements CoreHandlers {
   readonly changes$ = new Subject<Change>();
   /** The events of each committed append, in order (services that follow the log, e.g. the search index). */
   readonly events$ = new Subject<readonly NewEvent[]>();
-  /** Replies this engine is running, by assistant message id. */
-  readonly live = new Map<number, LiveReply>();
-  /** A live reply of this conversation (slug) published new text or started or ended. */
-  readonly live$ = new Subject<string>();
   readonly session$ = new BehaviorSubject<SessionView>({ session: null, canUsePaidModels: false, error: null });
   readonly models$ = new BehaviorSubject<ModelsView>({ models: [], defaultModel: '', error: null });
   readonly notices$ = new BehaviorSubject<Notice[]>([]);
@@ -75,23 +79,50 @@ export class EngineCore implements CoreHandlers {
   private sessionRefresh: Promise<void> | null = null;
   private modelsLoad: Promise<void> | null = null;
   private sessionRefreshAgain = false;
-  /** Stopped on dispose: background pipelines of the domains (video polling). */
-  readonly disposers: (() => void)[] = [];
-  /**
-   * Resumes an orphaned reply of a mode that is not a stream (an Image or Audio mode reply asked again with its
-   * requestId); true when it took the reply over. Registered by the mode's commands (commands/media.ts, speech.ts).
-   */
-  readonly replyResumers = new Map<string, (message: MessageRow) => Promise<boolean>>();
+  /** This engine's rooms, in the order they were made (disposed newest first). */
+  private readonly rooms = new Map<RoomKind<Room>, Room>();
+  private disposed = false;
+  /** The end of the write queue (never rejects): see inOrder. */
+  private writeTail: Promise<unknown> = Promise.resolve();
+  private readonly stopSignedOut: () => void;
 
   constructor(protected readonly hooks: EngineHooks) {
     this.status$ = new BehaviorSubject<EngineStatus>({ ready: false, storage: 'ok', engineId: this.engineId });
     // A call refused because another browser signed this one out: the session refresh says so and starts anew.
-    this.disposers.push(onSignedOut(() => void this.refreshSession()));
+    this.stopSignedOut = onSignedOut(() => void this.refreshSession());
     this.started = this.start();
   }
 
-  /** A timing the engine was started with (tests shorten the video clock). */
-  hooksValue<K extends 'videoPollMs' | 'videoTimeoutMs'>(key: K): EngineHooks[K] {
+  /**
+   * Writes in order: a writing command's read, validate and append run after every write that arrived before it,
+   * from whichever tab, and before any that arrives after (engine.ts wraps the local writing commands). Reads do
+   * not wait. A section must not wait on the network, or on another section (it would wait for itself).
+   */
+  inOrder<T>(section: () => Promise<T>): Promise<T> {
+    const run = this.writeTail.then(section);
+    this.writeTail = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Resolves once every write queued so far has finished (a command that waits on the network reads after them). */
+  writesSettled(): Promise<void> {
+    return this.writeTail.then(() => undefined);
+  }
+
+  /** This engine's room of a domain, made on first use (engine.ts makes every room while it composes). */
+  room<T extends Room>(kind: RoomKind<T>): T {
+    // A disposed engine still answers with the room it had (a late callback finds it stopped).
+    let room = this.rooms.get(kind);
+    if (!room) {
+      if (this.disposed) throw new Error(`Engine disposed: no ${kind.name} room`);
+      room = kind.create(this);
+      this.rooms.set(kind, room);
+    }
+    return room as T;
+  }
+
+  /** A timing the engine was started with (tests shorten the video clock and the reply stall limit). */
+  hooksValue<K extends 'videoPollMs' | 'videoTimeoutMs' | 'replyStallMs'>(key: K): EngineHooks[K] {
     return this.hooks[key];
   }
 
@@ -118,84 +149,16 @@ export class EngineCore implements CoreHandlers {
       const lastConversation = await this.db.conversations.orderBy(':id').last();
       const lastMessage = await this.db.messages.orderBy(':id').last();
       this.ids = new IdAllocator(Math.max(lastConversation?.id ?? 0, lastMessage?.id ?? 0));
-      await this.resumeOrphanedReplies();
+      await this.resumeWork();
       this.status$.next({ ...this.status$.value, ready: true });
     } catch (error) {
       this.storageFailed(error);
     }
   }
 
-  /**
-   * Replies left pending or streaming by an engine that went away (its tab closed) are picked up again: the
-   * gateway kept relaying them, and a resume replays each from its first byte and follows it to the end. One the
-   * gateway no longer has (restarted, expired, another instance) is marked interrupted, keeping its checkpoint.
-   */
-  private async resumeOrphanedReplies(): Promise<void> {
-    const orphans = await this.db.messages.filter((m) => m.role === 'assistant' && (m.status === 'pending' || m.status === 'streaming')).toArray();
-    await Promise.all(orphans.map((m) => this.resumeOrInterrupt(m)));
-  }
-
-  private async resumeOrInterrupt(message: MessageRow): Promise<void> {
-    const resumer = message.mode ? this.replyResumers.get(message.mode) : undefined;
-    if (resumer && message.requestId) {
-      try {
-        if (await resumer(message)) return;
-      } catch (error) {
-        console.info(`Reply ${message.id} cannot be resumed`, error);
-      }
-    }
-    const reply: LiveReply = {
-      messageId: message.id,
-      userMessageId: message.parentMessageId ?? 0,
-      slug: message.conversationSlug,
-      requestId: message.requestId ?? '',
-      parser: new ReplyStreamParser(),
-      controller: new AbortController(),
-      stoppedByUser: false,
-      // A reply being continued (reply.continued) resumes after the text it had.
-      ...(message.continuedFrom ? { continuation: { ...message.continuedFrom, cost: message.cost ?? 0, outputTokens: message.outputTokens ?? 0 } } : {}),
-    };
-    let stream: ReadableStream<Uint8Array> | null = null;
-    if (reply.requestId) {
-      try {
-        stream = await gateway.resumeReply(reply.requestId, reply.controller.signal);
-      } catch (error) {
-        console.info(`Reply ${message.id} cannot be resumed`, error);
-      }
-    }
-    if (stream) {
-      const body = stream;
-      this.startReply(reply, () => Promise.resolve(body), message.model);
-      return;
-    }
-    const now = Date.now();
-    await this.append([makeEvent('reply.interrupted', { messageId: message.id, conversationSlug: message.conversationSlug, reason: INTERRUPTED_REASON, at: now }, crypto.randomUUID(), now)]);
-  }
-
-  /** Runs a reply in the background; while it runs, its conversation shows it live. */
-  startReply(reply: LiveReply, open: (signal: AbortSignal) => Promise<ReadableStream<Uint8Array>>, model?: string): void {
-    // A model that answers in image lines (spec 000 section 7): its text and images are decoded as they arrive.
-    // It decodes the whole stream text so far, so a catalogue that arrives after the stream began (a reply resumed
-    // while the new engine loads it) still decodes it all.
-    if (model !== undefined && !reply.imageLines) {
-      const attach = (models: ModelsView['models']) => {
-        const lines = imageLinesFor(models, model);
-        if (lines) reply.imageLines = lines;
-      };
-      if (this.models$.value.models.length > 0) attach(this.models$.value.models);
-      else void firstValueFrom(this.models$.pipe(filter((m) => m.models.length > 0))).then((m) => attach(m.models));
-    }
-    this.live.set(reply.messageId, reply);
-    this.live$.next(reply.slug);
-    // Offline, the reply waits for the network (its message is saved already); Stop ends the wait.
-    void waitForNetwork(reply.controller.signal)
-      .then(() => runReply(this.replyHost(), reply, open))
-      .catch((error: unknown) => console.error('Reply failed to record', error))
-      .finally(() => {
-        this.live.delete(reply.messageId);
-        this.live$.next(reply.slug);
-        void this.refreshSession();
-      });
+  /** What the composed engine does once the database is open, before it says ready (engine.ts: resume replies). */
+  protected resumeWork(): Promise<void> {
+    return Promise.resolve();
   }
 
   private storageFailed(error: unknown): void {
@@ -213,8 +176,9 @@ export class EngineCore implements CoreHandlers {
   /** Stops replies and closes the database (tests; a real engine ends with its tab). */
   async dispose(): Promise<void> {
     await this.started;
-    for (const reply of this.live.values()) reply.controller.abort();
-    for (const stop of this.disposers) stop();
+    this.disposed = true;
+    this.stopSignedOut();
+    for (const room of [...this.rooms.values()].reverse()) room.dispose();
     this.lifecycle?.dispose();
     this.db?.close();
   }
@@ -326,19 +290,5 @@ export class EngineCore implements CoreHandlers {
       this.modelsLoad = null;
     });
     return this.modelsLoad;
-  }
-
-  replyHost(): ReplyHost {
-    return {
-      append: (events) => this.append(events),
-      publish: (reply) => this.live$.next(reply.slug),
-      notify: (notice) => this.notify(notice),
-      newEventId: () => crypto.randomUUID(),
-      now: () => Date.now(),
-      // Spec 001: the user pays in USD when the USD balance is above 0, else in XNO (a 402 notice uses it).
-      currency: () => (Number.parseFloat(this.session$.value.session?.usd_balance ?? '0') > 0 ? 'USD' : 'XNO'),
-      ...(this.hooks.replyStallMs === undefined ? {} : { stallMs: this.hooks.replyStallMs }),
-      storeImages: (reply, images, at) => storeReplyImages(this, reply, images, at),
-    };
   }
 }

@@ -7,7 +7,7 @@ import * as Comlink from 'comlink';
 import type { Subscription } from 'rxjs';
 import type { EngineApi, Query, QueryResult } from '../protocol/engine';
 import { Engine } from './engine';
-import { timingFromName } from './timing';
+import { timingFromName } from './tab/timing';
 import { ENGINE_CHANNEL, type EngineAnnouncement, type TabToEngineWorker } from './tab/messages';
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -22,7 +22,7 @@ const engine = new Engine({
     const message: EngineAnnouncement = { type: 'db-marker', marker };
     announcements.postMessage(message);
   },
-  // Shortened clocks for browser tests (./timing.ts); none in normal use.
+  // Shortened clocks for browser tests (./tab/timing.ts); none in normal use.
   ...timingFromName(self.name),
 });
 

@@ -8,44 +8,84 @@
  */
 import type { Observable } from 'rxjs';
 import type { CommandHandlers, Query, QueryResult } from '../protocol/engine';
-import { EngineCore, type EngineHooks } from './core';
-import { branchCommands } from './commands/branches';
-import { chatCommands } from './commands/chat';
-import { preferencesCommands } from './commands/preferences';
-import { exportCommands } from './commands/export';
-import { messageCommands } from './commands/messages';
-import { conversationCommands } from './commands/conversations';
-import { instructionCommands } from './commands/instructions';
-import { queueCommands } from './commands/queue';
-import { mediaCommands } from './commands/media';
-import { webCommands } from './commands/web';
-import { scratchpadCommands } from './commands/scratchpad';
-import { speechCommands } from './commands/speech';
-import { moneyCommands } from './commands/money';
-import { moneyQueries } from './queries/money';
-import { MoneyRoom } from './services/money-room';
-import { libraryCommands } from './commands/library';
-import { libraryQueries } from './queries/library';
-import { conversationQueries } from './queries/conversations';
-import { coreQueries } from './queries/core';
-import { instructionQueries } from './queries/instructions';
-import { queueQueries } from './queries/queue';
-import { mediaQueries } from './queries/media';
-import { scratchpadQueries } from './queries/scratchpad';
-import { modeQueries } from './queries/modes';
-import { speechQueries } from './queries/speech';
-import type { QueryHandlers } from './queries/types';
-import { folderCommands } from './commands/folders';
-import { folderQueries } from './queries/folders';
-import { updatesCommands, updatesQueries } from './commands/updates';
-import { consentCommands, consentQueries } from './commands/consent';
+import { EngineCore, type EngineHooks, type RoomKind } from './core';
+import { liveReplies } from './rooms/replies/live';
+import { branchCommands } from './rooms/branches/commands';
+import { chatCommands } from './rooms/chat/commands';
+import { preferencesCommands } from './rooms/preferences/commands';
+import { exportCommands } from './rooms/export/commands';
+import { messageCommands } from './rooms/messages/commands';
+import { conversationCommands } from './rooms/conversations/commands';
+import { instructionCommands } from './rooms/instructions/commands';
+import { queueCommands } from './rooms/queue/commands';
+import { mediaCommands } from './rooms/media/commands';
+import { webCommands } from './rooms/web/commands';
+import { scratchpadCommands } from './rooms/scratchpad/commands';
+import { speechCommands } from './rooms/speech/commands';
+import { moneyCommands } from './rooms/money/commands';
+import { moneyQueries } from './rooms/money/queries';
+import { MoneyRoom } from './rooms/money/money-room';
+import { libraryCommands } from './rooms/library/commands';
+import { libraryQueries } from './rooms/library/queries';
+import { conversationQueries } from './rooms/conversations/queries';
+import { coreQueries } from './core-queries';
+import { instructionQueries } from './rooms/instructions/queries';
+import { queueQueries } from './rooms/queue/queries';
+import { mediaQueries } from './rooms/media/queries';
+import { scratchpadQueries } from './rooms/scratchpad/queries';
+import { modeQueries } from './rooms/replies/queries';
+import { speechQueries } from './rooms/speech/queries';
+import type { QueryHandlers } from './query-types';
+import { folderCommands } from './rooms/folders/commands';
+import { folderQueries } from './rooms/folders/queries';
+import { updatesCommands, updatesQueries } from './rooms/updates/commands';
+import { consentCommands, consentQueries } from './rooms/consent/commands';
 
-export { INTERRUPTED_REASON, PAID_USE_THRESHOLD, STREAM_THROTTLE_MS, type EngineHooks } from './core';
-export { REPLY_IN_PROGRESS } from './commands/submit';
+export { PAID_USE_THRESHOLD, STREAM_THROTTLE_MS, type EngineHooks } from './core';
+export { INTERRUPTED_REASON } from './rooms/replies/live';
+export { REPLY_IN_PROGRESS } from './rooms/replies/submit';
 
 // The class gets every domain's commands as its own methods (assigned in the constructor).
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export interface Engine extends CommandHandlers {}
+
+/**
+ * The writing commands that only read the local database, check and append (no network wait inside): each runs
+ * whole in the write queue. Commands that wait on the network (a send, a payment, speech) are not here; a send
+ * waits for the queue before it reads (rooms/replies/submit.ts).
+ */
+const IN_ORDER = [
+  'setPreferences',
+  'createInstruction',
+  'updateInstruction',
+  'deleteInstruction',
+  'addScratchpadEntry',
+  'editScratchpadEntry',
+  'deleteScratchpadEntry',
+  'renameConversation',
+  'deleteConversation',
+  'restoreConversation',
+  'pinConversation',
+  'setConversationInstructions',
+  'createFolder',
+  'renameFolder',
+  'deleteFolder',
+  'moveConversationsToFolder',
+  'markUpdatesRead',
+  'markAllUpdatesRead',
+  'editMessage',
+  'deleteMessage',
+  'retryMessage',
+  'duplicateConversation',
+  'regenerate',
+  'switchBranch',
+  'continueReply',
+  'removeQueuedMessage',
+  'setModelSettings',
+  'setImageFavourite',
+] as const satisfies readonly (keyof CommandHandlers)[];
+
+const MONEY_ROOM: RoomKind<MoneyRoom> = { name: 'money', create: (core) => new MoneyRoom(core) };
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class Engine extends EngineCore {
@@ -57,7 +97,7 @@ export class Engine extends EngineCore {
 
   constructor(hooks: EngineHooks) {
     super(hooks);
-    this.money = new MoneyRoom(this);
+    this.money = this.room(MONEY_ROOM);
     // One room per domain (DESIGN rule 12): add a line, never rewrite this list.
     const domains = {
       ...chatCommands(this),
@@ -78,6 +118,11 @@ export class Engine extends EngineCore {
       ...updatesCommands(this),
       ...consentCommands(this),
     };
+    // Writes in order (core.inOrder): the commands that read, check and append locally run one at a time.
+    for (const name of IN_ORDER) {
+      const run = domains[name] as (...args: unknown[]) => Promise<unknown>;
+      Object.assign(domains, { [name]: (...args: unknown[]) => this.inOrder(() => run(...args)) });
+    }
     Object.assign(this, domains);
     this.commands = {
       handshake: (v) => this.handshake(v),
@@ -105,9 +150,9 @@ export class Engine extends EngineCore {
     };
   }
 
-  override async dispose(): Promise<void> {
-    this.money.dispose();
-    await super.dispose();
+  /** Replies an engine that went away left running are taken over before the engine says ready. */
+  protected override resumeWork(): Promise<void> {
+    return liveReplies(this).resumeOrphaned();
   }
 
   observe<Q extends Query>(query: Q): Observable<QueryResult<Q>> {

@@ -8,7 +8,7 @@
 import { legacyFolderEvents, LEGACY_FOLDERS_KEY } from './db/legacy-folders';
 import Dexie from 'dexie';
 import type { Table } from 'dexie';
-import { adoptLegacyLibrary } from './services/library/legacy';
+import { adoptLegacyLibrary } from './db/legacy-library';
 import { CURRENT_VERSION, makeEvent } from '../events/catalogue';
 import type { NewEvent, StoredEvent } from '../events/catalogue';
 import { decodeLog, encodeLog } from '../events/codec';
@@ -296,7 +296,7 @@ export async function ensureProjectionsCurrent(
       if (events.length > 0) await db.events.bulkAdd(events);
       await db.meta.put({ key: LEGACY_INSTRUCTIONS_KEY, value: { events: events.length } });
     }
-    // Library rows likewise (src/worker/services/library/legacy.ts).
+    // Library rows likewise (src/worker/db/legacy-library.ts).
     if (projections.some((p) => p.name === 'library')) await adoptLegacyLibrary(db);
     // Scratchpad entries likewise (the table is in the spec's schema since v40; its projection came later).
     if ((await db.meta.get(LEGACY_SCRATCHPAD_KEY)) === undefined) {

@@ -11,8 +11,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { jsPDF } from 'jspdf';
-import { checkExportable, messageText, type ExportSource } from '../../src/worker/services/export/model';
-import { fontBinary, PAGE, toPdf, type PdfFonts } from '../../src/worker/services/export/pdf';
+import { checkExportable, messageText, type ExportSource } from '../../src/worker/rooms/export/model';
+import { fontBinary, PAGE, toPdf, type PdfFonts } from '../../src/worker/rooms/export/pdf';
 import type { Bench, BenchResult } from './types';
 
 const MESSAGES = 500;

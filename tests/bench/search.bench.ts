@@ -1,6 +1,6 @@
 /**
  * Search as you type (issue 6): 10,000 conversations / 200,000 messages in the engine's minisearch index
- * (src/worker/services/search.ts), p95 under 50 ms per keystroke.
+ * (src/worker/rooms/conversations/search.ts), p95 under 50 ms per keystroke.
  *
  * A keystroke is what the engine does for one query: search the index (prefix on the word being typed, fuzzy on
  * long words, AND across words), one hit per conversation, and a snippet for each hit shown. Queries are typed letter by letter from words that occur in the
@@ -10,7 +10,7 @@
  * Baseline in the same run: the same keystrokes answered by a plain scan of every message's lower-cased text
  * (String.includes), i.e. what search costs without an index. Also reported: the one-time lazy build.
  */
-import { SearchIndex, SEARCH_RESULT_LIMIT } from '../../src/worker/services/search';
+import { SearchIndex, SEARCH_RESULT_LIMIT } from '../../src/worker/rooms/conversations/search';
 import type { ConversationRow, MessageRow } from '../../src/events/model';
 import { mulberry32 } from './fixtures/random';
 import type { Bench, BenchResult } from './types';

@@ -3,7 +3,7 @@
  * every chunk, concatenating the decoded text. Same chunks (~2 MB in many small SSE-sized pieces, generated
  * deterministically at bench time), many rounds alternating the two, median of each. Target: ratio < 1.05.
  */
-import { ReplyStreamParser } from '../../src/worker/services/stream-parser';
+import { ReplyStreamParser } from '../../src/worker/rooms/replies/stream-parser';
 import { recordedReplyStream } from './fixtures/reply-stream';
 import type { Bench, BenchResult } from './types';
 

@@ -1,5 +1,5 @@
 /**
- * The message tree of a long conversation (src/worker/services/history.ts), as the conversation query builds it on
+ * The message tree of a long conversation (src/shared/history.ts), as the conversation query builds it on
  * every load: buildTree + activePath + alternativesOf over rows already sorted by time.
  *  1. linearity: time per message for 10,000 messages vs 100 messages. One pass is O(n): the ratio stays small
  *     (a quadratic walk would give about 100). Maps and arrays of 10,000 entries fall out of cache and cost more
@@ -10,7 +10,7 @@
  * continuation, and every 25th prompt was edited once. Each figure is the median of several runs after a warm-up.
  */
 import type { MessageRow } from '../../src/events/model';
-import { activePath, alternativesOf, buildTree, byTime } from '../../src/worker/services/history';
+import { activePath, alternativesOf, buildTree, byTime } from '../../src/shared/history';
 import type { Bench, BenchResult } from './types';
 
 const RUNS = 15;

@@ -1,6 +1,6 @@
 /**
  * TTS first-audio latency for a 10,000-character reply (issue 9): the engine's pipeline splits the reply into chunks
- * of at most 3900 characters on sentence boundaries (src/worker/services/speech/text.ts) and asks POST /api/tts for
+ * of at most 3900 characters on sentence boundaries (src/worker/rooms/speech/text.ts) and asks POST /api/tts for
  * them in order (tts-client.ts), so playback can start when the first chunk arrives. Provider: the built-in offline
  * voice (eSpeak NG in the gateway's worker thread), real synthesis work with no network.
  *
@@ -13,8 +13,8 @@
  *  - the first chunk short vs every chunk 3900 (what the short first chunk buys).
  */
 import { startGateway } from '../../src/server/start';
-import { splitSpeech, speechChunks } from '../../src/worker/services/speech/text';
-import { requestSpeech } from '../../src/worker/services/speech/tts-client';
+import { splitSpeech, speechChunks } from '../../src/worker/rooms/speech/text';
+import { requestSpeech } from '../../src/worker/rooms/speech/tts-client';
 import type { Bench } from './types';
 
 const ROUNDS = 3;

@@ -5,7 +5,7 @@
  * stops at the budget: what would pass it is not relayed, the upstream request is aborted, and the reply is charged
  * at most the hold and marked cut.
  *
- * The count is the house estimate (characters / 4, src/worker/services/tokens.ts, providers/offline.ts) made
+ * The count is the house estimate (characters / 4, src/shared/tokens.ts, providers/offline.ts) made
  * conservative, per chunk and cheap (one pass over the chunk's character codes):
  *
  *  - a character outside ASCII counts half a token (scripts such as CJK take about a token a character; a real

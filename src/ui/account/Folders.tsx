@@ -8,7 +8,6 @@ import { useSnapshot } from 'valtio';
 import type { ActionResult } from '../../protocol/engine';
 import type { FolderView } from '../../protocol/account';
 import { engine, useQuery } from '../engine';
-import { trackWrite } from '../writes';
 import { folderView, report, treeOrder } from './folder-state';
 
 function NameInput({ initial, label, onDone }: { initial: string; label: string; onDone(name: string | null): void }) {
@@ -121,7 +120,7 @@ export function Folders() {
 
   const setExpanded = (id: number, open: boolean) => {
     const next = open ? [...expanded, id] : [...expanded].filter((x) => x !== id);
-    void trackWrite(engine((api) => api.setPreferences({ expandedFolderIds: [...new Set(next)] })));
+    void engine((api) => api.setPreferences({ expandedFolderIds: [...new Set(next)] }));
   };
 
   async function create(name: string | null, parentId: number | null) {

@@ -7,11 +7,10 @@ import { useEffect, useRef } from 'react';
 import { useSnapshot } from 'valtio';
 import type { Preferences } from '../../protocol/preferences';
 import { engine, useQuery } from '../engine';
-import { trackWrite } from '../writes';
 import { endSelection, folderView } from './folder-state';
 
 export function savePreferences(changes: Partial<Preferences>): void {
-  void trackWrite(engine((api) => api.setPreferences(changes)));
+  void engine((api) => api.setPreferences(changes));
 }
 
 /** Ours: the search term is saved this long after the last keystroke (one event per pause, not per key). */

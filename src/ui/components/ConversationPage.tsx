@@ -7,7 +7,6 @@ import { decodeSlugPrompt, navigate } from '../router';
 import { showLocalNotice, view } from '../state';
 import { Composer } from './Composer';
 import { composer } from '../composer-state';
-import { writesSettled } from '../writes';
 import { ConversationHeader } from './ConversationHeader';
 import { InstructionsButton } from './SystemPromptDialog';
 import { ExportMenu } from './ExportMenu';
@@ -82,8 +81,7 @@ export function ConversationPage({ slug }: { slug: string }) {
       showLocalNotice({ title: MESSAGE_REQUIRED, text: 'Type a message before sending.', tone: 'orange', durationMs: 5000 });
       return;
     }
-    // A system prompt or a setting this tab just saved reaches the engine before the message does.
-    await writesSettled();
+    // A system prompt or a setting saved just before is what is sent: the engine runs writes in order (core.inOrder).
     const mode = composer.mode;
     const isMedia = mode === 'image' || mode === 'video';
     const result = await engine<SendMessageResult>((api) =>

@@ -1,7 +1,7 @@
 /**
  * Rows of the message list beyond single messages: the replies of one multi-model request side by side (stacked
  * on a phone, by CSS), and the marker of where the latest request's context window began (older messages were
- * not sent to the model; src/worker/services/context-window.ts).
+ * not sent to the model; src/worker/rooms/replies/context-window.ts).
  */
 import type { MessageView } from '../../protocol/engine';
 import { MessageItem } from './MessageItem';

@@ -8,7 +8,6 @@ import { useEffect, useId, useState } from 'react';
 import type { Preferences, Theme } from '../../protocol/preferences';
 import { engine, useQuery } from '../engine';
 import { ModelPicker } from './ModelPicker';
-import { trackWrite } from '../writes';
 import { ExportAllButton } from './ExportMenu';
 import { AccountSettings } from '../account/AccountSettings';
 
@@ -17,7 +16,7 @@ export const MAX_TOKENS_MIN = 1;
 export const MAX_TOKENS_MAX = 1_000_000;
 
 function save(changes: Partial<Preferences>): void {
-  void trackWrite(engine((api) => api.setPreferences(changes)));
+  void engine((api) => api.setPreferences(changes));
 }
 
 /** The explicit-content setting says it is for adults (issue 20, spec 001 section 6). */

@@ -10,7 +10,7 @@ import { navigate } from '../router';
 import { view } from '../state';
 import { LinkTo } from './ConversationItem';
 
-/** Shortest query the engine searches (src/worker/services/search.ts MIN_QUERY_CHARS). */
+/** Shortest query the engine searches (src/worker/rooms/conversations/search.ts MIN_QUERY_CHARS). */
 const MIN_QUERY_CHARS = 2;
 
 export function useSearchShortcut(input: React.RefObject<HTMLInputElement | null>): void {

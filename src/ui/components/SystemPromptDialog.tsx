@@ -9,7 +9,6 @@ import type { ActionResult } from '../../protocol/engine';
 import type { InstructionRow } from '../../events/model';
 import { engine, useQuery } from '../engine';
 import { showLocalNotice } from '../state';
-import { trackWrite } from '../writes';
 
 /** Spec 000 section 9: instruction persistence debounced 400 ms. */
 export const PERSIST_DEBOUNCE_MS = 400;
@@ -68,7 +67,7 @@ function SystemPromptEditor({ slug, stored, onClose }: { slug: string; stored: s
     pending.current = null;
     if (value === null) return;
     const toStore = standard && value === standard.instructions ? '' : value;
-    void trackWrite(engine<ActionResult>((api) => api.setConversationInstructions(slug, toStore))).then(report);
+    void engine<ActionResult>((api) => api.setConversationInstructions(slug, toStore)).then(report);
   }
 
   function change(value: string) {

@@ -9,7 +9,7 @@ export type ListRow =
   | { kind: 'multi'; key: number; messages: MessageView[] }
   | { kind: 'omitted'; key: string; count: number };
 
-/** Whether a message was sent as history (the rule of src/worker/services/history.ts isHistory). */
+/** Whether a message was sent as history (the rule of src/shared/history.ts isHistory). */
 function isHistory(m: MessageView): boolean {
   return m.status === 'done' && !m.hasError && m.role !== 'tool';
 }

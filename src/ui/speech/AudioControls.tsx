@@ -8,11 +8,10 @@ import type { Preferences } from '../../protocol/preferences';
 import type { ModelInfo } from '../../protocol/api';
 import { SPEECH_MODELS, type SpeechModel } from '../../protocol/speech-catalogue';
 import { engine, useQuery } from '../engine';
-import { trackWrite } from '../writes';
 import { audioModels, choiceFor, currentAudioModel, speechView } from './speech-state';
 
 function save(changes: Partial<Preferences>): void {
-  void trackWrite(engine((api) => api.setPreferences(changes)));
+  void engine((api) => api.setPreferences(changes));
 }
 
 /** Voice, speed and sliders of one model, saved as preferences. `modelLabel` names the model control. */

@@ -4,8 +4,8 @@
  * the main thread's long tasks.
  */
 import * as Comlink from 'comlink';
-import { prepareImage } from '../../../src/worker/services/attachments/image';
-import type { FileWorkerApi } from '../../../src/worker/services/attachments/file-worker';
+import { prepareImage } from '../../../src/worker/rooms/library/attachments/image';
+import type { FileWorkerApi } from '../../../src/worker/rooms/library/attachments/file-worker';
 
 export interface RunResult {
   ms: number;
@@ -45,7 +45,7 @@ async function run(where: 'worker' | 'main'): Promise<RunResult> {
   if (where === 'main') {
     result = await prepareImage(file, file.name);
   } else {
-    const worker = new Worker(new URL('../../../src/worker/services/attachments/file-worker.ts', import.meta.url), { type: 'module' });
+    const worker = new Worker(new URL('../../../src/worker/rooms/library/attachments/file-worker.ts', import.meta.url), { type: 'module' });
     const api = Comlink.wrap<FileWorkerApi>(worker);
     result = await api.prepareImage(file, file.name, true, Comlink.proxy(() => undefined));
     worker.terminate();

@@ -12,7 +12,7 @@ import { upcast } from '../../../src/events/upcasters';
 import { checkPayload } from '../../../src/events/validate';
 import { fold } from '../../../src/projections/fold';
 import { foldersProjection } from '../../../src/projections/folders';
-import { FOLDER_ERROR, FOLDER_MAX_DEPTH, subtreeOf } from '../../../src/worker/commands/folders';
+import { FOLDER_ERROR, FOLDER_MAX_DEPTH, subtreeOf } from '../../../src/worker/rooms/folders/commands';
 import type { Engine } from '../../../src/worker/engine';
 import { useOfflineEngines } from '../engine/offline-engine';
 

@@ -6,7 +6,7 @@ import { makeEvent } from '../../../src/events/catalogue';
 import { upcast } from '../../../src/events/upcasters';
 import { checkPayload } from '../../../src/events/validate';
 import { parseEntry, sortEntries, UPDATE_ENTRIES } from '../../../src/updates/feed';
-import { foldUpdatesRead, UPDATES_ERROR } from '../../../src/worker/commands/updates';
+import { foldUpdatesRead, UPDATES_ERROR } from '../../../src/worker/rooms/updates/commands';
 import type { UpdatesView } from '../../../src/protocol/account';
 import { homeTarget, matchRoute } from '../../../src/ui/router';
 import type { Engine } from '../../../src/worker/engine';

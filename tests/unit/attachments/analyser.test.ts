@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyseFile } from '../../../src/worker/services/attachments/analyser';
+import { analyseFile } from '../../../src/worker/rooms/library/attachments/analyser';
 import { CLIENT_FORMATS, SERVER_FORMATS, UPLOAD } from '../../../src/protocol/attachments';
 
 const MB = 1024 * 1024;

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { LibraryRow } from '../../../src/events/model';
 import type { Notice } from '../../../src/protocol/engine';
 import { isVisionModel } from '../../../src/protocol/vision';
-import { promptTokens } from '../../../src/worker/services/tokens';
-import { buildAttachedPrompt, documentFile, filesContext } from '../../../src/worker/services/library/attach-step';
-import { toChatMessage } from '../../../src/worker/services/history';
+import { promptTokens } from '../../../src/shared/tokens';
+import { buildAttachedPrompt, documentFile, filesContext } from '../../../src/shared/attach-step';
+import { toChatMessage } from '../../../src/shared/history';
 import type { MessageRow } from '../../../src/events/model';
 
 const row = (over: Partial<LibraryRow>): LibraryRow => ({ id: 1, createdAt: 1, lastModified: 1, fileId: 2, name: 'a.txt', content: [], processingTime: 0, type: 'file', status: 'completed', order: 1, ...over });

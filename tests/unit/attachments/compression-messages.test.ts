@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compressionMessage, prepareImage } from '../../../src/worker/services/attachments/image';
-import { CompressionError } from '../../../src/worker/services/attachments/compression-schedule';
+import { compressionMessage, prepareImage } from '../../../src/worker/rooms/library/attachments/image';
+import { CompressionError } from '../../../src/worker/rooms/library/attachments/compression-schedule';
 import { formatFileSize } from '../../../src/protocol/attachments';
 
 const RESIZE = 'Please resize your image using an image editor and try again.';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compressionSchedule, hasRealTransparency, outputFormat, runCompression } from '../../../src/worker/services/attachments/compression-schedule';
+import { compressionSchedule, hasRealTransparency, outputFormat, runCompression } from '../../../src/worker/rooms/library/attachments/compression-schedule';
 import { COMPRESSION_ERROR, IMAGE_SIZE_LIMIT } from '../../../src/protocol/attachments';
 
 describe('compression schedule (spec 001 section 4)', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { checkZipBomb, decodeText, NoTextError, readDocx, readPdf, readTextFile, type PdfJs } from '../../../src/worker/services/attachments/documents';
+import { checkZipBomb, decodeText, NoTextError, readDocx, readPdf, readTextFile, type PdfJs } from '../../../src/worker/rooms/library/attachments/documents';
 import { makeDocx, makePdf, makeZip, makeZipBomb } from './fixtures';
 
 const pdfjs = { getDocument } as unknown as PdfJs;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { orient } from './orient';
-import { kindMatchesExtension, orientationTransform, sniffImage, withExifOrientation } from '../../../src/worker/services/attachments/image-sniff';
+import { kindMatchesExtension, orientationTransform, sniffImage, withExifOrientation } from '../../../src/worker/rooms/library/attachments/image-sniff';
 import { baseName, formatFileSize } from '../../../src/protocol/attachments';
 
 const bytes = (s: string | number[]): Uint8Array => (typeof s === 'string' ? new TextEncoder().encode(s) : Uint8Array.from(s));

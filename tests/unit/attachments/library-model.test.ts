@@ -4,8 +4,8 @@ import type { LibraryRow } from '../../../src/events/model';
 import { checkPayload } from '../../../src/events/validate';
 import { libraryProjection } from '../../../src/projections/library';
 import { MemoryStore } from '../../../src/projections/memory-store';
-import { legacyLibraryEvents } from '../../../src/worker/services/library/legacy';
-import { pollJob } from '../../../src/worker/services/library/jobs';
+import { legacyLibraryEvents } from '../../../src/worker/db/legacy-library';
+import { pollJob } from '../../../src/worker/rooms/library/jobs';
 import { LIBRARY_POLL_ATTEMPTS, LIBRARY_POLL_MS } from '../../../src/protocol/attachments';
 
 const item = (over: Partial<LibraryRow> = {}): LibraryRow => ({ id: 1, createdAt: 10, lastModified: 10, fileId: 2, name: 'a.pdf', content: [], processingTime: 0, type: 'file', status: 'processing', order: 1, ...over });

@@ -1,4 +1,4 @@
-import type { OrientedCanvas } from '../../../src/worker/services/attachments/image-sniff';
+import type { OrientedCanvas } from '../../../src/worker/rooms/library/attachments/image-sniff';
 
 /** Where the canvas matrix puts a point of the stored image. */
 export function orient(t: OrientedCanvas, [x, y]: [number, number]): [number, number] {

@@ -3,8 +3,8 @@
  * away for now (429 or 503 with Retry-After) is sent again after the wait it names; any other refusal is final.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { GatewayError } from '../../../src/worker/services/gateway';
-import { attachmentCalls, UPLOAD_RETRIES } from '../../../src/worker/services/library/gateway-calls';
+import { GatewayError } from '../../../src/worker/infra/gateway';
+import { attachmentCalls, UPLOAD_RETRIES } from '../../../src/worker/rooms/library/gateway-calls';
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}): Response =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });

@@ -12,7 +12,7 @@ import type { LibraryRow, MessageRow } from '../../../src/events/model';
 import type { Notice } from '../../../src/protocol/engine';
 import type { LibraryItemView } from '../../../src/protocol/library';
 import type { Engine } from '../../../src/worker/engine';
-import { FILES_CHAT_ONLY, FILES_NOT_READY, libraryAttachmentStep } from '../../../src/worker/services/library/submit-attachments';
+import { FILES_CHAT_ONLY, FILES_NOT_READY, libraryAttachmentStep } from '../../../src/worker/rooms/library/submit-attachments';
 import { textReply, type FakeRequest } from '../server/fake-upstream';
 import { until, useEngineStack } from './harness';
 

@@ -7,11 +7,11 @@ import type { InstructionRow } from '../../../src/events/model';
 import { fold } from '../../../src/projections/fold';
 import type { ConversationSummary, ConversationView, Notice } from '../../../src/protocol/engine';
 import { startGateway, type RunningGateway } from '../../../src/server/start';
-import { UNDO_WINDOW_MS } from '../../../src/worker/commands/conversations';
+import { UNDO_WINDOW_MS } from '../../../src/worker/rooms/conversations/commands';
 import { ParleyDB } from '../../../src/worker/db/schema';
 import { Engine } from '../../../src/worker/engine';
 import { readLog } from '../../../src/worker/log';
-import { systemMessageFor } from '../../../src/worker/services/instructions';
+import { systemMessageFor } from '../../../src/worker/rooms/instructions/system-message';
 import { startFakeUpstream, textReply, type FakeUpstream } from '../server/fake-upstream';
 
 let upstream: FakeUpstream;

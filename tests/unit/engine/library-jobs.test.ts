@@ -11,10 +11,10 @@ import type { LibraryRow } from '../../../src/events/model';
 import type { Notice } from '../../../src/protocol/engine';
 import type { LibraryPageView } from '../../../src/protocol/library';
 import type { Engine } from '../../../src/worker/engine';
-import type { ImageValidation } from '../../../src/worker/services/attachments/image';
+import type { ImageValidation } from '../../../src/worker/rooms/library/attachments/image';
 import { readLog } from '../../../src/worker/log';
-import { attachmentCalls } from '../../../src/worker/services/library/gateway-calls';
-import { attachmentsForSubmit } from '../../../src/worker/services/library/submit-attachments';
+import { attachmentCalls } from '../../../src/worker/rooms/library/gateway-calls';
+import { attachmentsForSubmit } from '../../../src/worker/rooms/library/submit-attachments';
 import { makeDocx, makePptx } from '../attachments/fixtures';
 import { useTestGateway } from './test-gateway';
 
@@ -25,8 +25,8 @@ const fake = vi.hoisted(() => ({
   enabledSeen: [] as boolean[],
 }));
 
-vi.mock('../../../src/worker/services/library/file-jobs', async () => {
-  const image = await import('../../../src/worker/services/attachments/image');
+vi.mock('../../../src/worker/rooms/library/file-jobs', async () => {
+  const image = await import('../../../src/worker/rooms/library/attachments/image');
   const api = {
     prepareImage: (blob: Blob, name: string, enabled: boolean, onCompressing: () => void) => {
       fake.enabledSeen.push(enabled);

@@ -9,8 +9,8 @@ import type { Engine } from '../../../src/worker/engine';
 import { readLog } from '../../../src/worker/log';
 import { makePptx } from '../attachments/fixtures';
 import { useTestGateway } from './test-gateway';
-import { extractInlineImages, INLINE_IMAGES_DONE_KEY, migrateInlineImages } from '../../../src/worker/services/library/migration';
-import { attachmentLinkEvents, attachmentsForSubmit, FILES_NOT_READY } from '../../../src/worker/services/library/submit-attachments';
+import { extractInlineImages, INLINE_IMAGES_DONE_KEY, migrateInlineImages } from '../../../src/worker/rooms/library/migration';
+import { attachmentLinkEvents, attachmentsForSubmit, FILES_NOT_READY } from '../../../src/worker/rooms/library/submit-attachments';
 
 const { newEngine, forget } = useTestGateway();
 

@@ -13,8 +13,8 @@ import { fold } from '../../../src/projections/fold';
 import { decodeLog } from '../../../src/events/codec';
 import { startGateway, type RunningGateway } from '../../../src/server/start';
 import { Engine, type EngineHooks } from '../../../src/worker/engine';
-import { MESSAGE_REQUIRED } from '../../../src/worker/services/messages';
-import { GALLERY_MAX } from '../../../src/worker/queries/media';
+import { MESSAGE_REQUIRED } from '../../../src/shared/messages';
+import { GALLERY_MAX } from '../../../src/worker/rooms/media/queries';
 import { makeEvent } from '../../../src/events/catalogue';
 
 let gateway: RunningGateway;

@@ -9,10 +9,10 @@ import { firstValueFrom } from 'rxjs';
 import type { ModelInfo } from '../../../src/protocol/api';
 import { EngineCore } from '../../../src/worker/core';
 import { REPLY_IN_PROGRESS } from '../../../src/worker/engine';
-import { chatCommands } from '../../../src/worker/commands/chat';
-import { availableModes, registerAttachmentStep, registerModeHandler, type Submission } from '../../../src/worker/commands/submit-plugins';
-import { ATTACHMENTS_UNAVAILABLE, MODE_UNAVAILABLE } from '../../../src/worker/services/messages';
-import { FILE_GONE } from '../../../src/worker/services/library/submit-attachments';
+import { chatCommands } from '../../../src/worker/rooms/chat/commands';
+import { availableModes, registerAttachmentStep, registerModeHandler, type Submission } from '../../../src/worker/rooms/replies/submit-plugins';
+import { ATTACHMENTS_UNAVAILABLE, MODE_UNAVAILABLE } from '../../../src/shared/messages';
+import { FILE_GONE } from '../../../src/worker/rooms/library/submit-attachments';
 import { textReply } from '../server/fake-upstream';
 import { useEngineStack } from './harness';
 

@@ -16,7 +16,7 @@ import { startGateway, type RunningGateway } from '../../../src/server/start';
 import { ParleyDB } from '../../../src/worker/db/schema';
 import { Engine } from '../../../src/worker/engine';
 import { appendEvents, readLog } from '../../../src/worker/log';
-import { MULTI_MODEL } from '../../../src/worker/services/messages';
+import { MULTI_MODEL } from '../../../src/shared/messages';
 import { openAiError, startFakeUpstream, textReply, type FakeUpstream } from '../server/fake-upstream';
 
 let upstream: FakeUpstream;

@@ -8,8 +8,8 @@ import { makeEvent, type NewEvent } from '../../../src/events/catalogue';
 import type { MessageRow } from '../../../src/events/model';
 import { checkPayload } from '../../../src/events/validate';
 import { fold } from '../../../src/projections/fold';
-import { activePath, alternativesOf, buildTree, canContinue, pathTo, requestMessages, subtree } from '../../../src/worker/services/history';
-import { deleteEvents, duplicatePlan } from '../../../src/worker/commands/messages';
+import { activePath, alternativesOf, buildTree, canContinue, pathTo, requestMessages, subtree } from '../../../src/shared/history';
+import { deleteEvents, duplicatePlan } from '../../../src/worker/rooms/messages/commands';
 
 const T0 = 1_700_000_000_000;
 function msg(id: number, fields: Partial<MessageRow> = {}): MessageRow {

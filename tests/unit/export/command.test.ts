@@ -4,9 +4,9 @@ import { filter, firstValueFrom, type Observable } from 'rxjs';
 import { strFromU8, unzipSync } from 'fflate';
 import type { ConversationView, ExportFile } from '../../../src/protocol/engine';
 import { startGateway, type RunningGateway } from '../../../src/server/start';
-import { exportCommands } from '../../../src/worker/commands/export';
+import { exportCommands } from '../../../src/worker/rooms/export/commands';
 import { Engine } from '../../../src/worker/engine';
-import { EXPORT_NOTICE } from '../../../src/worker/services/messages';
+import { EXPORT_NOTICE } from '../../../src/shared/messages';
 import { startFakeUpstream, textReply, type FakeUpstream } from '../server/fake-upstream';
 import { fonts } from './fixtures';
 

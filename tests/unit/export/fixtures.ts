@@ -1,8 +1,8 @@
 /** Shared inputs of the export tests: a conversation with a branch, and the PDF faces read from the package. */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { ExportMessageSource, ExportSource } from '../../../src/worker/services/export/model';
-import type { PdfFonts } from '../../../src/worker/services/export/pdf';
+import type { ExportMessageSource, ExportSource } from '../../../src/worker/rooms/export/model';
+import type { PdfFonts } from '../../../src/worker/rooms/export/pdf';
 
 const require = createRequire(import.meta.url);
 const ttf = (name: string) => readFileSync(require.resolve(`dejavu-fonts-ttf/ttf/${name}.ttf`));

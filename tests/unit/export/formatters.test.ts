@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { unzipSync, strFromU8 } from 'fflate';
-import { EXPORT_NOTICE } from '../../../src/worker/services/messages';
-import { toArchive, archiveFileName } from '../../../src/worker/services/export/archive';
-import { toExportedConversation, toJson } from '../../../src/worker/services/export/json';
-import { toMarkdown } from '../../../src/worker/services/export/markdown';
-import { activeBranch, checkExportable, exportFileName, type ExportSource } from '../../../src/worker/services/export/model';
+import { EXPORT_NOTICE } from '../../../src/shared/messages';
+import { toArchive, archiveFileName } from '../../../src/worker/rooms/export/archive';
+import { toExportedConversation, toJson } from '../../../src/worker/rooms/export/json';
+import { toMarkdown } from '../../../src/worker/rooms/export/markdown';
+import { activeBranch, checkExportable, exportFileName, type ExportSource } from '../../../src/worker/rooms/export/model';
 import { branchedSource, message, RICH_TEXT, T0 } from './fixtures';
 
 function checked(source: ExportSource): ExportSource {

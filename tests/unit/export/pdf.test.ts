@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { markdownBlocks } from '../../../src/worker/services/export/pdf-blocks';
-import { PAGE, sourceNeedsCjk, toPdf } from '../../../src/worker/services/export/pdf';
-import { checkExportable, type ExportSource } from '../../../src/worker/services/export/model';
+import { markdownBlocks } from '../../../src/worker/rooms/export/pdf-blocks';
+import { PAGE, sourceNeedsCjk, toPdf } from '../../../src/worker/rooms/export/pdf';
+import { checkExportable, type ExportSource } from '../../../src/worker/rooms/export/model';
 import { branchedSource, fonts, fontsWithCjk, message, RICH_TEXT } from './fixtures';
 
 interface TextItem {

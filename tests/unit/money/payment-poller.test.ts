@@ -1,7 +1,7 @@
 /** The payment polling pipeline on a virtual clock: 3 s, 200 attempts, expiry after 30 minutes, 404 rules. */
 import { describe, expect, it } from 'vitest';
 import type { PaymentRecord } from '../../../src/projections/payments';
-import { pollPayment, type PollAnswer, type PollHost } from '../../../src/worker/services/payment-poller';
+import { pollPayment, type PollAnswer, type PollHost } from '../../../src/worker/rooms/money/payment-poller';
 
 function record(ticker: string, startedAt: number, paymentNonce: string | null = null): PaymentRecord {
   return { id: 'tx_1', ticker, amount: '5', txId: 'r', createdAt: startedAt / 1000, paymentLink: 'l', paymentNonce, network: null, usdEquivalent: null, status: 'pending', startedAt, settledAt: null };

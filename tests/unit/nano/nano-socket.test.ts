@@ -1,7 +1,7 @@
 /** The engine's nano deposit websocket against a fake node: subscription, states, failover, dedup, exact raw. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { NANO_CONNECT_TIMEOUT_MS, NanoDepositSocket, type NanoSend, type NanoSocketState, type SocketLike } from '../../../src/worker/services/nano-socket';
+import { NANO_CONNECT_TIMEOUT_MS, NanoDepositSocket, type NanoSend, type NanoSocketState, type SocketLike } from '../../../src/worker/rooms/money/nano-socket';
 import { startFakeNode, type FakeNode } from './fake-node';
 
 const ACCOUNT = 'nano_3i1aq1cchnmbn9x5rsbap8b15akfh7wj7pwskuzi7ahz8oq6cobd99d4r3b7';

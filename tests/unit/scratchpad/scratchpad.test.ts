@@ -11,7 +11,7 @@ import { upcast } from '../../../src/events/upcasters';
 import { checkPayload } from '../../../src/events/validate';
 import { fold } from '../../../src/projections/fold';
 import { scratchpadProjection } from '../../../src/projections/scratchpad';
-import { SCRATCHPAD_ERROR, SCRATCHPAD_MAX_CHARS } from '../../../src/worker/commands/scratchpad';
+import { SCRATCHPAD_ERROR, SCRATCHPAD_MAX_CHARS } from '../../../src/worker/rooms/scratchpad/commands';
 import type { Engine } from '../../../src/worker/engine';
 import { useOfflineEngines } from '../engine/offline-engine';
 

@@ -4,7 +4,7 @@
  * found its earlier hold or $0 charge under the same key, and the new reply was delivered for nothing.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { MultiStreamParser, type MultiStreamEvent } from '../../../src/worker/services/multi-stream';
+import { MultiStreamParser, type MultiStreamEvent } from '../../../src/worker/rooms/multimodel/multi-stream';
 import { startFakeUpstream, textReply, type FakeUpstream } from './fake-upstream';
 import { getSession, newSession, testGateway, type TestGateway, type TestSession } from './helpers';
 import { expectLedgerBalanced } from './money-checks';

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GeminiLineParser } from '../../../src/protocol/image-rules';
 import { IMAGE_OUTPUT_TOKENS, OutputBudget, replyLimitMessage } from '../../../src/server/providers/output-budget';
-import { MultiStreamParser, type MultiStreamEvent } from '../../../src/worker/services/multi-stream';
+import { MultiStreamParser, type MultiStreamEvent } from '../../../src/worker/rooms/multimodel/multi-stream';
 import { chunkLine, startFakeUpstream, type FakeRequest, type FakeScript, type FakeStep, type FakeUpstream } from './fake-upstream';
 import { chatBody, newSession, postStream, readStream, testGateway, type TestGateway, type TestSession } from './helpers';
 import { expectLedgerBalanced } from './money-checks';

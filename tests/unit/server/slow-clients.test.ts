@@ -12,7 +12,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../../src/server/start';
-import { MultiStreamParser, type MultiStreamEvent } from '../../../src/worker/services/multi-stream';
+import { MultiStreamParser, type MultiStreamEvent } from '../../../src/worker/rooms/multimodel/multi-stream';
 import { chunkLine, startFakeUpstream, type FakeScript, type FakeStep, type FakeUpstream } from './fake-upstream';
 import { splitStream } from './helpers';
 import { expectLedgerBalanced } from './money-checks';

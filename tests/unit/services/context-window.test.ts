@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CONTEXT_SAFETY, DEFAULT_CONTEXT_LENGTH, fitContext, inputBudget, MAX_REQUEST_MESSAGES } from '../../../src/worker/services/context-window';
+import { CONTEXT_SAFETY, DEFAULT_CONTEXT_LENGTH, fitContext, inputBudget, MAX_REQUEST_MESSAGES } from '../../../src/worker/rooms/replies/context-window';
 import type { ChatMessage } from '../../../src/protocol/api';
-import { countTokens, detectSentiment, IMAGE_TOKENS, messageTokens, promptTokens } from '../../../src/worker/services/tokens';
+import { countTokens, detectSentiment, IMAGE_TOKENS, messageTokens, promptTokens } from '../../../src/shared/tokens';
 
 function conversation(n: number, chars = 40): ChatMessage[] {
   return Array.from({ length: n }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: `${i}`.padEnd(chars, 'x') }) as ChatMessage);

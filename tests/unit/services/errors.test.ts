@@ -4,7 +4,7 @@ import {
   failedChatText,
   formatAmount,
   streamFailureText,
-} from '../../../src/worker/services/errors';
+} from '../../../src/worker/infra/errors';
 
 describe('classifyModelError: spec 000 section 8, in order', () => {
   describe('1. local database', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultName, makeSlug } from '../../../src/worker/services/ids';
+import { defaultName, makeSlug } from '../../../src/worker/infra/ids';
 
 const bytes = (...v: number[]) => new Uint8Array(v);
 const zeros = new Uint8Array(7);

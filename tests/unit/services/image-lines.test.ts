@@ -1,7 +1,7 @@
 /** A chat reply in the Gemini image model's JSON lines (spec 000 section 7), decoded as it streams. */
 import { describe, expect, it } from 'vitest';
 import { IMAGE_LINES_CAPABILITY, INVALID_IMAGE_TYPE } from '../../../src/protocol/image-rules';
-import { ImageLineReply, imageLinesFor } from '../../../src/worker/services/image-lines';
+import { ImageLineReply, imageLinesFor } from '../../../src/worker/rooms/replies/image-lines';
 
 const line = (v: unknown) => `${JSON.stringify(v)}\n`;
 

@@ -6,7 +6,7 @@ import {
   STANDARD_PRESET_ID,
   STUDY_MODE_PROMPT,
   systemMessageFor,
-} from '../../../src/worker/services/instructions';
+} from '../../../src/worker/rooms/instructions/system-message';
 
 const NOW = Date.UTC(2026, 10, 23, 12, 0, 0);
 

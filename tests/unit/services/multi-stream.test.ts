@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MultiStreamParser, parseMultiLine } from '../../../src/worker/services/multi-stream';
+import { MultiStreamParser, parseMultiLine } from '../../../src/worker/rooms/multimodel/multi-stream';
 
 const enc = new TextEncoder();
 const bytes = (s: string) => enc.encode(s);

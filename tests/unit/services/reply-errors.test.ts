@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest';
 import type { NewEvent, ReplyFailedV1 } from '../../../src/events/catalogue';
 import type { Notice } from '../../../src/protocol/engine';
 import { encodeMetadata } from '../../../src/protocol/stream';
-import { classifyModelError } from '../../../src/worker/services/errors';
-import { GatewayError } from '../../../src/worker/services/gateway';
-import { MODEL_ERROR, STREAM_ERROR } from '../../../src/worker/services/messages';
-import { runReply, STREAM_BROKE, type LiveReply, type ReplyHost } from '../../../src/worker/services/reply-runner';
-import { ReplyStreamParser } from '../../../src/worker/services/stream-parser';
+import { classifyModelError } from '../../../src/worker/infra/errors';
+import { GatewayError } from '../../../src/worker/infra/gateway';
+import { MODEL_ERROR, STREAM_ERROR } from '../../../src/shared/messages';
+import { runReply, STREAM_BROKE, type LiveReply, type ReplyHost } from '../../../src/worker/rooms/replies/reply-runner';
+import { ReplyStreamParser } from '../../../src/worker/rooms/replies/stream-parser';
 
 function harness(currency: 'USD' | 'XNO' = 'XNO') {
   const events: NewEvent[] = [];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ConversationRow, MessageRow } from '../../../src/events/model';
-import { CHUNK_MESSAGES, makeSnippet, MAX_COMPLETIONS, SearchIndex } from '../../../src/worker/services/search';
+import { CHUNK_MESSAGES, makeSnippet, MAX_COMPLETIONS, SearchIndex } from '../../../src/worker/rooms/conversations/search';
 
 const conversation = (id: number, slug: string, name: string): ConversationRow => ({
   id, uuid: `u${id}`, slug, name, createdAt: id, updatedAt: id, latestMessage: '', isMediaOnly: false,

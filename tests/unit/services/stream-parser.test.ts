@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ReplyStreamParser, parseReplyStream, validateMetadata, type ParsedReply } from '../../../src/worker/services/stream-parser';
+import { ReplyStreamParser, parseReplyStream, validateMetadata, type ParsedReply } from '../../../src/worker/rooms/replies/stream-parser';
 import { recordedReplyStream } from '../../bench/fixtures/reply-stream';
 
 const enc = new TextEncoder();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MessageRow } from '../../../src/events/model';
-import { activePath, buildTree, byTime, tailPath } from '../../../src/worker/services/history';
+import { activePath, buildTree, byTime, tailPath } from '../../../src/shared/history';
 
 function row(id: number, parent: number | null, extra: Partial<MessageRow> = {}): MessageRow {
   return { id, conversationSlug: 's', timestamp: id, role: id % 2 ? 'user' : 'assistant', prompt: `m${id}`, model: 'm', status: 'done', parentMessageId: parent, alternativeGroup: null, branchIndex: 0, isActiveBranch: true, branchDepth: 0, updatedAt: id, ...extra };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { engineWorkerName, timingFromName } from '../../../src/worker/timing';
+import { engineWorkerName, timingFromName } from '../../../src/worker/tab/timing';
 
 describe('engine timings through the worker name', () => {
   it('round-trips known fields within bounds and ignores the rest', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SPEECH_CHUNK_CHARS } from '../../../src/protocol/speech-catalogue';
-import { FIRST_SPEECH_CHUNK_CHARS, speakable, speechChunks, splitSpeech, stripThinking } from '../../../src/worker/services/speech/text';
+import { FIRST_SPEECH_CHUNK_CHARS, speakable, speechChunks, splitSpeech, stripThinking } from '../../../src/worker/rooms/speech/text';
 
 const codePoints = (s: string): number => [...s].length;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SPEECH_TEXT, TTS_MAX_POLLS } from '../../../src/protocol/speech-catalogue';
-import { generateSpeech, requestSpeech } from '../../../src/worker/services/speech/tts-client';
+import { generateSpeech, requestSpeech } from '../../../src/worker/rooms/speech/tts-client';
 
 const ORIGIN = 'http://app.test';
 const audio = (bytes = 4) => new Response(new Uint8Array(bytes), { status: 200, headers: { 'content-type': 'audio/mpeg', 'X-Parley-Cost': '0.002', 'X-Parley-Payment-Source': 'USD' } });

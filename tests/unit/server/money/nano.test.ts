@@ -5,7 +5,7 @@
 import { deriveAddress, derivePublicKey, deriveSecretKey } from 'nanocurrency';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { NanoDepositSocket, type SocketLike } from '../../../../src/worker/services/nano-socket';
+import { NanoDepositSocket, type SocketLike } from '../../../../src/worker/rooms/money/nano-socket';
 import { expectLedgerBalanced } from '../money-checks';
 import { startFakeNode, type FakeNode } from '../../nano/fake-node';
 import type { PaymentLimits } from '../../../../src/protocol/payments';

@@ -1,9 +1,0 @@
-/** The modes this engine can submit in: the handlers registered when the engine was composed. */
-import { defer, of } from 'rxjs';
-import type { EngineCore } from '../core';
-import { availableModes } from '../commands/submit-plugins';
-import type { QueryHandlers } from './types';
-
-export function modeQueries(core: EngineCore): Pick<QueryHandlers, 'modes'> {
-  return { modes: () => defer(() => of(availableModes(core))) };
-}

@@ -1,7 +1,0 @@
-/** The money room's live query: deposits, the pending one, and the nano websocket state. */
-import type { MoneyRoom } from '../services/money-room';
-import type { QueryHandlers } from './types';
-
-export function moneyQueries(room: MoneyRoom): Pick<QueryHandlers, 'wallet'> {
-  return { wallet: () => room.wallet$ };
-}

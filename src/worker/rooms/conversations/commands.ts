@@ -1,0 +1,208 @@
+/**
+ * Conversation management (issue 6 items 7 and 11): rename, delete with undo, pin, the per-conversation system
+ * prompt, generated titles (spec 000 sections 3 and 7) and search.
+ *
+ * Delete is two-step so that Undo is natural: `conversation.deleted` hides the conversation (deletedAt) but keeps
+ * its messages; `conversation.restored` shows it again; when the undo window has passed, `conversation.purged`
+ * removes the row and its messages. The purge is appended by a timer, and on engine start for any deletion whose
+ * window passed while no engine ran.
+ */
+import { firstChars, promptText } from '../../../projections/projection';
+import { TITLE_MAX_CHARS } from '../../../protocol/api';
+import type { ActionResult, ConversationHandlers, SearchHit } from '../../../protocol/engine';
+import { makeEvent, type EventPayloads, type EventType } from '../../../events/catalogue';
+import type { ConversationRow } from '../../../events/model';
+import type { EngineCore } from '../../core';
+import { gateway } from '../../infra/gateway';
+import { DURATION } from '../../../shared/messages';
+import { EngineSearch } from './search';
+import { byTime } from './queries';
+import { liveReplies } from '../replies/live';
+import { INSTRUCTIONS_MAX_CHARS } from '../instructions/system-message';
+
+export { INSTRUCTIONS_MAX_CHARS };
+
+/** How long a deleted conversation can be brought back (the deletion notice stays as long). */
+export const UNDO_WINDOW_MS = DURATION.medium;
+/** Characters of the conversation's opening sent for a title. */
+export const TITLE_CONTENT_CHARS = 4000;
+
+// Our own wording (the spec names no notice for these).
+export const CONVERSATION_DELETED = 'Conversation deleted';
+export const UNDO = 'Undo';
+export const NAME_REQUIRED = 'A name is required';
+export const CONVERSATION_NOT_FOUND = 'Conversation not found';
+export const TITLE_FAILED = 'Could not generate a title';
+
+/** A conversation name as stored: whitespace collapsed, at most 150 characters (spec 000 section 9). */
+export function cleanName(name: string): string {
+  return firstChars(name.replace(/\s+/g, ' ').trim(), TITLE_MAX_CHARS).trim();
+}
+
+/** The opening of a conversation as sent for its title: role-labelled turns, at most TITLE_CONTENT_CHARS. */
+export function titleContent(messages: readonly { role: string; prompt: Parameters<typeof promptText>[0] }[]): string {
+  let out = '';
+  for (const m of messages) {
+    if (m.role !== 'user' && m.role !== 'assistant') continue;
+    const text = promptText(m.prompt).trim();
+    if (text === '') continue;
+    out += `${out === '' ? '' : '\n\n'}${m.role === 'user' ? 'User' : 'Assistant'}: ${text}`;
+    if (out.length >= TITLE_CONTENT_CHARS) break;
+  }
+  return firstChars(out, TITLE_CONTENT_CHARS);
+}
+
+export function conversationCommands(core: EngineCore): ConversationHandlers {
+  const search = new EngineSearch(core);
+  const purgeTimers = new Map<string, ReturnType<typeof setTimeout>>();
+  const titling = new Set<string>();
+
+  async function find(slug: string): Promise<ConversationRow | undefined> {
+    await core.whenStarted();
+    if (!core.storageOk) return undefined;
+    return core.db.conversations.where('slug').equals(slug).first();
+  }
+
+  async function record<K extends EventType>(type: K, payload: EventPayloads[K]): Promise<ActionResult> {
+    const now = Date.now();
+    try {
+      await core.append([makeEvent(type, payload, crypto.randomUUID(), now)]);
+      return { ok: true };
+    } catch {
+      return { ok: false, error: 'Local storage unavailable' };
+    }
+  }
+
+  /** Purge `slug` once its undo window (from `deletedAt`) has passed, unless it was restored meanwhile. */
+  function schedulePurge(slug: string, deletedAt: number): void {
+    clearTimeout(purgeTimers.get(slug));
+    const wait = Math.max(0, deletedAt + UNDO_WINDOW_MS - Date.now());
+    purgeTimers.set(
+      slug,
+      setTimeout(() => {
+        purgeTimers.delete(slug);
+        void (async () => {
+          const row = await find(slug);
+          if (row?.deletedAt === deletedAt) await record('conversation.purged', { slug, at: Date.now() });
+        })();
+      }, wait),
+    );
+  }
+
+  // Deletions left pending by an engine that went away are finished (or re-armed) when this one starts.
+  void core.whenStarted().then(async () => {
+    if (!core.storageOk) return;
+    const deleted = await core.db.conversations.filter((c) => c.deletedAt !== undefined).toArray();
+    for (const c of deleted) schedulePurge(c.slug, c.deletedAt as number);
+  });
+
+  async function generateTitle(slug: string): Promise<ActionResult> {
+    const conversation = await find(slug);
+    if (!conversation || conversation.deletedAt !== undefined) return { ok: false, error: CONVERSATION_NOT_FOUND };
+    if (titling.has(slug)) return { ok: true };
+    titling.add(slug);
+    try {
+      const messages = await core.db.messages.where('conversationSlug').equals(slug).toArray();
+      messages.sort(byTime);
+      const content = titleContent(messages.filter((m) => m.status === 'done' && !m.hasError));
+      if (content === '') return { ok: false, error: TITLE_FAILED };
+      const { summary } = await gateway.conversationSummary({ conversationContent: content });
+      const name = cleanName(typeof summary === 'string' ? summary : '');
+      if (name === '') return { ok: false, error: TITLE_FAILED };
+      // The user may have renamed it while the title was on its way: their name wins.
+      const now = await find(slug);
+      if (!now || now.nameSource === 'user' || now.deletedAt !== undefined) return { ok: true };
+      return await record('conversation.renamed', { slug, name, source: 'generated', at: Date.now() });
+    } catch (error) {
+      console.warn('Title generation failed', error);
+      return { ok: false, error: TITLE_FAILED };
+    } finally {
+      titling.delete(slug);
+    }
+  }
+
+  // Spec 000 section 3: the first-words name is later replaced by a generated title, when the user turned
+  // autoGenerateTitle on: after a reply completes in a conversation that has no generated or chosen name yet.
+  core.events$.subscribe((events) => {
+    if (!core.preferences$.value.autoGenerateTitle) return;
+    for (const e of events) {
+      if (e.type !== 'reply.completed') continue;
+      const slug = e.payload.conversationSlug;
+      void find(slug).then((c) => {
+        if (c && c.nameSource === undefined && c.deletedAt === undefined) void generateTitle(slug);
+      });
+    }
+  });
+
+  return {
+    async renameConversation(slug: string, name: string): Promise<ActionResult> {
+      const clean = cleanName(name);
+      if (clean === '') return { ok: false, error: NAME_REQUIRED };
+      const conversation = await find(slug);
+      if (!conversation || conversation.deletedAt !== undefined) return { ok: false, error: CONVERSATION_NOT_FOUND };
+      if (conversation.name === clean && conversation.nameSource === 'user') return { ok: true };
+      return record('conversation.renamed', { slug, name: clean, source: 'user', at: Date.now() });
+    },
+
+    async deleteConversation(slug: string): Promise<ActionResult> {
+      const conversation = await find(slug);
+      if (!conversation || conversation.deletedAt !== undefined) return { ok: false, error: CONVERSATION_NOT_FOUND };
+      // A reply still streaming into it stops first (its end is recorded; the messages stay until the purge).
+      for (const reply of liveReplies(core).live.values()) {
+        if (reply.slug !== slug) continue;
+        reply.stoppedByUser = true;
+        if (reply.requestId) void gateway.cancelReply(reply.requestId).catch(() => undefined);
+        reply.controller.abort();
+      }
+      const at = Date.now();
+      const result = await record('conversation.deleted', { slug, at });
+      if (!result.ok) return result;
+      schedulePurge(slug, at);
+      core.notify({
+        title: CONVERSATION_DELETED,
+        text: conversation.name,
+        tone: 'blue',
+        durationMs: UNDO_WINDOW_MS,
+        action: { label: UNDO, kind: 'undo', slug },
+      });
+      return result;
+    },
+
+    async restoreConversation(slug: string): Promise<ActionResult> {
+      const conversation = await find(slug);
+      if (!conversation || conversation.deletedAt === undefined) return { ok: false, error: CONVERSATION_NOT_FOUND };
+      clearTimeout(purgeTimers.get(slug));
+      purgeTimers.delete(slug);
+      const result = await record('conversation.restored', { slug, at: Date.now() });
+      if (result.ok) {
+        for (const n of core.notices$.value) {
+          if (n.action?.kind === 'undo' && n.action.slug === slug) void core.dismissNotice(n.id);
+        }
+      }
+      return result;
+    },
+
+    async pinConversation(slug: string, pinned: boolean): Promise<ActionResult> {
+      const conversation = await find(slug);
+      if (!conversation || conversation.deletedAt !== undefined) return { ok: false, error: CONVERSATION_NOT_FOUND };
+      if ((conversation.pinnedAt !== undefined) === pinned) return { ok: true };
+      return record(pinned ? 'conversation.pinned' : 'conversation.unpinned', { slug, at: Date.now() });
+    },
+
+    async setConversationInstructions(slug: string, instructions: string): Promise<ActionResult> {
+      const conversation = await find(slug);
+      if (!conversation || conversation.deletedAt !== undefined) return { ok: false, error: CONVERSATION_NOT_FOUND };
+      const text = firstChars(instructions, INSTRUCTIONS_MAX_CHARS);
+      if ((conversation.instructions ?? '') === text) return { ok: true };
+      return record('conversation.instructionsSet', { slug, instructions: text, at: Date.now() });
+    },
+
+    generateTitle,
+
+    async searchConversations(text: string): Promise<SearchHit[]> {
+      await core.whenStarted();
+      if (!core.storageOk) return [];
+      return search.search(text);
+    },
+  };
+}

@@ -1,0 +1,201 @@
+/**
+ * The money room's state and pipelines in the engine: the deposits folded from the log, one polling pipeline per
+ * pending deposit (restarted from the log when an engine starts: DESIGN rule 6), the nano deposit websocket and
+ * the 60-second fiat-rate cache. Commands (rooms/money/commands.ts) and the `wallet` query read and drive it.
+ */
+import { BehaviorSubject } from 'rxjs';
+import { makeEvent } from '../../../events/catalogue';
+import { upcast } from '../../../events/upcasters';
+import { applyPayments, EMPTY_PAYMENTS, foldPayments, pendingPayments, type PaymentRecord, type PaymentsState } from '../../../projections/payments';
+import type { FiatRatesView, WalletView } from '../../../protocol/engine';
+import { DEPOSIT_TEXT, MONEY_DURATION } from '../../../protocol/money-text';
+import { FIAT_RATES_CACHE_MS, type PaymentTransaction } from '../../../protocol/payments';
+import type { EngineCore, Room } from '../../core';
+import { money } from './money-client';
+import { NanoDepositSocket, type NanoSend, type SocketFactory, type SocketLike } from './nano-socket';
+import { abortableSleep, pollPayment, type PollAnswer, type PollHost } from './payment-poller';
+
+const PAYMENT_EVENTS = ['payment.started', 'payment.settled'];
+/** A send the node has not confirmed yet is asked about again this often, this many times. */
+const CONFIRM_RETRY_MS = 2_000;
+const CONFIRM_RETRIES = 15;
+
+function formatRaw(raw: bigint): string {
+  const whole = raw / 10n ** 30n;
+  const frac = ((raw % 10n ** 30n) / 10n ** 24n).toString().padStart(6, '0');
+  return `${whole}.${frac}`;
+}
+
+export class MoneyRoom implements Room {
+  readonly wallet$ = new BehaviorSubject<WalletView>({ pending: null, payments: [], nano: { state: 'idle', node: null, address: null, lastDeposit: null } });
+  private payments: PaymentsState = EMPTY_PAYMENTS;
+  private readonly pollers = new Map<string, AbortController>();
+  private socket: NanoDepositSocket | null = null;
+  /** The address the socket watches. */
+  private watching: string | null = null;
+  private fiat: FiatRatesView | null = null;
+  private readonly stopped = new AbortController();
+  /** Failures that already raised their own notice (a Daimo redeem). */
+  private readonly quietFailures = new Set<string>();
+
+  constructor(
+    private readonly core: EngineCore,
+    private readonly openSocket: SocketFactory | null = typeof WebSocket === 'undefined' ? null : (url) => new WebSocket(url) as unknown as SocketLike,
+  ) {
+    void core.whenStarted().then(() => this.resume());
+    core.events$.subscribe((events) => {
+      let next = this.payments;
+      for (const e of events) next = applyPayments(next, e);
+      if (next !== this.payments) this.setPayments(next);
+    });
+    // A session with a deposit address watches it from the start (a send made while the wallet was closed counts).
+    core.session$.subscribe((v) => {
+      const address = v.session?.nanoDepositAddress;
+      if (!address || !this.openSocket || address === this.watching) return;
+      // A recovered session brings its own address: stop watching the old one. Marked first, so that the session
+      // refreshes that follow do not ask again while this one is on its way (or when no node websocket is set up).
+      this.watching = address;
+      this.socket?.stop();
+      this.socket = null;
+      void this.watchNano();
+    });
+  }
+
+  /** The deposits in the log; pending ones are polled again. */
+  private async resume(): Promise<void> {
+    if (!this.core.storageOk) return;
+    const rows = await this.core.db.events.where('type').anyOf(PAYMENT_EVENTS).sortBy('seq');
+    this.setPayments(foldPayments(rows.map((r) => upcast(r))));
+  }
+
+  private setPayments(state: PaymentsState): void {
+    this.payments = state;
+    const pending = pendingPayments(state);
+    for (const r of pending) if (!this.pollers.has(r.id)) this.poll(r);
+    this.wallet$.next({ ...this.wallet$.value, pending: pending[0] ?? null, payments: [...state.records] });
+  }
+
+  dispose(): void {
+    this.stopped.abort();
+    for (const c of this.pollers.values()) c.abort();
+    this.socket?.stop();
+  }
+
+  // ---- deposits ---------------------------------------------------------------------------------------------
+
+  /** `network` and `usdEquivalent`: the payment store's selectedNetwork and usdEquivalentValue, when known. */
+  async started(ticker: string, amount: string, tx: PaymentTransaction, store: { network?: string; usdEquivalent?: string } = {}): Promise<void> {
+    const now = Date.now();
+    const kept = { ...(store.network ? { network: store.network } : {}), ...(store.usdEquivalent ? { usdEquivalent: store.usdEquivalent } : {}) };
+    await this.core.append([
+      makeEvent(
+        'payment.started',
+        { id: tx.id, ticker, amount, txId: tx.txId, createdAt: tx.createdAt, paymentLink: tx.paymentLink, ...(tx.paymentNonce ? { paymentNonce: tx.paymentNonce } : {}), ...kept, at: now },
+        crypto.randomUUID(),
+        now,
+      ),
+    ]);
+  }
+
+  private poll(record: PaymentRecord): void {
+    const controller = new AbortController();
+    this.pollers.set(record.id, controller);
+    const host: PollHost = {
+      status: async (ticker, id): Promise<PollAnswer> => {
+        const r = await money.status(ticker, id);
+        if (r.ok) return { kind: 'status', status: r.value.status, ...(r.value.redeemable ? { redeemable: true } : {}) };
+        return r.status === 404 ? { kind: 'notFound' } : { kind: 'error' };
+      },
+      settle: (rec, status) => this.settle(rec, status),
+      redeem: (rec) => this.redeemDaimo(rec),
+      now: () => Date.now(),
+      sleep: abortableSleep,
+    };
+    const stop = (): void => controller.abort();
+    this.stopped.signal.addEventListener('abort', stop);
+    void pollPayment(host, record, controller.signal)
+      .catch((e: unknown) => console.error('Payment polling failed', e))
+      .finally(() => {
+        this.stopped.signal.removeEventListener('abort', stop);
+        this.pollers.delete(record.id);
+      });
+  }
+
+  /** Redeems a Daimo-style deposit; on failure the spec's persistent red notice with the support address and the id. */
+  private async redeemDaimo(record: PaymentRecord): Promise<boolean> {
+    const r = await money.daimoCallback(record.id, record.paymentNonce ?? '');
+    if (r.ok) return true;
+    const methods = await money.methods();
+    const email = methods.ok ? methods.value.supportEmail : 'support';
+    this.quietFailures.add(record.id);
+    this.core.notify({ title: DEPOSIT_TEXT.daimoFailedTitle, text: DEPOSIT_TEXT.daimoFailed(email, record.id), tone: 'red', durationMs: null });
+    return false;
+  }
+
+  private async settle(record: PaymentRecord, status: 'completed' | 'failed' | 'expired'): Promise<void> {
+    const now = Date.now();
+    await this.core.append([makeEvent('payment.settled', { id: record.id, status, at: now }, crypto.randomUUID(), now)]);
+    if (status === 'completed') {
+      // Spec 001 section 4: completed refreshes the session (the Deposit dialog closes on its own: nothing pending).
+      await this.core.refreshSession();
+      this.core.notify({ title: DEPOSIT_TEXT.depositReceived, text: `${record.amount} ${record.ticker} was added to your balance.`, tone: 'green', durationMs: MONEY_DURATION.medium });
+    } else if (status === 'failed' && !this.quietFailures.delete(record.id)) {
+      this.core.notify({ title: DEPOSIT_TEXT.transactionFailed, text: DEPOSIT_TEXT.transactionFailedText, tone: 'red', durationMs: null });
+    }
+  }
+
+  // ---- fiat rates -------------------------------------------------------------------------------------------
+
+  async fiatRates(): Promise<FiatRatesView> {
+    const now = Date.now();
+    if (this.fiat && this.fiat.state === 'loaded' && now - this.fiat.timestamp < FIAT_RATES_CACHE_MS) return this.fiat;
+    const r = await money.fiatPrices();
+    if (r.ok) this.fiat = { eurPerUsd: Number(r.value.eurUsd), gbpPerUsd: Number(r.value.gbpUsd), timestamp: now, state: 'loaded' };
+    else this.fiat = { eurPerUsd: this.fiat?.eurPerUsd ?? 0, gbpPerUsd: this.fiat?.gbpPerUsd ?? 0, timestamp: now, state: 'error' };
+    return this.fiat;
+  }
+
+  // ---- nano -------------------------------------------------------------------------------------------------
+
+  /** Makes (or reads) the deposit address and watches it on the configured nodes' websockets. */
+  async watchNano(): Promise<{ ok: true; address: string } | { ok: false; error: string }> {
+    const r = await money.nanoAddress();
+    if (!r.ok) return { ok: false, error: r.message };
+    const { address, websockets } = r.value;
+    if (!address) return { ok: false, error: 'Nano deposits are not configured' };
+    this.setNano({ address });
+    if (!this.socket && this.openSocket && websockets.length > 0 && !this.stopped.signal.aborted) {
+      this.watching = address;
+      this.socket = new NanoDepositSocket({
+        urls: websockets,
+        account: address,
+        open: this.openSocket,
+        onSend: (send) => void this.confirmNano(send),
+        onState: (state, node) => this.setNano({ state, node }),
+      });
+      this.socket.start();
+    }
+    return { ok: true, address };
+  }
+
+  private setNano(changes: Partial<WalletView['nano']>): void {
+    this.wallet$.next({ ...this.wallet$.value, nano: { ...this.wallet$.value.nano, ...changes } });
+  }
+
+  /** The gateway checks the send against a node's RPC and credits it once; not confirmed yet is asked again. */
+  private async confirmNano(send: NanoSend): Promise<void> {
+    for (let i = 0; i < CONFIRM_RETRIES && !this.stopped.signal.aborted; i++) {
+      const r = await money.nanoConfirm(send.hash);
+      if (r.ok) {
+        await this.core.refreshSession();
+        if (r.value.credited) {
+          this.setNano({ lastDeposit: { hash: send.hash, amount: formatRaw(send.amountRaw), at: Date.now() } });
+          this.core.notify({ title: DEPOSIT_TEXT.depositReceived, text: `${formatRaw(send.amountRaw)} XNO was added to your balance.`, tone: 'green', durationMs: MONEY_DURATION.medium });
+        }
+        return;
+      }
+      if (r.error !== 'NOT_CONFIRMED' && r.error !== 'NODE_UNAVAILABLE' && r.status !== 0) return;
+      await abortableSleep(CONFIRM_RETRY_MS, this.stopped.signal);
+    }
+  }
+}

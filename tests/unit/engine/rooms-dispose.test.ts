@@ -1,0 +1,154 @@
+/**
+ * Rooms stop what they started when their engine is disposed (issue 21): a video status poll, a text-to-speech
+ * poll and a payment status poll caught in flight by the dispose end there. Nothing is asked again, nothing is
+ * written to the closed database, and nothing rejects unhandled (the leader tab hands over the same way).
+ */
+import 'fake-indexeddb/auto';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { filter, firstValueFrom, timeout } from 'rxjs';
+import type { MessageRow } from '../../../src/events/model';
+import { OFFLINE_VOICE_MODEL_ID } from '../../../src/protocol/speech-catalogue';
+import { startGateway, type RunningGateway } from '../../../src/server/start';
+import { Engine } from '../../../src/worker/engine';
+import { SPEECH_STOPPED } from '../../../src/worker/rooms/speech/speaker';
+
+let gateway: RunningGateway;
+const realFetch = globalThis.fetch;
+let cookie = '';
+/** Every path the engines asked for, in order. */
+const asked: string[] = [];
+/** Answers the test gives in place of the gateway's, by path. */
+const overrides = new Map<string, () => Response>();
+/** Paths held, by prefix: a request waits until the test releases it (`entered` resolves when one arrives). */
+const gates = new Map<string, { entered: () => void; released: Promise<void> }>();
+
+function gate(path: string): { entered: Promise<void>; release: () => void } {
+  let entered!: () => void;
+  let release!: () => void;
+  const enteredP = new Promise<void>((r) => (entered = r));
+  const released = new Promise<void>((r) => (release = r));
+  gates.set(path, { entered, released });
+  return { entered: enteredP, release };
+}
+
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+
+beforeAll(async () => {
+  process.on('unhandledRejection', onUnhandled);
+  gateway = await startGateway({
+    port: 0,
+    memory: true,
+    inheritEnv: false,
+    clientDir: null,
+    log: () => undefined,
+    env: { PARLEY_OFFLINE_TOKEN_DELAY_MS: '0', PARLEY_OFFLINE_VIDEO_MS: '600000', PARLEY_VIDEO_WORKER_MS: '20' },
+  });
+  globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
+    const url = new URL(String(input), gateway.url);
+    asked.push(url.pathname);
+    const held = [...gates].find(([prefix]) => url.pathname.startsWith(prefix))?.[1];
+    if (held) {
+      held.entered();
+      await held.released;
+    }
+    const override = overrides.get(url.pathname);
+    if (override) return override();
+    const headers = new Headers(init?.headers);
+    if (cookie) headers.set('cookie', cookie);
+    const res = await realFetch(url, { ...init, headers });
+    const set = res.headers.get('set-cookie');
+    if (set) cookie = set.split(';')[0] ?? '';
+    return res;
+  };
+}, 60_000);
+afterAll(async () => {
+  globalThis.fetch = realFetch;
+  process.off('unhandledRejection', onUnhandled);
+  await gateway?.close();
+});
+
+const engines: Engine[] = [];
+let n = 0;
+function newEngine(videoPollMs = 20): Engine {
+  const e = new Engine({ requestReload: () => undefined, storeMarker: () => undefined, dbName: `rooms-dispose-${++n}`, videoPollMs });
+  engines.push(e);
+  return e;
+}
+afterEach(async () => {
+  for (const e of engines.splice(0)) await e.dispose();
+  overrides.clear();
+  gates.clear();
+  asked.length = 0;
+  cookie = '';
+  vi.restoreAllMocks();
+});
+
+const json = (body: unknown, status = 200) => () => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+
+/** Lets whatever the released request set going run its course (several poll periods of the shortened clocks). */
+const settle = () => new Promise((r) => setTimeout(r, 400));
+
+async function assistantOf(engine: Engine, slug: string, done: (m: MessageRow) => boolean): Promise<MessageRow> {
+  const view = await firstValueFrom(engine.observe({ kind: 'conversation', slug }).pipe(filter((v) => v !== null && v.messages.some((m) => m.role === 'assistant' && done(m))), timeout(15_000)));
+  return view!.messages.find((m) => m.role === 'assistant') as MessageRow;
+}
+
+/** Disposes the engine while `path` is held, then releases it; returns what the engine asked for afterwards. */
+async function disposeMidRequest(engine: Engine, held: { entered: Promise<void>; release: () => void }): Promise<{ appends: number; askedAfter: string[] }> {
+  await held.entered;
+  const append = vi.spyOn(engine, 'append');
+  await engine.dispose();
+  engines.splice(engines.indexOf(engine), 1);
+  const mark = asked.length;
+  held.release();
+  await settle();
+  return { appends: append.mock.calls.length, askedAfter: asked.slice(mark) };
+}
+
+describe('a room stops its loops when the engine is disposed mid-poll', () => {
+  it('video: the status answer that arrives after the dispose is dropped and no further status is asked', async () => {
+    const engine = newEngine();
+    const sent = await engine.generateVideo({ slug: null, prompt: 'forever', model: 'parley-offline-video' });
+    expect(sent.ok).toBe(true);
+    await assistantOf(engine, sent.ok ? sent.slug : '', (m) => m.videoStatus === 'processing');
+    // Pending from here on: the next answer would be written (processing -> error after the 20 minutes, here a fake one).
+    overrides.set('/api/generate-video/status', json({ data: { status: 'FAILED', video_url: null, error: 'boom', cost: 0, paymentSource: null } }));
+    const held = gate('/api/generate-video/status');
+    const after = await disposeMidRequest(engine, held);
+    expect(after.appends).toBe(0);
+    expect(after.askedAfter.filter((p) => p === '/api/generate-video/status')).toEqual([]);
+    expect(unhandled).toEqual([]);
+  });
+
+  it('text to speech: a reading waiting on its 202 poll ends at once, unrecorded', async () => {
+    const engine = newEngine();
+    await engine.whenStarted();
+    const sent = await engine.sendMessage({ slug: null, prompt: 'say something', model: 'parley-offline' });
+    expect(sent.ok).toBe(true);
+    const reply = await assistantOf(engine, sent.ok ? sent.slug : '', (m) => m.status === 'done');
+    overrides.set('/api/tts', json({ runId: 'run-1', model: OFFLINE_VOICE_MODEL_ID }, 202));
+    overrides.set('/api/tts/status', json({ status: 'processing' }, 202));
+    const held = gate('/api/tts');
+    const reading = engine.readAloud(reply.id, { model: OFFLINE_VOICE_MODEL_ID });
+    const after = await disposeMidRequest(engine, held);
+    // The spec's poll is every 3 s, 60 times: without the room's stop it would still be waiting.
+    await expect(reading).resolves.toEqual({ ok: false, error: SPEECH_STOPPED });
+    expect(after.appends).toBe(0);
+    expect(after.askedAfter.filter((p) => p === '/api/tts/status')).toEqual([]);
+    expect(unhandled).toEqual([]);
+  });
+
+  it('payment status: the poll in flight ends with the engine and asks nothing more', async () => {
+    const engine = newEngine();
+    await engine.whenStarted();
+    await engine.refreshSession();
+    const held = gate('/transaction/status/');
+    const made = await engine.createPayment('USD', '6');
+    expect(made.ok).toBe(true);
+    const after = await disposeMidRequest(engine, held);
+    expect(after.appends).toBe(0);
+    expect(after.askedAfter.filter((p) => p.startsWith('/transaction/status/'))).toEqual([]);
+    expect(unhandled).toEqual([]);
+  });
+});
