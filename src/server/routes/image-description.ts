@@ -6,9 +6,9 @@
  * deterministic description (size, colours, stored text; src/server/documents/image-facts.ts, read in the parse
  * pool, src/server/parse/pool.ts). The body's bytes are held within the upload budget (guards/upload-budget.ts).
  *
- * A priced vision model is paid through a hold taken before the upstream call (docs/gateway.md, "Holds"):
- * `paidDescription` below is the one place that reserves, settles and releases. A balance that cannot cover the
- * hold answers 402 like a reply would.
+ * A priced vision model is paid through the paid-call path of every paid route (ledger/paid-call.ts, `withHold`):
+ * a hold taken before the upstream call, settled at the actual cost, released on failure. A balance that cannot
+ * cover the hold answers 402 like a reply would.
  */
 import { randomUUID } from 'node:crypto';
 import type { Context, Hono } from 'hono';
@@ -20,10 +20,11 @@ import { isVisionModel } from '../../protocol/vision';
 import { describeIssues, jsonError, readJson, type AppEnv, type RouteContext } from '../context';
 import { uploadRefused, UPLOAD_RETRY_AFTER_S } from '../guards/upload-budget';
 import { ParseError } from '../parse/pool';
-import { formatNanoRawCeil, formatUsdMicro, PAID_THRESHOLD_NANO_RAW, PAID_THRESHOLD_USD_MICRO, replyCostMicro } from '../money';
+import { formatNanoRawCeil, formatUsdMicro, replyCostMicro } from '../money';
 import { OFFLINE_MODEL_ID } from '../providers/offline';
 import type { CatalogueEntry } from '../providers/catalogue';
 import { OutputBudget } from '../providers/output-budget';
+import { withHold } from '../ledger/paid-call';
 import { planReplyHold } from '../ledger/reply-hold';
 
 /** Output budget of a description. */
@@ -50,50 +51,63 @@ async function streamText(entry: CatalogueEntry, conversation: ChatPayload, sign
   return { text: text.trim(), usage: budget.exhausted ? null : usage };
 }
 
-/** Describes with a catalogue model; a priced one under a hold (reserve, then settle the actual cost or release). */
+/**
+ * Describes with a catalogue model. A priced one is a paid call like any other (ledger/paid-call.ts): the most it
+ * may cost is reserved before the upstream is asked, the actual cost settled once, the hold released on failure.
+ */
 async function paidDescription(ctx: RouteContext, sessionId: string, entry: CatalogueEntry, messages: ChatMessage[]): Promise<Described> {
   const price = entry.price;
-  const key = `image-description:${sessionId}:${randomUUID()}`;
   // Serialised once: the estimate for the hold and the JSON the provider sends (body/chat-payload.ts).
   const conversation = chatPayload(messages);
-  if (price !== null) {
+  const failed: Described = { ok: false, status: 502, code: 'DESCRIPTION_FAILED', message: IMAGE_DESCRIPTION.failedTitle };
+  const describe = async (): Promise<{ text: string; usage: { inputTokens: number; outputTokens: number } | null }> => {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new Error('description timeout')), DESCRIPTION_TIMEOUT_MS);
+    try {
+      return await streamText(entry, conversation, controller.signal);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  try {
+    if (price === null) {
+      const { text } = await describe();
+      return text === '' ? failed : { ok: true, text };
+    }
     const plan = planReplyHold(price, conversation.inputTokens, DESCRIPTION_MAX_TOKENS);
-    const r = await ctx.ledger.reserve(sessionId, {
-      key,
-      maxUsdMicro: replyCostMicro(price, plan.inputTokens + IMAGE_TOKEN_ALLOWANCE, DESCRIPTION_MAX_TOKENS),
-      ttlMs: HOLD_TTL_MS,
-      above: { usdMicro: PAID_THRESHOLD_USD_MICRO, nanoRaw: PAID_THRESHOLD_NANO_RAW },
-      note: `image-description ${entry.info.id}`,
-    });
-    if (!r.ok) {
-      const raw = r.requiredNanoRaw > PAID_THRESHOLD_NANO_RAW ? r.requiredNanoRaw : PAID_THRESHOLD_NANO_RAW;
-      const usd = r.requiredUsdMicro > PAID_THRESHOLD_USD_MICRO ? r.requiredUsdMicro : PAID_THRESHOLD_USD_MICRO;
+    const paid = await withHold(
+      ctx.ledger,
+      sessionId,
+      {
+        key: `image-description:${sessionId}:${randomUUID()}`,
+        maxUsdMicro: replyCostMicro(price, plan.inputTokens + IMAGE_TOKEN_ALLOWANCE, DESCRIPTION_MAX_TOKENS),
+        note: `image-description ${entry.info.id}`,
+        ttlMs: HOLD_TTL_MS,
+      },
+      async () => {
+        const { text, usage } = await describe();
+        const input = usage?.inputTokens ?? conversation.inputTokens;
+        const output = usage?.outputTokens ?? Math.ceil(text.length / 4);
+        return { value: text, costUsdMicro: replyCostMicro(price, input, output) };
+      },
+      ctx.log,
+    );
+    if (!paid.ok) {
+      // The key is new for every call, so `used` cannot happen; answered as a failure all the same.
+      if (paid.kind !== 'short') return failed;
+      const { requiredUsdMicro, requiredNanoRaw } = paid.shortfall;
       return {
         ok: false,
         status: 402,
         code: 'INSUFFICIENT_BALANCE',
-        message: `Insufficient balance: describing an image with ${entry.info.name} needs ${formatUsdMicro(usd)} USD or ${formatNanoRawCeil(raw)} XNO available`,
-        extra: { requiredBalance: formatNanoRawCeil(raw), requiredUsd: formatUsdMicro(usd) },
+        message: `Insufficient balance: describing an image with ${entry.info.name} needs ${formatUsdMicro(requiredUsdMicro)} USD or ${formatNanoRawCeil(requiredNanoRaw)} XNO available`,
+        extra: { requiredBalance: formatNanoRawCeil(requiredNanoRaw), requiredUsd: formatUsdMicro(requiredUsdMicro) },
       };
     }
-  }
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new Error('description timeout')), DESCRIPTION_TIMEOUT_MS);
-  try {
-    const { text, usage } = await streamText(entry, conversation, controller.signal);
-    if (price !== null) {
-      const input = usage?.inputTokens ?? conversation.inputTokens;
-      const output = usage?.outputTokens ?? Math.ceil(text.length / 4);
-      await ctx.ledger.settle(sessionId, key, replyCostMicro(price, input, output), { note: `image-description ${entry.info.id}` });
-    }
-    if (text === '') return { ok: false, status: 502, code: 'DESCRIPTION_FAILED', message: IMAGE_DESCRIPTION.failedTitle };
-    return { ok: true, text };
+    return paid.value === '' ? failed : { ok: true, text: paid.value };
   } catch (e) {
-    if (price !== null) await ctx.ledger.release(key).catch(() => false);
     ctx.log(`image-description: ${entry.info.id} failed: ${e instanceof Error ? e.message : String(e)}`);
-    return { ok: false, status: 502, code: 'DESCRIPTION_FAILED', message: IMAGE_DESCRIPTION.failedTitle };
-  } finally {
-    clearTimeout(timer);
+    return failed;
   }
 }
 
