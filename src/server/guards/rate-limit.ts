@@ -15,7 +15,7 @@
  *    statement either.
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import type { RateLimit } from '../config';
+import type { RateLimit } from '../env-vars';
 import { jsonError, type AppEnv } from '../context';
 import type { Queryable } from '../db/types';
 import type { ClientAddressFn } from './client-address';

@@ -4,7 +4,7 @@
  * kept in its own file; a bad value stops the gateway at startup with a message naming the variable.
  */
 import { checkAddress, checkSeed } from 'nanocurrency';
-import { ConfigError, type Env, type RateLimit } from '../config';
+import { ConfigError, type Env, type RateLimit } from '../env-vars';
 import { AmountError, parseDecimal } from '../money';
 import { isTicker, type Ticker } from '../../protocol/payments';
 

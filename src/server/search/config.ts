@@ -10,7 +10,7 @@
  *
  * None configured: web search is unavailable and the composer's switch says why.
  */
-import { ConfigError, type Env } from '../config';
+import { ConfigError, type Env } from '../env-vars';
 import { braveProvider, linkupProvider, searxngProvider, type SearchProvider } from './providers';
 
 export interface SearchConfig {

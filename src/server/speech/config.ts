@@ -12,7 +12,7 @@
  */
 import { z } from 'zod';
 import { speechModel } from '../../protocol/speech-catalogue';
-import { ConfigError, intVar, type Env } from '../config';
+import { ConfigError, intVar, type Env } from '../env-vars';
 import { AmountError, parseDecimal } from '../money';
 
 const ProviderSchema = z.object({

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TITLE_MAX_CHARS } from '../../../src/protocol/api';
 import { createApp } from '../../../src/server/app';
-import { loadConfig, type Env } from '../../../src/server/config';
+import { loadConfig } from '../../../src/server/config';
+import { type Env } from '../../../src/server/env-vars';
 import { openDatabase } from '../../../src/server/db/open';
 import type { Db } from '../../../src/server/db/types';
 import { Ledger } from '../../../src/server/ledger/ledger';

@@ -1,6 +1,7 @@
 /** A gateway app with media services (image and video models from env, a runner the test drives by hand). */
 import { createApp } from '../../../src/server/app';
-import { loadConfig, type Env } from '../../../src/server/config';
+import { loadConfig } from '../../../src/server/config';
+import { type Env } from '../../../src/server/env-vars';
 import { openDatabase } from '../../../src/server/db/open';
 import type { Db } from '../../../src/server/db/types';
 import { Ledger } from '../../../src/server/ledger/ledger';

@@ -6,7 +6,7 @@ import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../../src/server/app';
-import type { Env } from '../../../src/server/config';
+import type { Env } from '../../../src/server/env-vars';
 import { loadConfig } from '../../../src/server/config';
 import { openDatabase } from '../../../src/server/db/open';
 import { Ledger } from '../../../src/server/ledger/ledger';

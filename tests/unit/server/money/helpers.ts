@@ -4,7 +4,8 @@
  */
 import type { Hono } from 'hono';
 import { createApp } from '../../../../src/server/app';
-import { loadConfig, type Env } from '../../../../src/server/config';
+import { loadConfig } from '../../../../src/server/config';
+import { type Env } from '../../../../src/server/env-vars';
 import type { AppEnv } from '../../../../src/server/context';
 import { openDatabase } from '../../../../src/server/db/open';
 import type { Db } from '../../../../src/server/db/types';
