@@ -2,21 +2,21 @@
  * The gateway app: a Hono app with every route, testable in process with `app.request(...)`.
  * Start a real server with startGateway (src/server/start.ts) or `npm run serve`.
  */
-import { ReplyRegistry, RESUME_GRACE_MS } from './routes/reply-registry';
+import { ReplyRegistry, RESUME_GRACE_MS } from './chat/reply-registry';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { jsonError, type AppEnv, type AppSettings, type RouteContext } from './context';
 import type { Db } from './db/types';
-import { Ledger } from './ledger/ledger';
-import type { Catalogue } from './providers/catalogue';
-import { registerAdminRoutes } from './routes/admin';
-import { registerModelRoutes } from './routes/models';
-import { registerSessionRoutes } from './routes/session';
-import { registerStreamGptRoute } from './routes/stream-gpt';
-import { registerConversationSummaryRoute } from './routes/conversation-summary';
-import { registerTalkToGptMultiRoute } from './routes/talk-to-gpt-multi';
-import { ATTACHMENT_BODY_ROUTES, ATTACHMENT_COSTLY_ROUTES, MULTIPART_ROUTES, registerAttachmentRoutes } from './routes/attachments';
-import { registerPreviewRoute } from './routes/preview';
+import { Ledger } from './money/ledger';
+import type { Catalogue } from './chat/catalogue';
+import { registerAdminRoutes } from './admin/routes';
+import { registerModelRoutes } from './chat/models-route';
+import { registerSessionRoutes } from './sessions/routes';
+import { registerStreamGptRoute } from './chat/stream-gpt';
+import { registerConversationSummaryRoute } from './chat/conversation-summary';
+import { registerTalkToGptMultiRoute } from './chat/talk-to-gpt-multi';
+import { ATTACHMENT_BODY_ROUTES, ATTACHMENT_COSTLY_ROUTES, MULTIPART_ROUTES, registerAttachmentRoutes } from './documents/routes';
+import { registerPreviewRoute } from './preview/route';
 import { serveClient } from './static';
 import { loadConfig } from './config';
 import { adminAccessGuard } from './guards/admin-access';
@@ -24,11 +24,11 @@ import { clientAddressResolver, type ClientAddressFn } from './guards/client-add
 import { crossSiteGuard } from './guards/cross-site';
 import { createLimiter } from './guards/rate-limit';
 import { registerMediaRoutes, type MediaServices } from './media/register';
-import { RequestBinder } from './routes/request-binding';
+import { RequestBinder } from './body/request-binding';
 import { BodyParsePool } from './body/parse-pool';
 import { loadMoneyConfig } from './payments/config';
 import { createMoneyServices, MONEY_PREFIXES, registerMoneyRoutes, type MoneyServices } from './payments/register';
-import { registerWebRoutes, type WebDeps } from './search/register';
+import { registerWebRoutes, type WebDeps } from './web/register';
 import { registerSpeechRoutes, type SpeechServices } from './speech/register';
 import { registerConsentRoutes } from './consent/routes';
 import { DEFAULT_CONSENT_CONFIG, type ConsentConfig } from './consent/config';

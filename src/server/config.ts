@@ -3,7 +3,7 @@
  * here; a bad value stops the gateway at startup with a message naming the variable.
  */
 import { z } from 'zod';
-import { AmountError, parseDecimal, type PriceUnits } from './money';
+import { AmountError, parseDecimal, type PriceUnits } from './money/amounts';
 import { loadMediaConfig, type MediaConfig } from './media/config';
 import { loadMoneyConfig, type MoneyConfig } from './payments/config';
 import { ConfigError, intVar, type Env, type RateLimit } from './env-vars';

@@ -11,7 +11,7 @@
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { loadParseConfig } from '../../src/server/parse/config';
 import { ParsePool } from '../../src/server/parse/pool';
-import { extractText } from '../../src/server/documents/extract';
+import { extractText } from '../../src/server/parse/readers/document';
 import { readDocx, readPdf, type PdfJs } from '../../src/worker/services/attachments/documents';
 import { makeDocx, makePdf, makePptx } from '../unit/attachments/fixtures';
 import { median } from './conversation-view/harness';

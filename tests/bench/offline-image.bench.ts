@@ -5,7 +5,7 @@
  * (an image should appear about as fast as a reply's first words). Median of alternating rounds.
  */
 import { deflateSync } from 'node:zlib';
-import { OfflineImageProvider } from '../../src/server/providers/image-offline';
+import { OfflineImageProvider } from '../../src/server/media/providers/image-offline';
 import { paint, sceneOf } from '../../src/server/media/art';
 import type { Bench } from './types';
 

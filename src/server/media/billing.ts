@@ -10,8 +10,8 @@ import { FREE_FLUX_METADATA_KEY, FREE_FLUX_PER_DAY, takeFreeFlux, utcDate, freeF
 import { jsonError, type RouteContext } from '../context';
 import type { Db } from '../db/types';
 import { addressGroup } from '../guards/client-address';
-import { formatNanoRawCeil, formatUsdMicro } from '../money';
-import { insufficientBalance, reserveHold, type ReserveOutcome } from '../ledger/paid-call';
+import { formatNanoRawCeil, formatUsdMicro } from '../money/amounts';
+import { insufficientBalance, reserveHold, type ReserveOutcome } from '../money/paid-call';
 import type { FreeQuotaLimits } from './config';
 
 /** A media hold lives this long before a sweep gives it back (a video may take up to the spec's 20 minutes). */

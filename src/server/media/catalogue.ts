@@ -4,12 +4,12 @@
  * (src/server/providers/catalogue.ts) lists their ModelInfo after the text models; the media routes resolve here.
  */
 import type { ModelInfo } from '../../protocol/api';
-import { formatPrice } from '../money';
-import { OFFLINE_GRID_MODEL_ID, OFFLINE_IMAGE_MODEL_ID, OfflineImageProvider } from '../providers/image-offline';
-import { OpenAiImageProvider } from '../providers/image-openai';
-import type { ImageProvider, VideoProvider } from '../providers/media-types';
-import { OFFLINE_VIDEO_MODEL_ID, OfflineVideoProvider } from '../providers/video-offline';
-import { QueueVideoProvider } from '../providers/video-queue';
+import { formatPrice } from '../money/amounts';
+import { OFFLINE_GRID_MODEL_ID, OFFLINE_IMAGE_MODEL_ID, OfflineImageProvider } from './providers/image-offline';
+import { OpenAiImageProvider } from './providers/image-openai';
+import type { ImageProvider, VideoProvider } from './providers/types';
+import { OFFLINE_VIDEO_MODEL_ID, OfflineVideoProvider } from './providers/video-offline';
+import { QueueVideoProvider } from './providers/video-queue';
 import type { MediaConfig } from './config';
 import { defaultImageSettings, type ImageSettingName } from '../../protocol/media';
 

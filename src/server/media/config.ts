@@ -10,7 +10,7 @@
 import { FREE_FLUX_PER_DAY } from '../../protocol/image-rules';
 import { IMAGE_SETTING_NAMES, type ImageSettingName } from '../../protocol/media';
 import { z } from 'zod';
-import { AmountError, parseDecimal } from '../money';
+import { AmountError, parseDecimal } from '../money/amounts';
 import { ConfigError, type Env } from '../env-vars';
 
 const MediaProviderSchema = z.object({

@@ -2,8 +2,8 @@
  * What the parse pool's threads are asked (./pool.ts posts, ./worker.ts answers): every kind of untrusted content
  * the gateway reads. Bytes travel as ArrayBuffers of their own, transferred to the thread without a copy.
  */
-import type { ExtractedPage } from '../scrape/extract';
-import type { PageKind } from '../scrape/fetch';
+import type { ExtractedPage } from './readers/page';
+import type { PageKind } from '../net/fetch';
 
 export type ParseJob =
   /** A document's text (../documents/extract.ts). */

@@ -5,7 +5,7 @@
  */
 import { checkAddress, checkSeed } from 'nanocurrency';
 import { ConfigError, type Env, type RateLimit } from '../env-vars';
-import { AmountError, parseDecimal } from '../money';
+import { AmountError, parseDecimal } from '../money/amounts';
 import { isTicker, type Ticker } from '../../protocol/payments';
 
 export interface BtcpayConfig {

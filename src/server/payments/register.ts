@@ -10,7 +10,7 @@ import type { ClientAddressFn } from '../guards/client-address';
 import { createLimiter } from '../guards/rate-limit';
 import { Invitations } from '../invitations/service';
 import { registerInvitationRoutes } from '../invitations/routes';
-import type { Ledger } from '../ledger/ledger';
+import type { Ledger } from '../money/ledger';
 import { registerNanoRoutes } from '../nano/routes';
 import { NanoDeposits } from '../nano/service';
 import { registerRecoveryRoutes } from '../sessions/recovery-routes';

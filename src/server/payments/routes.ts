@@ -5,7 +5,7 @@
  */
 import type { Context, Hono } from 'hono';
 import { describeIssues, jsonError, readJson, readLimitedText, type AppEnv } from '../context';
-import { formatUnits } from '../money';
+import { formatUnits } from '../money/amounts';
 import {
   CreatePaymentSchema,
   DaimoCallbackSchema,

@@ -12,8 +12,8 @@
  *    metadata, a database, the admin port).
  */
 import https from 'node:https';
-import { pinnedLookup } from '../scrape/fetch';
-import { checkUrlForm, ScrapeRefusal, vetHost, type ScrapeTestAllowance } from '../scrape/ssrf';
+import { pinnedLookup } from '../net/fetch';
+import { checkUrlForm, ScrapeRefusal, vetHost, type ScrapeTestAllowance } from '../net/ssrf';
 
 /** A file, or why not: `status` the HTTP status it answered; `unreachable` when it could not be reached (try later). */
 export type ProviderFile = { ok: true; bytes: Uint8Array } | { ok: false; status: number | null; message: string; unreachable?: true };

@@ -8,9 +8,9 @@
 import type { Context } from 'hono';
 import type { PaymentSource } from '../../protocol/stream';
 import { jsonError } from '../context';
-import type { Ledger } from '../ledger/ledger';
-import { insufficientBalance, OpenHold, reservePaidCall, type PaidCall, type Settlement, type Shortfall } from '../ledger/paid-call';
-import { formatNanoRawCeil, formatUsdMicro } from '../money';
+import type { Ledger } from '../money/ledger';
+import { insufficientBalance, OpenHold, reservePaidCall, type PaidCall, type Settlement, type Shortfall } from '../money/paid-call';
+import { formatNanoRawCeil, formatUsdMicro } from '../money/amounts';
 
 export type SpeechReserve = { ok: true; hold: OpenHold | null } | { ok: false; kind: 'short'; shortfall: Shortfall } | { ok: false; kind: 'used' };
 

@@ -6,11 +6,11 @@
  */
 import type { ModelInfo } from '../../protocol/api';
 import { OFFLINE_VOICE_MODEL_ID, SPEECH_MODELS, speechModel, type SpeechModel } from '../../protocol/speech-catalogue';
-import { ElevenLabsSpeechProvider } from '../providers/tts-elevenlabs';
-import { OfflineSpeechProvider } from '../providers/tts-offline';
-import { OpenAiSpeechProvider } from '../providers/tts-openai';
-import { OpenAiTranscriptionProvider } from '../providers/transcribe-openai';
-import type { SpeechProvider, TranscriptionProvider } from '../providers/speech-types';
+import { ElevenLabsSpeechProvider } from './providers/tts-elevenlabs';
+import { OfflineSpeechProvider } from './providers/tts-offline';
+import { OpenAiSpeechProvider } from './providers/tts-openai';
+import { OpenAiTranscriptionProvider } from './providers/transcribe-openai';
+import type { SpeechProvider, TranscriptionProvider } from './providers/types';
 import type { SpeechConfig, TranscribeProviderConfig } from './config';
 
 export interface SpeechEntry {

@@ -2,7 +2,7 @@
 import type { Hono } from 'hono';
 import type { AppEnv, RouteContext } from '../context';
 import type { Db } from '../db/types';
-import type { Ledger } from '../ledger/ledger';
+import type { Ledger } from '../money/ledger';
 import { SpeechCatalogue } from './catalogue';
 import { loadSpeechConfig, type SpeechConfig } from './config';
 import { TtsJobs } from './jobs';

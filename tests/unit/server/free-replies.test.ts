@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { memoryDatabase } from './helpers';
 import type { Queryable } from '../../../src/server/db/types';
-import { FreeReplyLog } from '../../../src/server/ledger/free-replies';
-import { Ledger } from '../../../src/server/ledger/ledger';
+import { FreeReplyLog } from '../../../src/server/money/free-replies';
+import { Ledger } from '../../../src/server/money/ledger';
 import { createSession } from '../../../src/server/sessions/store';
 
 const database = memoryDatabase();

@@ -15,8 +15,8 @@ import { openDatabase } from '../../../src/server/db/open';
 import type { Db } from '../../../src/server/db/types';
 import { LEASE_MS, LeasedBuckets, takeToken } from '../../../src/server/guards/rate-limit';
 import type { Queryable } from '../../../src/server/db/types';
-import { Ledger } from '../../../src/server/ledger/ledger';
-import { Catalogue } from '../../../src/server/providers/catalogue';
+import { Ledger } from '../../../src/server/money/ledger';
+import { Catalogue } from '../../../src/server/chat/catalogue';
 import { startFakeUpstream, textReply, type FakeUpstream } from './fake-upstream';
 import { chatBody, errorBody, getSession, newSession } from './helpers';
 

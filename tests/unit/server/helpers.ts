@@ -12,8 +12,8 @@ import { type Env } from '../../../src/server/env-vars';
 import type { AppEnv } from '../../../src/server/context';
 import { openDatabase } from '../../../src/server/db/open';
 import type { Db } from '../../../src/server/db/types';
-import { Ledger } from '../../../src/server/ledger/ledger';
-import { Catalogue } from '../../../src/server/providers/catalogue';
+import { Ledger } from '../../../src/server/money/ledger';
+import { Catalogue } from '../../../src/server/chat/catalogue';
 import { loadParseConfig, loadUploadLimits } from '../../../src/server/parse/config';
 import { UploadBudget } from '../../../src/server/guards/upload-budget';
 

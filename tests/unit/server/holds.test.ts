@@ -3,11 +3,11 @@
  * dead gateway left open. Balances are checked against the entries: balance = credits - charges - open holds.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAdmin } from '../../../src/server/admin';
+import { runAdmin } from '../../../src/server/admin/cli';
 import { openDatabase } from '../../../src/server/db/open';
 import type { Db } from '../../../src/server/db/types';
-import { Ledger } from '../../../src/server/ledger/ledger';
-import { reservePaidCall, withHold } from '../../../src/server/ledger/paid-call';
+import { Ledger } from '../../../src/server/money/ledger';
+import { reservePaidCall, withHold } from '../../../src/server/money/paid-call';
 import { createSession } from '../../../src/server/sessions/store';
 import { expectLedgerBalanced } from './money-checks';
 

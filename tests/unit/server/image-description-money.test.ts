@@ -5,12 +5,12 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PNG } from 'pngjs';
-import * as paidCall from '../../../src/server/ledger/paid-call';
+import * as paidCall from '../../../src/server/money/paid-call';
 import { startFakeUpstream, textReply, type FakeUpstream } from './fake-upstream';
 import { newSession, testGateway, type TestGateway } from './helpers';
 
-vi.mock('../../../src/server/ledger/paid-call', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../../src/server/ledger/paid-call')>();
+vi.mock('../../../src/server/money/paid-call', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../../src/server/money/paid-call')>();
   return { ...original, withHold: vi.fn(original.withHold) };
 });
 

@@ -15,7 +15,7 @@ import {
   previewCsp,
   registerPreviewRoute,
   SPLIT_PAGE_SOURCE,
-} from '../../../src/server/routes/preview';
+} from '../../../src/server/preview/route';
 import { CONTENT_SECURITY_POLICY } from '../../../src/server/static';
 
 function directives(policy: string): Map<string, string> {

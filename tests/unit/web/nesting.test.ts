@@ -6,8 +6,8 @@
 import { Parser } from 'htmlparser2';
 import { describe, expect, it } from 'vitest';
 import { parseHTML } from 'linkedom';
-import { blockText, extractPage, tidyText } from '../../../src/server/scrape/extract';
-import { capNesting, MAX_HTML_DEPTH } from '../../../src/server/scrape/nesting';
+import { blockText, extractPage, tidyText } from '../../../src/server/parse/readers/page';
+import { capNesting, MAX_HTML_DEPTH } from '../../../src/server/parse/readers/nesting';
 import { scaling } from '../server/scaling';
 
 /** The deepest nesting htmlparser2's parser builds (what linkedom's tree gets). */

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../../src/server/config';
 import { type Env } from '../../../../src/server/env-vars';
 import { decideTestPayments, pricedServices } from '../../../../src/server/payments/test-switch';
-import { loadSearchConfig } from '../../../../src/server/search/config';
+import { loadSearchConfig } from '../../../../src/server/web/search-config';
 import { loadSpeechConfig } from '../../../../src/server/speech/config';
 import { startGateway } from '../../../../src/server/start';
 import type { PaymentMethodsResponse } from '../../../../src/protocol/payments';
