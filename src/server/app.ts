@@ -39,7 +39,7 @@ import { UploadBudget } from './guards/upload-budget';
 export interface AppDeps {
   /** Migrated database (openDatabase in src/server/db/open.ts). */
   db: Db;
-  /** Model catalogue (Catalogue.create in src/server/providers/catalogue.ts). */
+  /** Model catalogue (Catalogue.create in src/server/chat/catalogue.ts). */
   catalogue: Catalogue;
   /** Micro-dollars per XNO used to charge nano balances; default 1 USD per XNO. Ignored when `ledger` is given. */
   nanoPriceUsdMicro?: bigint;
@@ -51,7 +51,7 @@ export interface AppDeps {
   clientDir?: string | null;
   /** How a request's client address is found; default from settings.guards (guards/client-address.ts). Tests. */
   clientAddress?: ClientAddressFn;
-  /** Enables /admin/* for bearers of this token (see routes/admin.ts). */
+  /** Enables /admin/* for bearers of this token (see admin/routes.ts). */
   adminToken?: string | null;
   log?: (line: string) => void;
   /** Image and video models and the video job runner (src/server/media/register.ts); default: offline engines only. */
@@ -60,7 +60,7 @@ export interface AppDeps {
   onClose?: (fn: () => Promise<void>) => void;
   /** Payments, invitations, nano, recovery (payments/register.ts); default: built from an empty environment. */
   money?: MoneyServices;
-  /** Web search, scraping and suggestions (src/server/search/register.ts). */
+  /** Web search, scraping and suggestions (src/server/web/register.ts). */
   web?: WebDeps;
   /** Speech models, the TTS job runner and transcription (src/server/speech/register.ts); default: the offline voice. */
   speech?: SpeechServices;

@@ -48,7 +48,7 @@ export interface RouteContext {
   ledger: Ledger;
   catalogue: Catalogue;
   settings: AppSettings;
-  /** Streamed replies in flight and recently finished, for resume, Stop and retries (routes/reply-registry.ts). */
+  /** Streamed replies in flight and recently finished, for resume, Stop and retries (chat/reply-registry.ts). */
   replies: ReplyRegistry;
   /**
    * Per-address limit for costly requests (model replies, paid tools). app.ts applies it to the routes it knows;
@@ -56,7 +56,7 @@ export interface RouteContext {
    * `ctx.costlyLimit.middleware` (guards/rate-limit.ts).
    */
   costlyLimit: Limiter;
-  /** requestId bindings (routes/request-binding.ts). */
+  /** requestId bindings (body/request-binding.ts). */
   bindings: RequestBinder;
   /** Parses large reply bodies off the event loop (body/parse-pool.ts); read them with body/read-body.ts. */
   bodies: BodyParsePool;

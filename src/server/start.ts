@@ -63,7 +63,7 @@ export interface StartGatewayOptions {
   clientDir?: string | null;
   /** Log sink; default stderr. */
   log?: (line: string) => void;
-  /** TEST ONLY: loopback hosts the scraper may reach (src/server/scrape/ssrf.ts). No environment variable sets it. */
+  /** TEST ONLY: loopback hosts the scraper may reach (src/server/net/ssrf.ts). No environment variable sets it. */
   scrapeTest?: ScrapeTestAllowance;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Operator actions shared by the admin command (src/server/admin.ts) and the gateway's loopback admin routes.
+ * Operator actions shared by the admin command (src/server/admin/cli.ts) and the gateway's loopback admin routes.
  */
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/types';

@@ -5,7 +5,7 @@
  * With PARLEY_TITLE_MODEL set, the configured (cheap) model writes the title; a priced one is paid like a reply,
  * through a ledger hold: reserve the most it may cost, settle the actual cost, release on failure. Without it,
  * when the title model fails or the balance cannot pay for it, the offline engine's deterministic title answers
- * (src/server/providers/title.ts): a title is a convenience, never a reason to fail.
+ * (src/server/chat/title.ts): a title is a convenience, never a reason to fail.
  */
 import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
@@ -77,7 +77,7 @@ export function registerConversationSummaryRoute(app: Hono<AppEnv>, ctx: RouteCo
       const answer = await askModel(entry, messages);
       return answer.failed ? null : clampTitle(answer.text) || null;
     }
-    // A priced title model is a paid call like any other (ledger/paid-call.ts): reserve the most it may cost, settle
+    // A priced title model is a paid call like any other (money/paid-call.ts): reserve the most it may cost, settle
     // what the upstream reports (tokens estimated when it reports none), release when it produced nothing.
     const paid = await withHold(
       ctx.ledger,

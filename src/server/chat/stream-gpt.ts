@@ -7,7 +7,7 @@
  *
  * Each delta is written as it arrives; nothing is buffered. A requestId is bound to one request (./request-binding.ts):
  * a different reuse is refused, a true retry replays the reply instead of starting another. A paid reply reserves
- * its maximum cost before the upstream is called (a hold, src/server/ledger/holds.ts) and settles the actual cost
+ * its maximum cost before the upstream is called (a hold, src/server/money/holds.ts) and settles the actual cost
  * once, after the stream ends and before the metadata tag, so the metadata reports what was charged.
  */
 import { randomUUID } from 'node:crypto';
@@ -306,7 +306,7 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
           if (settled === null || settled.billingError) meta.billingError = true;
         } else {
           // A free reply moves no money; its $0 entry, which counts the reply, is written behind in a batch
-          // (ledger/free-replies.ts).
+          // (money/free-replies.ts).
           ctx.ledger.freeReplies.record(sessionId, chargeKey, note);
         }
       } else await hold?.release();

@@ -2,7 +2,7 @@
  * POST /api/talk-to-gpt-multi (spec 000 section 7): one prompt to several text models at once, their replies
  * interleaved as NDJSON lines (src/protocol/multi.ts, docs/protocol.md "Multi-model lines").
  *
- * Every model is its own paid call (ledger/paid-call.ts): its own upstream, its own hold and settle (key
+ * Every model is its own paid call (money/paid-call.ts): its own upstream, its own hold and settle (key
  * `multi:{session}:{requestId}:{i}`), its own stall timer and its own end. One model failing (refused, out of
  * money, cut off) ends only its lines; the others go on. The response opens only once every upstream has answered
  * with headers: when none could start, the answer is an error (402 when every model was refused for the balance,

@@ -3,10 +3,10 @@
  * transactionDetails, detail}` -> `{description}`. `session`, when given, must be the cookie's; `detail` goes upstream
  * as image_url.detail. The image is described by a vision model of the catalogue (the one
  * asked for when it takes images, else PARLEY_VISION_MODEL), or, when none is configured, by the offline engine's
- * deterministic description (size, colours, stored text; src/server/documents/image-facts.ts, read in the parse
+ * deterministic description (size, colours, stored text; src/server/parse/readers/image-facts.ts, read in the parse
  * pool, src/server/parse/pool.ts). The body's bytes are held within the upload budget (guards/upload-budget.ts).
  *
- * A priced vision model is paid through the paid-call path of every paid route (ledger/paid-call.ts, `withHold`):
+ * A priced vision model is paid through the paid-call path of every paid route (money/paid-call.ts, `withHold`):
  * a hold taken before the upstream call, settled at the actual cost, released on failure. A balance that cannot
  * cover the hold answers 402 like a reply would.
  */
@@ -52,7 +52,7 @@ async function streamText(entry: CatalogueEntry, conversation: ChatPayload, sign
 }
 
 /**
- * Describes with a catalogue model. A priced one is a paid call like any other (ledger/paid-call.ts): the most it
+ * Describes with a catalogue model. A priced one is a paid call like any other (money/paid-call.ts): the most it
  * may cost is reserved before the upstream is asked, the actual cost settled once, the hold released on failure.
  */
 async function paidDescription(ctx: RouteContext, sessionId: string, entry: CatalogueEntry, messages: ChatMessage[]): Promise<Described> {

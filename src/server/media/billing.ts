@@ -1,5 +1,5 @@
 /**
- * How a media call pays (docs/gateway.md, "Holds"), through the hold API (ledger/paid-call.ts) like every paid
+ * How a media call pays (docs/gateway.md, "Holds"), through the hold API (money/paid-call.ts) like every paid
  * call: an image holds its price with `withHold` around the provider call (settled when the images came, given back
  * when they did not); a video, which a job runner carries on after the request (media/video-jobs.ts), reserves with
  * `reserveHold` here and the runner settles or releases the hold by its key. Free models take no hold.

@@ -1,7 +1,7 @@
 /**
  * The image and video models of the catalogue: the built-in offline engines (always there, labelled as not models,
  * like Parley Offline) and the models of the configured image and video providers. The main catalogue
- * (src/server/providers/catalogue.ts) lists their ModelInfo after the text models; the media routes resolve here.
+ * (src/server/chat/catalogue.ts) lists their ModelInfo after the text models; the media routes resolve here.
  */
 import type { ModelInfo } from '../../protocol/api';
 import { formatPrice } from '../money/amounts';

@@ -8,7 +8,7 @@
  *
  * What this keeps:
  *  - money: none moves; balances and holds never wait on this;
- *  - a key is still never reused: the requestId binding (routes/request-binding.ts) is written before the reply
+ *  - a key is still never reused: the requestId binding (body/request-binding.ts) is written before the reply
  *    starts, and it refuses a reuse with another model or body whether or not the $0 entry is written yet;
  *  - a session reads its own replies: GET /auth/local-session flushes that session's pending entries first;
  *  - a failed write is retried with the next batch (the entries stay queued, at most MAX_QUEUED of them);

@@ -10,8 +10,8 @@
  *   if (!r.ok) return r.kind === 'short' ? insufficientBalance(c, 'This image model', r.shortfall) : alreadyAnswered(c);
  *
  * A streamed reply, whose work outlives the request handler, reserves with `reservePaidCall` and keeps the
- * `OpenHold` until the stream ends (routes/stream-gpt.ts). Either way:
- *  - the reserve is one conditional statement (ledger/holds.ts): it fails rather than overdraw, so parallel calls
+ * `OpenHold` until the stream ends (chat/stream-gpt.ts). Either way:
+ *  - the reserve is one conditional statement (money/holds.ts): it fails rather than overdraw, so parallel calls
  *    can never spend more than the session holds, and it includes the spec's paid-use threshold (a balance above
  *    0.00001);
  *  - `settle` and `release` act once: a second call returns the first result;
@@ -32,7 +32,7 @@ export const HOLD_TTL_MS = 30 * 60_000;
 export interface PaidCall {
   /**
    * Idempotency key of the hold and of its charge: one per call and never reused, e.g.
-   * `image:{sessionId}:{requestId}` with the requestId bound to its request (routes/request-binding.ts).
+   * `image:{sessionId}:{requestId}` with the requestId bound to its request (body/request-binding.ts).
    */
   key: string;
   /** The most the call can cost, in micro-dollars: what is reserved, and the most that can be charged. */

@@ -6,7 +6,7 @@
  *    origin (`onProviderOrigin`); anything else falls back to the URLs the gateway builds itself.
  *  - A file (`fetchProviderFile`) on the provider's configured origin is read as is (the operator chose that
  *    address, which may well be a local server). A file anywhere else must be https and pass the scraper's SSRF
- *    guard (src/server/scrape/ssrf.ts): every address its host resolves to is public, and the connection goes to
+ *    guard (src/server/net/ssrf.ts): every address its host resolves to is public, and the connection goes to
  *    the vetted address itself (no DNS-rebinding window), with no key, no redirect followed and at most `maxBytes`
  *    read. So a provider's answer cannot make the gateway fetch a private, loopback or link-local address (cloud
  *    metadata, a database, the admin port).

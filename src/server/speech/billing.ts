@@ -1,5 +1,5 @@
 /**
- * How a speech call pays: through the shared paid-call path (ledger/paid-call.ts, docs/gateway.md "Holds: the rule
+ * How a speech call pays: through the shared paid-call path (money/paid-call.ts, docs/gateway.md "Holds: the rule
  * for every paid call"). The call's cost is reserved before the provider is asked (one conditional statement, so
  * parallel calls never spend more than the balance), the `OpenHold` renews the hold while the provider works (a
  * TTS job re-run by another gateway takes the hold over by its key, ./jobs.ts), and it is settled once when the audio

@@ -1,7 +1,7 @@
 /**
  * The speech models this gateway offers: each model of the spec's catalogue that a configured provider serves
  * (./config.ts), and the built-in offline voice, always (labelled as not a model, like Parley Offline). The main
- * catalogue (src/server/providers/catalogue.ts) lists their ModelInfo after the other models (modality 'audio');
+ * catalogue (src/server/chat/catalogue.ts) lists their ModelInfo after the other models (modality 'audio');
  * the speech routes resolve here.
  */
 import type { ModelInfo } from '../../protocol/api';

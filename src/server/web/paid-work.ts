@@ -1,6 +1,6 @@
 /**
  * Paid tool work (web search, scraping): the one place these routes use ledger holds, on the gateway's shared hold
- * API (src/server/ledger/paid-call.ts; docs/gateway.md, "Holds").
+ * API (src/server/money/paid-call.ts; docs/gateway.md, "Holds").
  *
  *   reserve the most the work can cost (with the paid-use threshold) -> do the work -> settle what it actually
  *   cost (its own ledger entry, under the hold's key), or release the whole hold when it failed.
@@ -40,7 +40,7 @@ export interface Charged<T> {
 }
 
 /**
- * Runs `work` under a hold, through the gateway's one hold API (src/server/ledger/paid-call.ts, docs/gateway.md
+ * Runs `work` under a hold, through the gateway's one hold API (src/server/money/paid-call.ts, docs/gateway.md
  * "Holds"). Returns the route's answer for a refused hold (402 or 409), else the work's value with what was
  * charged. `work` returns the actual cost (at most the plan's maximum); a throw releases the hold and is rethrown.
  * A settle that fails in the database charges nothing (cost 0).

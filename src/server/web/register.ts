@@ -1,5 +1,5 @@
 /**
- * The web routes: search (./route.ts), scraping (../scrape/route.ts) and starter suggestions
+ * The web routes: search (./search-route.ts), scraping (./scrape-route.ts) and starter suggestions
  * (../suggestions/route.ts), registered by createApp after the session middleware.
  */
 import type { Hono } from 'hono';

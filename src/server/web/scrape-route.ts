@@ -5,7 +5,7 @@
  * as long as its slowest page (npm run bench -- scrape).
  *
  * Charged SCRAPE_PRICE_MICRO_PER_PAGE per page read, as its own ledger entry, through a hold of the most the
- * request can cost (../search/paid-work.ts); pages that fail cost nothing (one past its reading budget included),
+ * request can cost (./paid-work.ts); pages that fail cost nothing (one past its reading budget included),
  * and a request where every page fails costs nothing at all.
  */
 import type { Hono } from 'hono';

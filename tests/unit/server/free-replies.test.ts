@@ -1,5 +1,5 @@
 /**
- * The $0 entries of free replies, written behind in batches (src/server/ledger/free-replies.ts): a free reply no
+ * The $0 entries of free replies, written behind in batches (src/server/money/free-replies.ts): a free reply no
  * longer waits on the database, and the entries still count each reply exactly once.
  */
 import { describe, expect, it } from 'vitest';

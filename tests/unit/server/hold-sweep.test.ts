@@ -1,6 +1,6 @@
 /**
  * A gateway that dies with holds open: the next gateway on the same database gives their money back at startup
- * (src/server/ledger/sweeper.ts, started by startGateway).
+ * (src/server/money/sweeper.ts, started by startGateway).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

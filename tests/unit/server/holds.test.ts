@@ -1,5 +1,5 @@
 /**
- * Holds on the Ledger (src/server/ledger/holds.ts): reserve before work, settle once, release, expiry of holds a
+ * Holds on the Ledger (src/server/money/holds.ts): reserve before work, settle once, release, expiry of holds a
  * dead gateway left open. Balances are checked against the entries: balance = credits - charges - open holds.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -150,7 +150,7 @@ describe('ledger holds', () => {
   });
 });
 
-describe('the paid-call API (ledger/paid-call.ts)', () => {
+describe('the paid-call API (money/paid-call.ts)', () => {
   const log: string[] = [];
   const note = (l: string): void => void log.push(l);
 

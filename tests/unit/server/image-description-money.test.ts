@@ -1,6 +1,6 @@
 /**
  * POST /api/image-description with a priced vision model pays through the paid-call path of every paid route
- * (src/server/ledger/paid-call.ts, `withHold`): a hold reserved before the upstream call, settled at the actual
+ * (src/server/money/paid-call.ts, `withHold`): a hold reserved before the upstream call, settled at the actual
  * cost, released when the upstream fails.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';

@@ -1,7 +1,7 @@
 /**
  * Issue 5 item 9: two gateway processes on one PostgreSQL, behind a proxy that sends each request to the other
  * one in turn (as a round-robin load balancer without sticky sessions would). A reply started through one
- * process is resumed, retried and stopped through the other (src/server/routes/reply-store.ts). Paid replies and
+ * process is resumed, retried and stopped through the other (src/server/chat/reply-store.ts). Paid replies and
  * their holds go through both processes at once, and the rate limits are one budget across them.
  */
 import { randomBytes } from 'node:crypto';

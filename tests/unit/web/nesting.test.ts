@@ -1,5 +1,5 @@
 /**
- * The nesting cap of scraped HTML (src/server/scrape/nesting.ts): it follows the open elements exactly as
+ * The nesting cap of scraped HTML (src/server/parse/readers/nesting.ts): it follows the open elements exactly as
  * htmlparser2's parser does (so the cap holds for the tree linkedom builds), keeps every word of a page nested
  * beyond it, and is linear where htmlparser2's own parser is not (no wall clock: ../server/scaling.ts compares CPU time).
  */
