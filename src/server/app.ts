@@ -5,7 +5,8 @@
 import { ReplyRegistry, RESUME_GRACE_MS } from './chat/reply-registry';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { jsonError, type AppEnv, type AppSettings, type RouteContext } from './context';
+import { type AppSettings, type RouteContext } from './context';
+import { jsonError, type AppEnv } from './http';
 import type { Db } from './db/types';
 import { Ledger } from './money/ledger';
 import type { Catalogue } from './chat/catalogue';

@@ -16,7 +16,7 @@ import { createApp } from './app';
 import { loadConsentConfig } from './consent/config';
 import { loadConfig, type GatewayConfig } from './config';
 import { type Env } from './env-vars';
-import type { AppEnv } from './context';
+import type { AppEnv } from './http';
 import { openDatabase, type DbTarget } from './db/open';
 import type { Db } from './db/types';
 import { Ledger } from './money/ledger';

@@ -8,7 +8,8 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { AdminConflictError, AdminError, creditSession, showSession } from './ops';
-import { describeIssues, jsonError, readJson, type AppEnv, type RouteContext } from '../context';
+import { type RouteContext } from '../context';
+import { describeIssues, jsonError, readJson, type AppEnv } from '../http';
 
 const CreditBody = z.object({
   session: z.string().min(1).max(200),

@@ -10,7 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import { ConversationSummaryRequestSchema, SUMMARY_CONTENT_MAX_CHARS, type ChatMessage, type ConversationSummaryResponse } from '../../protocol/api';
-import { describeIssues, jsonError, readJson, type AppEnv, type RouteContext } from '../context';
+import { type RouteContext } from '../context';
+import { describeIssues, jsonError, readJson, type AppEnv } from '../http';
 import { chatPayload } from '../body/chat-payload';
 import { withHold } from '../money/paid-call';
 import { replyCostMicro } from '../money/amounts';

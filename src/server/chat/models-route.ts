@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
-import type { AppEnv, RouteContext } from '../context';
+import type { RouteContext } from '../context';
+import type { AppEnv } from '../http';
 
 /** GET /api/models: the catalogue (offline model always included) and the default model. */
 export function registerModelRoutes(app: Hono<AppEnv>, ctx: RouteContext): void {

@@ -9,7 +9,8 @@
 import type { Context, Hono } from 'hono';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { z } from 'zod';
-import { describeIssues, jsonError, readJson, type AppEnv, type RouteContext } from '../context';
+import { type RouteContext } from '../context';
+import { describeIssues, jsonError, readJson, type AppEnv } from '../http';
 import type { ReplyRegistry } from './reply-registry';
 import { NodeReplySink, WebReplySink, type ReplySink } from './reply-sink';
 

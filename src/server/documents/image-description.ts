@@ -17,7 +17,8 @@ import { DESCRIPTION_MAX_IMAGE_BYTES, IMAGE_DATA_URL, IMAGE_DATA_URL_MAX_CHARS, 
 import type { ChatMessage } from '../../protocol/api';
 import { chatPayload, type ChatPayload } from '../body/chat-payload';
 import { isVisionModel } from '../../protocol/vision';
-import { describeIssues, jsonError, readJson, type AppEnv, type RouteContext } from '../context';
+import { type RouteContext } from '../context';
+import { describeIssues, jsonError, readJson, type AppEnv } from '../http';
 import { uploadRefused, UPLOAD_RETRY_AFTER_S } from '../guards/upload-budget';
 import { ParseError } from '../parse/pool';
 import { formatNanoRawCeil, formatUsdMicro, replyCostMicro } from '../money/amounts';

@@ -3,7 +3,8 @@
  * in the gateway's parse pool (ctx.parse, src/server/parse/pool.ts), their bytes held within ctx.uploads.
  */
 import type { Hono } from 'hono';
-import type { AppEnv, RouteContext } from '../context';
+import type { RouteContext } from '../context';
+import type { AppEnv } from '../http';
 import { registerImageDescriptionRoute } from './image-description';
 import { registerProcessDocumentRoute } from './process-document';
 import { registerUnsupportedFiletypesRoute } from './unsupported-filetypes';

@@ -5,7 +5,8 @@
  */
 import type { Hono } from 'hono';
 import { UnsupportedFiletypeSchema } from '../../protocol/attachments-api';
-import { describeIssues, jsonError, readJson, type AppEnv, type RouteContext } from '../context';
+import { type RouteContext } from '../context';
+import { describeIssues, jsonError, readJson, type AppEnv } from '../http';
 
 export const REPORTS_PER_DAY = 100;
 export const UNSUPPORTED_FILETYPES_PATH = '/notion/unsupported-filetypes';

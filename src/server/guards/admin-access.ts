@@ -4,7 +4,7 @@
  * carries a forwarding header is refused too. The admin token is checked after this (admin/routes.ts).
  */
 import type { MiddlewareHandler } from 'hono';
-import { jsonError, type AppEnv } from '../context';
+import { jsonError, type AppEnv } from '../http';
 import { isLoopback, socketAddress } from './client-address';
 
 const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip', 'x-forwarded-host'];

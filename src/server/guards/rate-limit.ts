@@ -16,7 +16,7 @@
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import type { RateLimit } from '../env-vars';
-import { jsonError, type AppEnv } from '../context';
+import { jsonError, type AppEnv } from '../http';
 import type { Queryable } from '../db/types';
 import type { ClientAddressFn } from './client-address';
 

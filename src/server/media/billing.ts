@@ -7,7 +7,8 @@
  */
 import type { Context } from 'hono';
 import { FREE_FLUX_METADATA_KEY, FREE_FLUX_PER_DAY, takeFreeFlux, utcDate, freeFluxUsed } from '../../protocol/image-rules';
-import { jsonError, type RouteContext } from '../context';
+import { type RouteContext } from '../context';
+import { jsonError } from '../http';
 import type { Db } from '../db/types';
 import { addressGroup } from '../guards/client-address';
 import { formatNanoRawCeil, formatUsdMicro } from '../money/amounts';

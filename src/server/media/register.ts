@@ -1,6 +1,7 @@
 /** The media routes and their services: the image and video models, and the video job runner. */
 import type { Hono } from 'hono';
-import type { AppEnv, RouteContext } from '../context';
+import type { RouteContext } from '../context';
+import type { AppEnv } from '../http';
 import type { Db } from '../db/types';
 import type { Ledger } from '../money/ledger';
 import { registerGenerateImageRoutes } from './generate-image-route';

@@ -22,7 +22,7 @@
  */
 import type { Context } from 'hono';
 import type { PaymentSource } from '../../protocol/stream';
-import { jsonError } from '../context';
+import { jsonError } from '../http';
 import { formatNanoRawCeil, formatUsdMicro, PAID_THRESHOLD_NANO_RAW, PAID_THRESHOLD_USD_MICRO } from './amounts';
 import type { ChargeResult, Ledger } from './ledger';
 

@@ -4,7 +4,7 @@
  * answer; the rest say nano deposits are not configured.
  */
 import type { Context, Hono } from 'hono';
-import { describeIssues, jsonError, readJson, type AppEnv } from '../context';
+import { describeIssues, jsonError, readJson, type AppEnv } from '../http';
 import type { Db } from '../db/types';
 import type { Limiter } from '../guards/rate-limit';
 import type { Ledger } from '../money/ledger';

@@ -4,7 +4,8 @@
  * invitations (every PARLEY_MONEY_SWEEP_MS; each step is a conditional update, so gateways sweep side by side).
  */
 import type { Hono, MiddlewareHandler } from 'hono';
-import type { AppEnv, RouteContext } from '../context';
+import type { RouteContext } from '../context';
+import type { AppEnv } from '../http';
 import type { Db } from '../db/types';
 import type { ClientAddressFn } from '../guards/client-address';
 import { createLimiter } from '../guards/rate-limit';

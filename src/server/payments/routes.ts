@@ -4,7 +4,7 @@
  * moves only in ./store.ts (settlePayment) and ./recharge.ts.
  */
 import type { Context, Hono } from 'hono';
-import { describeIssues, jsonError, readJson, readLimitedText, type AppEnv } from '../context';
+import { describeIssues, jsonError, readJson, readLimitedText, type AppEnv } from '../http';
 import { formatUnits } from '../money/amounts';
 import {
   CreatePaymentSchema,

@@ -22,7 +22,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Hono } from 'hono';
-import type { AppEnv } from '../context';
+import type { AppEnv } from '../http';
 import { PREVIEW_PATH, PREVIEW_PROBE_PATH, PREVIEW_READY, PREVIEW_RENDER } from '../../protocol/preview';
 
 export { PREVIEW_PATH, PREVIEW_PROBE_PATH, PREVIEW_READY, PREVIEW_RENDER };

@@ -4,7 +4,8 @@
 import type { Hono, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { SIGNED_OUT, SIGNED_OUT_MESSAGE, type LocalSessionResponse } from '../../protocol/api';
-import { jsonError, type AppEnv, type RouteContext } from '../context';
+import { type RouteContext } from '../context';
+import { jsonError, type AppEnv } from '../http';
 import type { Limiter } from '../guards/rate-limit';
 import { sessionCache } from './cache';
 import { createSession, findSessionByToken, lookupToken, SESSION_COOKIE, TOKEN_SIGNED_OUT, toSessionData, touchSession } from './store';

@@ -7,7 +7,7 @@
  */
 import type { Context } from 'hono';
 import type { PaymentSource } from '../../protocol/stream';
-import { jsonError } from '../context';
+import { jsonError } from '../http';
 import type { Ledger } from '../money/ledger';
 import { insufficientBalance, OpenHold, reservePaidCall, type PaidCall, type Settlement, type Shortfall } from '../money/paid-call';
 import { formatNanoRawCeil, formatUsdMicro } from '../money/amounts';

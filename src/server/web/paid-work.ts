@@ -8,7 +8,8 @@
  * A failure charges nothing. A key reserved before (a retried request) is refused rather than worked twice.
  */
 import type { Context } from 'hono';
-import { jsonError, type RouteContext } from '../context';
+import { type RouteContext } from '../context';
+import { jsonError } from '../http';
 import { insufficientBalance, withHold as withPaidHold } from '../money/paid-call';
 import { formatNanoRawCeil, formatUsdMicro } from '../money/amounts';
 

@@ -3,7 +3,8 @@
  * (../suggestions/route.ts), registered by createApp after the session middleware.
  */
 import type { Hono } from 'hono';
-import type { AppEnv, RouteContext } from '../context';
+import type { RouteContext } from '../context';
+import type { AppEnv } from '../http';
 import type { ScrapeTestAllowance } from '../net/ssrf';
 import { registerScrapeRoute } from './scrape-route';
 import { registerSuggestionsRoute } from '../suggestions/route';

@@ -10,7 +10,8 @@
  */
 import type { Hono } from 'hono';
 import { MAX_SCRAPE_URLS, SCRAPE_PRICE_MICRO_PER_PAGE, ScrapeRequestSchema, type ScrapedPage, type ScrapeFailure, type ScrapeResponse } from '../../protocol/web';
-import { describeIssues, jsonError, readJson, type AppEnv, type RouteContext } from '../context';
+import { type RouteContext } from '../context';
+import { describeIssues, jsonError, readJson, type AppEnv } from '../http';
 import { ParseError, type ParsePool } from '../parse/pool';
 import { withHold } from './paid-work';
 import { fetchPage, FetchFailure } from '../net/fetch';

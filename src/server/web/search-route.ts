@@ -5,7 +5,8 @@
  */
 import type { Hono } from 'hono';
 import { SEARCH_PRICE_MICRO, WebSearchRequestSchema, type WebSearchResponse, type WebSearchStatus } from '../../protocol/web';
-import { describeIssues, jsonError, readJson, type AppEnv, type RouteContext } from '../context';
+import { type RouteContext } from '../context';
+import { describeIssues, jsonError, readJson, type AppEnv } from '../http';
 import { formatUsdMicro } from '../money/amounts';
 import type { SearchConfig } from './search-config';
 import { withHold } from './paid-work';

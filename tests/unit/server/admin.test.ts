@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeDatabase, runAdmin } from '../../../src/server/admin/cli';
 import { createApp } from '../../../src/server/app';
 import { loadConfig } from '../../../src/server/config';
-import type { AppEnv } from '../../../src/server/context';
+import type { AppEnv } from '../../../src/server/http';
 import { Catalogue } from '../../../src/server/chat/catalogue';
 import { openDatabase } from '../../../src/server/db/open';
 import type { Db } from '../../../src/server/db/types';

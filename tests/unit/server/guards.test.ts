@@ -10,7 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApp, SMALL_BODY_BYTES } from '../../../src/server/app';
 import { loadConfig } from '../../../src/server/config';
 import { type Env } from '../../../src/server/env-vars';
-import type { AppEnv } from '../../../src/server/context';
+import type { AppEnv } from '../../../src/server/http';
 import { openDatabase } from '../../../src/server/db/open';
 import type { Db } from '../../../src/server/db/types';
 import { LEASE_MS, LeasedBuckets, takeToken } from '../../../src/server/guards/rate-limit';

@@ -6,7 +6,7 @@
  */
 import { expect } from 'vitest';
 import type { Hono } from 'hono';
-import type { AppEnv } from '../../../src/server/context';
+import type { AppEnv } from '../../../src/server/http';
 import type { Ledger } from '../../../src/server/money/ledger';
 import type { Db } from '../../../src/server/db/types';
 import type { FakeUpstream } from './fake-upstream';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Hono } from 'hono';
-import type { AppEnv } from '../../../src/server/context';
+import type { AppEnv } from '../../../src/server/http';
 import {
   PREVIEW_PATH,
   PREVIEW_PROBE_PATH,

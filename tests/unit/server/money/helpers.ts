@@ -6,7 +6,7 @@ import type { Hono } from 'hono';
 import { createApp } from '../../../../src/server/app';
 import { loadConfig } from '../../../../src/server/config';
 import { type Env } from '../../../../src/server/env-vars';
-import type { AppEnv } from '../../../../src/server/context';
+import type { AppEnv } from '../../../../src/server/http';
 import { openDatabase } from '../../../../src/server/db/open';
 import type { Db } from '../../../../src/server/db/types';
 import { Ledger } from '../../../../src/server/money/ledger';
