@@ -45,7 +45,7 @@ export type ImageSettingName = (typeof IMAGE_SETTING_NAMES)[number];
 /**
  * The settings of an image model served through the OpenAI images API, by family: OpenAI's own models take a
  * count and one of their sizes; the diffusion models other servers (LocalAI and the like) serve take a size, a
- * seed and a negative prompt, which the adapter sends (src/server/providers/image-openai.ts).
+ * seed and a negative prompt, which the adapter sends (src/server/media/providers/image-openai.ts).
  */
 export function defaultImageSettings(upstreamModel: string): { settings: ImageSettingName[]; resolutions?: string[] } {
   const id = upstreamModel.toLowerCase();

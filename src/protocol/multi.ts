@@ -1,7 +1,7 @@
 /**
  * Multi-model chat (spec 000 sections 5 and 7): POST /api/talk-to-gpt-multi, its request and its line protocol.
  * docs/protocol.md ("Multi-model lines") documents the framing; the gateway route is
- * src/server/routes/talk-to-gpt-multi.ts and the engine's parser src/worker/rooms/multimodel/multi-stream.ts.
+ * src/server/chat/talk-to-gpt-multi.ts and the engine's parser src/worker/rooms/multimodel/multi-stream.ts.
  */
 import { z } from 'zod';
 import { ChatMessageSchema } from './api';

@@ -1,6 +1,6 @@
 /**
  * The HTML preview's contract between the code viewer (src/ui/components/HtmlPreview.tsx, in the app) and the
- * shell the gateway serves into its sandboxed frame (src/server/routes/preview.ts). docs/code-viewer.md.
+ * shell the gateway serves into its sandboxed frame (src/server/preview/route.ts). docs/code-viewer.md.
  */
 
 /** The shell, framed by the viewer as `<iframe sandbox="allow-scripts">`. */

@@ -151,7 +151,7 @@ const ELEVENLABS_VOICES: [string, string, 'female' | 'male'][] = [
   ['Dorothy', 'ThT5KcBeYPX3keUQqHPh', 'female'], ['Josh', 'TxGEqnHWrfWFTfGW9XjX', 'male'], ['Arnold', 'VR6AewLTigWG4xSOukaG', 'male'],
 ];
 
-/** The built-in voice's eSpeak NG voices (src/server/providers/tts-offline.ts). */
+/** The built-in voice's eSpeak NG voices (src/server/speech/providers/tts-offline.ts). */
 export const OFFLINE_VOICES: SpeechVoice[] = [
   { id: 'en-us', name: 'English (American)', language: 'en-US' },
   { id: 'en-gb', name: 'English (British)', language: 'en-GB' },

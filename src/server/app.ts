@@ -2,21 +2,22 @@
  * The gateway app: a Hono app with every route, testable in process with `app.request(...)`.
  * Start a real server with startGateway (src/server/start.ts) or `npm run serve`.
  */
-import { ReplyRegistry, RESUME_GRACE_MS } from './routes/reply-registry';
+import { ReplyRegistry, RESUME_GRACE_MS } from './chat/reply-registry';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { jsonError, type AppEnv, type AppSettings, type RouteContext } from './context';
+import { type AppSettings, type RouteContext } from './context';
+import { jsonError, type AppEnv } from './http';
 import type { Db } from './db/types';
-import { Ledger } from './ledger/ledger';
-import type { Catalogue } from './providers/catalogue';
-import { registerAdminRoutes } from './routes/admin';
-import { registerModelRoutes } from './routes/models';
-import { registerSessionRoutes } from './routes/session';
-import { registerStreamGptRoute } from './routes/stream-gpt';
-import { registerConversationSummaryRoute } from './routes/conversation-summary';
-import { registerTalkToGptMultiRoute } from './routes/talk-to-gpt-multi';
-import { ATTACHMENT_BODY_ROUTES, ATTACHMENT_COSTLY_ROUTES, MULTIPART_ROUTES, registerAttachmentRoutes } from './routes/attachments';
-import { registerPreviewRoute } from './routes/preview';
+import { Ledger } from './money/ledger';
+import type { Catalogue } from './chat/catalogue';
+import { registerAdminRoutes } from './admin/routes';
+import { registerModelRoutes } from './chat/models-route';
+import { registerSessionRoutes } from './sessions/routes';
+import { registerStreamGptRoute } from './chat/stream-gpt';
+import { registerConversationSummaryRoute } from './chat/conversation-summary';
+import { registerTalkToGptMultiRoute } from './chat/talk-to-gpt-multi';
+import { ATTACHMENT_BODY_ROUTES, ATTACHMENT_COSTLY_ROUTES, MULTIPART_ROUTES, registerAttachmentRoutes } from './documents/routes';
+import { registerPreviewRoute } from './preview/route';
 import { serveClient } from './static';
 import { loadConfig } from './config';
 import { adminAccessGuard } from './guards/admin-access';
@@ -24,11 +25,11 @@ import { clientAddressResolver, type ClientAddressFn } from './guards/client-add
 import { crossSiteGuard } from './guards/cross-site';
 import { createLimiter } from './guards/rate-limit';
 import { registerMediaRoutes, type MediaServices } from './media/register';
-import { RequestBinder } from './routes/request-binding';
+import { RequestBinder } from './body/request-binding';
 import { BodyParsePool } from './body/parse-pool';
 import { loadMoneyConfig } from './payments/config';
 import { createMoneyServices, MONEY_PREFIXES, registerMoneyRoutes, type MoneyServices } from './payments/register';
-import { registerWebRoutes, type WebDeps } from './search/register';
+import { registerWebRoutes, type WebDeps } from './web/register';
 import { registerSpeechRoutes, type SpeechServices } from './speech/register';
 import { registerConsentRoutes } from './consent/routes';
 import { DEFAULT_CONSENT_CONFIG, type ConsentConfig } from './consent/config';
@@ -39,7 +40,7 @@ import { UploadBudget } from './guards/upload-budget';
 export interface AppDeps {
   /** Migrated database (openDatabase in src/server/db/open.ts). */
   db: Db;
-  /** Model catalogue (Catalogue.create in src/server/providers/catalogue.ts). */
+  /** Model catalogue (Catalogue.create in src/server/chat/catalogue.ts). */
   catalogue: Catalogue;
   /** Micro-dollars per XNO used to charge nano balances; default 1 USD per XNO. Ignored when `ledger` is given. */
   nanoPriceUsdMicro?: bigint;
@@ -51,7 +52,7 @@ export interface AppDeps {
   clientDir?: string | null;
   /** How a request's client address is found; default from settings.guards (guards/client-address.ts). Tests. */
   clientAddress?: ClientAddressFn;
-  /** Enables /admin/* for bearers of this token (see routes/admin.ts). */
+  /** Enables /admin/* for bearers of this token (see admin/routes.ts). */
   adminToken?: string | null;
   log?: (line: string) => void;
   /** Image and video models and the video job runner (src/server/media/register.ts); default: offline engines only. */
@@ -60,7 +61,7 @@ export interface AppDeps {
   onClose?: (fn: () => Promise<void>) => void;
   /** Payments, invitations, nano, recovery (payments/register.ts); default: built from an empty environment. */
   money?: MoneyServices;
-  /** Web search, scraping and suggestions (src/server/search/register.ts). */
+  /** Web search, scraping and suggestions (src/server/web/register.ts). */
   web?: WebDeps;
   /** Speech models, the TTS job runner and transcription (src/server/speech/register.ts); default: the offline voice. */
   speech?: SpeechServices;

@@ -3,15 +3,10 @@
  * here; a bad value stops the gateway at startup with a message naming the variable.
  */
 import { z } from 'zod';
-import { AmountError, parseDecimal, type PriceUnits } from './money';
+import { AmountError, parseDecimal, type PriceUnits } from './money/amounts';
 import { loadMediaConfig, type MediaConfig } from './media/config';
 import { loadMoneyConfig, type MoneyConfig } from './payments/config';
-
-export type Env = Record<string, string | undefined>;
-
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+import { ConfigError, intVar, type Env, type RateLimit } from './env-vars';
 
 export interface UpstreamConfig {
   /** Provider label and id (ModelInfo.provider). */
@@ -62,12 +57,6 @@ export interface GatewayConfig {
   visionModel: string | null;
 }
 
-/** A token bucket: `burst` requests at once, refilled at `perMinute`; perMinute 0 turns the limit off. */
-export interface RateLimit {
-  burst: number;
-  perMinute: number;
-}
-
 export interface GuardConfig {
   /** Header a trusted reverse proxy sets to the client address (right-most entry is used); null = the socket address. */
   trustedProxyHeader: string | null;
@@ -94,16 +83,6 @@ const ProviderSchema = z.object({
   pricing: PricingSchema.optional().nullable(),
 });
 const ProvidersSchema = z.array(ProviderSchema).max(50);
-
-export function intVar(env: Env, name: string, def: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return def;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
-  }
-  return n;
-}
 
 function boolVar(env: Env, name: string, def: boolean): boolean {
   const raw = env[name]?.trim().toLowerCase();

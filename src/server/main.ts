@@ -3,7 +3,7 @@
  * (default 127.0.0.1), with embedded PGlite in PARLEY_DATA_DIR (default ./data) or Postgres at DATABASE_URL,
  * serving the built client from dist/client. Configuration: docs/gateway.md.
  */
-import { ConfigError } from './config';
+import { ConfigError } from './env-vars';
 import { startGateway } from './start';
 
 try {

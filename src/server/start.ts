@@ -14,24 +14,25 @@ import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { createApp } from './app';
 import { loadConsentConfig } from './consent/config';
-import { loadConfig, type Env, type GatewayConfig } from './config';
-import type { AppEnv } from './context';
+import { loadConfig, type GatewayConfig } from './config';
+import { type Env } from './env-vars';
+import type { AppEnv } from './http';
 import { openDatabase, type DbTarget } from './db/open';
 import type { Db } from './db/types';
-import { Ledger } from './ledger/ledger';
-import { startHoldSweeper } from './ledger/sweeper';
-import { Catalogue } from './providers/catalogue';
+import { Ledger } from './money/ledger';
+import { startHoldSweeper } from './money/sweeper';
+import { Catalogue } from './chat/catalogue';
 import { MediaCatalogue } from './media/catalogue';
 import { startMediaServices } from './media/register';
 import { startSessionSweeper } from './sessions/expiry';
-import { ReplyRegistry } from './routes/reply-registry';
-import { PgReplyStore } from './routes/reply-store';
+import { ReplyRegistry } from './chat/reply-registry';
+import { PgReplyStore } from './chat/reply-store';
 import { createMoneyServices, startMoneySweeper } from './payments/register';
 import { decideTestPayments, paymentsBanner, pricedServices } from './payments/test-switch';
-import { loadSearchConfig } from './search/config';
+import { loadSearchConfig } from './web/search-config';
 import { loadSpeechConfig } from './speech/config';
 import { startSpeechServices, stopSpeechServices } from './speech/register';
-import type { ScrapeTestAllowance } from './scrape/ssrf';
+import type { ScrapeTestAllowance } from './net/ssrf';
 import { loadParseConfig, loadUploadLimits } from './parse/config';
 import { UploadBudget } from './guards/upload-budget';
 
@@ -62,7 +63,7 @@ export interface StartGatewayOptions {
   clientDir?: string | null;
   /** Log sink; default stderr. */
   log?: (line: string) => void;
-  /** TEST ONLY: loopback hosts the scraper may reach (src/server/scrape/ssrf.ts). No environment variable sets it. */
+  /** TEST ONLY: loopback hosts the scraper may reach (src/server/net/ssrf.ts). No environment variable sets it. */
   scrapeTest?: ScrapeTestAllowance;
 }
 

@@ -91,7 +91,7 @@ export const CONTENT_SECURITY_POLICY = [
   "font-src 'self' data:",
   "connect-src 'self'",
   "object-src 'none'",
-  // Only the code viewer's HTML preview (/preview/html, its own sandboxing policy: routes/preview.ts).
+  // Only the code viewer's HTML preview (/preview/html, its own sandboxing policy: preview/route.ts).
   "frame-src 'self'",
   "frame-ancestors 'none'",
   "base-uri 'none'",

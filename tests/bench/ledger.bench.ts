@@ -12,7 +12,7 @@ import { loadavg } from 'node:os';
 import postgres from 'postgres';
 import { openDatabase } from '../../src/server/db/open';
 import type { Db } from '../../src/server/db/types';
-import { Ledger } from '../../src/server/ledger/ledger';
+import { Ledger } from '../../src/server/money/ledger';
 import { createSession } from '../../src/server/sessions/store';
 import { startTempPostgres } from '../unit/server/pg-server';
 import type { BenchResult } from './types';

@@ -1,11 +1,11 @@
 /**
- * The built-in offline image engine (src/server/providers/image-offline.ts): one 512x512 PNG from a prompt, painted
+ * The built-in offline image engine (src/server/media/providers/image-offline.ts): one 512x512 PNG from a prompt, painted
  * and encoded, against a baseline measured in the same run: zlib's deflate of the same number of raw RGB bytes (the
  * part of a PNG no painter can avoid). Target: the whole image costs at most 4 times the deflate, and under 150 ms
  * (an image should appear about as fast as a reply's first words). Median of alternating rounds.
  */
 import { deflateSync } from 'node:zlib';
-import { OfflineImageProvider } from '../../src/server/providers/image-offline';
+import { OfflineImageProvider } from '../../src/server/media/providers/image-offline';
 import { paint, sceneOf } from '../../src/server/media/art';
 import type { Bench } from './types';
 

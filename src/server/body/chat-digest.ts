@@ -1,6 +1,6 @@
 /**
  * What the reply routes take from their JSON body: the validated request (zod, at the edge) without its messages,
- * the hash that binds its requestId (routes/request-binding.ts), and each conversation as a ChatPayload
+ * the hash that binds its requestId (body/request-binding.ts), and each conversation as a ChatPayload
  * (./chat-payload.ts). Pure, so that it runs on the event loop for a small body and in the body worker for a large
  * one (./parse-pool.ts) with the same result.
  */

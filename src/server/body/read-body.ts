@@ -7,7 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
 import type { Context } from 'hono';
-import { jsonError, type AppEnv } from '../context';
+import { jsonError, type AppEnv } from '../http';
 import { digestText, type BodyDigest, type BodyKind } from './chat-digest';
 import { INLINE_BODY_BYTES, type BodyParsePool } from './parse-pool';
 

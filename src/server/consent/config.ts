@@ -6,7 +6,7 @@
  *  - never: nobody is asked (status stays "not required"; nothing is tracked).
  * PARLEY_CONSENT_POLICY_VERSION names the policy a decision was made under (default 2026-11-24).
  */
-import type { Env } from '../config';
+import type { Env } from '../env-vars';
 
 export type ConsentMode = 'ads' | 'always' | 'never';
 

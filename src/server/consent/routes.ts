@@ -9,7 +9,8 @@
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import type { ConsentState, ConsentStatus } from '../../protocol/account';
-import { describeIssues, jsonError, readJson, type AppEnv, type RouteContext } from '../context';
+import { type RouteContext } from '../context';
+import { describeIssues, jsonError, readJson, type AppEnv } from '../http';
 import type { Queryable } from '../db/types';
 import type { ConsentConfig } from './config';
 

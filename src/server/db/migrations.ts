@@ -99,7 +99,7 @@ export const MIGRATIONS: readonly Migration[] = [
     id: 3,
     name: 'inflight_replies',
     statements: [
-      // Replies in flight, shared by the gateway processes on one Postgres (src/server/routes/reply-store.ts): a row
+      // Replies in flight, shared by the gateway processes on one Postgres (src/server/chat/reply-store.ts): a row
       // per reply, its text in chunks written in batches (the metadata tag is the last chunk). Rows expire: a
       // finished reply after the retention time, a streaming one when its owner stops renewing it.
       `CREATE TABLE inflight_replies (
@@ -284,7 +284,7 @@ export const MIGRATIONS: readonly Migration[] = [
     id: 9,
     name: 'attachments',
     statements: [
-      // Spec 000 section 7, POST {api}/notion/unsupported-filetypes (src/server/routes/unsupported-filetypes.ts).
+      // Spec 000 section 7, POST {api}/notion/unsupported-filetypes (src/server/documents/unsupported-filetypes.ts).
       `CREATE TABLE unsupported_filetype_reports (
         id BIGSERIAL PRIMARY KEY,
         session_id TEXT REFERENCES sessions(id) ON DELETE SET NULL,
@@ -293,7 +293,7 @@ export const MIGRATIONS: readonly Migration[] = [
         created_at TIMESTAMPTZ NOT NULL DEFAULT now()
       )`,
       `CREATE INDEX unsupported_filetype_reports_session_idx ON unsupported_filetype_reports (session_id, created_at)`,
-      // Server document processing by job id (src/server/routes/process-document.ts): an engine that took over
+      // Server document processing by job id (src/server/documents/process-document.ts): an engine that took over
       // from one that died mid-upload asks GET /api/process-document/status instead of sending the file again.
       `CREATE TABLE document_jobs (
         session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,

@@ -6,7 +6,7 @@
  */
 import type { Context } from 'hono';
 import ipaddr from 'ipaddr.js';
-import type { AppEnv } from '../context';
+import type { AppEnv } from '../http';
 
 export type ClientAddressFn = (c: Context<AppEnv>) => string | null;
 

@@ -12,7 +12,7 @@
  * Requests from non-browser clients (no Origin, no Sec-Fetch-Site) pass on to the session or admin token check.
  */
 import type { MiddlewareHandler } from 'hono';
-import { jsonError, type AppEnv } from '../context';
+import { jsonError, type AppEnv } from '../http';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 

@@ -15,8 +15,8 @@
  *    statement either.
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import type { RateLimit } from '../config';
-import { jsonError, type AppEnv } from '../context';
+import type { RateLimit } from '../env-vars';
+import { jsonError, type AppEnv } from '../http';
 import type { Queryable } from '../db/types';
 import type { ClientAddressFn } from './client-address';
 

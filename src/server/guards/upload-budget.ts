@@ -6,7 +6,7 @@
  * with Retry-After and the `{error, message}` body, and the body is not read any further.
  */
 import type { Context } from 'hono';
-import { jsonError } from '../context';
+import { jsonError } from '../http';
 import type { UploadLimits } from '../parse/config';
 
 /** Seconds a refused upload is told to wait: about how long the uploads ahead of it take to be read. */

@@ -4,7 +4,7 @@
  * the view maps to its orange notices. Redeem attempts are rate-limited per client address (guessing codes).
  */
 import type { Context, Hono } from 'hono';
-import { describeIssues, jsonError, readJson, type AppEnv } from '../context';
+import { describeIssues, jsonError, readJson, type AppEnv } from '../http';
 import type { Limiter } from '../guards/rate-limit';
 import { InvitationCreateSchema, InvitationRedeemSchema, InvitationUpdateSchema } from '../../protocol/payments';
 import { InvitationError, type Invitations } from './service';

@@ -10,8 +10,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Db, Queryable } from '../db/types';
-import { creditInTx, debitInTx, type Amounts } from '../ledger/transfers';
-import { AmountError, formatNanoRaw, formatUsdMicro, parseDecimal } from '../money';
+import { creditInTx, debitInTx, type Amounts } from '../money/transfers';
+import { AmountError, formatNanoRaw, formatUsdMicro, parseDecimal } from '../money/amounts';
 import { INVITATION_MAX_LIFETIME_MS, type Invitation, type InvitationErrorCode, type InvitationStatus } from '../../protocol/payments';
 
 export class InvitationError extends Error {

@@ -1,5 +1,5 @@
 /**
- * How a media call pays (docs/gateway.md, "Holds"), through the hold API (ledger/paid-call.ts) like every paid
+ * How a media call pays (docs/gateway.md, "Holds"), through the hold API (money/paid-call.ts) like every paid
  * call: an image holds its price with `withHold` around the provider call (settled when the images came, given back
  * when they did not); a video, which a job runner carries on after the request (media/video-jobs.ts), reserves with
  * `reserveHold` here and the runner settles or releases the hold by its key. Free models take no hold.
@@ -7,11 +7,12 @@
  */
 import type { Context } from 'hono';
 import { FREE_FLUX_METADATA_KEY, FREE_FLUX_PER_DAY, takeFreeFlux, utcDate, freeFluxUsed } from '../../protocol/image-rules';
-import { jsonError, type RouteContext } from '../context';
+import { type RouteContext } from '../context';
+import { jsonError } from '../http';
 import type { Db } from '../db/types';
 import { addressGroup } from '../guards/client-address';
-import { formatNanoRawCeil, formatUsdMicro } from '../money';
-import { insufficientBalance, reserveHold, type ReserveOutcome } from '../ledger/paid-call';
+import { formatNanoRawCeil, formatUsdMicro } from '../money/amounts';
+import { insufficientBalance, reserveHold, type ReserveOutcome } from '../money/paid-call';
 import type { FreeQuotaLimits } from './config';
 
 /** A media hold lives this long before a sweep gives it back (a video may take up to the spec's 20 minutes). */

@@ -1,15 +1,15 @@
 /**
  * The image and video models of the catalogue: the built-in offline engines (always there, labelled as not models,
  * like Parley Offline) and the models of the configured image and video providers. The main catalogue
- * (src/server/providers/catalogue.ts) lists their ModelInfo after the text models; the media routes resolve here.
+ * (src/server/chat/catalogue.ts) lists their ModelInfo after the text models; the media routes resolve here.
  */
 import type { ModelInfo } from '../../protocol/api';
-import { formatPrice } from '../money';
-import { OFFLINE_GRID_MODEL_ID, OFFLINE_IMAGE_MODEL_ID, OfflineImageProvider } from '../providers/image-offline';
-import { OpenAiImageProvider } from '../providers/image-openai';
-import type { ImageProvider, VideoProvider } from '../providers/media-types';
-import { OFFLINE_VIDEO_MODEL_ID, OfflineVideoProvider } from '../providers/video-offline';
-import { QueueVideoProvider } from '../providers/video-queue';
+import { formatPrice } from '../money/amounts';
+import { OFFLINE_GRID_MODEL_ID, OFFLINE_IMAGE_MODEL_ID, OfflineImageProvider } from './providers/image-offline';
+import { OpenAiImageProvider } from './providers/image-openai';
+import type { ImageProvider, VideoProvider } from './providers/types';
+import { OFFLINE_VIDEO_MODEL_ID, OfflineVideoProvider } from './providers/video-offline';
+import { QueueVideoProvider } from './providers/video-queue';
 import type { MediaConfig } from './config';
 import { defaultImageSettings, type ImageSettingName } from '../../protocol/media';
 

@@ -10,8 +10,8 @@
 import { FREE_FLUX_PER_DAY } from '../../protocol/image-rules';
 import { IMAGE_SETTING_NAMES, type ImageSettingName } from '../../protocol/media';
 import { z } from 'zod';
-import { AmountError, parseDecimal } from '../money';
-import { ConfigError, type Env } from '../config';
+import { AmountError, parseDecimal } from '../money/amounts';
+import { ConfigError, type Env } from '../env-vars';
 
 const MediaProviderSchema = z.object({
   name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,59}$/),

@@ -10,8 +10,8 @@
  *  - a request refused before the provider (no balance, free uses spent) frees its requestId, so a retry can go on.
  */
 import type { Db } from '../db/types';
-import type { RequestBinder } from '../routes/request-binding';
-import { requestBodyHash } from '../routes/request-binding';
+import type { RequestBinder } from '../body/request-binding';
+import { requestBodyHash } from '../body/request-binding';
 import type { GenerateImageRequest, GenerateImageResponse } from '../../protocol/media';
 
 /** Finished answers are kept this long for a retry. */

@@ -1,10 +1,11 @@
 /** The media routes and their services: the image and video models, and the video job runner. */
 import type { Hono } from 'hono';
-import type { AppEnv, RouteContext } from '../context';
+import type { RouteContext } from '../context';
+import type { AppEnv } from '../http';
 import type { Db } from '../db/types';
-import type { Ledger } from '../ledger/ledger';
-import { registerGenerateImageRoutes } from '../routes/generate-image';
-import { registerGenerateVideoRoutes } from '../routes/generate-video';
+import type { Ledger } from '../money/ledger';
+import { registerGenerateImageRoutes } from './generate-image-route';
+import { registerGenerateVideoRoutes } from './generate-video-route';
 import { MediaCatalogue } from './catalogue';
 import { loadMediaConfig, type FreeQuotaLimits, type MediaConfig } from './config';
 import { VideoJobRunner } from './video-jobs';

@@ -10,10 +10,10 @@ import type { PaymentSource } from '../../protocol/stream';
 import type { VideoJobStatus } from '../../protocol/media';
 import type { RouteContext } from '../context';
 import type { Db } from '../db/types';
-import type { Ledger } from '../ledger/ledger';
-import { paymentSourceOf } from '../ledger/paid-call';
-import type { VideoJobInput } from '../providers/media-types';
-import { TransientProviderError } from '../providers/media-types';
+import type { Ledger } from '../money/ledger';
+import { paymentSourceOf } from '../money/paid-call';
+import type { VideoJobInput } from './providers/types';
+import { TransientProviderError } from './providers/types';
 import type { MediaCatalogue } from './catalogue';
 
 export type JobState = 'queued' | 'submitted' | 'completed' | 'failed' | 'cancelled';

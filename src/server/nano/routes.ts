@@ -4,11 +4,11 @@
  * answer; the rest say nano deposits are not configured.
  */
 import type { Context, Hono } from 'hono';
-import { describeIssues, jsonError, readJson, type AppEnv } from '../context';
+import { describeIssues, jsonError, readJson, type AppEnv } from '../http';
 import type { Db } from '../db/types';
 import type { Limiter } from '../guards/rate-limit';
-import type { Ledger } from '../ledger/ledger';
-import { formatUnits, parseDecimal } from '../money';
+import type { Ledger } from '../money/ledger';
+import { formatUnits, parseDecimal } from '../money/amounts';
 import { NanoConfirmSchema, NanoConvertSchema, NanoRepresentativeSchema, type NanoConfig } from '../../protocol/payments';
 import { convertNanoToUsd, NanoError, type NanoDeposits } from './service';
 

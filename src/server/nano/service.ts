@@ -12,9 +12,9 @@
 import { randomBytes } from 'node:crypto';
 import { checkAddress, createBlock, deriveAddress, derivePublicKey, deriveSecretKey } from 'nanocurrency';
 import type { Db } from '../db/types';
-import type { Ledger } from '../ledger/ledger';
-import { creditInTx, debitInTx } from '../ledger/transfers';
-import { formatNanoRaw, formatUsdMicro, nanoRawToUsdMicro } from '../money';
+import type { Ledger } from '../money/ledger';
+import { creditInTx, debitInTx } from '../money/transfers';
+import { formatNanoRaw, formatUsdMicro, nanoRawToUsdMicro } from '../money/amounts';
 import type { NanoNodeConfig } from '../payments/config';
 import { NanoRpc } from './rpc';
 

@@ -3,7 +3,7 @@
  * budgets, and the caps on upload bytes held in memory.
  */
 import { SERVER_MAX_FILE_SIZE } from '../../protocol/attachments';
-import { intVar, type Env } from '../config';
+import { intVar, type Env } from '../env-vars';
 import type { ParseJobKind } from './jobs';
 
 export interface ParseConfig {

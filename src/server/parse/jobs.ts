@@ -2,15 +2,15 @@
  * What the parse pool's threads are asked (./pool.ts posts, ./worker.ts answers): every kind of untrusted content
  * the gateway reads. Bytes travel as ArrayBuffers of their own, transferred to the thread without a copy.
  */
-import type { ExtractedPage } from '../scrape/extract';
-import type { PageKind } from '../scrape/fetch';
+import type { ExtractedPage } from './readers/page';
+import type { PageKind } from '../net/fetch';
 
 export type ParseJob =
-  /** A document's text (../documents/extract.ts). */
+  /** A document's text (./readers/document.ts). */
   | { kind: 'document'; ext: string; data: ArrayBuffer }
-  /** The offline description of an image: size, colours, stored text (../documents/image-facts.ts). */
+  /** The offline description of an image: size, colours, stored text (./readers/image-facts.ts). */
   | { kind: 'image'; data: ArrayBuffer }
-  /** A fetched page's readable title and text (../scrape/extract.ts). */
+  /** A fetched page's readable title and text (./readers/page.ts). */
   | { kind: 'page'; url: string; pageKind: PageKind; charset: string | null; body: ArrayBuffer; truncated: boolean };
 
 export type ParseJobKind = ParseJob['kind'];

@@ -17,8 +17,8 @@
  * alive.
  */
 import { Worker } from 'node:worker_threads';
-import type { ExtractedPage } from '../scrape/extract';
-import type { FetchedPage } from '../scrape/fetch';
+import type { ExtractedPage } from './readers/page';
+import type { FetchedPage } from '../net/fetch';
 import type { ParseConfig } from './config';
 import { FairQueue } from './fair-queue';
 import { ownBuffer, transferList, type ParseJob, type ParseJobKind, type ParseValue, type WorkerReply, type WorkerRequest } from './jobs';

@@ -5,9 +5,9 @@
  * reading it, not on loading code.
  */
 import { parentPort } from 'node:worker_threads';
-import { extractText } from '../documents/extract';
-import { describeFacts, imageFacts } from '../documents/image-facts';
-import { extractPage } from '../scrape/extract';
+import { extractText } from './readers/document';
+import { describeFacts, imageFacts } from './readers/image-facts';
+import { extractPage } from './readers/page';
 import type { ParseJob, ParseValue, WorkerReply, WorkerRequest } from './jobs';
 
 async function read(job: ParseJob): Promise<ParseValue[ParseJob['kind']]> {

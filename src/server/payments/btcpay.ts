@@ -5,7 +5,7 @@
  * their BTCPay-Sig header (HMAC-SHA256 of the raw body with the webhook's secret); a redelivery carries its
  * original delivery id, which is the event id we deduplicate on.
  */
-import { formatUsdMicro } from '../money';
+import { formatUsdMicro } from '../money/amounts';
 import type { PaymentStatus, Ticker } from '../../protocol/payments';
 import type { BtcpayConfig } from './config';
 import { callJson, hmacHex, obj, sameHex, str } from './http';

@@ -4,8 +4,8 @@
  * kept in its own file; a bad value stops the gateway at startup with a message naming the variable.
  */
 import { checkAddress, checkSeed } from 'nanocurrency';
-import { ConfigError, type Env, type RateLimit } from '../config';
-import { AmountError, parseDecimal } from '../money';
+import { ConfigError, type Env, type RateLimit } from '../env-vars';
+import { AmountError, parseDecimal } from '../money/amounts';
 import { isTicker, type Ticker } from '../../protocol/payments';
 
 export interface BtcpayConfig {
@@ -46,7 +46,7 @@ export interface MoneyConfig {
   publicUrl: string | null;
   /** USD per unit of each crypto ticker, micro-dollars (PARLEY_PAYMENT_RATES); USD is 1, XNO the nano price. */
   ratesUsdMicro: Map<Ticker, bigint>;
-  /** Units of EUR and GBP per USD, micro-units (PARLEY_FIAT_RATES). */
+  /** Units of EUR and GBP per USD, micro-units (PARLEY_EUR_PER_USD, PARLEY_GBP_PER_USD). */
   eurPerUsdMicro: bigint;
   gbpPerUsdMicro: bigint;
   nano: NanoNodeConfig | null;

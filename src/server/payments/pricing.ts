@@ -6,7 +6,7 @@
  * unless PARLEY_PAYMENT_RATES says otherwise; every other coin only from PARLEY_PAYMENT_RATES (no rate, no deposit:
  * nothing is fetched from another host).
  */
-import { ceilDiv, formatUnits, parseDecimal } from '../money';
+import { ceilDiv, formatUnits, parseDecimal } from '../money/amounts';
 import { LIMITS, type PaymentLimits, type Ticker } from '../../protocol/payments';
 import type { MoneyConfig } from './config';
 

@@ -8,7 +8,7 @@
  * partial index), so it needs no hook in the charge path.
  */
 import type { Db } from '../db/types';
-import { formatUsdMicro, parseDecimal } from '../money';
+import { formatUsdMicro, parseDecimal } from '../money/amounts';
 import type { RechargeSettingsRequest } from '../../protocol/payments';
 import type { Payments } from './service';
 import { savedMethod } from './store';

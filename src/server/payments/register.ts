@@ -4,13 +4,14 @@
  * invitations (every PARLEY_MONEY_SWEEP_MS; each step is a conditional update, so gateways sweep side by side).
  */
 import type { Hono, MiddlewareHandler } from 'hono';
-import type { AppEnv, RouteContext } from '../context';
+import type { RouteContext } from '../context';
+import type { AppEnv } from '../http';
 import type { Db } from '../db/types';
 import type { ClientAddressFn } from '../guards/client-address';
 import { createLimiter } from '../guards/rate-limit';
 import { Invitations } from '../invitations/service';
 import { registerInvitationRoutes } from '../invitations/routes';
-import type { Ledger } from '../ledger/ledger';
+import type { Ledger } from '../money/ledger';
 import { registerNanoRoutes } from '../nano/routes';
 import { NanoDeposits } from '../nano/service';
 import { registerRecoveryRoutes } from '../sessions/recovery-routes';

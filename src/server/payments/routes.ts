@@ -4,8 +4,8 @@
  * moves only in ./store.ts (settlePayment) and ./recharge.ts.
  */
 import type { Context, Hono } from 'hono';
-import { describeIssues, jsonError, readJson, readLimitedText, type AppEnv } from '../context';
-import { formatUnits } from '../money';
+import { describeIssues, jsonError, readJson, readLimitedText, type AppEnv } from '../http';
+import { formatUnits } from '../money/amounts';
 import {
   CreatePaymentSchema,
   DaimoCallbackSchema,

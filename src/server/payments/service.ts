@@ -3,8 +3,8 @@
  * expiry sweep. Routes (./routes.ts) are a thin layer over this.
  */
 import type { Db } from '../db/types';
-import type { Ledger } from '../ledger/ledger';
-import { formatUsdMicro } from '../money';
+import type { Ledger } from '../money/ledger';
+import { formatUsdMicro } from '../money/amounts';
 import { PAYMENT_EXPIRY_MS, type PaymentLimits, type PaymentStatus, type Ticker } from '../../protocol/payments';
 import { btcpayProvider } from './btcpay';
 import type { MoneyConfig } from './config';

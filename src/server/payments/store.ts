@@ -13,7 +13,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Db, Queryable } from '../db/types';
-import type { Ledger } from '../ledger/ledger';
+import type { Ledger } from '../money/ledger';
 import { PAYMENT_EXPIRY_MS, isTicker, type PaymentStatus, type Ticker } from '../../protocol/payments';
 import type { ProviderEvent, TxRecord } from './types';
 

@@ -7,7 +7,7 @@
  * `${t}.${raw body}` keyed with the endpoint's signing secret; a timestamp more than 5 minutes away is refused
  * (replay). The event id (evt_...) is what deliveries are deduplicated on.
  */
-import { ceilDiv } from '../money';
+import { ceilDiv } from '../money/amounts';
 import type { PaymentStatus } from '../../protocol/payments';
 import type { StripeConfig } from './config';
 import { callJson, hmacHex, obj, sameHex, str } from './http';

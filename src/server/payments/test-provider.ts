@@ -7,8 +7,8 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { Hono } from 'hono';
-import { readLimitedText, type AppEnv } from '../context';
-import { formatUsdMicro } from '../money';
+import { readLimitedText, type AppEnv } from '../http';
+import { formatUsdMicro } from '../money/amounts';
 import type { PaymentStatus, Ticker } from '../../protocol/payments';
 import { getTx, markProviderPaid, settlePayment, type SettleDeps } from './store';
 import type { PaymentProvider, TxRecord } from './types';

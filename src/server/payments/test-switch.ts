@@ -14,8 +14,8 @@
  */
 import type { GatewayConfig } from '../config';
 import { isLoopback } from '../guards/client-address';
-import { parseDecimal } from '../money';
-import type { SearchConfig } from '../search/config';
+import { parseDecimal } from '../money/amounts';
+import type { SearchConfig } from '../web/search-config';
 import type { SpeechConfig } from '../speech/config';
 import { speechModel } from '../../protocol/speech-catalogue';
 

@@ -1,5 +1,5 @@
 /**
- * Replies stop at what was held (issue 15, item 7). A paid reply holds its output budget (ledger/reply-hold.ts) and tells
+ * Replies stop at what was held (issue 15, item 7). A paid reply holds its output budget (money/reply-hold.ts) and tells
  * the upstream that budget as max_tokens; an upstream that ignores max_tokens used to have everything past it
  * relayed unpaid (maxTokens 1 got 20,000 tokens for $0.00004). The relay now counts the output as it streams and
  * stops at the budget: what would pass it is not relayed, the upstream request is aborted, and the reply is charged

@@ -6,14 +6,14 @@
  *    origin (`onProviderOrigin`); anything else falls back to the URLs the gateway builds itself.
  *  - A file (`fetchProviderFile`) on the provider's configured origin is read as is (the operator chose that
  *    address, which may well be a local server). A file anywhere else must be https and pass the scraper's SSRF
- *    guard (src/server/scrape/ssrf.ts): every address its host resolves to is public, and the connection goes to
+ *    guard (src/server/net/ssrf.ts): every address its host resolves to is public, and the connection goes to
  *    the vetted address itself (no DNS-rebinding window), with no key, no redirect followed and at most `maxBytes`
  *    read. So a provider's answer cannot make the gateway fetch a private, loopback or link-local address (cloud
  *    metadata, a database, the admin port).
  */
 import https from 'node:https';
-import { pinnedLookup } from '../scrape/fetch';
-import { checkUrlForm, ScrapeRefusal, vetHost, type ScrapeTestAllowance } from '../scrape/ssrf';
+import { pinnedLookup } from '../net/fetch';
+import { checkUrlForm, ScrapeRefusal, vetHost, type ScrapeTestAllowance } from '../net/ssrf';
 
 /** A file, or why not: `status` the HTTP status it answered; `unreachable` when it could not be reached (try later). */
 export type ProviderFile = { ok: true; bytes: Uint8Array } | { ok: false; status: number | null; message: string; unreachable?: true };

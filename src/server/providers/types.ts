@@ -1,6 +1,6 @@
 /**
  * The text-provider interface of the gateway. A provider turns a chat request into a stream of events; the
- * stream-gpt route (src/server/routes/stream-gpt.ts) frames them for the wire (src/protocol/stream.ts).
+ * stream-gpt route (src/server/chat/stream-gpt.ts) frames them for the wire (src/protocol/stream.ts).
  */
 import type { ChatPayload } from '../body/chat-payload';
 

@@ -6,7 +6,7 @@
  * other, and a credit that locks the row first wins (the row is then skipped, and next time it holds money).
  *
  * last_seen_at is written cheaply: by GET /auth/local-session and, for /api calls, at most once per
- * PARLEY_SESSION_TOUCH_MS per session (routes/session.ts), never once per request.
+ * PARLEY_SESSION_TOUCH_MS per session (sessions/routes.ts), never once per request.
  */
 import type { Db, Queryable } from '../db/types';
 

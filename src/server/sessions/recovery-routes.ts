@@ -14,7 +14,8 @@
  */
 import type { Hono } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import { describeIssues, jsonError, readJson, type AppEnv, type RouteContext } from '../context';
+import { type RouteContext } from '../context';
+import { describeIssues, jsonError, readJson, type AppEnv } from '../http';
 import type { Limiter } from '../guards/rate-limit';
 import { SIGNED_OUT, SIGNED_OUT_MESSAGE } from '../../protocol/api';
 import { DisplayCurrencySchema, RecoverSchema } from '../../protocol/payments';

@@ -10,7 +10,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { SessionData } from '../../protocol/api';
 import type { Db, Queryable } from '../db/types';
-import { formatNanoRaw, formatUsdMicro } from '../money';
+import { formatNanoRaw, formatUsdMicro } from '../money/amounts';
 
 export const SESSION_COOKIE = 'parley_session';
 

@@ -1,5 +1,5 @@
 /**
- * How a speech call pays: through the shared paid-call path (ledger/paid-call.ts, docs/gateway.md "Holds: the rule
+ * How a speech call pays: through the shared paid-call path (money/paid-call.ts, docs/gateway.md "Holds: the rule
  * for every paid call"). The call's cost is reserved before the provider is asked (one conditional statement, so
  * parallel calls never spend more than the balance), the `OpenHold` renews the hold while the provider works (a
  * TTS job re-run by another gateway takes the hold over by its key, ./jobs.ts), and it is settled once when the audio
@@ -7,10 +7,10 @@
  */
 import type { Context } from 'hono';
 import type { PaymentSource } from '../../protocol/stream';
-import { jsonError } from '../context';
-import type { Ledger } from '../ledger/ledger';
-import { insufficientBalance, OpenHold, reservePaidCall, type PaidCall, type Settlement, type Shortfall } from '../ledger/paid-call';
-import { formatNanoRawCeil, formatUsdMicro } from '../money';
+import { jsonError } from '../http';
+import type { Ledger } from '../money/ledger';
+import { insufficientBalance, OpenHold, reservePaidCall, type PaidCall, type Settlement, type Shortfall } from '../money/paid-call';
+import { formatNanoRawCeil, formatUsdMicro } from '../money/amounts';
 
 export type SpeechReserve = { ok: true; hold: OpenHold | null } | { ok: false; kind: 'short'; shortfall: Shortfall } | { ok: false; kind: 'used' };
 

@@ -1,16 +1,16 @@
 /**
  * The speech models this gateway offers: each model of the spec's catalogue that a configured provider serves
  * (./config.ts), and the built-in offline voice, always (labelled as not a model, like Parley Offline). The main
- * catalogue (src/server/providers/catalogue.ts) lists their ModelInfo after the other models (modality 'audio');
+ * catalogue (src/server/chat/catalogue.ts) lists their ModelInfo after the other models (modality 'audio');
  * the speech routes resolve here.
  */
 import type { ModelInfo } from '../../protocol/api';
 import { OFFLINE_VOICE_MODEL_ID, SPEECH_MODELS, speechModel, type SpeechModel } from '../../protocol/speech-catalogue';
-import { ElevenLabsSpeechProvider } from '../providers/tts-elevenlabs';
-import { OfflineSpeechProvider } from '../providers/tts-offline';
-import { OpenAiSpeechProvider } from '../providers/tts-openai';
-import { OpenAiTranscriptionProvider } from '../providers/transcribe-openai';
-import type { SpeechProvider, TranscriptionProvider } from '../providers/speech-types';
+import { ElevenLabsSpeechProvider } from './providers/tts-elevenlabs';
+import { OfflineSpeechProvider } from './providers/tts-offline';
+import { OpenAiSpeechProvider } from './providers/tts-openai';
+import { OpenAiTranscriptionProvider } from './providers/transcribe-openai';
+import type { SpeechProvider, TranscriptionProvider } from './providers/types';
 import type { SpeechConfig, TranscribeProviderConfig } from './config';
 
 export interface SpeechEntry {

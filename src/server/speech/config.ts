@@ -12,8 +12,8 @@
  */
 import { z } from 'zod';
 import { speechModel } from '../../protocol/speech-catalogue';
-import { ConfigError, intVar, type Env } from '../config';
-import { AmountError, parseDecimal } from '../money';
+import { ConfigError, intVar, type Env } from '../env-vars';
+import { AmountError, parseDecimal } from '../money/amounts';
 
 const ProviderSchema = z.object({
   name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,59}$/),

@@ -17,10 +17,10 @@
 import { randomBytes } from 'node:crypto';
 import type { PaymentSource } from '../../protocol/stream';
 import type { Db } from '../db/types';
-import { requestBodyHash } from '../routes/request-binding';
-import type { Ledger } from '../ledger/ledger';
-import type { SpeechJob } from '../providers/speech-types';
-import type { OpenHold, PaidCall, Shortfall } from '../ledger/paid-call';
+import { requestBodyHash } from '../body/request-binding';
+import type { Ledger } from '../money/ledger';
+import type { SpeechJob } from './providers/types';
+import type { OpenHold, PaidCall, Shortfall } from '../money/paid-call';
 import { adoptSpeechHold, reserveSpeech, speechCharge } from './billing';
 import type { SpeechCatalogue } from './catalogue';
 

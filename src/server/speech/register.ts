@@ -1,8 +1,9 @@
 /** The speech routes and their services: the speech models, the offline voice, transcription and the TTS job runner. */
 import type { Hono } from 'hono';
-import type { AppEnv, RouteContext } from '../context';
+import type { RouteContext } from '../context';
+import type { AppEnv } from '../http';
 import type { Db } from '../db/types';
-import type { Ledger } from '../ledger/ledger';
+import type { Ledger } from '../money/ledger';
 import { SpeechCatalogue } from './catalogue';
 import { loadSpeechConfig, type SpeechConfig } from './config';
 import { TtsJobs } from './jobs';

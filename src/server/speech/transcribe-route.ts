@@ -8,9 +8,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Hono } from 'hono';
 import { TRANSCRIBE_MAX_BYTES, type TranscribeConfig, type TranscribeResponse } from '../../protocol/speech';
-import { jsonError, type AppEnv, type RouteContext } from '../context';
+import { type RouteContext } from '../context';
+import { jsonError, type AppEnv } from '../http';
 import { isAudioContentType } from '../guards/cross-site';
-import { ceilDiv } from '../money';
+import { ceilDiv } from '../money/amounts';
 import { refusedHold, reserveSpeech, speechCharge } from './billing';
 import type { SpeechCatalogue } from './catalogue';
 

@@ -7,8 +7,9 @@
 import type { Context, Hono } from 'hono';
 import { speechChars, speechCostMicro, speechModel, speechSpeed, speechVoice, ELEVENLABS_DEFAULTS, type SpeechModel } from '../../protocol/speech-catalogue';
 import { TTS_COST_HEADER, TTS_PAYMENT_SOURCE_HEADER, TtsRequestSchema, TtsStatusQuerySchema, type TtsRequest } from '../../protocol/speech';
-import { describeIssues, jsonError, readJson, type AppEnv, type RouteContext } from '../context';
-import type { SpeechJob } from '../providers/speech-types';
+import { type RouteContext } from '../context';
+import { describeIssues, jsonError, readJson, type AppEnv } from '../http';
+import type { SpeechJob } from './providers/types';
 import { refusedHold } from './billing';
 import type { SpeechCatalogue, SpeechEntry } from './catalogue';
 import type { Made, TtsJobs } from './jobs';

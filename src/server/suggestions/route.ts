@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { SUGGESTION_COUNTS, type Suggestion, type SuggestionKind, type SuggestionsResponse } from '../../protocol/web';
-import { jsonError, type AppEnv, type RouteContext } from '../context';
+import { type RouteContext } from '../context';
+import { jsonError, type AppEnv } from '../http';
 
 /** Two or three hex colours at an angle: nothing else may reach the view's style attribute. */
 export const GRADIENT = /^linear-gradient\(\d{1,3}deg, #[0-9a-f]{6}, #[0-9a-f]{6}(, #[0-9a-f]{6})?\)$/;

@@ -1,6 +1,6 @@
 /**
  * The code viewer's HTML preview: the user's HTML in `<iframe sandbox="allow-scripts">` loading the preview shell
- * (/preview/html, served with policies of its own: src/server/routes/preview.ts). The frame is an opaque origin
+ * (/preview/html, served with policies of its own: src/server/preview/route.ts). The frame is an opaque origin
  * that can reach no one: not the app's window, cookies, IndexedDB or /api, and no server at all (WebRTC
  * included). The HTML goes in by postMessage once the shell says it is ready; the shell says whether the page's
  * scripts will run (only where the browser confines the frame's connections), and nothing else comes back.

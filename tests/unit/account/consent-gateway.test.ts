@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsentState } from '../../../src/protocol/account';
 import { createApp } from '../../../src/server/app';
 import { loadConsentConfig, type ConsentConfig } from '../../../src/server/consent/config';
-import type { AppEnv } from '../../../src/server/context';
+import type { AppEnv } from '../../../src/server/http';
 import { newSession, testGateway, type TestGateway } from '../server/helpers';
 
 let gw: TestGateway;

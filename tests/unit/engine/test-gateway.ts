@@ -3,7 +3,7 @@
  * relative URLs resolve against it), plus engines on fake-indexeddb that are disposed after each test.
  */
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import type { ScrapeTestAllowance } from '../../../src/server/scrape/ssrf';
+import type { ScrapeTestAllowance } from '../../../src/server/net/ssrf';
 import { startGateway, type RunningGateway } from '../../../src/server/start';
 import { Engine } from '../../../src/worker/engine';
 

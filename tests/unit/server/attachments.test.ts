@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as CFB from 'cfb';
 import { PNG } from 'pngjs';
 import { Readable } from 'node:stream';
-import { readUpload } from '../../../src/server/routes/process-document';
+import { readUpload } from '../../../src/server/documents/process-document';
 import { makeDocx, makePdf, makePptx, makeZip, makeZipBomb } from '../attachments/fixtures';
 import { startFakeUpstream, textReply, type FakeUpstream } from './fake-upstream';
 import { newSession, testGateway, type TestGateway, type TestSession } from './helpers';

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TITLE_MAX_CHARS } from '../../../src/protocol/api';
 import { createApp } from '../../../src/server/app';
-import { loadConfig, type Env } from '../../../src/server/config';
+import { loadConfig } from '../../../src/server/config';
+import { type Env } from '../../../src/server/env-vars';
 import { openDatabase } from '../../../src/server/db/open';
 import type { Db } from '../../../src/server/db/types';
-import { Ledger } from '../../../src/server/ledger/ledger';
-import { Catalogue } from '../../../src/server/providers/catalogue';
-import { clampTitle, deterministicTitle } from '../../../src/server/providers/title';
-import { TITLE_INSTRUCTIONS } from '../../../src/server/routes/conversation-summary';
+import { Ledger } from '../../../src/server/money/ledger';
+import { Catalogue } from '../../../src/server/chat/catalogue';
+import { clampTitle, deterministicTitle } from '../../../src/server/chat/title';
+import { TITLE_INSTRUCTIONS } from '../../../src/server/chat/conversation-summary';
 import { startFakeUpstream, textReply, type FakeUpstream } from './fake-upstream';
 import { newSession } from './helpers';
 

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import * as CFB from 'cfb';
-import { ExtractError, extractText } from '../../../src/server/documents/extract';
-import { ARCHIVE_LIMITS, chooseTextEntries, zipText, type ArchiveEntry } from '../../../src/server/documents/archives';
+import { ExtractError, extractText } from '../../../src/server/parse/readers/document';
+import { ARCHIVE_LIMITS, chooseTextEntries, zipText, type ArchiveEntry } from '../../../src/server/parse/readers/archives';
 import { makeZip } from '../attachments/fixtures';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);

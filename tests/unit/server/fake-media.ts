@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { paint, sceneOf } from '../../../src/server/media/art';
 import { encodePng } from '../../../src/server/media/png';
-import { renderOfflineClip } from '../../../src/server/providers/video-offline';
+import { renderOfflineClip } from '../../../src/server/media/providers/video-offline';
 
 export type ImageBehaviour = 'ok' | 'wrong-type' | 'policy' | 'error' | 'url';
 /** Each status call of a job takes the next entry; the last one repeats. 'flap' answers HTTP 503. */

@@ -7,7 +7,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { wavFile } from '../../../src/server/providers/tts-offline-job';
+import { wavFile } from '../../../src/server/speech/providers/tts-offline-job';
 
 export const FAIL_MARK = 'zzfailzz';
 export const WRONG_TYPE_MARK = 'zzhtmlzz';

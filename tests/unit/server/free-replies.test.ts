@@ -1,12 +1,12 @@
 /**
- * The $0 entries of free replies, written behind in batches (src/server/ledger/free-replies.ts): a free reply no
+ * The $0 entries of free replies, written behind in batches (src/server/money/free-replies.ts): a free reply no
  * longer waits on the database, and the entries still count each reply exactly once.
  */
 import { describe, expect, it } from 'vitest';
 import { memoryDatabase } from './helpers';
 import type { Queryable } from '../../../src/server/db/types';
-import { FreeReplyLog } from '../../../src/server/ledger/free-replies';
-import { Ledger } from '../../../src/server/ledger/ledger';
+import { FreeReplyLog } from '../../../src/server/money/free-replies';
+import { Ledger } from '../../../src/server/money/ledger';
 import { createSession } from '../../../src/server/sessions/store';
 
 const database = memoryDatabase();

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/server/db/open';
 import type { Db } from '../../../src/server/db/types';
 import { LeasedBuckets, takeToken } from '../../../src/server/guards/rate-limit';
-import { Ledger } from '../../../src/server/ledger/ledger';
+import { Ledger } from '../../../src/server/money/ledger';
 import { expireIdleSessions } from '../../../src/server/sessions/expiry';
 import { createSession } from '../../../src/server/sessions/store';
 import { startTempPostgres, type TempPostgres } from './pg-server';

@@ -7,12 +7,13 @@ import { afterAll, beforeAll } from 'vitest';
 import type { ErrorBody, LocalSessionResponse, StreamGptRequest } from '../../../src/protocol/api';
 import { METADATA_CLOSE, METADATA_OPEN, type StreamMetadata } from '../../../src/protocol/stream';
 import { createApp } from '../../../src/server/app';
-import { loadConfig, type Env } from '../../../src/server/config';
-import type { AppEnv } from '../../../src/server/context';
+import { loadConfig } from '../../../src/server/config';
+import { type Env } from '../../../src/server/env-vars';
+import type { AppEnv } from '../../../src/server/http';
 import { openDatabase } from '../../../src/server/db/open';
 import type { Db } from '../../../src/server/db/types';
-import { Ledger } from '../../../src/server/ledger/ledger';
-import { Catalogue } from '../../../src/server/providers/catalogue';
+import { Ledger } from '../../../src/server/money/ledger';
+import { Catalogue } from '../../../src/server/chat/catalogue';
 import { loadParseConfig, loadUploadLimits } from '../../../src/server/parse/config';
 import { UploadBudget } from '../../../src/server/guards/upload-budget';
 

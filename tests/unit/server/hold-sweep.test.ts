@@ -1,13 +1,13 @@
 /**
  * A gateway that dies with holds open: the next gateway on the same database gives their money back at startup
- * (src/server/ledger/sweeper.ts, started by startGateway).
+ * (src/server/money/sweeper.ts, started by startGateway).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/server/db/open';
-import { Ledger } from '../../../src/server/ledger/ledger';
+import { Ledger } from '../../../src/server/money/ledger';
 import { createSession } from '../../../src/server/sessions/store';
 import { startGateway } from '../../../src/server/start';
 

@@ -1,13 +1,13 @@
 /**
- * Holds on the Ledger (src/server/ledger/holds.ts): reserve before work, settle once, release, expiry of holds a
+ * Holds on the Ledger (src/server/money/holds.ts): reserve before work, settle once, release, expiry of holds a
  * dead gateway left open. Balances are checked against the entries: balance = credits - charges - open holds.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAdmin } from '../../../src/server/admin';
+import { runAdmin } from '../../../src/server/admin/cli';
 import { openDatabase } from '../../../src/server/db/open';
 import type { Db } from '../../../src/server/db/types';
-import { Ledger } from '../../../src/server/ledger/ledger';
-import { reservePaidCall, withHold } from '../../../src/server/ledger/paid-call';
+import { Ledger } from '../../../src/server/money/ledger';
+import { reservePaidCall, withHold } from '../../../src/server/money/paid-call';
 import { createSession } from '../../../src/server/sessions/store';
 import { expectLedgerBalanced } from './money-checks';
 
@@ -150,7 +150,7 @@ describe('ledger holds', () => {
   });
 });
 
-describe('the paid-call API (ledger/paid-call.ts)', () => {
+describe('the paid-call API (money/paid-call.ts)', () => {
   const log: string[] = [];
   const note = (l: string): void => void log.push(l);
 

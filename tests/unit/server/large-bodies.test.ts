@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ChatMessage } from '../../../src/protocol/api';
 import { estimateInputTokens } from '../../../src/server/body/chat-payload';
 import { INLINE_BODY_BYTES } from '../../../src/server/body/parse-pool';
-import { formatUsdMicro, replyCostMicro } from '../../../src/server/money';
+import { formatUsdMicro, replyCostMicro } from '../../../src/server/money/amounts';
 import { composeOfflineReply } from '../../../src/server/providers/offline';
 import { startGateway, type RunningGateway } from '../../../src/server/start';
 import { startFakeUpstream, textReply, type FakeUpstream } from './fake-upstream';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/server/db/open';
 import type { Db } from '../../../src/server/db/types';
-import { Ledger, LedgerInputError, UnknownSessionError } from '../../../src/server/ledger/ledger';
+import { Ledger, LedgerInputError, UnknownSessionError } from '../../../src/server/money/ledger';
 import { createSession } from '../../../src/server/sessions/store';
 import { migrate, MIGRATIONS } from '../../../src/server/db/migrations';
 

@@ -1,12 +1,13 @@
 /** A gateway app with media services (image and video models from env, a runner the test drives by hand). */
 import { createApp } from '../../../src/server/app';
-import { loadConfig, type Env } from '../../../src/server/config';
+import { loadConfig } from '../../../src/server/config';
+import { type Env } from '../../../src/server/env-vars';
 import { openDatabase } from '../../../src/server/db/open';
 import type { Db } from '../../../src/server/db/types';
-import { Ledger } from '../../../src/server/ledger/ledger';
+import { Ledger } from '../../../src/server/money/ledger';
 import { MediaCatalogue } from '../../../src/server/media/catalogue';
 import { VideoJobRunner } from '../../../src/server/media/video-jobs';
-import { Catalogue } from '../../../src/server/providers/catalogue';
+import { Catalogue } from '../../../src/server/chat/catalogue';
 import { newSession } from './helpers';
 
 export async function mediaGateway(env: Env, clock: { now: number } = { now: Date.now() }, db?: Db) {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GenerateVideoResponse, VideoStatusResponse } from '../../../src/protocol/media';
 import { VIDEO_MESSAGES } from '../../../src/protocol/video-rules';
 import { VideoJobRunner } from '../../../src/server/media/video-jobs';
-import { sniffVideo } from '../../../src/server/providers/video-queue';
+import { sniffVideo } from '../../../src/server/media/providers/video-queue';
 import { startFakeMedia, type FakeMedia } from './fake-media';
 import { newSession } from './helpers';
 import { mediaGateway } from './media-helpers';

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelsResponse } from '../../../src/protocol/api';
-import { ConfigError, loadConfig } from '../../../src/server/config';
+import { loadConfig } from '../../../src/server/config';
+import { ConfigError } from '../../../src/server/env-vars';
 import { OFFLINE_MODEL_ID } from '../../../src/server/providers/offline';
-import { OFFLINE_IMAGE_CHAT_MODEL_ID } from '../../../src/server/providers/image-chat-offline';
+import { OFFLINE_IMAGE_CHAT_MODEL_ID } from '../../../src/server/media/providers/image-chat-offline';
 import { OFFLINE_VOICE_MODEL_ID } from '../../../src/protocol/speech-catalogue';
 import { startFakeUpstream, textReply, type FakeUpstream } from './fake-upstream';
 import { newSession, testGateway, type TestGateway } from './helpers';

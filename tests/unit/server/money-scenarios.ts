@@ -6,8 +6,8 @@
  */
 import { expect } from 'vitest';
 import type { Hono } from 'hono';
-import type { AppEnv } from '../../../src/server/context';
-import type { Ledger } from '../../../src/server/ledger/ledger';
+import type { AppEnv } from '../../../src/server/http';
+import type { Ledger } from '../../../src/server/money/ledger';
 import type { Db } from '../../../src/server/db/types';
 import type { FakeUpstream } from './fake-upstream';
 import { chatBody, errorBody, postStream, readStream } from './helpers';

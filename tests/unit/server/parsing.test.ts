@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AmountError, ceilDiv, formatNanoRaw, formatNanoRawCeil, formatPrice, formatUsdMicro, parseDecimal, replyCostMicro, usdMicroToNanoRaw } from '../../../src/server/money';
+import { AmountError, ceilDiv, formatNanoRaw, formatNanoRawCeil, formatPrice, formatUsdMicro, parseDecimal, replyCostMicro, usdMicroToNanoRaw } from '../../../src/server/money/amounts';
 import { chunkEvents, upstreamError } from '../../../src/server/providers/openai';
 import { SseParser, SseTooLargeError } from '../../../src/server/providers/sse';
 import { UpstreamStreamError, type ProviderEvent } from '../../../src/server/providers/types';

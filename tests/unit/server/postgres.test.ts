@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../../../src/server/db/migrations';
 import { openDatabase } from '../../../src/server/db/open';
 import type { Db } from '../../../src/server/db/types';
-import { Ledger } from '../../../src/server/ledger/ledger';
+import { Ledger } from '../../../src/server/money/ledger';
 import { createSession } from '../../../src/server/sessions/store';
 import { startFakeUpstream, textReply, type FakeUpstream } from './fake-upstream';
 import { startTempPostgres, type TempPostgres } from './pg-server';

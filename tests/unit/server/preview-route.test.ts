@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Hono } from 'hono';
-import type { AppEnv } from '../../../src/server/context';
+import type { AppEnv } from '../../../src/server/http';
 import {
   PREVIEW_PATH,
   PREVIEW_PROBE_PATH,
@@ -15,7 +15,7 @@ import {
   previewCsp,
   registerPreviewRoute,
   SPLIT_PAGE_SOURCE,
-} from '../../../src/server/routes/preview';
+} from '../../../src/server/preview/route';
 import { CONTENT_SECURITY_POLICY } from '../../../src/server/static';
 
 function directives(policy: string): Map<string, string> {

@@ -7,7 +7,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { IMAGE_FAILED } from '../../../src/protocol/media';
 import { fetchProviderFile, onProviderOrigin } from '../../../src/server/providers/provider-urls';
-import { QueueVideoProvider } from '../../../src/server/providers/video-queue';
+import { QueueVideoProvider } from '../../../src/server/media/providers/video-queue';
 import { startFakeMedia, type FakeMedia } from './fake-media';
 import { mediaGateway } from './media-helpers';
 

@@ -10,8 +10,8 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ReplyRegistry, REPLY_OVERHEAD_BYTES } from '../../../src/server/routes/reply-registry';
-import type { ReplySink } from '../../../src/server/routes/reply-sink';
+import { ReplyRegistry, REPLY_OVERHEAD_BYTES } from '../../../src/server/chat/reply-registry';
+import type { ReplySink } from '../../../src/server/chat/reply-sink';
 import { startFakeUpstream, type FakeUpstream } from './fake-upstream';
 import { chatBody, newSession, postStream, readStream, testGateway, type TestGateway } from './helpers';
 

@@ -9,7 +9,7 @@ import type { Hono } from 'hono';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGNED_OUT, SIGNED_OUT_MESSAGE } from '../../../src/protocol/api';
-import type { AppEnv } from '../../../src/server/context';
+import type { AppEnv } from '../../../src/server/http';
 import { openDatabase } from '../../../src/server/db/open';
 import type { Db, Queryable, Row, SqlParam } from '../../../src/server/db/types';
 import { call, moneyGateway, type MoneyGateway } from './money/helpers';

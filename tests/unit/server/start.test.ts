@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalSessionResponse } from '../../../src/protocol/api';
-import { runAdmin } from '../../../src/server/admin';
+import { runAdmin } from '../../../src/server/admin/cli';
 import { lockFilePath, startGateway, type RunningGateway } from '../../../src/server/start';
 import { MISSING_CLIENT_NOTE } from '../../../src/server/static';
 import { startFakeUpstream, type FakeUpstream } from './fake-upstream';

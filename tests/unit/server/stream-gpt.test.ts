@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CLEAR_THINKING_MESSAGE } from '../../../src/protocol/stream';
 import { WEB_NOT_RUN_NOTICE } from '../../../src/protocol/web';
-import { runAdmin } from '../../../src/server/admin';
+import { runAdmin } from '../../../src/server/admin/cli';
 import { OFFLINE_MODEL_ID } from '../../../src/server/providers/offline';
 import { openAiError, startFakeUpstream, textReply, type FakeUpstream } from './fake-upstream';
 import { chatBody, errorBody, getSession, newSession, postStream, readStream, testGateway, type TestGateway, type TestSession } from './helpers';

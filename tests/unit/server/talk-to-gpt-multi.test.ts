@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OFFLINE_MODEL_ID } from '../../../src/server/providers/offline';
-import { FAILED_TO_START_MULTI } from '../../../src/server/routes/talk-to-gpt-multi';
+import { FAILED_TO_START_MULTI } from '../../../src/server/chat/talk-to-gpt-multi';
 import { WEB_NOT_RUN_NOTICE } from '../../../src/protocol/web';
 import { MultiStreamParser, type MultiStreamEvent } from '../../../src/worker/rooms/multimodel/multi-stream';
 import { openAiError, startFakeUpstream, textReply, type FakeUpstream } from './fake-upstream';

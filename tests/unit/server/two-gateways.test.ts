@@ -1,7 +1,7 @@
 /**
  * Issue 5 item 9: two gateway processes on one PostgreSQL, behind a proxy that sends each request to the other
  * one in turn (as a round-robin load balancer without sticky sessions would). A reply started through one
- * process is resumed, retried and stopped through the other (src/server/routes/reply-store.ts). Paid replies and
+ * process is resumed, retried and stopped through the other (src/server/chat/reply-store.ts). Paid replies and
  * their holds go through both processes at once, and the rate limits are one budget across them.
  */
 import { randomBytes } from 'node:crypto';
@@ -12,8 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METADATA_OPEN, type StreamMetadata } from '../../../src/protocol/stream';
 import { openDatabase } from '../../../src/server/db/open';
 import type { Db } from '../../../src/server/db/types';
-import { Ledger } from '../../../src/server/ledger/ledger';
-import { CUT_OFF_MESSAGE } from '../../../src/server/routes/stream-gpt';
+import { Ledger } from '../../../src/server/money/ledger';
+import { CUT_OFF_MESSAGE } from '../../../src/server/chat/stream-gpt';
 import { startFakeUpstream, type FakeUpstream } from './fake-upstream';
 import { startGatewayProcess, type GatewayProcess } from './gateway-process';
 import { expectLedgerBalanced } from './money-checks';

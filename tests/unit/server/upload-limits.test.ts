@@ -15,7 +15,7 @@ import { loadConfig } from '../../../src/server/config';
 import { openDatabase } from '../../../src/server/db/open';
 import type { Db } from '../../../src/server/db/types';
 import { UploadBudget } from '../../../src/server/guards/upload-budget';
-import { Catalogue } from '../../../src/server/providers/catalogue';
+import { Catalogue } from '../../../src/server/chat/catalogue';
 
 const MB = 1024 * 1024;
 const budget = new UploadBudget({ totalBytes: 10 * MB, perSessionBytes: 7 * MB });

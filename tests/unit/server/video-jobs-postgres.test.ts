@@ -11,7 +11,7 @@ import { loadMediaConfig } from '../../../src/server/media/config';
 import { MediaCatalogue } from '../../../src/server/media/catalogue';
 import { openDatabase } from '../../../src/server/db/open';
 import type { Db } from '../../../src/server/db/types';
-import { Ledger } from '../../../src/server/ledger/ledger';
+import { Ledger } from '../../../src/server/money/ledger';
 import { VideoJobRunner } from '../../../src/server/media/video-jobs';
 import { startFakeMedia, type FakeMedia } from './fake-media';
 import { mediaGateway } from './media-helpers';

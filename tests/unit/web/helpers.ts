@@ -6,13 +6,13 @@ import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../../src/server/app';
-import type { Env } from '../../../src/server/config';
+import type { Env } from '../../../src/server/env-vars';
 import { loadConfig } from '../../../src/server/config';
 import { openDatabase } from '../../../src/server/db/open';
-import { Ledger } from '../../../src/server/ledger/ledger';
-import { Catalogue } from '../../../src/server/providers/catalogue';
+import { Ledger } from '../../../src/server/money/ledger';
+import { Catalogue } from '../../../src/server/chat/catalogue';
 import { loadParseConfig } from '../../../src/server/parse/config';
-import type { WebDeps } from '../../../src/server/search/register';
+import type { WebDeps } from '../../../src/server/web/register';
 import { newSession } from '../server/helpers';
 
 export async function webGateway(web: WebDeps, env: Env = {}) {

@@ -1,7 +1,7 @@
 /**
  * Issue 15, item 1: one scraped page froze the whole gateway. A 27.5 KB page of 2,500 nested <div>s held the event
  * loop 33.7 s (a health check waited the whole time), 55 KB 192 s, and the page then failed unpaid. Pages are now
- * read in the parse pool's threads, within a time budget, after their nesting is capped (src/server/scrape/).
+ * read in the parse pool's threads, within a time budget, after their nesting is capped (src/server/parse/readers/nesting.ts).
  *
  * A real gateway on loopback (in this process: a blocked event loop blocks the probe too) scrapes hostile pages
  * from a loopback test host while a probe asks GET /healthz again and again. The bound on the probe is generous

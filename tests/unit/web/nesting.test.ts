@@ -1,13 +1,13 @@
 /**
- * The nesting cap of scraped HTML (src/server/scrape/nesting.ts): it follows the open elements exactly as
+ * The nesting cap of scraped HTML (src/server/parse/readers/nesting.ts): it follows the open elements exactly as
  * htmlparser2's parser does (so the cap holds for the tree linkedom builds), keeps every word of a page nested
  * beyond it, and is linear where htmlparser2's own parser is not (no wall clock: ../server/scaling.ts compares CPU time).
  */
 import { Parser } from 'htmlparser2';
 import { describe, expect, it } from 'vitest';
 import { parseHTML } from 'linkedom';
-import { blockText, extractPage, tidyText } from '../../../src/server/scrape/extract';
-import { capNesting, MAX_HTML_DEPTH } from '../../../src/server/scrape/nesting';
+import { blockText, extractPage, tidyText } from '../../../src/server/parse/readers/page';
+import { capNesting, MAX_HTML_DEPTH } from '../../../src/server/parse/readers/nesting';
 import { scaling } from '../server/scaling';
 
 /** The deepest nesting htmlparser2's parser builds (what linkedom's tree gets). */

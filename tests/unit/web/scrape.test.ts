@@ -6,8 +6,8 @@ import { gzipSync } from 'node:zlib';
 import { jsPDF } from 'jspdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCRAPE_PRICE_MICRO_PER_PAGE, type ScrapeResponse } from '../../../src/protocol/web';
-import { CONTENT_MAX_CHARS } from '../../../src/server/scrape/extract';
-import { HEADERS_TIMEOUT_MS, MAX_BYTES, TOTAL_TIMEOUT_MS } from '../../../src/server/scrape/fetch';
+import { CONTENT_MAX_CHARS } from '../../../src/server/parse/readers/page';
+import { HEADERS_TIMEOUT_MS, MAX_BYTES, TOTAL_TIMEOUT_MS } from '../../../src/server/net/fetch';
 import { html, startTestHost, webGateway } from './helpers';
 
 const ARTICLE = '<p>' + 'Sourdough needs a lively starter, time and a hot oven. '.repeat(12) + '</p>';

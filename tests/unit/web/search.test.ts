@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebSearchResponse, WebSearchStatus } from '../../../src/protocol/web';
-import { ConfigError } from '../../../src/server/config';
-import { loadSearchConfig } from '../../../src/server/search/config';
+import { ConfigError } from '../../../src/server/env-vars';
+import { loadSearchConfig } from '../../../src/server/web/search-config';
 import { KEY, startFakeSearch, type FakeSearch } from './fake-search';
 import { webGateway } from './helpers';
 

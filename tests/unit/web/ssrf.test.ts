@@ -8,7 +8,7 @@ import https from 'node:https';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ScrapeResponse } from '../../../src/protocol/web';
-import { addressRange } from '../../../src/server/scrape/ssrf';
+import { addressRange } from '../../../src/server/net/ssrf';
 import { startCanary, startTestHost, webGateway, html } from './helpers';
 
 let canary: Awaited<ReturnType<typeof startCanary>>;

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../../../src/server/app';
 import { loadConfig } from '../../../../src/server/config';
-import { Catalogue } from '../../../../src/server/providers/catalogue';
+import { Catalogue } from '../../../../src/server/chat/catalogue';
 import { expectLedgerBalanced } from '../money-checks';
 import { balanceOf, call, moneyGateway, type MoneyGateway } from './helpers';
 

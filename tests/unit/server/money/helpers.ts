@@ -4,13 +4,14 @@
  */
 import type { Hono } from 'hono';
 import { createApp } from '../../../../src/server/app';
-import { loadConfig, type Env } from '../../../../src/server/config';
-import type { AppEnv } from '../../../../src/server/context';
+import { loadConfig } from '../../../../src/server/config';
+import { type Env } from '../../../../src/server/env-vars';
+import type { AppEnv } from '../../../../src/server/http';
 import { openDatabase } from '../../../../src/server/db/open';
 import type { Db } from '../../../../src/server/db/types';
-import { Ledger } from '../../../../src/server/ledger/ledger';
+import { Ledger } from '../../../../src/server/money/ledger';
 import { createMoneyServices, type MoneyServices } from '../../../../src/server/payments/register';
-import { Catalogue } from '../../../../src/server/providers/catalogue';
+import { Catalogue } from '../../../../src/server/chat/catalogue';
 import { newSession, type TestSession } from '../helpers';
 
 export interface MoneyGateway {

@@ -12,7 +12,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../../src/server/db/open';
 import type { Db } from '../../../../src/server/db/types';
-import { Ledger, LedgerInputError, type CreditRequest } from '../../../../src/server/ledger/ledger';
+import { Ledger, LedgerInputError, type CreditRequest } from '../../../../src/server/money/ledger';
 import { getTx, settlePayment } from '../../../../src/server/payments/store';
 import type { PaymentStatus, PaymentTransaction } from '../../../../src/protocol/payments';
 import { expectLedgerBalanced } from '../money-checks';

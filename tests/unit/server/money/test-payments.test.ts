@@ -4,9 +4,10 @@
  * providers are live. Auto-recharge through it credits nothing until its checkout's Pay is pressed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, type Env } from '../../../../src/server/config';
+import { loadConfig } from '../../../../src/server/config';
+import { type Env } from '../../../../src/server/env-vars';
 import { decideTestPayments, pricedServices } from '../../../../src/server/payments/test-switch';
-import { loadSearchConfig } from '../../../../src/server/search/config';
+import { loadSearchConfig } from '../../../../src/server/web/search-config';
 import { loadSpeechConfig } from '../../../../src/server/speech/config';
 import { startGateway } from '../../../../src/server/start';
 import type { PaymentMethodsResponse } from '../../../../src/protocol/payments';

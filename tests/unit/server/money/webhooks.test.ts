@@ -4,7 +4,7 @@
  * provider's confirmation and the credit healed by the retry.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Ledger, type CreditRequest } from '../../../../src/server/ledger/ledger';
+import { Ledger, type CreditRequest } from '../../../../src/server/money/ledger';
 import type { PaymentTransaction } from '../../../../src/protocol/payments';
 import { expectLedgerBalanced } from '../money-checks';
 import { btcpaySignature, startFakeBtcpay, startFakeStripe, stripeSignature, type FakeProvider } from './fake-providers';

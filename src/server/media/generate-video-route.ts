@@ -1,0 +1,115 @@
+/**
+ * POST /api/generate-video, GET /api/generate-video/status?runId=&modelSlug= (spec 000 section 7) and
+ * GET /api/generate-video/file/:runId (ours: the finished video, from this origin; the status answer's video_url
+ * points here). The POST validates (per-model defaults and the section 5 rules), holds the price, records the job
+ * (src/server/media/video-jobs.ts) and answers at once with its runId; the job runner does the provider work and
+ * the client polls the status every 10 s. A requestId makes the POST idempotent: the same one gives the same job.
+ */
+import { createHash } from 'node:crypto';
+import type { Hono } from 'hono';
+import { GenerateVideoRequestSchema, type GenerateVideoRequest, type GenerateVideoResponse, type VideoStatusResponse } from '../../protocol/media';
+import { applyVideoDefaults, checkVideoRequest } from '../../protocol/video-rules';
+import { type RouteContext } from '../context';
+import { describeIssues, jsonError, readJson, type AppEnv } from '../http';
+import { releaseMedia, reserveQueuedMedia } from './billing';
+import type { MediaCatalogue } from './catalogue';
+import { isExplicit } from './explicit';
+import { readJob, readVideo, type VideoJobRunner } from './video-jobs';
+import type { VideoJobInput } from './providers/types';
+
+export function videoFileUrl(runId: string): string {
+  return `/api/generate-video/file/${encodeURIComponent(runId)}`;
+}
+
+export function registerGenerateVideoRoutes(app: Hono<AppEnv>, ctx: RouteContext, media: MediaCatalogue, runner: VideoJobRunner): void {
+  app.post('/api/generate-video', async (c) => {
+    const sessionId = c.get('sessionId');
+    const body = await readJson(c, ctx.settings.maxBodyBytes);
+    if (!body.ok) return body.response;
+    const parsed = GenerateVideoRequestSchema.safeParse(body.value);
+    if (!parsed.success) return jsonError(c, 400, 'BAD_REQUEST', `Invalid request: ${describeIssues(parsed.error.issues)}`);
+    const req: GenerateVideoRequest = { ...parsed.data.settings, ...parsed.data };
+    const model = media.video(req.model);
+    if (!model) return jsonError(c, 400, 'UNKNOWN_MODEL', `Unknown video model: ${req.model}`);
+    const check = checkVideoRequest({
+      modelId: model.upstreamModel,
+      modelName: model.info.name,
+      prompt: req.prompt,
+      imageToVideoOnly: model.imageToVideoOnly,
+      hasImage: req.imageDataUrl !== undefined,
+      imageReadable: req.imageDataUrl === undefined ? null : true,
+      imageSize: null,
+    });
+    if (!check.ok) return jsonError(c, 400, 'INVALID_VIDEO_REQUEST', check.text ? `${check.title}: ${check.text}` : check.title);
+    if (isExplicit(req.prompt) && req.showExplicitContent !== true) {
+      return jsonError(c, 400, 'CONTENT_POLICY_VIOLATION', 'Content flagged as inappropriate: turn on explicit content in your settings to generate it');
+    }
+    const { prompt, model: _m, conversationUUID: _u, requestId, showExplicitContent: _s, settings: _n, imageAttachmentId: _a, imageDataUrl, ...rest } = req;
+    const settings = applyVideoDefaults(model.upstreamModel, rest);
+    const input: VideoJobInput = { model: model.upstreamModel, prompt, settings: settings as Record<string, unknown> };
+    if (imageDataUrl) input.imageDataUrl = imageDataUrl;
+
+    const runId = requestId
+      ? `vid_${createHash('sha256').update(`${sessionId}\n${requestId}`).digest('hex').slice(0, 32)}`
+      : `vid_${crypto.randomUUID().replaceAll('-', '')}`;
+    const existing = await readJob(ctx.db, sessionId, runId);
+    if (existing) return c.json(answer(runId, model.info.id, existing.status, existing.hasVideo, existing.cost, existing.paymentSource));
+
+    const key = `video:${sessionId}:${runId}`;
+    const hold = await reserveQueuedMedia(c, ctx, sessionId, key, model.priceMicro, `video ${model.info.id}`);
+    if (!hold.ok) return hold.response;
+    const inserted = await ctx.db
+      .query(
+        `INSERT INTO video_jobs (run_id, session_id, model, input, status, hold_key, price_usd_micro)
+         VALUES ($1, $2, $3, $4::text::jsonb, 'queued', $5, $6::bigint) ON CONFLICT (run_id) DO NOTHING RETURNING run_id`,
+        [runId, sessionId, model.info.id, JSON.stringify(input), hold.held ? key : null, model.priceMicro === null ? null : model.priceMicro.toString()],
+      )
+      .catch(async (e: unknown) => {
+        await releaseMedia(ctx, key, hold.held);
+        throw e;
+      });
+    if (inserted.length === 0) await releaseMedia(ctx, key, hold.held);
+    runner.wake();
+    c.header('Cache-Control', 'no-store');
+    return c.json(answer(runId, model.info.id, 'IN_QUEUE', false, 0, null));
+  });
+
+  app.get('/api/generate-video/status', async (c) => {
+    const runId = c.req.query('runId') ?? '';
+    if (!/^vid_[a-f0-9]{32}$/.test(runId)) return jsonError(c, 400, 'BAD_REQUEST', 'runId must be a runId from POST /api/generate-video');
+    const job = await readJob(ctx.db, c.get('sessionId'), runId);
+    if (!job) return jsonError(c, 404, 'NOT_FOUND', 'No video job with this runId');
+    const out: VideoStatusResponse = {
+      data: { status: job.status, video_url: job.hasVideo ? videoFileUrl(runId) : null, error: job.error, cost: job.cost, paymentSource: job.paymentSource },
+    };
+    c.header('Cache-Control', 'no-store');
+    return c.json(out);
+  });
+
+  app.get('/api/generate-video/file/:runId', async (c) => {
+    const video = await readVideo(ctx.db, c.get('sessionId'), c.req.param('runId'));
+    if (!video) return jsonError(c, 404, 'NOT_FOUND', 'No finished video with this runId');
+    const total = video.bytes.length;
+    c.header('Content-Type', video.type);
+    c.header('Accept-Ranges', 'bytes');
+    c.header('Cache-Control', 'private, max-age=31536000, immutable');
+    const range = /^bytes=(\d*)-(\d*)$/.exec(c.req.header('range') ?? '');
+    if (range && (range[1] !== '' || range[2] !== '')) {
+      const start = range[1] === '' ? Math.max(0, total - Number(range[2])) : Number(range[1]);
+      const end = range[1] === '' || range[2] === '' ? total - 1 : Math.min(total - 1, Number(range[2]));
+      if (start > end || start >= total) {
+        c.header('Content-Range', `bytes */${total}`);
+        return c.body(null, 416);
+      }
+      c.header('Content-Range', `bytes ${start}-${end}/${total}`);
+      return c.body(new Uint8Array(video.bytes.subarray(start, end + 1)) as Uint8Array<ArrayBuffer>, 206);
+    }
+    return c.body(new Uint8Array(video.bytes) as Uint8Array<ArrayBuffer>, 200);
+  });
+
+  app.all('/api/generate-video', (c) => jsonError(c, 405, 'METHOD_NOT_ALLOWED', 'Use POST'));
+}
+
+function answer(runId: string, model: string, status: GenerateVideoResponse['status'], hasVideo: boolean, cost: number, paymentSource: GenerateVideoResponse['paymentSource']): GenerateVideoResponse {
+  return { runId, status, model, video_url: hasVideo ? videoFileUrl(runId) : null, cost, paymentSource };
+}

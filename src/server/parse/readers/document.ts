@@ -1,0 +1,87 @@
+/**
+ * Text of a document on the gateway, by extension (spec 000 sections 5 and 7, POST /api/process-document). Runs
+ * inside a worker thread (./pool.ts), never on the event loop. Libraries: officeparser (docx, pptx, xlsx, odt, odp,
+ * ods, rtf, epub; its own zip-bomb limits set below; OCR off, nothing fetched), word-extractor (doc), pdf.js (pdf,
+ * eval off), and ./legacy.ts, ./archives.ts for ppt, xls, mobi, zip, rar and 7z. The client's text formats are read
+ * here too when they are over 10 MB.
+ */
+import { OfficeParser, type OfficeParserConfig } from 'officeparser';
+import { CLIENT_FORMATS } from '../../../protocol/attachments';
+import { rarText, sevenZipText, zipText } from './archives';
+import { mobiText, pptText, stripTags, xlsText } from './legacy';
+import { decodeTextLoose, looksLikeText } from './text';
+
+/** Largest text returned (characters): the model's context is far smaller; the engine cuts it further. */
+export const MAX_TEXT_CHARS = 4_000_000;
+/** Inflated size and entry count officeparser may reach in a zip-based document. */
+const OFFICE_LIMITS = { maxUncompressedBytes: 100 * 1024 * 1024, maxZipEntries: 5_000, maxTableCells: 2_000_000 };
+
+const OFFICE_TYPES = new Set(['docx', 'pptx', 'xlsx', 'odt', 'odp', 'ods', 'rtf', 'epub']);
+const TEXT_TYPES = new Set<string>(CLIENT_FORMATS.filter((f) => !['pdf', 'jpg', 'jpeg', 'png', 'tiff', 'bmp', 'gif', 'webp'].includes(f)));
+
+export class ExtractError extends Error {
+  override name = 'ExtractError';
+}
+
+export function serverReads(ext: string): boolean {
+  return OFFICE_TYPES.has(ext) || TEXT_TYPES.has(ext) || ['doc', 'ppt', 'xls', 'mobi', 'zip', 'rar', '7z', 'pdf'].includes(ext);
+}
+
+async function officeText(data: Uint8Array, ext: string, signal: AbortSignal): Promise<string> {
+  const config: OfficeParserConfig = {
+    ocr: false,
+    extractAttachments: false,
+    outputErrorToConsole: false,
+    abortSignal: signal,
+    fileType: ext as NonNullable<OfficeParserConfig['fileType']>,
+    decompressionLimits: OFFICE_LIMITS,
+  };
+  const ast = await OfficeParser.parseOffice(Buffer.from(data.buffer, data.byteOffset, data.byteLength), config);
+  return ast.toText();
+}
+
+async function docText(data: Uint8Array): Promise<string> {
+  const { default: WordExtractor } = await import('word-extractor');
+  const doc = await new WordExtractor().extract(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+  return `${doc.getBody()}\n${doc.getFootnotes()}`;
+}
+
+async function pdfText(data: Uint8Array): Promise<string> {
+  const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
+  const doc = await getDocument({ data, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, enableXfa: false, verbosity: 0 }).promise;
+  const pages: string[] = [];
+  for (let n = 1; n <= doc.numPages; n++) {
+    const page = await doc.getPage(n);
+    const content = await page.getTextContent();
+    pages.push(content.items.map((it) => ('str' in it ? it.str + (it.hasEOL ? '\n' : '') : '')).join('').trim());
+    page.cleanup();
+  }
+  await doc.destroy();
+  return pages.join('\n\n');
+}
+
+/** The document's text (trimmed, at most MAX_TEXT_CHARS). Throws ExtractError with a reason the user can read. */
+export async function extractText(data: Uint8Array, ext: string, signal: AbortSignal = new AbortController().signal): Promise<string> {
+  let text: string;
+  try {
+    if (OFFICE_TYPES.has(ext)) text = await officeText(data, ext, signal);
+    else if (ext === 'doc') text = await docText(data);
+    else if (ext === 'ppt') text = pptText(data);
+    else if (ext === 'xls') text = xlsText(data);
+    else if (ext === 'mobi') text = mobiText(data, MAX_TEXT_CHARS);
+    else if (ext === 'zip') text = zipText(data);
+    else if (ext === 'rar') text = await rarText(data);
+    else if (ext === '7z') text = await sevenZipText(data);
+    else if (ext === 'pdf') text = await pdfText(data);
+    else if (TEXT_TYPES.has(ext)) {
+      if (!looksLikeText(data)) throw new ExtractError('the file is not text');
+      text = decodeTextLoose(data);
+      if (ext === 'html' || ext === 'htm' || ext === 'xml') text = stripTags(text);
+    } else throw new ExtractError(`.${ext} files are not supported`);
+  } catch (error) {
+    if (error instanceof ExtractError) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    throw new ExtractError(`the .${ext} file could not be read (${message.replace(/\s+/g, ' ').slice(0, 200)})`);
+  }
+  return text.replace(/\r\n?/g, '\n').replace(/\n{3,}/g, '\n\n').trim().slice(0, MAX_TEXT_CHARS);
+}
