@@ -14,10 +14,11 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startGateway } from '../../src/server/start';
 import { startFakeUpstream } from '../unit/server/fake-upstream';
+import { size } from './smoke';
 import type { BenchResult } from './types';
 
-const WARMUP = 60;
-const ITERATIONS = 500;
+const WARMUP = size(60, 2);
+const ITERATIONS = size(500, 10);
 const MODEL = 'bench-model';
 
 function percentile(sorted: number[], p: number): number {

@@ -11,9 +11,13 @@ import type { ServerResponse } from 'node:http';
 import { startGateway } from '../../src/server/start';
 import { makeZipBomb } from '../unit/attachments/fixtures';
 import { startTestHost } from '../unit/web/helpers';
+import { size } from './smoke';
 import type { Bench } from './types';
 
-const IDLE_PROBES = 2_000;
+const IDLE_PROBES = size(2_000, 20);
+/** Hostile pages scraped at once, and document bombs uploaded at once. */
+const PAGES = size(25, 2);
+const BOMBS = size(8, 1);
 const doc = (body: string): string => `<!doctype html><html><head><title>Hostile</title></head><body>${body}</body></html>`;
 const nested = (levels: number, inner: string): string => '<div>'.repeat(levels) + inner + '</div>'.repeat(levels);
 const SHAPES = [
@@ -31,7 +35,7 @@ function percentile(xs: number[], p: number): number {
 
 const bench: Bench = async () => {
   const routes = Object.fromEntries(
-    Array.from({ length: 25 }, (_, i) => [`/p${i}`, (_q: unknown, r: ServerResponse) => void r.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(SHAPES[i % SHAPES.length])]),
+    Array.from({ length: PAGES }, (_, i) => [`/p${i}`, (_q: unknown, r: ServerResponse) => void r.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(SHAPES[i % SHAPES.length])]),
   );
   const host = await startTestHost(routes);
   const gw = await startGateway({
@@ -56,7 +60,7 @@ const bench: Bench = async () => {
   await gw.ledger.credit(scraper.id, { key: `seed:${scraper.id}`, usdMicro: 100_000_000n });
   const uploader = await session();
 
-  for (let i = 0; i < 200; i++) await probe(); // warm up
+  for (let i = 0; i < size(200, 5); i++) await probe(); // warm up
   const idle: number[] = [];
   for (let i = 0; i < IDLE_PROBES; i++) idle.push(await probe());
 
@@ -68,7 +72,7 @@ const bench: Bench = async () => {
     headers: { cookie: scraper.cookie, 'content-type': 'application/json' },
     body: JSON.stringify({ urls: Object.keys(routes).map((p) => `${host.url}${p}`), requestId: 'bench-hostile-1' }),
   }).then(async (r) => (await r.json()) as { pages: unknown[]; failures: { url: string; message: string }[] });
-  const bombs = Array.from({ length: 8 }, (_, i) => {
+  const bombs = Array.from({ length: BOMBS }, (_, i) => {
     const form = new FormData();
     form.append('file', new Blob([bomb.slice() as BlobPart]), `bomb-${i}.docx`);
     return fetch(`${gw.url}/api/process-document`, { method: 'POST', headers: { cookie: uploader.cookie }, body: form }).then((r) => r.status);
