@@ -47,7 +47,6 @@ export { REPLY_IN_PROGRESS } from './commands/submit';
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export interface Engine extends CommandHandlers {}
 
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class Engine extends EngineCore {
   /** Every command, as plain functions (what a tab's Comlink endpoint exposes). */
   readonly commands: CommandHandlers;

@@ -11,7 +11,7 @@ import { EngineCore } from '../../../src/worker/core';
 import { REPLY_IN_PROGRESS } from '../../../src/worker/engine';
 import { chatCommands } from '../../../src/worker/commands/chat';
 import { availableModes, registerAttachmentStep, registerModeHandler, type Submission } from '../../../src/worker/commands/submit-plugins';
-import { ATTACHMENTS_UNAVAILABLE, MODE_UNAVAILABLE } from '../../../src/worker/services/messages';
+import { MODE_UNAVAILABLE } from '../../../src/worker/services/messages';
 import { FILE_GONE } from '../../../src/worker/services/library/submit-attachments';
 import { textReply } from '../server/fake-upstream';
 import { useEngineStack } from './harness';
