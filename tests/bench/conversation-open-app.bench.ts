@@ -51,7 +51,7 @@ const bench: Bench = async () => {
   try {
     const page = await (await browser.newContext({ baseURL: gateway.url, viewport: { width: 1366, height: 768 } })).newPage();
     await page.goto('/conversation/new');
-    await page.getByRole('combobox', { name: 'Model', exact: true }).and(page.locator('[data-value]:not([data-value=""])')).waitFor({ timeout: 60_000 });
+    await page.getByRole('combobox', { name: 'Model', exact: true }).and(page.locator('[data-value]:not([data-value=""])')).waitFor({ timeout: 300_000 });
     for (const [file, name] of [['large', LARGE], ['small', SMALL]] as const) {
       await page.getByLabel('Import log file').setInputFiles(join(dir, `${file}.ndjson`));
       await page.getByRole('link', { name }).waitFor({ timeout: 180_000 });

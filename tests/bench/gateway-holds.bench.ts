@@ -106,7 +106,7 @@ function startChild(): Promise<{ child: ChildProcess; next: () => Promise<string
     new Promise((resolve, reject) => {
       const l = queue.shift();
       if (l !== undefined) return resolve(l);
-      const timer = setTimeout(() => reject(new Error('bench child did not answer within 60 s')), 60_000);
+      const timer = setTimeout(() => reject(new Error('bench child did not answer within 300 s')), 300_000);
       waiters.push((line) => {
         clearTimeout(timer);
         resolve(line);

@@ -54,7 +54,7 @@ function startChild(role: 'gateway' | 'upstream', env: Record<string, string>): 
   lines.on('line', (line) => waiting.shift()?.(line));
   const next = (): Promise<string> => new Promise((r) => waiting.push(r));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`bench ${role} did not start within 60 s`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`bench ${role} did not start within 300 s`)), 300_000);
     proc.once('exit', (code) => reject(new Error(`bench ${role} exited with ${code}`)));
     void next().then((line) => {
       clearTimeout(timer);

@@ -75,7 +75,7 @@ function startChild(): Promise<{ child: ChildProcess; urls: ChildUrls }> {
   });
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout as NonNullable<typeof child.stdout> });
-    const timer = setTimeout(() => reject(new Error('bench child did not start within 60 s')), 60_000);
+    const timer = setTimeout(() => reject(new Error('bench child did not start within 300 s')), 300_000);
     lines.once('line', (line) => {
       clearTimeout(timer);
       resolve({ child, urls: JSON.parse(line) as ChildUrls });
