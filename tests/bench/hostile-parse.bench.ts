@@ -20,12 +20,14 @@ const PAGES = size(25, 2);
 const BOMBS = size(8, 1);
 const doc = (body: string): string => `<!doctype html><html><head><title>Hostile</title></head><body>${body}</body></html>`;
 const nested = (levels: number, inner: string): string => '<div>'.repeat(levels) + inner + '</div>'.repeat(levels);
+/** The pages' sizes: a smoke run reads the same shapes a hundredth as large. */
+const k = (n: number): number => Math.ceil(n * size(1, 0.01));
 const SHAPES = [
-  doc(nested(2_500, '<p>The deepest paragraph.</p>')),
-  doc(nested(5_000, '<p>The deepest paragraph.</p>')),
-  doc('<span>word '.repeat(100_000)),
-  doc(nested(60, '<p>Some words in a chain here.</p>').repeat(2_000)),
-  doc(`<article>${'<p>The quick brown fox jumps over the lazy dog.</p>'.repeat(30_000)}</article>`),
+  doc(nested(k(2_500), '<p>The deepest paragraph.</p>')),
+  doc(nested(k(5_000), '<p>The deepest paragraph.</p>')),
+  doc('<span>word '.repeat(k(100_000))),
+  doc(nested(60, '<p>Some words in a chain here.</p>').repeat(k(2_000))),
+  doc(`<article>${'<p>The quick brown fox jumps over the lazy dog.</p>'.repeat(k(30_000))}</article>`),
 ];
 
 function percentile(xs: number[], p: number): number {
