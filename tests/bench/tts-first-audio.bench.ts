@@ -33,7 +33,7 @@ const bench: Bench = async () => {
   const session = await fetch(`${gw.url}/auth/local-session`);
   const cookie = (session.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
   const f = ((input: RequestInfo | URL, init?: RequestInit) => fetch(`${gw.url}${String(input)}`, { ...init, headers: { ...(init?.headers as Record<string, string>), cookie } })) as typeof fetch;
-  const text = reply(size(10_000, 4_500));
+  const text = reply(size(10_000, 1_500));
   const model = 'parley-offline-voice';
   const speak = async (t: string) => {
     const r = await requestSpeech({ text: t, model, voice: 'en-us' }, { fetch: f, origin: gw.url });
