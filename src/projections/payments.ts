@@ -5,7 +5,6 @@
  * resumes when an engine starts (DESIGN rule 6).
  */
 import type { ProjectedEvent } from './projection';
-import type { PaymentStatus } from '../protocol/payments';
 import type { PaymentView } from '../protocol/engine-money';
 
 /** One deposit: the wallet shows these records as they are (PaymentView, the payment store's transactionData). */

@@ -131,7 +131,7 @@ export function fileExtension(name: string): string {
  */
 export function baseName(name: string): string {
   const last = name.split(/[\\/]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
+  // eslint-disable-next-line no-control-regex -- control characters are what this strips from a file name
   const clean = last.replace(/[\u0000-\u001f\u007f]/g, '').trim();
   const safe = clean === '' || clean === '.' || clean === '..' ? 'file' : clean;
   return safe.length > 255 ? safe.slice(0, 255) : safe;

@@ -4,7 +4,7 @@
  * Joined into the engine API by ./engine.ts, which re-exports them.
  */
 import type { SearchDepth } from './web';
-import type { ConversationRow, InstructionRow, MessageRow, Mode, QueuedMessage, WebSourceRecord } from '../events/model';
+import type { ConversationRow, InstructionRow, MessageRow, QueuedMessage, WebSourceRecord } from '../events/model';
 import type { ActionResult } from './engine';
 
 export interface ConversationSummary {

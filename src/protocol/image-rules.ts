@@ -149,7 +149,7 @@ export class GeminiLineParser {
  */
 export function isImageChatModel(id: string): boolean {
   const last = (id.split('/').pop() ?? id).toLowerCase();
-  return /^gemini-[\w.-]*image/.test(last) || /^gpt-5-image/.test(last);
+  return /^gemini-[\w.-]*image/.test(last) || last.startsWith('gpt-5-image');
 }
 
 function parseGeminiLine(raw: string): GeminiPart[] {

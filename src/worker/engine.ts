@@ -87,7 +87,6 @@ const IN_ORDER = [
 
 const MONEY_ROOM: RoomKind<MoneyRoom> = { name: 'money', create: (core) => new MoneyRoom(core) };
 
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class Engine extends EngineCore {
   /** Every command, as plain functions (what a tab's Comlink endpoint exposes). */
   readonly commands: CommandHandlers;

@@ -13,9 +13,10 @@ import { startGateway } from '../../src/server/start';
 import { launchChromium } from '../e2e/browser';
 import { median } from './conversation-view/harness';
 import { conversationLog } from './fixtures/long-conversation';
+import { needChromium, size } from './smoke';
 import type { Bench } from './types';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? size(7, 1));
 const LARGE = 'Ten thousand messages';
 const SMALL = 'One hundred messages';
 
@@ -41,15 +42,16 @@ const CLICK_AND_TIME = `(title) => new Promise((done) => {
 })`;
 
 const bench: Bench = async () => {
+  needChromium();
   const dir = await mkdtemp(join(tmpdir(), 'parley-open-'));
-  await writeFile(join(dir, 'large.ndjson'), conversationLog(LARGE, 'ten-thousand-aaaaaaa', 10_000, 0));
+  await writeFile(join(dir, 'large.ndjson'), conversationLog(LARGE, 'ten-thousand-aaaaaaa', size(10_000, 200), 0));
   await writeFile(join(dir, 'small.ndjson'), conversationLog(SMALL, 'one-hundred-aaaaaaa', 100, 100_000));
   const gateway = await startGateway({ port: 0, memory: true, inheritEnv: false, clientDir: resolve('dist/client'), log: () => undefined, env: {} });
   const browser = await launchChromium();
   try {
     const page = await (await browser.newContext({ baseURL: gateway.url, viewport: { width: 1366, height: 768 } })).newPage();
     await page.goto('/conversation/new');
-    await page.getByRole('combobox', { name: 'Model', exact: true }).and(page.locator('[data-value]:not([data-value=""])')).waitFor({ timeout: 60_000 });
+    await page.getByRole('combobox', { name: 'Model', exact: true }).and(page.locator('[data-value]:not([data-value=""])')).waitFor({ timeout: 300_000 });
     for (const [file, name] of [['large', LARGE], ['small', SMALL]] as const) {
       await page.getByLabel('Import log file').setInputFiles(join(dir, `${file}.ndjson`));
       await page.getByRole('link', { name }).waitFor({ timeout: 180_000 });

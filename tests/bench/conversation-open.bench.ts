@@ -7,11 +7,13 @@
  */
 import { median, openViewPage } from './conversation-view/harness';
 import type { OpenResult } from './conversation-view/page-api';
+import { needChromium, size } from './smoke';
 import type { Bench } from './types';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? size(9, 2));
 
 const bench: Bench = async () => {
+  needChromium();
   const view = await openViewPage();
   try {
     const small: OpenResult[] = [];

@@ -12,12 +12,14 @@
  */
 import { median, openViewPage } from './conversation-view/harness';
 import type { StreamConfig, StreamResult } from './conversation-view/page-api';
+import { needChromium, size } from './smoke';
 import type { Bench } from './types';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
-const DURATION_MS = Number(process.env.BENCH_STREAM_MS ?? 6000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? size(4, 1));
+const DURATION_MS = Number(process.env.BENCH_STREAM_MS ?? size(6000, 600));
 
 const bench: Bench = async () => {
+  needChromium();
   const view = await openViewPage();
   try {
     const cpu: Record<number, number[]> = { 0: [], 2000: [] };

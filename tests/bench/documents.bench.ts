@@ -11,13 +11,14 @@
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { loadParseConfig } from '../../src/server/parse/config';
 import { ParsePool } from '../../src/server/parse/pool';
-import { extractText } from '../../src/server/documents/extract';
+import { extractText } from '../../src/server/parse/readers/document';
 import { readDocx, readPdf, type PdfJs } from '../../src/worker/rooms/library/attachments/documents';
 import { makeDocx, makePdf, makePptx } from '../unit/attachments/fixtures';
 import { median } from './conversation-view/harness';
+import { size } from './smoke';
 import type { Bench } from './types';
 
-const RUNS = Number(process.env.BENCH_ROUNDS ?? 5);
+const RUNS = Number(process.env.BENCH_ROUNDS ?? size(5, 1));
 const pdfjs = { getDocument } as unknown as PdfJs;
 const line = (n: number): string => `Paragraph ${n}: the quarterly figures show steady growth across every region, with costs held flat and margins up two points.`;
 
@@ -33,15 +34,15 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 }
 
 const bench: Bench = async () => {
-  const pdf100 = makePdf(100, (n) => `${line(n)} Page ${n}.`);
+  const pdf100 = makePdf(size(100, 10), (n) => `${line(n)} Page ${n}.`);
   const pdf10 = makePdf(10, (n) => `${line(n)} Page ${n}.`);
   const ms100 = await timed(() => readPdf(pdfjs, pdf100.slice()));
   const ms10 = await timed(() => readPdf(pdfjs, pdf10.slice()));
-  const pps100 = 100 / (ms100 / 1000);
+  const pps100 = size(100, 10) / (ms100 / 1000);
   const pps10 = 10 / (ms10 / 1000);
 
   // About 50 pages: 25 paragraphs of ~120 characters a page.
-  const docx = makeDocx(Array.from({ length: 50 * 25 }, (_, i) => line(i)));
+  const docx = makeDocx(Array.from({ length: size(50, 2) * 25 }, (_, i) => line(i)));
   const buf = docx.buffer.slice(docx.byteOffset, docx.byteOffset + docx.byteLength) as ArrayBuffer;
   const mammothMs = await timed(() => readDocx(buf));
   const officeMs = await timed(() => extractText(docx.slice(), 'docx'));

@@ -17,13 +17,14 @@ import type { MessageRow } from '../../src/events/model';
 import { paint, sceneOf } from '../../src/server/media/art';
 import { encodePng } from '../../src/server/media/png';
 import { Engine } from '../../src/worker/engine';
+import { size } from './smoke';
 import type { Bench } from './types';
 
 v8.setFlagsFromString('--expose_gc');
 const gc = vm.runInNewContext('gc') as () => void;
 
-const IMAGES = 1000;
-const PER_CONVERSATION = 50;
+const IMAGES = size(1000, 40);
+const PER_CONVERSATION = size(50, 20);
 
 function heap(): number {
   for (let i = 0; i < 3; i++) gc();

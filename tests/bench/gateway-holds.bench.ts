@@ -19,12 +19,13 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startGateway } from '../../src/server/start';
 import { startFakeUpstream } from '../unit/server/fake-upstream';
+import { size } from './smoke';
 import type { BenchResult } from './types';
 
-const WARMUP = 60;
-const ITERATIONS = 500;
+const WARMUP = size(60, 2);
+const ITERATIONS = size(500, 10);
 /** Replies per block of the CPU measurement. */
-const CPU_BLOCK = 40;
+const CPU_BLOCK = size(40, 2);
 const FREE = 'bench-free';
 const PAID = 'bench-paid';
 
@@ -105,7 +106,7 @@ function startChild(): Promise<{ child: ChildProcess; next: () => Promise<string
     new Promise((resolve, reject) => {
       const l = queue.shift();
       if (l !== undefined) return resolve(l);
-      const timer = setTimeout(() => reject(new Error('bench child did not answer within 60 s')), 60_000);
+      const timer = setTimeout(() => reject(new Error('bench child did not answer within 300 s')), 300_000);
       waiters.push((line) => {
         clearTimeout(timer);
         resolve(line);

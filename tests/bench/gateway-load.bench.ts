@@ -21,13 +21,14 @@ import { createInterface, type Interface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startGateway } from '../../src/server/start';
 import { startFakeUpstream } from '../unit/server/fake-upstream';
+import { size } from './smoke';
 import type { BenchResult } from './types';
 
 const MODEL = 'bench-model';
-const CONCURRENCY = Number(process.env.BENCH_LOAD_CONCURRENCY ?? 200);
-const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
+const CONCURRENCY = Number(process.env.BENCH_LOAD_CONCURRENCY ?? size(200, 10));
+const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? size(10, 1));
 /** Finished replies are kept this long in the bench gateway, so that the last heap figure can be taken soon after. */
-const RETAIN_MS = 3000;
+const RETAIN_MS = size(3000, 300);
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
@@ -53,7 +54,7 @@ function startChild(role: 'gateway' | 'upstream', env: Record<string, string>): 
   lines.on('line', (line) => waiting.shift()?.(line));
   const next = (): Promise<string> => new Promise((r) => waiting.push(r));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`bench ${role} did not start within 60 s`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`bench ${role} did not start within 300 s`)), 300_000);
     proc.once('exit', (code) => reject(new Error(`bench ${role} exited with ${code}`)));
     void next().then((line) => {
       clearTimeout(timer);

@@ -14,10 +14,11 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startGateway } from '../../src/server/start';
 import { startFakeUpstream } from '../unit/server/fake-upstream';
+import { size } from './smoke';
 import type { BenchResult } from './types';
 
-const WARMUP = 60;
-const ITERATIONS = 500;
+const WARMUP = size(60, 2);
+const ITERATIONS = size(500, 10);
 const MODEL = 'bench-model';
 
 function percentile(sorted: number[], p: number): number {
@@ -74,7 +75,7 @@ function startChild(): Promise<{ child: ChildProcess; urls: ChildUrls }> {
   });
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout as NonNullable<typeof child.stdout> });
-    const timer = setTimeout(() => reject(new Error('bench child did not start within 60 s')), 60_000);
+    const timer = setTimeout(() => reject(new Error('bench child did not start within 300 s')), 300_000);
     lines.once('line', (line) => {
       clearTimeout(timer);
       resolve({ child, urls: JSON.parse(line) as ChildUrls });

@@ -11,17 +11,23 @@ import type { ServerResponse } from 'node:http';
 import { startGateway } from '../../src/server/start';
 import { makeZipBomb } from '../unit/attachments/fixtures';
 import { startTestHost } from '../unit/web/helpers';
+import { size } from './smoke';
 import type { Bench } from './types';
 
-const IDLE_PROBES = 2_000;
+const IDLE_PROBES = size(2_000, 20);
+/** Hostile pages scraped at once, and document bombs uploaded at once. */
+const PAGES = size(25, 2);
+const BOMBS = size(8, 1);
 const doc = (body: string): string => `<!doctype html><html><head><title>Hostile</title></head><body>${body}</body></html>`;
 const nested = (levels: number, inner: string): string => '<div>'.repeat(levels) + inner + '</div>'.repeat(levels);
+/** The pages' sizes: a smoke run reads the same shapes a hundredth as large. */
+const k = (n: number): number => Math.ceil(n * size(1, 0.01));
 const SHAPES = [
-  doc(nested(2_500, '<p>The deepest paragraph.</p>')),
-  doc(nested(5_000, '<p>The deepest paragraph.</p>')),
-  doc('<span>word '.repeat(100_000)),
-  doc(nested(60, '<p>Some words in a chain here.</p>').repeat(2_000)),
-  doc(`<article>${'<p>The quick brown fox jumps over the lazy dog.</p>'.repeat(30_000)}</article>`),
+  doc(nested(k(2_500), '<p>The deepest paragraph.</p>')),
+  doc(nested(k(5_000), '<p>The deepest paragraph.</p>')),
+  doc('<span>word '.repeat(k(100_000))),
+  doc(nested(60, '<p>Some words in a chain here.</p>').repeat(k(2_000))),
+  doc(`<article>${'<p>The quick brown fox jumps over the lazy dog.</p>'.repeat(k(30_000))}</article>`),
 ];
 
 function percentile(xs: number[], p: number): number {
@@ -31,7 +37,7 @@ function percentile(xs: number[], p: number): number {
 
 const bench: Bench = async () => {
   const routes = Object.fromEntries(
-    Array.from({ length: 25 }, (_, i) => [`/p${i}`, (_q: unknown, r: ServerResponse) => void r.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(SHAPES[i % SHAPES.length])]),
+    Array.from({ length: PAGES }, (_, i) => [`/p${i}`, (_q: unknown, r: ServerResponse) => void r.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(SHAPES[i % SHAPES.length])]),
   );
   const host = await startTestHost(routes);
   const gw = await startGateway({
@@ -56,7 +62,7 @@ const bench: Bench = async () => {
   await gw.ledger.credit(scraper.id, { key: `seed:${scraper.id}`, usdMicro: 100_000_000n });
   const uploader = await session();
 
-  for (let i = 0; i < 200; i++) await probe(); // warm up
+  for (let i = 0; i < size(200, 5); i++) await probe(); // warm up
   const idle: number[] = [];
   for (let i = 0; i < IDLE_PROBES; i++) idle.push(await probe());
 
@@ -68,7 +74,7 @@ const bench: Bench = async () => {
     headers: { cookie: scraper.cookie, 'content-type': 'application/json' },
     body: JSON.stringify({ urls: Object.keys(routes).map((p) => `${host.url}${p}`), requestId: 'bench-hostile-1' }),
   }).then(async (r) => (await r.json()) as { pages: unknown[]; failures: { url: string; message: string }[] });
-  const bombs = Array.from({ length: 8 }, (_, i) => {
+  const bombs = Array.from({ length: BOMBS }, (_, i) => {
     const form = new FormData();
     form.append('file', new Blob([bomb.slice() as BlobPart]), `bomb-${i}.docx`);
     return fetch(`${gw.url}/api/process-document`, { method: 'POST', headers: { cookie: uploader.cookie }, body: form }).then((r) => r.status);

@@ -14,15 +14,17 @@ import { chromium } from 'playwright-core';
 import { build } from 'vite';
 import type { RunResult } from './attachments/main';
 import { median } from './conversation-view/harness';
+import { needChromium, size } from './smoke';
 import type { Bench } from './types';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? size(3, 1));
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, 'attachments');
 const outDir = join(resolve(here, '../..'), '.bench-tmp', 'attachments');
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8' };
 
 const bench: Bench = async () => {
+  const executablePath = needChromium();
   await build({ root, configFile: false, logLevel: 'warn', base: './', worker: { format: 'es' }, build: { outDir, emptyOutDir: true, target: 'es2022', sourcemap: false, reportCompressedSize: false } });
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
@@ -34,7 +36,7 @@ const bench: Bench = async () => {
     );
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const browser = await chromium.launch({ executablePath: process.env.PARLEY_CHROMIUM ?? '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
   try {
     const page = await browser.newPage();
     page.on('pageerror', (e) => console.error('page error:', e.message));

@@ -15,10 +15,11 @@ import type { Db } from '../../src/server/db/types';
 import { Ledger } from '../../src/server/money/ledger';
 import { createSession } from '../../src/server/sessions/store';
 import { startTempPostgres } from '../unit/server/pg-server';
+import { size } from './smoke';
 import type { BenchResult } from './types';
 
-const SESSIONS = 50;
-const PER_SESSION = 40;
+const SESSIONS = size(50, 5);
+const PER_SESSION = size(40, 3);
 
 function p99(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

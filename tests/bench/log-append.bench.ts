@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { build } from 'vite';
 import type { AppendRunConfig, AppendRunResult } from './log-append/page-api';
+import { needChromium, size } from './smoke';
 import type { Bench, BenchResult } from './types';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -22,10 +23,10 @@ const repo = resolve(here, '../..');
 const pageRoot = join(here, 'log-append');
 const outDir = join(repo, '.bench-tmp', 'log-append');
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? size(6, 1));
 const SCENARIOS: { name: string; messages: number; batchSize: number; note: string }[] = [
-  { name: 'send (2 per append)', messages: 1000, batchSize: 2, note: 'a chat send: user message + reply message per transaction' },
-  { name: 'bulk (50 per append)', messages: 2000, batchSize: 50, note: 'an import / duplicate: 50 messages per transaction' },
+  { name: 'send (2 per append)', messages: size(1000, 20), batchSize: 2, note: 'a chat send: user message + reply message per transaction' },
+  { name: 'bulk (50 per append)', messages: size(2000, 100), batchSize: 50, note: 'an import / duplicate: 50 messages per transaction' },
 ];
 
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css', '.map': 'application/json' };
@@ -64,10 +65,11 @@ const median = (xs: number[]) => {
 };
 
 const bench: Bench = async () => {
+  const executablePath = needChromium();
   await bundle();
   const { server, url } = await serve();
   const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath,
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });

@@ -7,10 +7,11 @@
 import { deflateSync } from 'node:zlib';
 import { OfflineImageProvider } from '../../src/server/media/providers/image-offline';
 import { paint, sceneOf } from '../../src/server/media/art';
+import { size } from './smoke';
 import type { Bench } from './types';
 
-const ROUNDS = 15;
-const SIZE = 512;
+const ROUNDS = size(15, 2);
+const SIZE = size(512, 64);
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

@@ -13,10 +13,11 @@ import { createRequire } from 'node:module';
 import { jsPDF } from 'jspdf';
 import { checkExportable, messageText, type ExportSource } from '../../src/worker/rooms/export/model';
 import { fontBinary, PAGE, toPdf, type PdfFonts } from '../../src/worker/rooms/export/pdf';
+import { size } from './smoke';
 import type { Bench, BenchResult } from './types';
 
-const MESSAGES = 500;
-const RUNS = 3;
+const MESSAGES = size(500, 10);
+const RUNS = size(3, 1);
 
 const require = createRequire(import.meta.url);
 const ttf = (name: string) => readFileSync(require.resolve(`dejavu-fonts-ttf/ttf/${name}.ttf`));

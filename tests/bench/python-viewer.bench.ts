@@ -18,12 +18,13 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { startGateway } from '../../src/server/start';
 import { launchChromium } from '../e2e/browser';
+import { needChromium, size } from './smoke';
 import type { Bench, BenchResult } from './types';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const client = join(root, 'dist/client');
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const WARM_RUNS = 9;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? size(3, 1));
+const WARM_RUNS = size(9, 2);
 const WORK = 'total = sum(i * i for i in range(400_000))\nprint(total)';
 
 function median(xs: number[]): number {
@@ -106,6 +107,7 @@ async function driver(browser: Browser, url: string): Promise<{ page: Page; clos
 }
 
 const bench: Bench = async () => {
+  needChromium();
   const script = workerAsset();
   const base = pyodideBase();
   const gateway = await startGateway({ port: 0, memory: true, inheritEnv: false, clientDir: client, log: () => undefined, env: {} });

@@ -9,11 +9,12 @@
  */
 import { encodeLog, iterateLog } from '../../src/events/codec';
 import { fold } from '../../src/projections/fold';
+import { size } from './smoke';
 import type { Bench, BenchResult } from './types';
 import { generateSampleLog } from './log-append/sample-log';
 
-const EVENTS = 100_000;
-const RUNS = 7;
+const EVENTS = size(100_000, 1_000);
+const RUNS = size(7, 1);
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

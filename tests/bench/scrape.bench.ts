@@ -5,11 +5,12 @@
  * concurrently and reading them (Readability on linkedom, in the parse pool's threads) adds little; 25 sequential
  * fetches would be about 6.
  */
+import { size } from './smoke';
 import type { Bench } from './types';
 import { startTestHost, webGateway } from '../unit/web/helpers';
 
-const PAGES = 25;
-const ROUNDS = 7;
+const PAGES = size(25, 3);
+const ROUNDS = size(7, 1);
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -44,7 +45,7 @@ const bench: Bench = async () => {
   // Warm up: the DOM parser and Readability run in the parse pool's threads, each compiling them on its own, and a
   // running gateway keeps its threads warm.
   await scrape([slowest]);
-  for (let i = 0; i < 5; i++) await scrape(all);
+  for (let i = 0; i < size(5, 1); i++) await scrape(all);
   const single: number[] = [];
   const many: number[] = [];
   for (let i = 0; i < ROUNDS; i++) {

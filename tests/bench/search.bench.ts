@@ -13,10 +13,11 @@
 import { SearchIndex, SEARCH_RESULT_LIMIT } from '../../src/worker/rooms/conversations/search';
 import type { ConversationRow, MessageRow } from '../../src/events/model';
 import { mulberry32 } from './fixtures/random';
+import { size } from './smoke';
 import type { Bench, BenchResult } from './types';
 
-const CONVERSATIONS = Number(process.env.SEARCH_BENCH_CONVERSATIONS ?? 10_000);
-const MESSAGES = Number(process.env.SEARCH_BENCH_MESSAGES ?? 200_000);
+const CONVERSATIONS = Number(process.env.SEARCH_BENCH_CONVERSATIONS ?? size(10_000, 100));
+const MESSAGES = Number(process.env.SEARCH_BENCH_MESSAGES ?? size(200_000, 2_000));
 const VOCABULARY = 30_000;
 const TARGET_P95_MS = 50;
 

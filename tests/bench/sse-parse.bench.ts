@@ -7,10 +7,11 @@
  * Median of rounds alternating the variants.
  */
 import { SseParser } from '../../src/server/providers/sse';
+import { size } from './smoke';
 import type { Bench, BenchResult } from './types';
 
-const ROUNDS = 15;
-const WARMUP = 3;
+const ROUNDS = size(15, 2);
+const WARMUP = size(3, 1);
 const CHUNK = 16 * 1024;
 const TARGET_MS = 50;
 const TARGET_LINEAR = 2;
@@ -44,10 +45,10 @@ function chunksOf(stream: string): string[] {
 }
 
 const bench: Bench = async () => {
-  const stream = streamOf(5 * 1024 * 1024);
+  const stream = streamOf(size(5 * 1024 * 1024, 256 * 1024));
   const whole = [stream];
   const pieces = chunksOf(stream);
-  const small = chunksOf(streamOf(512 * 1024));
+  const small = chunksOf(streamOf(size(512 * 1024, 32 * 1024)));
 
   for (let k = 0; k < WARMUP; k++) {
     run(pieces);

@@ -5,10 +5,11 @@
  */
 import { ReplyStreamParser } from '../../src/worker/rooms/replies/stream-parser';
 import { recordedReplyStream } from './fixtures/reply-stream';
+import { size } from './smoke';
 import type { Bench, BenchResult } from './types';
 
-const ROUNDS = 41;
-const WARMUP = 8;
+const ROUNDS = size(41, 2);
+const WARMUP = size(8, 1);
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -56,7 +57,7 @@ function runDecoder(chunks: Uint8Array[]): number {
 }
 
 const bench: Bench = async () => {
-  const stream = recordedReplyStream();
+  const stream = recordedReplyStream(size(2 * 1024 * 1024, 64 * 1024));
   const { chunks } = stream;
 
   // Correctness first: the bench is meaningless if the parser is wrong on this stream.

@@ -11,9 +11,10 @@
  */
 import type { MessageRow } from '../../src/events/model';
 import { activePath, alternativesOf, buildTree, byTime } from '../../src/shared/history';
+import { size } from './smoke';
 import type { Bench, BenchResult } from './types';
 
-const RUNS = 15;
+const RUNS = size(15, 2);
 const index0 = (rows: readonly MessageRow[]) => rows.length;
 
 function median(xs: number[]): number {
@@ -74,10 +75,10 @@ function timePerMessage(rows: readonly MessageRow[], repeat: number): number {
 
 const bench: Bench = async () => {
   const small = branchyConversation(100);
-  const large = branchyConversation(10_000);
+  const large = branchyConversation(size(10_000, 1_000));
   // Repeat the small one so both samples take a comparable, measurable time.
   const smallRepeat = Math.round((5 * large.length) / small.length);
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < size(5, 1); i++) {
     timePerMessage(small, smallRepeat);
     timePerMessage(large, 1);
   }

@@ -15,9 +15,10 @@
 import { startGateway } from '../../src/server/start';
 import { splitSpeech, speechChunks } from '../../src/worker/rooms/speech/text';
 import { requestSpeech } from '../../src/worker/rooms/speech/tts-client';
+import { size } from './smoke';
 import type { Bench } from './types';
 
-const ROUNDS = 3;
+const ROUNDS = size(3, 1);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 function reply(chars: number): string {
@@ -32,7 +33,7 @@ const bench: Bench = async () => {
   const session = await fetch(`${gw.url}/auth/local-session`);
   const cookie = (session.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
   const f = ((input: RequestInfo | URL, init?: RequestInit) => fetch(`${gw.url}${String(input)}`, { ...init, headers: { ...(init?.headers as Record<string, string>), cookie } })) as typeof fetch;
-  const text = reply(10_000);
+  const text = reply(size(10_000, 1_500));
   const model = 'parley-offline-voice';
   const speak = async (t: string) => {
     const r = await requestSpeech({ text: t, model, voice: 'en-us' }, { fetch: f, origin: gw.url });

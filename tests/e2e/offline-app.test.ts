@@ -34,7 +34,7 @@ describe('installable app', () => {
       if (icon.type === 'image/png') {
         const bytes = new Uint8Array(await file.arrayBuffer());
         // PNG signature, then the IHDR width and height.
-        expect([...bytes.slice(1, 4)]).toEqual([0x50, 0x4e, 0x47]);
+        expect(Array.from(bytes.slice(1, 4))).toEqual([0x50, 0x4e, 0x47]);
         const view = new DataView(bytes.buffer);
         expect(`${view.getUint32(16)}x${view.getUint32(20)}`).toBe(icon.sizes);
       }

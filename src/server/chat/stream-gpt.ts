@@ -24,7 +24,6 @@ import { planReplyHold } from '../money/reply-hold';
 import { replyCostMicro } from '../money/amounts';
 import { OutputBudget, replyLimitMessage } from '../providers/output-budget';
 import { UpstreamStreamError, type ProviderChatRequest } from '../providers/types';
-import type { Context } from 'hono';
 import type { ReplySink } from './reply-sink';
 import { attachReply, openSink, registerReplyRoutes, replyKey, STREAM_HEADERS, watchClientGone } from './stream-resume';
 import { stripModelSuffix } from './catalogue';

@@ -9,6 +9,7 @@ import type { CodeLanguage, Preferences } from '../../protocol/preferences';
 import * as layout from '../../protocol/layout';
 import { engine, useQuery } from '../engine';
 import { report } from './folder-state';
+import { WholeNumberSetting } from '../components/WholeNumberSetting';
 
 type Save = (changes: Partial<Preferences>) => void;
 
@@ -36,39 +37,7 @@ function Switch({ label, checked, onChange, hint }: { label: string; checked: bo
 }
 
 function Pixels({ label, value, min, max, hint, onSave }: { label: string; value: number; min: number; max: number; hint: string; onSave(v: number): void }) {
-  const id = useId();
-  const [text, setText] = useState(String(value));
-  useEffect(() => setText(String(value)), [value]);
-  const n = Number(text);
-  const valid = /^\d+$/.test(text.trim()) && n >= min && n <= max;
-  const commit = () => {
-    if (valid && n !== value) onSave(n);
-  };
-  return (
-    <div className="setting">
-      <label htmlFor={id}>{label}</label>
-      <span className="setting-unit">
-        <input
-          id={id}
-          type="number"
-          inputMode="numeric"
-          min={min}
-          max={max}
-          step={10}
-          value={text}
-          aria-invalid={!valid}
-          aria-describedby={`${id}-hint`}
-          onChange={(e) => setText(e.target.value)}
-          onBlur={commit}
-          onKeyDown={(e) => e.key === 'Enter' && commit()}
-        />
-        px
-      </span>
-      <p id={`${id}-hint`} className={valid ? 'setting-hint muted' : 'setting-hint setting-error'}>
-        {valid ? hint : `Enter a whole number from ${min} to ${max}.`}
-      </p>
-    </div>
-  );
+  return <WholeNumberSetting label={label} value={value} min={min} max={max} step={10} unit="px" hint={hint} onSave={onSave} />;
 }
 
 function AnalyticsConsent() {

@@ -5,27 +5,11 @@
 import { useEffect, useRef, useState } from 'react';
 import type { ActionResult, ConversationSummary } from '../../protocol/engine';
 import { engine } from '../engine';
+import { Link } from './Link';
 import { navigate } from '../router';
 import { showLocalNotice, view } from '../state';
 import { useSnapshot } from 'valtio';
 import { folderView, toggleSelected } from '../account/folder-state';
-
-export function LinkTo({ href, className, children, current }: { href: string; className?: string; children: React.ReactNode; current?: boolean }) {
-  return (
-    <a
-      href={href}
-      className={className}
-      aria-current={current ? 'page' : undefined}
-      onClick={(e) => {
-        if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
-        e.preventDefault();
-        navigate(href);
-      }}
-    >
-      {children}
-    </a>
-  );
-}
 
 async function run(fn: () => Promise<ActionResult>): Promise<boolean> {
   const result = await fn();
@@ -121,11 +105,11 @@ export function ConversationItem({ conversation, current }: { conversation: Conv
           }}
         />
       ) : (
-        <LinkTo href={`/conversation/${slug}`} current={current} className="conversation-link">
+        <Link href={`/conversation/${slug}`} current={current} className="conversation-link">
           {/* The dot is drawn by CSS, so the link's text (and accessible name) stays the conversation's name. */}
           {pinned && <span className="pin-mark" title="Pinned" aria-hidden="true" />}
           <span className="conversation-name">{name || 'Untitled'}</span>
-        </LinkTo>
+        </Link>
       )}
       <div className="conversation-item-actions">
         <button

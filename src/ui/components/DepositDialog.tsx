@@ -24,6 +24,7 @@ export function DepositButton({ openInitially = false, onOpened }: { openInitial
       show();
       onOpened?.();
     }
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- opens once when asked to; a new onOpened each render must not reopen it
   }, [openInitially]);
   return (
     <>
@@ -56,9 +57,11 @@ function DepositSteps({ onClose }: { onClose(): void }) {
   const lastNano = wallet?.nano.lastDeposit?.at ?? 0;
   useEffect(() => {
     if (payment?.status === 'completed') onClose();
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- closes when the status becomes completed, not on each render's new onClose
   }, [payment?.status]);
   useEffect(() => {
     if (step === 'pay' && method?.ticker === 'XNO' && depositsBefore.current !== null && lastNano > depositsBefore.current) onClose();
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- closes when a new nano deposit arrives, not when the step or method change
   }, [lastNano]);
 
   const providerOf = (m: DepositMethod) => available?.methods.find((x) => x.id === m.id)?.provider ?? null;

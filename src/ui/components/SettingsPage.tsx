@@ -4,10 +4,11 @@
  */
 import { WebSettings } from './web/WebSettings';
 import { SpeechSettings } from '../speech/SpeechSettings';
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId } from 'react';
 import type { Preferences, Theme } from '../../protocol/preferences';
 import { engine, useQuery } from '../engine';
 import { ModelPicker } from './ModelPicker';
+import { WholeNumberSetting } from './WholeNumberSetting';
 import { ExportAllButton } from './ExportMenu';
 import { AccountSettings } from '../account/AccountSettings';
 
@@ -35,35 +36,16 @@ function Toggle({ label, checked, onChange, hint }: { label: string; checked: bo
 
 /** Max tokens: typed freely, saved when it is a valid whole number (on blur or Enter), otherwise explained. */
 function MaxTokens({ value }: { value: number }) {
-  const id = useId();
-  const [text, setText] = useState(String(value));
-  useEffect(() => setText(String(value)), [value]);
-  const n = Number(text);
-  const valid = /^\d+$/.test(text.trim()) && n >= MAX_TOKENS_MIN && n <= MAX_TOKENS_MAX;
-  const commit = () => {
-    if (valid && n !== value) save({ maxTokens: n });
-  };
   return (
-    <div className="setting">
-      <label htmlFor={id}>Max tokens</label>
-      <input
-        id={id}
-        type="number"
-        inputMode="numeric"
-        min={MAX_TOKENS_MIN}
-        max={MAX_TOKENS_MAX}
-        step={1}
-        value={text}
-        aria-invalid={!valid}
-        aria-describedby={`${id}-hint`}
-        onChange={(e) => setText(e.target.value)}
-        onBlur={commit}
-        onKeyDown={(e) => e.key === 'Enter' && commit()}
-      />
-      <p id={`${id}-hint`} className={valid ? 'setting-hint muted' : 'setting-hint setting-error'}>
-        {valid ? 'The longest reply a model may write. A reply that ends within 10% of it can be continued.' : `Enter a whole number from ${MAX_TOKENS_MIN} to ${MAX_TOKENS_MAX}.`}
-      </p>
-    </div>
+    <WholeNumberSetting
+      label="Max tokens"
+      value={value}
+      min={MAX_TOKENS_MIN}
+      max={MAX_TOKENS_MAX}
+      step={1}
+      hint="The longest reply a model may write. A reply that ends within 10% of it can be continued."
+      onSave={(n) => save({ maxTokens: n })}
+    />
   );
 }
 

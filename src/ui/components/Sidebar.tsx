@@ -7,7 +7,8 @@ import { engine, useQuery } from '../engine';
 import { type Route } from '../router';
 import { Balance } from './Balance';
 import { showLocalNotice } from '../state';
-import { ConversationItem, LinkTo } from './ConversationItem';
+import { ConversationItem } from './ConversationItem';
+import { Link } from './Link';
 import { SidebarSearch } from './SidebarSearch';
 import { useSnapshot } from 'valtio';
 import { Folders } from '../account/Folders';
@@ -54,9 +55,9 @@ export function Sidebar({ route }: { route: Route }) {
   return (
     <aside className="sidebar">
       <SidebarHeader listVisible={listVisible} />
-      <LinkTo href="/conversation/new" className="new-chat" current={activeSlug === 'new'}>
+      <Link href="/conversation/new" className="new-chat" current={activeSlug === 'new'}>
         + New chat
-      </LinkTo>
+      </Link>
       {listVisible && (
         <>
           <SidebarSearch query={query} onQuery={setQuery} activeSlug={activeSlug} />

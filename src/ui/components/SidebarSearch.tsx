@@ -8,7 +8,7 @@ import type { SearchHit } from '../../protocol/engine';
 import { engine } from '../engine';
 import { navigate } from '../router';
 import { view } from '../state';
-import { LinkTo } from './ConversationItem';
+import { Link } from './Link';
 
 /** Shortest query the engine searches (src/worker/rooms/conversations/search.ts MIN_QUERY_CHARS). */
 const MIN_QUERY_CHARS = 2;
@@ -85,10 +85,10 @@ export function SidebarSearch({ query, onQuery, activeSlug }: { query: string; o
             <ul>
               {hits.hits.map((h) => (
                 <li key={h.slug} onClick={() => onQuery('')}>
-                  <LinkTo href={`/conversation/${h.slug}`} current={h.slug === activeSlug} className="search-hit">
+                  <Link href={`/conversation/${h.slug}`} current={h.slug === activeSlug} className="search-hit">
                     <span className="conversation-name">{h.name || 'Untitled'}</span>
                     {h.messageId !== null && <span className="search-snippet">{h.snippet}</span>}
-                  </LinkTo>
+                  </Link>
                 </li>
               ))}
             </ul>

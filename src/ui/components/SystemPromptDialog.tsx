@@ -78,7 +78,7 @@ function SystemPromptEditor({ slug, stored, onClose }: { slug: string; stored: s
   }
 
   // Whatever is still waiting is saved when the dialog closes.
-  useEffect(() => () => flush(), []); // eslint-disable-line react-hooks/exhaustive-deps
+  useEffect(() => () => flush(), []); // eslint-disable-line react-hooks/exhaustive-deps -- on unmount only; flush reads refs
 
   async function savePreset() {
     const name = presetName.trim() || 'My preset';

@@ -123,6 +123,7 @@ export function AutoRecharge({ settings }: { settings: SessionData['recharge_set
     setEnabled(settings.enabled);
     setThreshold(settings.enabled ? trim(settings.threshold) : '5');
     setTarget(settings.enabled ? trim(settings.amount) : '20');
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the form resets when the saved values change, not when a new settings object arrives with the same values
   }, [settings?.enabled, settings?.threshold, settings?.amount]);
   return (
     <section aria-labelledby={`${id}-title`} className="wallet-section">

@@ -36,8 +36,7 @@ export function ImageViewer() {
       document.removeEventListener('keydown', onKey, true);
       opener?.focus?.();
     };
-    // Once per opening; the index moves inside.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once per opening; the index moves inside
   }, [viewer === null]);
 
   if (!viewer || !current) return null;

@@ -15,7 +15,7 @@ import { FREE_FLUX_METADATA_KEY, FREE_FLUX_MODEL, freeFluxLeft, maxInputImages, 
 import { engine, useQuery } from '../engine';
 import { showLocalNotice } from '../state';
 import { useFileUrl } from './files';
-import { media, useAsInput } from './media-state';
+import { media, addAsInput } from './media-state';
 
 const ASPECTS = ['1:1', '16:9', '9:16', '4:3', '3:4'];
 
@@ -121,7 +121,7 @@ export function MediaControls({ mode, model }: { mode: 'image' | 'video'; model:
         continue;
       }
       if (mode === 'video') media.inputImageIds = [r.fileId];
-      else if (!useAsInput(chosen.id, r.fileId)) showLocalNotice({ title: `${chosen.name} takes at most ${limit} input images`, text: '', tone: 'orange', durationMs: 5000 });
+      else if (!addAsInput(chosen.id, r.fileId)) showLocalNotice({ title: `${chosen.name} takes at most ${limit} input images`, text: '', tone: 'orange', durationMs: 5000 });
     }
     if (file.current) file.current.value = '';
   }

@@ -9,7 +9,7 @@ import type { MessageView } from '../../protocol/engine';
 import { engine } from '../engine';
 import { showLocalNotice } from '../state';
 import { downloadFile, imageFileName, useFileUrl } from './files';
-import { chooseMediaModel, openViewer, useAsInput } from './media-state';
+import { chooseMediaModel, openViewer, addAsInput } from './media-state';
 
 /** Ours: the state line of a video job. */
 export const VIDEO_STATE_TEXT: Record<string, string> = {
@@ -80,7 +80,7 @@ export const MessageMedia = memo(function MessageMedia({ message, prompt }: { me
                     type="button"
                     aria-label={`Use image ${i + 1} as input`}
                     onClick={() => {
-                      useAsInput(message.model, img.fileId);
+                      addAsInput(message.model, img.fileId);
                       showLocalNotice({ title: 'Image added as input', text: 'It goes with your next image request.', tone: 'green', durationMs: 5000 });
                     }}
                   >

@@ -44,7 +44,7 @@ export function restoreMediaModel(mode: 'image' | 'video', modelId: string): voi
 }
 
 /** Adds an input image by the model's rule (spec 000 section 5): some models keep several, others replace the one. */
-export function useAsInput(modelId: string, fileId: number): boolean {
+export function addAsInput(modelId: string, fileId: number): boolean {
   const { images, added } = addInputImage(modelId, media.inputImageIds, fileId);
   media.inputImageIds = images;
   return added;

@@ -39,7 +39,7 @@ describe('update entries', () => {
     }
     const all = UPDATE_ENTRIES.flatMap((e) => links(e.text));
     // Spec 001 section 2: conversation with a model parameter; media with mode image, video and audio; gallery; balance; settings.
-    expect(all.some((h) => /^\/conversation\/new\?model=/.test(h))).toBe(true);
+    expect(all.some((h) => h.startsWith('/conversation/new?model='))).toBe(true);
     for (const mode of ['image', 'video', 'audio']) expect(all).toContain(`/media?mode=${mode}`);
     for (const page of ['/gallery', '/balance', '/settings']) expect(all).toContain(page);
     // The explicit-content setting is announced, and says 18+.

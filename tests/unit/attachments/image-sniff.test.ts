@@ -10,7 +10,7 @@ describe('image sniffing', () => {
     expect(sniffImage(bytes([0xff, 0xd8, 0xff, 0xe0]))).toBe('jpeg');
     expect(sniffImage(bytes([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))).toBe('png');
     expect(sniffImage(bytes('RIFF\0\0\0\0WEBPVP8 '))).toBe('webp');
-    expect(sniffImage(bytes([0x42, 0x4d, ...new Array(30).fill(0)]))).toBe('bmp');
+    expect(sniffImage(bytes([0x42, 0x4d, ...Array.from({ length: 30 }, () => 0)]))).toBe('bmp');
     expect(sniffImage(bytes([0x49, 0x49, 0x2a, 0x00]))).toBe('tiff');
     expect(sniffImage(bytes([0x4d, 0x4d, 0x00, 0x2a]))).toBe('tiff');
   });

@@ -34,7 +34,7 @@ describe('library status transitions', () => {
       makeEvent('library.itemFailed', { id: 1, error: 'Server processing failed: boom', at: 11 }, 'b', 11),
     ]);
     expect(store.get('library', 1)).toMatchObject({ status: 'error', error: 'Server processing failed: boom' });
-    const after = apply([...[makeEvent('library.itemAdded', { item: item() }, 'a', 10), makeEvent('library.itemLinked', { link: { id: 5, libraryId: 1, conversationId: 9 }, at: 10 }, 'l', 10)], makeEvent('library.itemDeleted', { id: 1, at: 12 }, 'd', 12)]);
+    const after = apply([makeEvent('library.itemAdded', { item: item() }, 'a', 10), makeEvent('library.itemLinked', { link: { id: 5, libraryId: 1, conversationId: 9 }, at: 10 }, 'l', 10), makeEvent('library.itemDeleted', { id: 1, at: 12 }, 'd', 12)]);
     expect(after.get('library', 1)).toBeUndefined();
     expect(after.get('libraryConversations', 5)).toBeUndefined();
   });

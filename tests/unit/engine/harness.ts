@@ -57,10 +57,16 @@ export function useEngineStack(handler: FakeScriptInput, models: readonly string
   return stack;
 }
 
-/** The first value of a live query that passes `test`, or a rejection after `ms`. */
-export function until<T>(source: Observable<unknown>, test: (v: T) => boolean, ms = 15_000): Promise<T> {
+/**
+ * The first value of a live query that passes `test`, or a rejection after `ms`: generous, since a loaded 2-core
+ * machine can be slow; a wait that is met clears its timer.
+ */
+export function until<T>(source: Observable<unknown>, test: (v: T) => boolean, ms = 90_000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
   return Promise.race([
     firstValueFrom((source as Observable<T>).pipe(filter((v) => v !== null && test(v)))),
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timed out waiting for a value')), ms)),
-  ]);
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for a value`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
 }

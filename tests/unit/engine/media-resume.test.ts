@@ -6,12 +6,12 @@
  */
 import 'fake-indexeddb/auto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { filter, firstValueFrom, type Observable } from 'rxjs';
 import type { MessageRow } from '../../../src/events/model';
 import { startGateway, type RunningGateway } from '../../../src/server/start';
 import { Engine } from '../../../src/worker/engine';
 import { startFakeMedia, type FakeMedia } from '../server/fake-media';
 import { fakeSpeechProviders, startFakeSpeech, type FakeSpeech } from '../server/fake-speech';
+import { until } from './harness';
 
 let gateway: RunningGateway;
 let fake: FakeMedia;
@@ -70,13 +70,6 @@ afterEach(async () => {
   swallow = null;
   for (const e of engines.splice(0)) await e.dispose();
 });
-
-function until<T>(source: Observable<unknown>, test: (v: T) => boolean, ms = 15_000): Promise<T> {
-  return Promise.race([
-    firstValueFrom((source as Observable<T>).pipe(filter((v) => v !== null && test(v)))),
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timed out waiting for a value')), ms)),
-  ]);
-}
 
 async function assistant(engine: Engine, slug: string, done: (m: MessageRow) => boolean): Promise<MessageRow> {
   const view = await until<{ messages: MessageRow[] }>(engine.observe({ kind: 'conversation', slug }), (v) => v.messages.some((m) => m.role === 'assistant' && done(m)));

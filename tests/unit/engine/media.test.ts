@@ -5,7 +5,6 @@
  */
 import 'fake-indexeddb/auto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { filter, firstValueFrom, type Observable } from 'rxjs';
 import type { MessageRow } from '../../../src/events/model';
 import type { GalleryItem, MessageView } from '../../../src/protocol/engine';
 import { mediaModelOf, VIDEO_TIMED_OUT } from '../../../src/protocol/media';
@@ -16,6 +15,7 @@ import { Engine, type EngineHooks } from '../../../src/worker/engine';
 import { MESSAGE_REQUIRED } from '../../../src/shared/messages';
 import { GALLERY_MAX } from '../../../src/worker/rooms/media/queries';
 import { makeEvent } from '../../../src/events/catalogue';
+import { until } from './harness';
 
 let gateway: RunningGateway;
 const realFetch = globalThis.fetch;
@@ -58,13 +58,6 @@ function newEngine(dbName: string, hooks: Partial<EngineHooks> = {}): Engine {
 afterEach(async () => {
   for (const e of engines.splice(0)) await e.dispose();
 });
-
-function until<T>(source: Observable<unknown>, test: (v: T) => boolean, ms = 15_000): Promise<T> {
-  return Promise.race([
-    firstValueFrom((source as Observable<T>).pipe(filter((v) => v !== null && test(v)))),
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timed out waiting for a value')), ms)),
-  ]);
-}
 
 async function assistant(engine: Engine, slug: string, done: (m: MessageRow) => boolean): Promise<MessageRow> {
   const view = await until<{ messages: MessageRow[] }>(engine.observe({ kind: 'conversation', slug }), (v) => v.messages.some((m) => m.role === 'assistant' && done(m)));

@@ -11,7 +11,7 @@ import { EngineCore } from '../../../src/worker/core';
 import { REPLY_IN_PROGRESS } from '../../../src/worker/engine';
 import { chatCommands } from '../../../src/worker/rooms/chat/commands';
 import { availableModes, registerAttachmentStep, registerModeHandler, type Submission } from '../../../src/worker/rooms/replies/submit-plugins';
-import { ATTACHMENTS_UNAVAILABLE, MODE_UNAVAILABLE } from '../../../src/shared/messages';
+import { MODE_UNAVAILABLE } from '../../../src/shared/messages';
 import { FILE_GONE } from '../../../src/worker/rooms/library/submit-attachments';
 import { textReply } from '../server/fake-upstream';
 import { useEngineStack } from './harness';

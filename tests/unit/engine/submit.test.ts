@@ -5,7 +5,6 @@
  */
 import 'fake-indexeddb/auto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { filter, firstValueFrom, type Observable } from 'rxjs';
 import { makeEvent, type NewEvent } from '../../../src/events/catalogue';
 import type { MessageRow, QueuedMessage } from '../../../src/events/model';
 import type { ConversationView, Notice, QueuedView } from '../../../src/protocol/engine';
@@ -18,6 +17,7 @@ import { Engine } from '../../../src/worker/engine';
 import { appendEvents, readLog } from '../../../src/worker/log';
 import { MULTI_MODEL } from '../../../src/shared/messages';
 import { openAiError, startFakeUpstream, textReply, type FakeUpstream } from '../server/fake-upstream';
+import { until } from './harness';
 
 let upstream: FakeUpstream;
 let gateway: RunningGateway;
@@ -95,13 +95,6 @@ function newEngine(dbName: string): Engine {
 afterEach(async () => {
   for (const e of engines.splice(0)) await e.dispose();
 });
-
-function until<T>(source: Observable<unknown>, test: (v: T) => boolean, ms = 15_000): Promise<T> {
-  return Promise.race([
-    firstValueFrom((source as Observable<T>).pipe(filter((v) => v !== null && test(v)))),
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timed out waiting for a value')), ms)),
-  ]);
-}
 const view = (e: Engine, slug: string, test: (v: ConversationView) => boolean) => until<ConversationView>(e.observe({ kind: 'conversation', slug }), test);
 const queue = (e: Engine, slug: string, test: (v: QueuedView[]) => boolean) => until<QueuedView[]>(e.observe({ kind: 'queue', slug }), test);
 const done = (v: ConversationView) => !v.pending && v.messages.every((m) => m.status === 'done' || m.status === 'error');

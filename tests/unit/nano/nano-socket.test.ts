@@ -38,7 +38,7 @@ function watch(urls: string[], extra: { connectTimeoutMs?: number } = {}) {
   return { socket, states, sends };
 }
 
-async function until(check: () => boolean, ms = 8000): Promise<void> {
+async function until(check: () => boolean, ms = 60_000): Promise<void> {
   const end = Date.now() + ms;
   while (!check()) {
     if (Date.now() > end) throw new Error('timed out');

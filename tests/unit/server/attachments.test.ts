@@ -251,7 +251,7 @@ describe('POST /api/image-description', () => {
     it("passes the request's detail upstream as image_url.detail ('detailed', the default, is 'high')", async () => {
       const s = await newSession(paid.app);
       await paid.ledger.credit(s.data.id, { key: `seed:${s.data.id}`, usdMicro: 1_000_000n });
-      const sentDetail = () => (upstream.requests.at(-1)?.body?.messages as { content: { type: string; image_url?: { detail?: string } }[] }[])[0]?.content[1]?.image_url?.detail;
+      const sentDetail = () => (upstream.requests.at(-1)?.body?.messages as { content: { type: string; image_url?: { detail?: string } }[] }[] | undefined)?.[0]?.content[1]?.image_url?.detail;
       const image = pngDataUrl(4, 4, [0, 255, 0, 255]);
       for (const [detail, upstreamDetail] of [['low', 'low'], ['auto', 'auto'], ['high', 'high'], ['detailed', 'high'], [undefined, 'high']] as const) {
         const r = await describe_(paid.app, s.cookie, { model: 'gpt-4o', image, ...(detail ? { detail } : {}) });

@@ -172,19 +172,19 @@ describe('two gateway processes on one PostgreSQL', () => {
     expect(up.requests.filter((r) => r.path.endsWith('/chat/completions')).length).toBe(1);
   });
 
-  it('Stop through the other gateway ends the upstream within about a second', async () => {
+  it('Stop through the other gateway ends the upstream, long before it would have ended', async () => {
     up.requests.length = 0;
-    up.setScript({ steps: [{ content: 'start' }, { delayMs: 10_000 }, { content: ' never' }] });
+    // The upstream would go on after a minute: the reply ends cut off, the upstream aborted, well before that (no clock
+    // is asserted: a busy machine is slow, a Stop that did not reach the upstream never ends it).
+    up.setScript({ steps: [{ content: 'start' }, { delayMs: 60_000 }, { content: ' never' }] });
     const cookie = await session();
     const res = await post(cookie, '/api/stream-gpt', chat('req-two-cancel-01'));
     const { first, reader } = await readFirst(res);
     expect(first).toBe('start');
-    const t0 = performance.now();
     const cancelled = await post(cookie, '/api/stream-gpt/cancel', { requestId: 'req-two-cancel-01' });
     expect(cancelled.headers.get('x-backend')).not.toBe(res.headers.get('x-backend'));
     expect(await cancelled.json()).toEqual({ ok: true, found: true });
     const { text, meta } = splitMeta(first + (await readRest(reader)));
-    expect(performance.now() - t0).toBeLessThan(2000);
     expect(text).toBe('start');
     expect(meta.error).toBe(CUT_OFF_MESSAGE);
     expect(up.requests[0]?.aborted).toBe(true);

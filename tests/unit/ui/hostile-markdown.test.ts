@@ -117,9 +117,9 @@ describe('the Markdown guard (text)', () => {
   });
 
   it('makes the fence longer than any backtick run inside, so nothing inside closes it', () => {
-    const text = `${'\`a'.repeat(MARKDOWN_LIMITS.delimitersPerBlock + 1)}\nb \`\`\`\`\`\` c`;
+    const text = `${'`a'.repeat(MARKDOWN_LIMITS.delimitersPerBlock + 1)}\nb \`\`\`\`\`\` c`;
     const t = tameMarkdown(text);
-    expect(t.text.startsWith('\`\`\`\`\`\`\`text\n')).toBe(true);
+    expect(t.text.startsWith('```````text\n')).toBe(true);
     const tree = parser.parse(t.text);
     expect(tree.children.map((c) => c.type)).toEqual(['code']);
   });

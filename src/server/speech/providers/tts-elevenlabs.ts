@@ -14,7 +14,7 @@ export class ElevenLabsSpeechProvider implements SpeechProvider {
   ) {}
 
   async synthesize(job: SpeechJob, signal: AbortSignal): Promise<SpeechResult> {
-    const settings: Record<string, number> = { ...(job.voiceSettings ?? {}) };
+    const settings: Record<string, number> = { ...job.voiceSettings };
     if (job.speed !== null) settings.speed = job.speed;
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'audio/mpeg' };
     if (this.apiKey) headers['xi-api-key'] = this.apiKey;

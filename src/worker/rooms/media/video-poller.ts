@@ -7,7 +7,7 @@
  * leader resumes them) and from the log as they are requested; one engine serves every tab, so no job is polled
  * twice.
  */
-import { Subject, exhaustMap, filter, from, takeUntil, timer, type Subscription } from 'rxjs';
+import { Subject, exhaustMap, filter, takeUntil, timer, type Subscription } from 'rxjs';
 import { makeEvent, type NewEvent } from '../../../events/catalogue';
 import type { MessageRow } from '../../../events/model';
 import { VIDEO_TIMED_OUT } from '../../../protocol/media';
@@ -69,7 +69,7 @@ export class VideoPoller implements Room {
     this.subscription = timer(0, this.pollMs)
       .pipe(
         filter(() => this.jobs.size > 0),
-        exhaustMap(() => from(this.pollAll())),
+        exhaustMap(() => this.pollAll()),
         takeUntil(this.stop$),
       )
       .subscribe();

@@ -3,7 +3,7 @@
  * its new reply become a new branch; the original stays reachable through the navigator), Delete, Retry a failed
  * message, and Duplicate the conversation up to a message.
  */
-import type { MessageHandlers, TreeResult } from '../../../protocol/engine';
+import type { MessageHandlers } from '../../../protocol/engine';
 import { makeEvent, type NewEvent } from '../../../events/catalogue';
 import type { ConversationRow, MessageLibraryRow, MessageRow } from '../../../events/model';
 import type { EngineCore } from '../../core';

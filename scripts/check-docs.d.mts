@@ -1,0 +1,3 @@
+/** Types of scripts/check-docs.mjs. */
+export function namedPaths(text: string): { path: string; line: number }[];
+export function checkDocs(): string[];
