@@ -23,7 +23,7 @@ export function usePath(): string {
   );
 }
 
-export type Route = { name: 'conversation'; slug: string } | { name: 'wallet' } | { name: 'settings' } | { name: 'home' } | { name: 'invitations' } | { name: 'gallery' } | { name: 'updates' } | { name: 'library' };
+export type Route = { name: 'conversation'; slug: string } | { name: 'wallet' } | { name: 'settings' } | { name: 'home' } | { name: 'invitations' } | { name: 'gallery' } | { name: 'updates' } | { name: 'library' } | { name: 'inspector' };
 
 export function matchRoute(path: string): Route {
   const pathname = path.split('?')[0] ?? '/';
@@ -33,6 +33,7 @@ export function matchRoute(path: string): Route {
   if (pathname === '/invitations') return { name: 'invitations' };
   if (pathname === '/library') return { name: 'library' };
   if (pathname === '/updates') return { name: 'updates' };
+  if (pathname === '/inspector') return { name: 'inspector' };
   const m = /^\/conversation\/(.+)$/.exec(pathname);
   if (m?.[1]) return { name: 'conversation', slug: m[1] };
   return { name: 'home' };
