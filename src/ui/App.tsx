@@ -2,7 +2,7 @@
  * The app's frame: the conversation list (Sidebar) and the page links in a column that is a drawer on narrow
  * screens, opened by "Menu" and closed by choosing a page, Escape or a click on the backdrop; the page; notices.
  */
-import { useEffect, useRef } from 'react';
+import { lazy, Suspense, useEffect, useRef } from 'react';
 import { useSnapshot } from 'valtio';
 import { Sidebar } from './components/Sidebar';
 import { ConversationPage } from './components/ConversationPage';
@@ -27,6 +27,14 @@ import { frameAttributes, PageLinksToggle, ShowSidebarButton } from './account/l
 import { useConnectivityNotices } from './account/connectivity';
 import { useAnalytics } from './account/analytics';
 
+// Developer tools: loaded only when opened (no cost to the first page).
+const InspectorPage = lazy(() => import('./inspector/InspectorPage'));
+
+/** The Inspector's keyboard shortcut: Ctrl+Alt+I. */
+export function isInspectorShortcut(e: Pick<KeyboardEvent, 'ctrlKey' | 'altKey' | 'metaKey' | 'shiftKey' | 'code'>): boolean {
+  return e.ctrlKey && e.altKey && !e.metaKey && !e.shiftKey && e.code === 'KeyI';
+}
+
 export function App() {
   const path = usePath();
   const route = matchRoute(path);
@@ -41,6 +49,16 @@ export function App() {
   useEffect(() => {
     if (route.name === 'home') navigate(homeTarget(path), { replace: true });
   }, [route.name, path]);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (!isInspectorShortcut(e)) return;
+      e.preventDefault();
+      navigate('/inspector');
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, []);
 
   // Choosing a conversation or a page closes the drawer.
   useEffect(() => {
@@ -124,6 +142,11 @@ export function App() {
         {route.name === 'invitations' && <InvitationsPage />}
         {route.name === 'library' && <LibraryPage />}
         {route.name === 'updates' && <UpdatesPage />}
+        {route.name === 'inspector' && (
+          <Suspense fallback={<p className="muted">Loading the Inspector…</p>}>
+            <InspectorPage />
+          </Suspense>
+        )}
         </ErrorBoundary>
       </main>
     </div>

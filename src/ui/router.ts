@@ -24,7 +24,7 @@ export function usePath(): string {
   );
 }
 
-export type Route = { name: 'conversation'; slug: string } | { name: 'wallet' } | { name: 'settings' } | { name: 'home' } | { name: 'invitations' } | { name: 'gallery' } | { name: 'updates' } | { name: 'library' };
+export type Route = { name: 'conversation'; slug: string } | { name: 'wallet' } | { name: 'settings' } | { name: 'home' } | { name: 'invitations' } | { name: 'gallery' } | { name: 'updates' } | { name: 'library' } | { name: 'inspector' };
 
 /**
  * Routes (spec 001 section 2). `/balance` is the Wallet and `/media?mode=&model=` a new conversation in that mode
@@ -38,6 +38,7 @@ export function matchRoute(path: string): Route {
   if (pathname === '/invitations') return { name: 'invitations' };
   if (pathname === '/library') return { name: 'library' };
   if (pathname === '/updates') return { name: 'updates' };
+  if (pathname === '/inspector') return { name: 'inspector' };
   const m = /^\/conversation\/(.+)$/.exec(pathname);
   if (m?.[1]) return { name: 'conversation', slug: m[1] };
   return { name: 'home' };

@@ -10,6 +10,7 @@ import { engine, useQuery } from '../engine';
 import { ModelPicker } from './ModelPicker';
 import { WholeNumberSetting } from './WholeNumberSetting';
 import { ExportAllButton } from './ExportMenu';
+import { Link } from './Link';
 import { AccountSettings } from '../account/AccountSettings';
 
 /** Bounds of the max-tokens setting: a positive whole number no larger than the biggest context we know. */
@@ -103,6 +104,11 @@ export function SettingsPage() {
         </form>
       )}
       <ExportAllButton />
+      <h2 className="settings-section">Developer</h2>
+      <p className="setting-hint muted">
+        The Inspector shows the event log, the state after any event and what it changed, and exports a repro of one conversation. Shortcut: Ctrl+Alt+I.
+      </p>
+      <Link href="/inspector">Open the Inspector</Link>
     </div>
   );
 }

@@ -1,0 +1,311 @@
+/**
+ * The Inspector (issue 19): the event log, virtualised and filtered; the state after a chosen event and what it
+ * changed; a scrubber showing one conversation as it was, read-only, with the app's own message list; an exported
+ * log opened instead of the live one (only read: nothing is written to the database); a repro of one conversation
+ * exported, optionally redacted. Loaded only when opened (App.tsx imports it lazily). The logic is src/inspect.
+ */
+import { useDeferredValue, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { decodeLog, encodeLog, LogFormatError } from '../../events/codec';
+import type { NewEvent, StoredEvent } from '../../events/catalogue';
+import { conversationState, diffStates, filterEvents, formatDiff, redactEvent, slugsOf, Timeline, trimLog } from '../../inspect';
+import type { EventFilter } from '../../inspect';
+import { promptText } from '../../projections/projection';
+import type { MessageView } from '../../protocol/engine';
+import { engine, useQuery } from '../engine';
+import { MessageList } from '../components/MessageList';
+import './inspector.css';
+
+type LogEvent = NewEvent | StoredEvent;
+interface Loaded {
+  source: 'live' | 'file';
+  name: string;
+  events: LogEvent[];
+  exportedAt: number;
+}
+
+const ROW_PX = 30;
+const time = (ms: number) => (Number.isFinite(ms) ? new Date(ms).toISOString().replace('T', ' ').slice(0, 23) : String(ms));
+/** A datetime-local input's value as ms (local time), or undefined when empty. */
+const localMs = (v: string) => (v === '' ? undefined : new Date(v).getTime());
+
+function download(name: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: 'application/x-ndjson' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+export default function InspectorPage() {
+  const [log, setLog] = useState<Loaded | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [loading, setLoading] = useState(false);
+  const fileInput = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    document.title = 'Inspector · Parley';
+    void openLive();
+  }, []);
+
+  async function openText(text: string, source: Loaded['source'], name: string) {
+    try {
+      const decoded = decodeLog(text);
+      setLog({ source, name, events: decoded.events, exportedAt: decoded.header.exportedAt });
+      setError(null);
+    } catch (e) {
+      setError(e instanceof LogFormatError ? `${name}: ${e.message}` : String(e));
+    }
+  }
+
+  async function openLive() {
+    setLoading(true);
+    try {
+      await openText(await engine((api) => api.exportLog()), 'live', 'the live log');
+    } finally {
+      setLoading(false);
+    }
+  }
+
+  return (
+    <div className="inspector">
+      <h1>Inspector</h1>
+      <div className="inspector-source">
+        <p role="status">
+          {loading ? 'Reading the log…' : log ? `${log.events.length} events from ${log.source === 'live' ? 'the live log' : log.name} (read only)` : ''}
+        </p>
+        <button type="button" onClick={() => void openLive()}>
+          {log?.source === 'file' ? 'Back to the live log' : 'Reload the live log'}
+        </button>
+        <button type="button" onClick={() => fileInput.current?.click()}>
+          Open a log file…
+        </button>
+        <input
+          ref={fileInput}
+          type="file"
+          hidden
+          aria-label="Open a log file"
+          accept=".ndjson,application/x-ndjson,application/json,text/plain"
+          onChange={(e) => {
+            const file = e.target.files?.[0];
+            e.target.value = '';
+            if (file) void file.text().then((t) => openText(t, 'file', file.name));
+          }}
+        />
+      </div>
+      {error && (
+        <p className="inspector-error" role="alert">
+          {error}
+        </p>
+      )}
+      {log && <LogView key={`${log.source}:${log.name}:${log.events.length}`} log={log} />}
+    </div>
+  );
+}
+
+function LogView({ log }: { log: Loaded }) {
+  const { events } = log;
+  const timeline = useMemo(() => new Timeline(events, 2000), [events]);
+  const types = useMemo(() => [...new Set(events.map((e) => e.type))].sort(), [events]);
+  const slugs = useMemo(() => [...new Set(events.flatMap((e) => slugsOf(e)))].sort(), [events]);
+  const [type, setType] = useState('');
+  const [conversation, setConversation] = useState('');
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
+  const [text, setText] = useState('');
+  const deferredText = useDeferredValue(text);
+  const [selected, setSelected] = useState<number | null>(null);
+  const ids = { type: useId(), conv: useId(), from: useId(), to: useId(), text: useId() };
+
+  const positions = useMemo(() => {
+    const filter: EventFilter = {};
+    if (type !== '') filter.types = [type];
+    if (conversation !== '') filter.conversation = conversation;
+    const f = localMs(from);
+    const t = localMs(to);
+    if (f !== undefined) filter.from = f;
+    if (t !== undefined) filter.to = t;
+    if (deferredText !== '') filter.text = deferredText;
+    return filterEvents(events, filter);
+  }, [events, type, conversation, from, to, deferredText]);
+
+  const scroller = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({ count: positions.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_PX, overscan: 10 });
+
+  return (
+    <>
+      <fieldset className="inspector-filters">
+        <legend>Filter</legend>
+        <label htmlFor={ids.type}>Type</label>
+        <select id={ids.type} value={type} onChange={(e) => setType(e.target.value)}>
+          <option value="">Any type</option>
+          {types.map((t) => (
+            <option key={t} value={t}>
+              {t}
+            </option>
+          ))}
+        </select>
+        <label htmlFor={ids.conv}>Conversation</label>
+        <select id={ids.conv} value={conversation} onChange={(e) => setConversation(e.target.value)}>
+          <option value="">Any conversation</option>
+          {slugs.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </select>
+        <label htmlFor={ids.from}>From</label>
+        <input id={ids.from} type="datetime-local" step="1" value={from} onChange={(e) => setFrom(e.target.value)} />
+        <label htmlFor={ids.to}>To</label>
+        <input id={ids.to} type="datetime-local" step="1" value={to} onChange={(e) => setTo(e.target.value)} />
+        <label htmlFor={ids.text}>Text</label>
+        <input id={ids.text} type="search" value={text} placeholder="Find in events" onChange={(e) => setText(e.target.value)} />
+      </fieldset>
+      <p className="muted inspector-count">
+        {positions.length === events.length ? `${events.length} events` : `${positions.length} of ${events.length} events match`}
+      </p>
+      <div className="inspector-body">
+        <div ref={scroller} className="inspector-list" role="listbox" aria-label="Events" tabIndex={0}>
+          <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+            {virtualizer.getVirtualItems().map((row) => {
+              const n = positions[row.index] as number;
+              const e = events[n - 1] as LogEvent;
+              return (
+                <div
+                  key={row.key}
+                  role="option"
+                  aria-selected={selected === n}
+                  className="inspector-row"
+                  style={{ transform: `translateY(${row.start}px)`, height: ROW_PX }}
+                  onClick={() => setSelected(n)}
+                >
+                  <span className="inspector-pos">{n}</span>
+                  <span className="inspector-time">{time(e.at)}</span>
+                  <span className="inspector-type">{e.type}</span>
+                  <span className="inspector-slug">{slugsOf(e).join(', ') || '-'}</span>
+                </div>
+              );
+            })}
+          </div>
+        </div>
+        <EventDetail timeline={timeline} position={selected} />
+      </div>
+      <Scrubber timeline={timeline} slugs={slugs} initial={conversation || (selected !== null ? (slugsOf(events[selected - 1] as LogEvent)[0] ?? '') : '')} at={selected} />
+      <ExportRepro log={log} slugs={slugs} />
+    </>
+  );
+}
+
+function EventDetail({ timeline, position }: { timeline: Timeline; position: number | null }) {
+  const detail = useMemo(() => {
+    if (position === null) return null;
+    const before = timeline.stateAt(position - 1);
+    const after = timeline.stateAt(position);
+    const conversations = after.tables.size('conversations');
+    const messages = after.tables.size('messages');
+    const queued = [...after.queue.values()].reduce((k, q) => k + q.length, 0);
+    return { diff: formatDiff(diffStates(before, after)), summary: `${conversations} conversations, ${messages} messages, ${queued} queued, ${after.payments.records.length} deposits, theme ${after.preferences.theme}` };
+  }, [timeline, position]);
+  if (position === null || detail === null) return <section className="inspector-detail muted">Choose an event to see it, the state after it and what it changed.</section>;
+  const e = timeline.events[position - 1] as LogEvent;
+  const { payload, ...envelope } = e;
+  return (
+    <section className="inspector-detail" aria-label="Event">
+      <h2>
+        Event {position}: {e.type}
+      </h2>
+      <pre className="inspector-pre">{JSON.stringify(envelope, null, 2)}</pre>
+      <h3>Payload</h3>
+      <pre className="inspector-pre">{JSON.stringify(payload, null, 2)}</pre>
+      <h3>State after it</h3>
+      <p>{detail.summary}</p>
+      <h3>What it changed</h3>
+      <pre className="inspector-pre inspector-diff" aria-label="Changes">
+        {detail.diff.join('\n')}
+      </pre>
+    </section>
+  );
+}
+
+function Scrubber({ timeline, slugs, initial, at }: { timeline: Timeline; slugs: string[]; initial: string; at: number | null }) {
+  const [slug, setSlug] = useState(initial);
+  const [position, setPosition] = useState(timeline.length);
+  const shown = useDeferredValue(position);
+  const models = useQuery({ kind: 'models' });
+  const id = useId();
+  useEffect(() => {
+    if (initial !== '') setSlug(initial);
+  }, [initial]);
+  useEffect(() => {
+    if (at !== null) setPosition(at);
+  }, [at]);
+  const view = useMemo(() => {
+    if (slug === '') return null;
+    const state = conversationState(timeline.stateAt(shown), slug);
+    const messages: MessageView[] = state.messages.filter((m) => m.isActiveBranch !== false).map((m) => ({ ...m, text: promptText(m.prompt) }));
+    return { name: state.conversation?.name ?? null, messages };
+  }, [timeline, slug, shown]);
+  const e = shown > 0 ? timeline.events[shown - 1] : undefined;
+  return (
+    <section className="inspector-scrub" aria-label="Time scrubber">
+      <h2>The conversation as it was</h2>
+      <div className="inspector-scrub-controls">
+        <select aria-label="Conversation to show" value={slug} onChange={(ev) => setSlug(ev.target.value)}>
+          <option value="">Choose a conversation</option>
+          {slugs.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </select>
+        <label htmlFor={id}>Position</label>
+        <input id={id} type="range" min={0} max={timeline.length} value={position} onChange={(ev) => setPosition(Number(ev.target.value))} />
+        <output htmlFor={id}>
+          {shown} of {timeline.length}
+          {e ? ` · ${time(e.at)}` : ''}
+        </output>
+      </div>
+      {view && (
+        // inert: the app's own message list, shown read-only (its actions would change the live conversation).
+        <div className="inspector-conversation" inert>
+          <p className="muted">{view.name === null ? 'This conversation does not exist yet at this point.' : `“${view.name}” · ${view.messages.length} messages`}</p>
+          <MessageList messages={view.messages} models={models?.models ?? []} empty={<p className="muted">No messages yet.</p>} />
+        </div>
+      )}
+    </section>
+  );
+}
+
+function ExportRepro({ log, slugs }: { log: Loaded; slugs: string[] }) {
+  const [slug, setSlug] = useState('');
+  const [redact, setRedact] = useState(true);
+  const [done, setDone] = useState<string | null>(null);
+  function exportRepro() {
+    let events = trimLog(log.events, slug);
+    if (redact) events = events.map(redactEvent);
+    const text = encodeLog(events, { exportedAt: log.exportedAt });
+    download(`parley-repro-${slug}.ndjson`, text);
+    setDone(`${events.length} of ${log.events.length} events exported${redact ? ', text redacted' : ''}.`);
+  }
+  return (
+    <section className="inspector-export" aria-label="Export a repro">
+      <h2>Export a repro</h2>
+      <p className="muted">The events one conversation depends on, as a smaller log that replays to the same state of it.</p>
+      <select aria-label="Conversation for the repro" value={slug} onChange={(e) => setSlug(e.target.value)}>
+        <option value="">Choose a conversation</option>
+        {slugs.map((s) => (
+          <option key={s} value={s}>
+            {s}
+          </option>
+        ))}
+      </select>
+      <label className="inspector-check">
+        <input type="checkbox" checked={redact} onChange={(e) => setRedact(e.target.checked)} /> Redact message text
+      </label>
+      <button type="button" disabled={slug === ''} onClick={exportRepro}>
+        Export repro
+      </button>
+      {done && <p role="status">{done}</p>}
+    </section>
+  );
+}
