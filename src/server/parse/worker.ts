@@ -5,7 +5,7 @@
  * reading it, not on loading code.
  */
 import { parentPort } from 'node:worker_threads';
-import { extractText } from '../documents/extract';
+import { extractText, warmReaders } from '../documents/extract';
 import { describeFacts, imageFacts } from '../documents/image-facts';
 import { extractPage } from '../scrape/extract';
 import type { ParseJob, ParseValue, WorkerReply, WorkerRequest } from './jobs';
@@ -27,4 +27,12 @@ parentPort?.on('message', (request: WorkerRequest) => {
     (error: unknown): WorkerReply => ({ id: request.id, ok: false, error: error instanceof Error ? error.message : String(error) }),
   ).then((reply) => parentPort?.postMessage(reply));
 });
-parentPort?.postMessage({ ready: true } satisfies WorkerReply);
+// The readers that load lazily (pdf.js and its in-thread worker) are loaded and run once before the thread says it
+// is ready: the first PDF after a start is then read at the warm speed. A reader library prints parse warnings on
+// the console (xmldom on a damaged XML part): an item's failure is its error message, never stderr noise.
+console.warn = () => undefined;
+console.error = () => undefined;
+console.log = () => undefined;
+void warmReaders()
+  .catch(() => '')
+  .finally(() => parentPort?.postMessage({ ready: true } satisfies WorkerReply));
