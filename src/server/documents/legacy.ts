@@ -363,6 +363,33 @@ export function palmDocDecompress(input: Uint8Array, maxOut: number): Uint8Array
   return Uint8Array.from(out);
 }
 
+/**
+ * Bytes of the trailing entries at the end of a Mobipocket text record (extra_data_flags): one entry per flag bit
+ * above bit 0, each ending in its size written backwards as a variable-width number; bit 0 adds the multibyte
+ * overlap, whose size is in the low two bits of the byte before. They are not text and must not reach the
+ * decompressor.
+ */
+export function trailingSize(record: Uint8Array, flags: number): number {
+  let size = 0;
+  for (let bits = flags >> 1; bits !== 0; bits >>= 1) {
+    if ((bits & 1) === 0) continue;
+    let end = record.length - size;
+    let value = 0;
+    let shift = 0;
+    while (end > 0) {
+      const v = record[end - 1] as number;
+      value |= (v & 0x7f) << shift;
+      shift += 7;
+      end--;
+      if (v & 0x80 || shift >= 28) break;
+    }
+    size += value;
+    if (size > record.length) return record.length;
+  }
+  if (flags & 1 && record.length - size - 1 >= 0) size += ((record[record.length - size - 1] as number) & 0x3) + 1;
+  return Math.min(size, record.length);
+}
+
 /** Mobipocket (.mobi, PalmDOC compression or none): the text records after record 0, HTML tags removed. */
 export function mobiText(data: Uint8Array, maxChars: number): string {
   if (data.length < 78) throw new Error('not a Mobipocket file');
@@ -378,14 +405,20 @@ export function mobiText(data: Uint8Array, maxChars: number): string {
   const textRecords = view.getUint16(r0 + 8, false);
   if (compression !== 1 && compression !== 2) throw new Error('this Mobipocket compression (HUFF/CDIC) is not supported');
   let encoding = 1252;
-  if (type === 'BOOKMOBI' && r0 + 32 <= data.length && latin1.decode(data.subarray(r0 + 16, r0 + 20)) === 'MOBI') encoding = view.getUint32(r0 + 28, false);
+  let extraFlags = 0;
+  if (type === 'BOOKMOBI' && r0 + 32 <= data.length && latin1.decode(data.subarray(r0 + 16, r0 + 20)) === 'MOBI') {
+    encoding = view.getUint32(r0 + 28, false);
+    // extra_data_flags (MOBI header of 0xE4 bytes or more): trailing entries after each text record's data.
+    const headerLength = view.getUint32(r0 + 20, false);
+    if (headerLength >= 0xe4 && r0 + 0xf4 <= data.length) extraFlags = view.getUint16(r0 + 0xf2, false);
+  }
   const decoder = encoding === 65001 ? new TextDecoder('utf-8') : latin1;
   let text = '';
   for (let r = 1; r <= textRecords && r < offsets.length && text.length < maxChars; r++) {
     const start = offsets[r] as number;
     const end = offsets[r + 1] ?? data.length;
     if (start >= end || end > data.length) break;
-    const raw = data.subarray(start, end);
+    const raw = data.subarray(start, end - trailingSize(data.subarray(start, end), extraFlags));
     const bytes = compression === 2 ? palmDocDecompress(raw, 8192) : raw;
     text += decoder.decode(bytes);
   }
