@@ -7,6 +7,7 @@
  */
 import { OfficeParser, type OfficeParserConfig } from 'officeparser';
 import { CLIENT_FORMATS } from '../../protocol/attachments';
+import { annotationText } from '../../protocol/pdf-annotations';
 import { rarText, sevenZipText, zipText } from './archives';
 import { mobiText, pptText, stripTags, xlsText } from './legacy';
 import { isProtected, ProtectedFileError } from './protection';
@@ -97,7 +98,10 @@ async function pdfText(data: Uint8Array): Promise<string> {
   for (let n = 1; n <= doc.numPages; n++) {
     const page = await doc.getPage(n);
     const content = await page.getTextContent();
-    pages.push(content.items.map((it) => ('str' in it ? it.str + (it.hasEOL ? '\n' : '') : '')).join('').trim());
+    const text = content.items.map((it) => ('str' in it ? it.str + (it.hasEOL ? '\n' : '') : '')).join('').trim();
+    // Filled form fields and notes are not in the content stream (src/protocol/pdf-annotations.ts).
+    const notes = annotationText(await page.getAnnotations());
+    pages.push(notes ? `${text}\n${notes}`.trim() : text);
     page.cleanup();
   }
   await doc.destroy();

@@ -39,7 +39,7 @@ export function recall(reference: string, text: string): number {
   return total === 0 ? 1 : found / total;
 }
 
-const samples = readdirSync(DIR).filter((f) => f.startsWith('sample.'));
+const samples = readdirSync(DIR).filter((f) => /^sample[.-]/.test(f));
 const reference = (name: string): string => readFileSync(join(DIR, 'reference', `${name}.txt`), 'utf8');
 
 describe('document corpus: samples made with real tools', () => {
@@ -60,11 +60,21 @@ describe('document corpus: samples made with real tools', () => {
     expect(text).toContain('Sheet: Summary\nQuarterly report');
   });
 
-  it('sample.pdf: the browser reader (pdf.js) reads at least 95% too', async () => {
-    const pdfjs = (await import('pdfjs-dist/legacy/build/pdf.mjs')) as unknown as PdfJs;
-    const { text } = await readPdf(pdfjs, bytes('sample.pdf'));
-    expect(recall(reference('sample.pdf'), text)).toBeGreaterThanOrEqual(0.95);
-  }, 60_000);
+  for (const name of ['sample.pdf', 'sample-form.pdf']) {
+    it(`${name}: the browser reader (pdf.js) reads at least 95% too, the same text as the gateway`, async () => {
+      const pdfjs = (await import('pdfjs-dist/legacy/build/pdf.mjs')) as unknown as PdfJs;
+      const { text } = await readPdf(pdfjs, bytes(name));
+      expect(recall(reference(name), text)).toBeGreaterThanOrEqual(0.95);
+      expect(text).toBe(await extractText(bytes(name), 'pdf'));
+    }, 60_000);
+  }
+
+  it('sample-form.pdf: filled form fields and the note are read, check boxes are not text', async () => {
+    const text = await extractText(bytes('sample-form.pdf'), 'pdf');
+    expect(text).toContain('Margaret Hamilton Aerospace Ltd\nFull liability and property damage');
+    expect(text).toContain('Checked by the underwriting desk on Monday');
+    expect(text).not.toContain('Yes');
+  });
 
   it('sample.docx: the browser reader (mammoth) reads at least 95% too', async () => {
     const data = bytes('sample.docx');
