@@ -27,12 +27,13 @@ parentPort?.on('message', (request: WorkerRequest) => {
     (error: unknown): WorkerReply => ({ id: request.id, ok: false, error: error instanceof Error ? error.message : String(error) }),
   ).then((reply) => parentPort?.postMessage(reply));
 });
-// The readers that load lazily (pdf.js and its in-thread worker) are loaded and run once before the thread says it
-// is ready: the first PDF after a start is then read at the warm speed. A reader library prints parse warnings on
-// the console (xmldom on a damaged XML part): an item's failure is its error message, never stderr noise.
+// A reader library prints parse warnings on the console (xmldom on a damaged XML part): an item's failure is its
+// error message, never stderr noise.
 console.warn = () => undefined;
 console.error = () => undefined;
 console.log = () => undefined;
-void warmReaders()
-  .catch(() => '')
-  .finally(() => parentPort?.postMessage({ ready: true } satisfies WorkerReply));
+parentPort?.postMessage({ ready: true } satisfies WorkerReply);
+// Then the readers that load lazily (pdf.js and its in-thread worker) are loaded and run once, while the upload that
+// woke the thread travels: a PDF arriving meanwhile shares the same loading instead of starting it. Not before
+// 'ready': a page waiting for this thread must not wait for pdf.js.
+void warmReaders().catch(() => '');
