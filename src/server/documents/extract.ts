@@ -108,37 +108,6 @@ async function pdfText(data: Uint8Array): Promise<string> {
   return pages.join('\n\n');
 }
 
-/** A one-page PDF saying "warm" (built here: the offsets of its cross-reference table are computed). */
-function tinyPdf(): Uint8Array {
-  const objects = [
-    '<< /Type /Catalog /Pages 2 0 R >>',
-    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 50] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
-    '<< /Length 36 >>\nstream\nBT /F1 12 Tf 10 20 Td (warm) Tj ET\nendstream',
-    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
-  ];
-  let pdf = '%PDF-1.4\n';
-  const offsets: number[] = [];
-  objects.forEach((o, i) => {
-    offsets.push(pdf.length);
-    pdf += `${i + 1} 0 obj\n${o}\nendobj\n`;
-  });
-  const xref = pdf.length;
-  pdf += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
-  pdf += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return new TextEncoder().encode(pdf);
-}
-
-/**
- * Loads the readers that load lazily and runs the PDF one once (pdf.js sets up its in-thread worker on its first
- * document, which takes seconds): a parse thread does this before it says it is ready, so the first PDF after a
- * start is read at the warm speed. Returns the tiny PDF's text ("warm").
- */
-export async function warmReaders(): Promise<string> {
-  const [text] = await Promise.all([pdfText(tinyPdf()), import('word-extractor')]);
-  return text;
-}
-
 /** The document's text (trimmed, at most MAX_TEXT_CHARS). Throws ExtractError with a reason the user can read. */
 export async function extractText(data: Uint8Array, ext: string, signal: AbortSignal = new AbortController().signal): Promise<string> {
   let text: string;

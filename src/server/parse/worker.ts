@@ -5,7 +5,7 @@
  * reading it, not on loading code.
  */
 import { parentPort } from 'node:worker_threads';
-import { extractText, warmReaders } from '../documents/extract';
+import { extractText } from '../documents/extract';
 import { describeFacts, imageFacts } from '../documents/image-facts';
 import { extractPage } from '../scrape/extract';
 import type { ParseJob, ParseValue, WorkerReply, WorkerRequest } from './jobs';
@@ -33,7 +33,3 @@ console.warn = () => undefined;
 console.error = () => undefined;
 console.log = () => undefined;
 parentPort?.postMessage({ ready: true } satisfies WorkerReply);
-// Then the readers that load lazily (pdf.js and its in-thread worker) are loaded and run once, while the upload that
-// woke the thread travels: a PDF arriving meanwhile shares the same loading instead of starting it. Not before
-// 'ready': a page waiting for this thread must not wait for pdf.js.
-void warmReaders().catch(() => '');
