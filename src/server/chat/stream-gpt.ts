@@ -15,7 +15,7 @@ import type { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { CONTEXT_TOO_LONG } from '../../protocol/api';
 import { WEB_NOT_RUN_NOTICE } from '../../protocol/web';
-import { encodeMetadata, THINK_CLOSE, THINK_OPEN, type StreamMetadata } from '../../protocol/stream';
+import { encodeMetadata, FrameEscaper, THINK_CLOSE, THINK_OPEN, type StreamMetadata } from '../../protocol/stream';
 import { readChatBody } from '../body/read-body';
 import { type RouteContext } from '../context';
 import { jsonError, type AppEnv } from '../http';
@@ -199,6 +199,7 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
       // half back and join it to the next delta, so the UTF-8 we send never contains a replacement character.
       let carry = '';
       let carryThink = false;
+      const frame = new FrameEscaper();
       const emit = async (think: boolean, delta: string): Promise<void> => {
         let t = delta;
         if (carry) {
@@ -214,19 +215,16 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
           t = t.slice(0, -1);
           if (t.length === 0) return;
         }
-        if (think) {
-          reasoningChars += t.length;
-          if (!inThink) {
-            inThink = true;
-            await s.write(THINK_OPEN + t);
-          } else await s.write(t);
-        } else {
-          textChars += t.length;
-          if (inThink) {
-            inThink = false;
-            await s.write(THINK_CLOSE + t);
-          } else await s.write(t);
+        if (think) reasoningChars += t.length;
+        else textChars += t.length;
+        // Model text is escaped so a marker inside it reads as text (src/protocol/stream.ts, FrameEscaper).
+        let out = '';
+        if (think !== inThink) {
+          out = frame.flush() + (think ? THINK_OPEN : THINK_CLOSE);
+          inThink = think;
         }
+        out += frame.take(t);
+        if (out.length > 0) await s.write(out);
       };
       try {
         for await (const ev of events) {
@@ -266,7 +264,8 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
         carry = '';
         await emit(think, '\uFFFD'); // a lone half at the very end: send the replacement character
       }
-      if (inThink) await s.write(THINK_CLOSE);
+      const held = frame.flush() + (inThink ? THINK_CLOSE : '');
+      if (held.length > 0) await s.write(held);
 
       const stalled = endReason === 'stall';
       const cut = endReason === 'limit' && budget !== null;

@@ -20,7 +20,7 @@ import type { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { MultiStreamLine } from '../../protocol/multi';
 import { CONTEXT_TOO_LONG } from '../../protocol/api';
-import { THINK_CLOSE, THINK_OPEN, type StreamMetadata } from '../../protocol/stream';
+import { FrameEscaper, THINK_CLOSE, THINK_OPEN, type StreamMetadata } from '../../protocol/stream';
 import type { ChatPayload } from '../body/chat-payload';
 import { readChatBody } from '../body/read-body';
 import { type RouteContext } from '../context';
@@ -209,6 +209,7 @@ export function registerTalkToGptMultiRoute(app: Hono<AppEnv>, ctx: RouteContext
       let textChars = 0;
       let otherChars = 0;
       let inThink = false;
+      const frame = new FrameEscaper();
       let usage: { inputTokens: number; outputTokens: number } | null = null;
       let failure: string | null = null;
       // A paid model's column relays at most the output its hold covers (providers/output-budget.ts).
@@ -221,12 +222,14 @@ export function registerTalkToGptMultiRoute(app: Hono<AppEnv>, ctx: RouteContext
             const think = ev.type === 'reasoning';
             const text = budget === null ? ev.text : budget.take(ev.text, ev.type === 'content' ? ev.wholeTokens : undefined);
             if (text.length > 0) {
-              let chunk = text;
-              if (think !== inThink) chunk = (think ? THINK_OPEN : THINK_CLOSE) + chunk;
+              // Model text is escaped so a marker inside it reads as text (src/protocol/stream.ts, FrameEscaper).
+              let chunk = '';
+              if (think !== inThink) chunk = frame.flush() + (think ? THINK_OPEN : THINK_CLOSE);
+              chunk += frame.take(text);
               inThink = think;
               if (think) otherChars += text.length;
               else textChars += text.length;
-              await write({ modelId, chunk }, r);
+              if (chunk.length > 0) await write({ modelId, chunk }, r);
             }
             if (budget?.exhausted) {
               // Past what was held: this column relays no more and its upstream is stopped.
@@ -241,7 +244,8 @@ export function registerTalkToGptMultiRoute(app: Hono<AppEnv>, ctx: RouteContext
       } finally {
         clearTimeout(r.stall);
       }
-      if (inThink) await write({ modelId, chunk: THINK_CLOSE });
+      const held = frame.flush() + (inThink ? THINK_CLOSE : '');
+      if (held.length > 0) await write({ modelId, chunk: held });
       const inputTokens = usage?.inputTokens ?? r.conversation.inputTokens;
       // Cut at its budget: charged for what was relayed, by the budget's own count (at most the hold).
       const outputTokens = cut && budget !== null ? budget.used : (usage?.outputTokens ?? Math.ceil((textChars + otherChars) / 4));

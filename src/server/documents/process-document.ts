@@ -124,6 +124,8 @@ async function readDocument(c: Context<AppEnv>, ctx: RouteContext, sessionId: st
     ]);
   };
   const started = performance.now();
+  // Read now: the bytes move to the reading thread (their buffer is transferred and reads 0 bytes here after).
+  const size = upload.bytes.length;
   let content: string;
   try {
     content = await ctx.parse.extractDocument(sessionId, upload.bytes, ext);
@@ -135,7 +137,7 @@ async function readDocument(c: Context<AppEnv>, ctx: RouteContext, sessionId: st
       return jsonError(c, 429, 'TOO_MANY_UPLOADS', e.message);
     }
     const reason = e instanceof Error ? e.message : String(e);
-    ctx.log(`process-document: ${upload.name} (${upload.bytes.length} bytes): ${reason}`);
+    ctx.log(`process-document: ${upload.name} (${size} bytes): ${reason}`);
     await record('error', { error: reason, code: 'PROCESSING_FAILED' });
     return jsonError(c, 422, 'PROCESSING_FAILED', reason);
   }

@@ -27,4 +27,9 @@ parentPort?.on('message', (request: WorkerRequest) => {
     (error: unknown): WorkerReply => ({ id: request.id, ok: false, error: error instanceof Error ? error.message : String(error) }),
   ).then((reply) => parentPort?.postMessage(reply));
 });
+// A reader library prints parse warnings on the console (xmldom on a damaged XML part): an item's failure is its
+// error message, never stderr noise.
+console.warn = () => undefined;
+console.error = () => undefined;
+console.log = () => undefined;
 parentPort?.postMessage({ ready: true } satisfies WorkerReply);

@@ -93,13 +93,54 @@ function imageLines(images: unknown, out: ProviderEvent[]): void {
 }
 
 /**
+ * The text of a `delta.content` given as an array of parts (Mistral's reasoning models: `{type: 'text', text}` and
+ * `{type: 'thinking', thinking: [{type: 'text', text}]}`), in order, each as reply text or thinking. Other part
+ * types (references, images) carry no text here.
+ */
+function contentParts(parts: unknown[], out: { think: boolean; text: string }[]): void {
+  for (const part of parts) {
+    if (typeof part === 'string') {
+      out.push({ think: false, text: part });
+      continue;
+    }
+    if (!isRecord(part)) continue;
+    if (part.type === 'thinking' || part.type === 'reasoning') {
+      const inner = part.type === 'thinking' ? part.thinking : (part.reasoning ?? part.text);
+      if (typeof inner === 'string') out.push({ think: true, text: inner });
+      else if (Array.isArray(inner)) {
+        const nested: { think: boolean; text: string }[] = [];
+        contentParts(inner, nested);
+        for (const n of nested) out.push({ think: true, text: n.text });
+      }
+    } else if ((part.type === 'text' || part.type === undefined) && typeof part.text === 'string') out.push({ think: false, text: part.text });
+  }
+}
+
+/** Token counts of a usage object (`prompt_tokens` / `completion_tokens`), or null. */
+function usageOf(usage: unknown): { input: number; output: number } | null {
+  if (!isRecord(usage)) return null;
+  const input = tokenCount(usage.prompt_tokens);
+  const output = tokenCount(usage.completion_tokens);
+  return input !== null && output !== null ? { input, output } : null;
+}
+
+/** Longest tool name kept for the note (a name is the upstream's, not ours). */
+const TOOL_NAME_CHARS = 64;
+
+/**
  * Turns one parsed chunk into events (pushed onto `out`). Returns true when it carried a finish_reason.
  * `asImageLines`: the model answers with images (isImageChatModel); its text and images go out as the JSON lines of
  * spec 000 section 7 instead of plain text.
+ *
+ * Usage is read wherever providers put it: the top-level `usage` (OpenAI, OpenRouter, DeepSeek, Mistral, vLLM,
+ * Ollama...), Groq's `x_groq.usage`, and on a chunk that carries an `error` (OpenRouter reports what a failed
+ * generation used), before that error ends the stream.
  */
 export function chunkEvents(chunk: unknown, out: ProviderEvent[], asImageLines = false): boolean {
   if (!isRecord(chunk)) return false;
+  const usage = usageOf(chunk.usage) ?? (isRecord(chunk.x_groq) ? usageOf(chunk.x_groq.usage) : null);
   if (chunk.error !== undefined && chunk.error !== null) {
+    if (usage !== null) out.push({ type: 'usage', inputTokens: usage.input, outputTokens: usage.output });
     const e = chunk.error;
     const msg = isRecord(e) && typeof e.message === 'string' ? e.message : typeof e === 'string' ? e : 'The model reported an error';
     throw new UpstreamStreamError(msg);
@@ -115,22 +156,127 @@ export function chunkEvents(chunk: unknown, out: ProviderEvent[], asImageLines =
         // An image model's reasoning is left out: the gateway would wrap it in <think> ahead of the lines, which the
         // engine then reads as one broken line.
         if (r.length > 0 && !asImageLines) out.push({ type: 'reasoning', text: r });
-        if (typeof delta.content === 'string' && delta.content.length > 0) {
-          out.push(asImageLines ? line({ type: 'text', text: delta.content }) : { type: 'content', text: delta.content });
+        const content = delta.content;
+        if (typeof content === 'string') {
+          if (content.length > 0) out.push(asImageLines ? line({ type: 'text', text: content }) : { type: 'content', text: content });
+        } else if (Array.isArray(content)) {
+          const parts: { think: boolean; text: string }[] = [];
+          contentParts(content, parts);
+          for (const p of parts) {
+            if (p.text.length === 0) continue;
+            if (asImageLines) {
+              if (!p.think) out.push(line({ type: 'text', text: p.text }));
+            } else out.push({ type: p.think ? 'reasoning' : 'content', text: p.text });
+          }
         }
         if (asImageLines) imageLines(delta.images, out);
+        const calls = delta.tool_calls;
+        if (Array.isArray(calls)) {
+          for (const call of calls) {
+            const fn = isRecord(call) ? call.function : undefined;
+            const name = isRecord(fn) && typeof fn.name === 'string' ? fn.name.slice(0, TOOL_NAME_CHARS) : '';
+            out.push({ type: 'toolCall', name });
+          }
+        }
       }
       if (typeof choice.finish_reason === 'string') finished = true;
     }
   }
-  const usage = chunk.usage;
-  if (isRecord(usage)) {
-    const input = tokenCount(usage.prompt_tokens);
-    const output = tokenCount(usage.completion_tokens);
-    if (input !== null && output !== null) out.push({ type: 'usage', inputTokens: input, outputTokens: output });
-  }
+  if (usage !== null) out.push({ type: 'usage', inputTokens: usage.input, outputTokens: usage.output });
   return finished;
 }
+
+/**
+ * The message of an `event: error` SSE event: its data is usually JSON (`{"error": {"message": ...}}`,
+ * `{"message": ...}`), sometimes plain text.
+ */
+export function errorEventMessage(data: string): string {
+  const text = data.trim();
+  if (text.length === 0) return 'The model reported an error';
+  if (text.startsWith('{') || text.startsWith('"')) {
+    try {
+      const v = JSON.parse(text) as unknown;
+      if (typeof v === 'string' && v.trim()) return v.trim().slice(0, 1000);
+    } catch {
+      return text.slice(0, 1000);
+    }
+    return upstreamError(200, text).message.slice(0, 1000);
+  }
+  return text.slice(0, 1000);
+}
+
+/** The plain note a reply gets when the model asked for tools Parley does not offer (it produced no answer for them). */
+export function toolCallNote(names: readonly string[]): string {
+  const named = [...new Set(names.filter((n) => n.length > 0))];
+  const which = named.length === 0 ? 'a tool' : named.length === 1 ? `a tool ("${named[0]}")` : `tools (${named.map((n) => `"${n}"`).join(', ')})`;
+  return `The model tried to call ${which}, which Parley does not offer, so it stopped without finishing its answer.`;
+}
+
+/**
+ * Reasoning some providers put in the reply text itself, between `<think>` and `</think>` at its very start
+ * (DeepSeek R1 and QwQ on Together, Fireworks, Groq's `raw` format, older Ollama): moved to thinking, so the relay
+ * frames it as thinking rather than as text that happens to contain tags. Only a `<think>` before any other text
+ * counts; everything else passes through as it came.
+ */
+export class InlineThinkSplitter {
+  private state: 'start' | 'think' | 'text' = 'start';
+  private held = '';
+
+  /** Events for one content delta. */
+  take(text: string, out: ProviderEvent[]): void {
+    if (this.state === 'text') {
+      out.push({ type: 'content', text });
+      return;
+    }
+    let s = this.held + text;
+    this.held = '';
+    if (this.state === 'start') {
+      const lead = s.length - s.trimStart().length;
+      const rest = s.slice(lead);
+      if (rest.length < THINK_TAG.length && THINK_TAG.startsWith(rest)) {
+        this.held = s; // not known yet
+        return;
+      }
+      if (!rest.startsWith(THINK_TAG)) {
+        this.state = 'text';
+        out.push({ type: 'content', text: s });
+        return;
+      }
+      this.state = 'think';
+      s = rest.slice(THINK_TAG.length);
+    }
+    const end = s.indexOf(THINK_END);
+    if (end === -1) {
+      // Hold back a tail that may be the start of the closing tag.
+      let keep = 0;
+      for (let len = Math.min(s.length, THINK_END.length - 1); len > 0; len--) {
+        if (THINK_END.startsWith(s.slice(s.length - len))) {
+          keep = len;
+          break;
+        }
+      }
+      const now = s.slice(0, s.length - keep);
+      this.held = s.slice(s.length - keep);
+      if (now.length > 0) out.push({ type: 'reasoning', text: now });
+      return;
+    }
+    if (end > 0) out.push({ type: 'reasoning', text: s.slice(0, end) });
+    this.state = 'text';
+    const after = s.slice(end + THINK_END.length).replace(/^\s+/, '');
+    if (after.length > 0) out.push({ type: 'content', text: after });
+  }
+
+  /** End of the stream: what was held back, as it came. */
+  flush(out: ProviderEvent[]): void {
+    const h = this.held;
+    this.held = '';
+    if (h.length === 0) return;
+    out.push(this.state === 'think' ? { type: 'reasoning', text: h } : { type: 'content', text: h });
+  }
+}
+
+const THINK_TAG = '<think>';
+const THINK_END = '</think>';
 
 export class OpenAiProvider implements TextProvider {
   readonly id: string;
@@ -234,6 +380,10 @@ class SseEventQueue implements AsyncIterableIterator<ProviderEvent> {
   private pushed = 0;
   private readonly decoder = new StringDecoder('utf8');
   private readonly parser = new SseParser();
+  private readonly inlineThink = new InlineThinkSplitter();
+  /** Tools the model asked to call (names), which Parley does not offer: noted at the end. */
+  private readonly toolCalls: string[] = [];
+  private sawContent = false;
 
   constructor(
     private readonly body: IncomingMessage,
@@ -283,7 +433,15 @@ class SseEventQueue implements AsyncIterableIterator<ProviderEvent> {
         return;
       }
       if (ev.event === 'error') {
-        this.fail(new UpstreamStreamError(ev.data || 'The model reported an error'));
+        // Its usage first (what the failed generation used is still charged), then its message.
+        try {
+          const parsed = JSON.parse(ev.data) as unknown;
+          const u = isRecord(parsed) ? (usageOf(parsed.usage) ?? (isRecord(parsed.x_groq) ? usageOf(parsed.x_groq.usage) : null)) : null;
+          if (u !== null) this.push({ type: 'usage', inputTokens: u.input, outputTokens: u.output });
+        } catch {
+          // plain text
+        }
+        this.fail(new UpstreamStreamError(errorEventMessage(ev.data)));
         return;
       }
       let parsed: unknown;
@@ -299,12 +457,38 @@ class SseEventQueue implements AsyncIterableIterator<ProviderEvent> {
       try {
         if (chunkEvents(parsed, batch, this.imageLines)) this.finished = true;
       } catch (e) {
-        for (const b of batch) this.push(b);
+        this.pushAll(batch);
         this.fail(e);
         return;
       }
-      for (const b of batch) this.push(b);
+      this.pushAll(batch);
       batch.length = 0;
+    }
+  }
+
+  /** Pushes a chunk's events: reply text through the inline-thinking splitter, tool calls kept for the end note. */
+  private pushAll(batch: ProviderEvent[]): void {
+    for (const b of batch) {
+      if (b.type === 'toolCall') {
+        if (this.toolCalls.length < 16) this.toolCalls.push(b.name);
+      } else if (b.type === 'content' && !this.imageLines) {
+        this.sawContent = true;
+        const split: ProviderEvent[] = [];
+        this.inlineThink.take(b.text, split);
+        for (const x of split) this.push(x);
+      } else this.push(b);
+    }
+  }
+
+  /** Before the last event: text the splitter held back, and the note of a tool call. */
+  private flushHeld(): void {
+    const tail: ProviderEvent[] = [];
+    this.inlineThink.flush(tail);
+    for (const x of tail) this.push(x);
+    if (this.toolCalls.length > 0) {
+      const note = toolCallNote(this.toolCalls);
+      this.toolCalls.length = 0;
+      this.push(this.imageLines ? line({ type: 'text', text: note }) : { type: 'content', text: this.sawContent ? `\n\n${note}` : note });
     }
   }
 
@@ -318,12 +502,15 @@ class SseEventQueue implements AsyncIterableIterator<ProviderEvent> {
   }
 
   private finish(): void {
+    if (this.ended) return;
+    this.flushHeld();
     this.ended = true;
     this.settleWaiter();
   }
 
   private fail(e: unknown): void {
     if (this.ended) return;
+    if (!this.signal.aborted) this.flushHeld();
     this.ended = true;
     this.failure = e;
     this.body.destroy();

@@ -23,6 +23,11 @@ export type ProviderEvent =
   | { type: 'usage'; inputTokens: number; outputTokens: number }
   /** The model id the upstream reports it answered with. */
   | { type: 'model'; model: string }
+  /**
+   * The model asked to call a tool (its name, possibly empty). Parley offers none: the provider turns these into a
+   * plain note at the end of the reply (providers/openai.ts); relays never see this event.
+   */
+  | { type: 'toolCall'; name: string }
   /** Bytes arrived that carried nothing to show (role chunk, keep-alive comment): the upstream is alive. */
   | { type: 'ping' };
 

@@ -61,18 +61,19 @@ function xls(strings: readonly string[]): Uint8Array {
 }
 
 /** Mobipocket: a PalmDB 'BOOKMOBI' with record 0 (PalmDOC header, MOBI header, UTF-8) and one text record. */
-function mobi(html: string, compression: 1 | 2): Uint8Array {
-  const text = enc(html);
-  const r0 = new Uint8Array(16 + 16);
+function mobi(html: string, compression: 1 | 2, extraFlags = 0, trailing: readonly number[] = []): Uint8Array {
+  const text = Uint8Array.from([...enc(html), ...trailing]);
+  const r0 = new Uint8Array(extraFlags ? 0xf4 : 16 + 16);
   const v0 = new DataView(r0.buffer);
   v0.setUint16(0, compression);
   v0.setUint32(4, text.length);
   v0.setUint16(8, 1);
   v0.setUint16(10, 4096);
   r0.set(enc('MOBI'), 16);
-  v0.setUint32(20, 16);
+  v0.setUint32(20, extraFlags ? 0xe8 : 16);
   v0.setUint32(24, 2);
   v0.setUint32(28, 65001);
+  if (extraFlags) v0.setUint16(0xf2, extraFlags);
   const header = new Uint8Array(78 + 2 * 8 + 2);
   const vh = new DataView(header.buffer);
   header.set(enc('test-book'), 0);
@@ -182,6 +183,14 @@ describe('the gateway reads the formats the browser sends it (spec 000 section 5
   it('mobi: the text records, tags removed, stored or PalmDOC-compressed', async () => {
     for (const compression of [1, 2] as const) {
       expect(await extractText(mobi('<html><body><p>Call me Ishmael.</p></body></html>', compression), 'mobi')).toContain('Call me Ishmael.');
+    }
+  });
+
+  it('mobi: the trailing entries of extra_data_flags are dropped, not read as text or decompressed', async () => {
+    // Bit 1: one trailing entry (two bytes and its backward size byte, 0x83 = 3); bit 0: a multibyte overlap of one byte.
+    for (const compression of [1, 2] as const) {
+      const book = mobi('<p>Call me Ishmael.</p>', compression, 0b11, [0x00, 0x41, 0x42, 0x83]);
+      expect(await extractText(book, 'mobi')).toBe('Call me Ishmael.');
     }
   });
 

@@ -25,7 +25,7 @@ export type FakeStep =
   /** An SSE comment line (keep-alive), e.g. ': OPENROUTER PROCESSING'. */
   | { comment: string }
   /** Exactly these bytes. */
-  | { raw: string }
+  | { raw: string | Uint8Array }
   /** An error object inside the stream (as OpenRouter sends mid-stream). */
   | { streamError: { message: string; code?: string | number } };
 
@@ -55,6 +55,11 @@ export interface FakeScript {
   end?: 'done' | 'drop' | 'stall' | 'end';
   /** `model` field of the chunks; default: the requested model. */
   model?: string;
+  /**
+   * Only the steps' bytes: no role chunk of the fake's own first (a recorded or documented stream replayed as it is,
+   * with `end: 'end'`). Each step is written in its own event-loop turn, so pieces leave as separate writes.
+   */
+  bare?: boolean;
 }
 
 /** A request the fake received. */
@@ -191,7 +196,7 @@ export async function startFakeUpstream(script: FakeScriptInput, options: FakeUp
   const models = options.models ?? ['fake-model'];
   let counter = 0;
 
-  const write = (res: ServerResponse, text: string): void => {
+  const write = (res: ServerResponse, text: string | Uint8Array): void => {
     if (!res.destroyed && !res.writableEnded) res.write(text);
   };
 
@@ -217,9 +222,10 @@ export async function startFakeUpstream(script: FakeScriptInput, options: FakeUp
       connection: 'keep-alive',
     });
     res.flushHeaders();
-    write(res, chunkLine(model, id, [deltaChoice({ role: 'assistant', content: '', refusal: null })]));
+    if (!s.bare) write(res, chunkLine(model, id, [deltaChoice({ role: 'assistant', content: '', refusal: null })]));
     for (const step of s.steps ?? []) {
       if (record.aborted || res.destroyed) return;
+      if (s.bare) await new Promise<void>((r) => setImmediate(r));
       if ('delayMs' in step) await sleepUnlessClosed(step.delayMs, res);
       else if ('content' in step) {
         write(res, chunkLine(model, id, [deltaChoice({ content: step.content })]));

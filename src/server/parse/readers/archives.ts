@@ -6,6 +6,7 @@
  */
 import { unzipSync } from 'fflate';
 import { CLIENT_FORMATS, baseName, fileExtension, formatFileSize } from '../../../protocol/attachments';
+import { ProtectedFileError } from './protection';
 import { decodeTextLoose } from './text';
 
 export const ARCHIVE_LIMITS = {
@@ -81,10 +82,22 @@ export function zipText(data: Uint8Array, limits = ARCHIVE_LIMITS): string {
 
 export async function rarText(data: Uint8Array, limits = ARCHIVE_LIMITS): Promise<string> {
   const { createExtractorFromData } = await import('node-unrar-js');
-  const extractor = await createExtractorFromData({ data: Uint8Array.from(data).buffer });
-  const list = extractor.getFileList();
+  let extractor;
+  let list;
+  try {
+    extractor = await createExtractorFromData({ data: Uint8Array.from(data).buffer });
+    list = extractor.getFileList();
+    if (list.arcHeader.flags.headerEncrypted) throw new ProtectedFileError();
+  } catch (e) {
+    // unrar asks for a password for an archive whose names are encrypted
+    if (e instanceof ProtectedFileError || (e instanceof Error && /password/i.test(e.message))) throw new ProtectedFileError();
+    throw e;
+  }
   const entries: ArchiveEntry[] = [];
-  for (const h of list.fileHeaders) entries.push({ name: h.name, size: h.unpSize, directory: h.flags.directory });
+  for (const h of list.fileHeaders) {
+    if (h.flags.encrypted) throw new ProtectedFileError();
+    entries.push({ name: h.name, size: h.unpSize, directory: h.flags.directory });
+  }
   const chosen = chooseTextEntries(entries, limits);
   const texts = new Map<string, string>();
   if (chosen.size > 0) {
@@ -118,6 +131,7 @@ export async function sevenZipText(data: Uint8Array, limits = ARCHIVE_LIMITS): P
       current.name = line.slice(7);
     } else if (line.startsWith('Size = ')) current.size = Number(line.slice(7)) || 0;
     else if (line.startsWith('Folder = ')) current.directory = line.slice(9).trim() === '+';
+    else if (line.startsWith('Encrypted = +')) throw new ProtectedFileError();
     else if (line.startsWith('Attributes = ') && line.includes('D')) current.directory = current.directory ?? line.slice(13).startsWith('D');
   }
   flush();

@@ -7,8 +7,10 @@
  */
 import { OfficeParser, type OfficeParserConfig } from 'officeparser';
 import { CLIENT_FORMATS } from '../../../protocol/attachments';
+import { annotationText } from '../../../protocol/pdf-annotations';
 import { rarText, sevenZipText, zipText } from './archives';
 import { mobiText, pptText, stripTags, xlsText } from './legacy';
+import { isProtected, ProtectedFileError } from './protection';
 import { decodeTextLoose, looksLikeText } from './text';
 
 /** Largest text returned (characters): the model's context is far smaller; the engine cuts it further. */
@@ -21,6 +23,18 @@ const TEXT_TYPES = new Set<string>(CLIENT_FORMATS.filter((f) => !['pdf', 'jpg', 
 
 export class ExtractError extends Error {
   override name = 'ExtractError';
+}
+
+const FORMAT_NAMES: Record<string, string> = {
+  doc: 'Word', docx: 'Word', xls: 'Excel', xlsx: 'Excel', ppt: 'PowerPoint', pptx: 'PowerPoint', odt: 'OpenDocument text',
+  ods: 'OpenDocument spreadsheet', odp: 'OpenDocument presentation', rtf: 'RTF', epub: 'EPUB', mobi: 'Mobipocket', pdf: 'PDF',
+  zip: 'ZIP', rar: 'RAR', '7z': '7z',
+};
+
+/** The message for a file its reader could not make sense of: the format named, no reader internals. */
+export function damagedMessage(ext: string): string {
+  const name = FORMAT_NAMES[ext] ?? ext.toUpperCase();
+  return `This ${name} file (.${ext}) looks damaged, so its text could not be read. Open it on your computer, save it again and attach the new copy.`;
 }
 
 export function serverReads(ext: string): boolean {
@@ -37,7 +51,31 @@ async function officeText(data: Uint8Array, ext: string, signal: AbortSignal): P
     decompressionLimits: OFFICE_LIMITS,
   };
   const ast = await OfficeParser.parseOffice(Buffer.from(data.buffer, data.byteOffset, data.byteLength), config);
+  if (ext === 'xlsx' || ext === 'ods') return sheetsText(ast.content);
   return ast.toText();
+}
+
+interface SheetNode {
+  type: string;
+  text?: string;
+  children?: SheetNode[];
+  metadata?: unknown;
+}
+
+/** A spreadsheet's AST as text: each sheet under its name, its rows' cells tab-separated (as the xls reader does). */
+function sheetsText(content: readonly SheetNode[]): string {
+  const out: string[] = [];
+  for (const node of content) {
+    if (node.type !== 'sheet') continue;
+    const meta = node.metadata as { sheetName?: unknown } | undefined;
+    const name = typeof meta?.sheetName === 'string' ? meta.sheetName : '';
+    const rows = (node.children ?? [])
+      .filter((r) => r.type === 'row')
+      .map((r) => (r.children ?? []).map((c) => (c.text ?? '').trim()).filter((t) => t !== '').join('\t'))
+      .filter((line) => line !== '');
+    if (rows.length > 0) out.push(name ? `Sheet: ${name}\n${rows.join('\n')}` : rows.join('\n'));
+  }
+  return out.join('\n\n');
 }
 
 async function docText(data: Uint8Array): Promise<string> {
@@ -48,12 +86,22 @@ async function docText(data: Uint8Array): Promise<string> {
 
 async function pdfText(data: Uint8Array): Promise<string> {
   const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
-  const doc = await getDocument({ data, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, enableXfa: false, verbosity: 0 }).promise;
+  let doc;
+  try {
+    doc = await getDocument({ data, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, enableXfa: false, verbosity: 0 }).promise;
+  } catch (e) {
+    // A PDF that needs a password to open (an owner password alone does not stop reading).
+    if (e instanceof Error && e.name === 'PasswordException') throw new ProtectedFileError();
+    throw e;
+  }
   const pages: string[] = [];
   for (let n = 1; n <= doc.numPages; n++) {
     const page = await doc.getPage(n);
     const content = await page.getTextContent();
-    pages.push(content.items.map((it) => ('str' in it ? it.str + (it.hasEOL ? '\n' : '') : '')).join('').trim());
+    const text = content.items.map((it) => ('str' in it ? it.str + (it.hasEOL ? '\n' : '') : '')).join('').trim();
+    // Filled form fields and notes are not in the content stream (src/protocol/pdf-annotations.ts).
+    const notes = annotationText(await page.getAnnotations());
+    pages.push(notes ? `${text}\n${notes}`.trim() : text);
     page.cleanup();
   }
   await doc.destroy();
@@ -64,6 +112,7 @@ async function pdfText(data: Uint8Array): Promise<string> {
 export async function extractText(data: Uint8Array, ext: string, signal: AbortSignal = new AbortController().signal): Promise<string> {
   let text: string;
   try {
+    if (isProtected(data, ext)) throw new ProtectedFileError();
     if (OFFICE_TYPES.has(ext)) text = await officeText(data, ext, signal);
     else if (ext === 'doc') text = await docText(data);
     else if (ext === 'ppt') text = pptText(data);
@@ -79,9 +128,8 @@ export async function extractText(data: Uint8Array, ext: string, signal: AbortSi
       if (ext === 'html' || ext === 'htm' || ext === 'xml') text = stripTags(text);
     } else throw new ExtractError(`.${ext} files are not supported`);
   } catch (error) {
-    if (error instanceof ExtractError) throw error;
-    const message = error instanceof Error ? error.message : String(error);
-    throw new ExtractError(`the .${ext} file could not be read (${message.replace(/\s+/g, ' ').slice(0, 200)})`);
+    if (error instanceof ExtractError || error instanceof ProtectedFileError) throw error;
+    throw new ExtractError(damagedMessage(ext));
   }
   return text.replace(/\r\n?/g, '\n').replace(/\n{3,}/g, '\n\n').trim().slice(0, MAX_TEXT_CHARS);
 }

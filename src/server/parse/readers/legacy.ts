@@ -43,18 +43,8 @@ export function pptText(data: Uint8Array): string {
   return out.map((t) => t.replace(/\r/g, '\n').trim()).filter((t) => t !== '').join('\n\n');
 }
 
-/**
- * Excel 97-2003: the shared string table (SST, 0x00FC, continued by CONTINUE 0x003C records) of the 'Workbook'
- * stream holds the text of every cell with text. A string split across a CONTINUE starts again with a flags
- * byte (compressed 8-bit or UTF-16).
- */
-export function xlsText(data: Uint8Array): string {
-  let s: Uint8Array;
-  try {
-    s = stream(data, 'Workbook');
-  } catch {
-    s = stream(data, 'Book');
-  }
+/** The shared string table (SST, 0x00FC, continued by CONTINUE 0x003C records) of a BIFF8 stream, in order. */
+function sharedStrings(s: Uint8Array): string[] {
   const view = new DataView(s.buffer, s.byteOffset, s.byteLength);
   // Collect the SST record and its CONTINUE records as separate segments.
   const segments: Uint8Array[] = [];
@@ -71,7 +61,7 @@ export function xlsText(data: Uint8Array): string {
     else if (inSst) break;
     i += 4 + len;
   }
-  if (segments.length === 0) return '';
+  if (segments.length === 0) return [];
   let seg = 0;
   let pos = 8; // cstTotal, cstUnique
   const cur = (): Uint8Array => segments[seg] as Uint8Array;
@@ -133,7 +123,223 @@ export function xlsText(data: Uint8Array): string {
       }
     }
   }
-  return strings.filter((t) => t.trim() !== '').join('\n');
+  return strings;
+}
+
+/** Built-in number formats that show a date or a time (ECMA-376 / BIFF ifmt). */
+const DATE_FORMATS = new Set([14, 15, 16, 17, 18, 19, 20, 21, 22, 45, 46, 47]);
+
+/** A custom number format shows a date or time: d, m, y, h or s outside quotes, brackets and escapes. */
+function isDateFormat(code: string): boolean {
+  const bare = code.replace(/"[^"]*"|\[[^\]]*\]|\\./g, '');
+  return /[dmyhs]/i.test(bare) && !/[0#?]/.test(bare.replace(/\.0+/g, ''));
+}
+
+/** An Excel serial date (days since 1899-12-30, or 1904-01-01) as the sheet would show it: a date, and its time. */
+function serialDate(n: number, date1904: boolean): string {
+  const d = new Date(Math.round((n + (date1904 ? 1462 : 0) - 25569) * 86_400_000));
+  if (!Number.isFinite(d.getTime())) return generalNumber(n);
+  const iso = d.toISOString();
+  if (n < 1) return iso.slice(11, 19);
+  return Math.abs(n - Math.floor(n)) < 1e-9 ? iso.slice(0, 10) : `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
+}
+
+/** A number as a sheet shows it in General format: up to 15 significant digits, no float noise. */
+function generalNumber(n: number): string {
+  return String(Number(n.toPrecision(15)));
+}
+
+/** An RK value: a 30-bit integer or the top of an IEEE double, optionally divided by 100. */
+function rkValue(rk: number): number {
+  let v: number;
+  if (rk & 0x02) v = rk >> 2;
+  else {
+    const buf = new DataView(new ArrayBuffer(8));
+    buf.setUint32(4, rk & 0xfffffffc, true);
+    v = buf.getFloat64(0, true);
+  }
+  return rk & 0x01 ? v / 100 : v;
+}
+
+const BOOL_ERRORS: Record<number, string> = { 0x00: '#NULL!', 0x07: '#DIV/0!', 0x0f: '#VALUE!', 0x17: '#REF!', 0x1d: '#NAME?', 0x24: '#NUM!', 0x2a: '#N/A' };
+
+/**
+ * Excel 2 to 2003 (BIFF2 to BIFF8; Excel 5/95 included): every sheet's cells of every type, row by row (cells
+ * tab-separated), each sheet under its name. Text from the shared string table (BIFF8) or inline labels (BIFF2-5);
+ * numbers (NUMBER, RK, MULRK, INTEGER) in General format, or as dates when their cell format is a date; booleans
+ * and errors; formula results (cached values, and STRING for text results). BIFF5/8 live in a compound file
+ * ('Workbook' or 'Book' stream); BIFF2-4 files are the bare stream.
+ */
+export function xlsText(data: Uint8Array): string {
+  let s: Uint8Array;
+  if (data.length >= 8 && data[0] === 0xd0 && data[1] === 0xcf) {
+    try {
+      s = stream(data, 'Workbook');
+    } catch {
+      s = stream(data, 'Book');
+    }
+  } else s = data;
+  const view = new DataView(s.buffer, s.byteOffset, s.byteLength);
+  const first = s.length >= 4 ? view.getUint16(0, true) : 0;
+  if (first !== 0x0809 && first !== 0x0409 && first !== 0x0209 && first !== 0x0009) throw new Error('not an Excel file');
+  const sst = sharedStrings(s);
+  let biff = first === 0x0009 ? 2 : first === 0x0209 ? 3 : first === 0x0409 ? 4 : 8;
+  const formats = new Map<number, string>();
+  const xfFormat: number[] = [];
+  const sheetNames: string[] = [];
+  let date1904 = false;
+  type Cell = { row: number; col: number; text: string };
+  const sheets: { name: string; cells: Cell[] }[] = [];
+  let cells: Cell[] | null = null;
+  let depth = 0;
+  let pendingString: { row: number; col: number } | null = null;
+  /** A BIFF string: length (8- or 16-bit), then (BIFF8) a flags byte and 8-bit or UTF-16 characters. */
+  const biffString = (at: number, end: number, lenBytes: 1 | 2): string => {
+    if (at + lenBytes > end) return '';
+    const n = lenBytes === 1 ? (s[at] as number) : view.getUint16(at, true);
+    let p = at + lenBytes;
+    if (biff === 8) {
+      const flags = s[p++] as number;
+      if (flags & 0x08) p += 2;
+      if (flags & 0x04) p += 4;
+      const wide = (flags & 1) === 1;
+      return (wide ? utf16 : latin1).decode(s.subarray(p, Math.min(end, p + n * (wide ? 2 : 1))));
+    }
+    return latin1.decode(s.subarray(p, Math.min(end, p + n)));
+  };
+  const numberText = (xf: number, n: number): string => {
+    const f = xfFormat[xf];
+    if (f !== undefined && (DATE_FORMATS.has(f) || isDateFormat(formats.get(f) ?? ''))) return serialDate(n, date1904);
+    return generalNumber(n);
+  };
+  const add = (row: number, col: number, text: string): void => {
+    if (cells && text !== '') cells.push({ row, col, text });
+  };
+  let i = 0;
+  while (i + 4 <= s.length) {
+    const type = view.getUint16(i, true);
+    const len = view.getUint16(i + 2, true);
+    const b = i + 4;
+    const end = Math.min(s.length, b + len);
+    i = b + len;
+    const has = (n: number): boolean => b + n <= end;
+    switch (type) {
+      case 0x0809:
+      case 0x0409:
+      case 0x0209:
+      case 0x0009: {
+        if (type === 0x0809 && has(2)) biff = view.getUint16(b, true) === 0x0600 ? 8 : 5;
+        depth++;
+        const kind = type === 0x0809 && has(4) ? view.getUint16(b + 2, true) : 0x10;
+        // Worksheets (and the single sheet of a BIFF2-4 file); the workbook globals hold no cells.
+        if (kind !== 0x0005) {
+          cells = [];
+          sheets.push({ name: sheetNames[sheets.length] ?? (biff < 5 ? '' : `Sheet${sheets.length + 1}`), cells });
+        }
+        break;
+      }
+      case 0x000a: // EOF
+        depth--;
+        cells = null;
+        if (depth < 0) depth = 0;
+        break;
+      case 0x0085: // BOUNDSHEET
+        if (has(7)) sheetNames.push(biffString(b + 6, end, 1));
+        break;
+      case 0x0022: // DATEMODE
+        if (has(2)) date1904 = view.getUint16(b, true) === 1;
+        break;
+      case 0x041e: // FORMAT (BIFF4+)
+      case 0x001e: // FORMAT (BIFF2-3)
+        if (biff >= 5 && has(4)) formats.set(view.getUint16(b, true), biffString(b + 2, end, biff === 8 ? 2 : 1));
+        break;
+      case 0x00e0: // XF (BIFF5/8)
+        if (has(4)) xfFormat.push(view.getUint16(b + 2, true));
+        break;
+      case 0x0443: // XF (BIFF4)
+      case 0x0243: // XF (BIFF3)
+        if (has(2)) xfFormat.push(s[b + 1] as number);
+        break;
+      case 0x00fd: // LABELSST
+        if (has(10)) add(view.getUint16(b, true), view.getUint16(b + 2, true), sst[view.getUint32(b + 6, true)] ?? '');
+        break;
+      case 0x0204: // LABEL (BIFF3+)
+      case 0x00d6: // RSTRING
+        if (has(8)) add(view.getUint16(b, true), view.getUint16(b + 2, true), biffString(b + 6, end, 2));
+        break;
+      case 0x0004: // LABEL (BIFF2)
+        if (has(8)) add(view.getUint16(b, true), view.getUint16(b + 2, true), latin1.decode(s.subarray(b + 8, Math.min(end, b + 8 + (s[b + 7] as number)))));
+        break;
+      case 0x0203: // NUMBER
+        if (has(14)) add(view.getUint16(b, true), view.getUint16(b + 2, true), numberText(view.getUint16(b + 4, true), view.getFloat64(b + 6, true)));
+        break;
+      case 0x0003: // NUMBER (BIFF2)
+        if (has(15)) add(view.getUint16(b, true), view.getUint16(b + 2, true), generalNumber(view.getFloat64(b + 7, true)));
+        break;
+      case 0x0002: // INTEGER (BIFF2)
+        if (has(9)) add(view.getUint16(b, true), view.getUint16(b + 2, true), String(view.getUint16(b + 7, true)));
+        break;
+      case 0x027e: // RK
+        if (has(10)) add(view.getUint16(b, true), view.getUint16(b + 2, true), numberText(view.getUint16(b + 4, true), rkValue(view.getInt32(b + 6, true))));
+        break;
+      case 0x00bd: {
+        // MULRK: row, first column, (xf, rk) pairs, last column
+        if (!has(6)) break;
+        const row = view.getUint16(b, true);
+        let col = view.getUint16(b + 2, true);
+        for (let p = b + 4; p + 6 <= end - 2; p += 6) add(row, col++, numberText(view.getUint16(p, true), rkValue(view.getInt32(p + 2, true))));
+        break;
+      }
+      case 0x0205: // BOOLERR
+        if (has(8)) {
+          const v = s[b + 6] as number;
+          add(view.getUint16(b, true), view.getUint16(b + 2, true), s[b + 7] ? (BOOL_ERRORS[v] ?? '#ERROR') : v ? 'TRUE' : 'FALSE');
+        }
+        break;
+      case 0x0006: // FORMULA (BIFF5/8)
+      case 0x0206: // FORMULA (BIFF3)
+      case 0x0406: {
+        // FORMULA (BIFF4): row, col, xf, then the cached result (8 bytes)
+        if (!has(14)) break;
+        const row = view.getUint16(b, true);
+        const col = view.getUint16(b + 2, true);
+        if (view.getUint16(b + 12, true) === 0xffff) {
+          const kind = s[b + 6] as number;
+          if (kind === 0) pendingString = { row, col };
+          else if (kind === 1) add(row, col, s[b + 8] ? 'TRUE' : 'FALSE');
+          else if (kind === 2) add(row, col, BOOL_ERRORS[s[b + 8] as number] ?? '#ERROR');
+        } else add(row, col, numberText(view.getUint16(b + 4, true), view.getFloat64(b + 6, true)));
+        break;
+      }
+      case 0x0207: // STRING: the text result of the formula before it
+        if (pendingString && has(2)) add(pendingString.row, pendingString.col, biffString(b, end, biff === 8 ? 2 : biff === 2 ? 1 : 2));
+        pendingString = null;
+        break;
+      default:
+        break;
+    }
+  }
+  const out: string[] = [];
+  for (const sheet of sheets) {
+    if (sheet.cells.length === 0) continue;
+    sheet.cells.sort((a, c) => a.row - c.row || a.col - c.col);
+    const lines: string[] = [];
+    let row = -1;
+    let line: string[] = [];
+    for (const c of sheet.cells) {
+      if (c.row !== row) {
+        if (line.length > 0) lines.push(line.join('\t'));
+        line = [];
+        row = c.row;
+      }
+      line.push(c.text);
+    }
+    if (line.length > 0) lines.push(line.join('\t'));
+    out.push(sheet.name ? `Sheet: ${sheet.name}\n${lines.join('\n')}` : lines.join('\n'));
+  }
+  // No cell record at all (a damaged or unusual writer) but a string table: its strings are the text there is.
+  if (out.length === 0) return sst.filter((t) => t.trim() !== '').join('\n');
+  return out.join('\n\n');
 }
 
 /** PalmDOC (LZ77-style) decompression of one Mobipocket text record. */
@@ -157,6 +363,33 @@ export function palmDocDecompress(input: Uint8Array, maxOut: number): Uint8Array
   return Uint8Array.from(out);
 }
 
+/**
+ * Bytes of the trailing entries at the end of a Mobipocket text record (extra_data_flags): one entry per flag bit
+ * above bit 0, each ending in its size written backwards as a variable-width number; bit 0 adds the multibyte
+ * overlap, whose size is in the low two bits of the byte before. They are not text and must not reach the
+ * decompressor.
+ */
+export function trailingSize(record: Uint8Array, flags: number): number {
+  let size = 0;
+  for (let bits = flags >> 1; bits !== 0; bits >>= 1) {
+    if ((bits & 1) === 0) continue;
+    let end = record.length - size;
+    let value = 0;
+    let shift = 0;
+    while (end > 0) {
+      const v = record[end - 1] as number;
+      value |= (v & 0x7f) << shift;
+      shift += 7;
+      end--;
+      if (v & 0x80 || shift >= 28) break;
+    }
+    size += value;
+    if (size > record.length) return record.length;
+  }
+  if (flags & 1 && record.length - size - 1 >= 0) size += ((record[record.length - size - 1] as number) & 0x3) + 1;
+  return Math.min(size, record.length);
+}
+
 /** Mobipocket (.mobi, PalmDOC compression or none): the text records after record 0, HTML tags removed. */
 export function mobiText(data: Uint8Array, maxChars: number): string {
   if (data.length < 78) throw new Error('not a Mobipocket file');
@@ -172,14 +405,20 @@ export function mobiText(data: Uint8Array, maxChars: number): string {
   const textRecords = view.getUint16(r0 + 8, false);
   if (compression !== 1 && compression !== 2) throw new Error('this Mobipocket compression (HUFF/CDIC) is not supported');
   let encoding = 1252;
-  if (type === 'BOOKMOBI' && r0 + 32 <= data.length && latin1.decode(data.subarray(r0 + 16, r0 + 20)) === 'MOBI') encoding = view.getUint32(r0 + 28, false);
+  let extraFlags = 0;
+  if (type === 'BOOKMOBI' && r0 + 32 <= data.length && latin1.decode(data.subarray(r0 + 16, r0 + 20)) === 'MOBI') {
+    encoding = view.getUint32(r0 + 28, false);
+    // extra_data_flags (MOBI header of 0xE4 bytes or more): trailing entries after each text record's data.
+    const headerLength = view.getUint32(r0 + 20, false);
+    if (headerLength >= 0xe4 && r0 + 0xf4 <= data.length) extraFlags = view.getUint16(r0 + 0xf2, false);
+  }
   const decoder = encoding === 65001 ? new TextDecoder('utf-8') : latin1;
   let text = '';
   for (let r = 1; r <= textRecords && r < offsets.length && text.length < maxChars; r++) {
     const start = offsets[r] as number;
     const end = offsets[r + 1] ?? data.length;
     if (start >= end || end > data.length) break;
-    const raw = data.subarray(start, end);
+    const raw = data.subarray(start, end - trailingSize(data.subarray(start, end), extraFlags));
     const bytes = compression === 2 ? palmDocDecompress(raw, 8192) : raw;
     text += decoder.decode(bytes);
   }

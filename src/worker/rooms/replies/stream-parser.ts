@@ -2,7 +2,7 @@
  * Incremental parser of the streamed chat reply (POST /api/stream-gpt), framing in src/protocol/stream.ts:
  * plain text; `<think>`...`</think>` thinking; the literal CLEAR_THINKING_MESSAGE discards the thinking received so
  * far (wherever it appears, inside or outside a think block); a final `<metadata>{json}</metadata>` after which
- * nothing counts.
+ * nothing counts; FRAME_BREAK (`<!>`), which the gateway puts inside a marker that model text contains, is dropped.
  *
  * Written by hand: no library parses this ad-hoc framing. Design points:
  *  - one streaming TextDecoder, so a multi-byte UTF-8 character split across chunks decodes correctly;
@@ -19,6 +19,7 @@
  */
 import {
   CLEAR_THINKING_MESSAGE,
+  FRAME_BREAK,
   METADATA_CLOSE,
   METADATA_OPEN,
   THINK_CLOSE,
@@ -70,11 +71,11 @@ function mayStartAt(s: string, from: number, marker: string): boolean {
   return true;
 }
 
-/** True when neither CLEAR_THINKING_MESSAGE, `<metadata>` nor `think` (the think tag that counts) starts in `s`. */
+/** True when neither CLEAR_THINKING_MESSAGE, `<metadata>`, FRAME_BREAK nor `think` (the think tag that counts) starts in `s`. */
 function noMarkerIn(s: string, think: string): boolean {
   let c = s.indexOf('<');
   while (c !== -1) {
-    if (mayStartAt(s, c, think) || mayStartAt(s, c, METADATA_OPEN)) return false;
+    if (mayStartAt(s, c, think) || mayStartAt(s, c, METADATA_OPEN) || mayStartAt(s, c, FRAME_BREAK)) return false;
     c = s.indexOf('<', c + 1);
   }
   c = s.indexOf('C');
@@ -322,6 +323,10 @@ export class ReplyStreamParser {
         marker = METADATA_OPEN;
         next = Mode.Metadata;
       }
+      if (marker === '' && s.startsWith(FRAME_BREAK, lt)) {
+        // An escaped marker: the break goes, the text around it stays in the current mode.
+        marker = FRAME_BREAK;
+      }
       if (marker !== '') {
         if (lt > start) this.emit(mode, s.slice(start, lt));
         this.mode = next;
@@ -330,6 +335,7 @@ export class ReplyStreamParser {
       }
       if (
         isProperPrefixAt(s, lt, METADATA_OPEN) ||
+        isProperPrefixAt(s, lt, FRAME_BREAK) ||
         (mode === Mode.Text ? isProperPrefixAt(s, lt, THINK_OPEN) : isProperPrefixAt(s, lt, THINK_CLOSE))
       ) {
         // The rest of the chunk may be a marker cut short by the chunk end: hold it back.

@@ -4,6 +4,7 @@
  * file worker (./file-worker.ts), never on the main thread; the pdf.js module is passed in, so the same code runs
  * in Node tests with its legacy build.
  */
+import { annotationText } from '../../../../protocol/pdf-annotations';
 import { unzipSync } from 'fflate';
 
 /** The part of pdf.js this code uses (pdfjs-dist's getDocument). */
@@ -15,7 +16,7 @@ export interface PdfJs {
 }
 interface PdfDocument {
   numPages: number;
-  getPage(n: number): Promise<{ getTextContent(): Promise<{ items: unknown[] }>; cleanup(): boolean | void }>;
+  getPage(n: number): Promise<{ getTextContent(): Promise<{ items: unknown[] }>; getAnnotations(): Promise<unknown[]>; cleanup(): boolean | void }>;
   destroy(): Promise<void>;
 }
 
@@ -55,7 +56,9 @@ export async function readPdf(pdfjs: PdfJs, data: Uint8Array, options: { onProgr
         text += it.str;
         if (it.hasEOL) text += '\n';
       }
-      pages.push(text.trim());
+      // Filled form fields and notes are not in the content stream (src/protocol/pdf-annotations.ts).
+      const notes = annotationText(await page.getAnnotations());
+      pages.push(notes ? `${text.trim()}\n${notes}`.trim() : text.trim());
       page.cleanup();
       options.onProgress?.({ done: n, total: doc.numPages });
     }
