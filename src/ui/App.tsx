@@ -106,10 +106,11 @@ export function App() {
           <span className="brand">Parley</span>
         </div>
         <ShowSidebarButton />
-        <Notifications />
+        <Notifications>
+          <ConsentBanner />
+          <InstallBanner />
+        </Notifications>
         <AudioPlayerBar />
-        <ConsentBanner />
-        <InstallBanner />
         {route.name === 'conversation' && (
           <ToolSplit slug={route.slug === 'new' ? null : route.slug}>
             <ConversationPage key={route.slug === 'new' ? 'new' : 'conversation'} slug={route.slug} />

@@ -6,7 +6,7 @@
  * section 4). A mode the engine has no handler for (the `modes` query) says so next to the group; Send in one gets
  * the same plain message from the engine. Token counts are estimates, recomputed 400 ms after the last keystroke.
  */
-import { useEffect, useId, useMemo, useRef, useState } from 'react';
+import { useEffect, useId, useMemo, useRef, useState, type RefObject } from 'react';
 import { useSnapshot } from 'valtio';
 import type { ModelInfo } from '../../protocol/api';
 import type { Mode } from '../../events/model';
@@ -55,6 +55,28 @@ interface Props {
 }
 
 
+/**
+ * The floating notices sit just above the composer (issue 16): the distance from the composer's top to the window's
+ * bottom goes to the root's --composer-offset, followed as the composer grows, and removed when it goes away.
+ */
+function useOverlayAboveComposer(area: RefObject<HTMLDivElement | null>): void {
+  useEffect(() => {
+    const el = area.current;
+    if (!el) return;
+    const root = document.documentElement;
+    const place = () => root.style.setProperty('--composer-offset', `${Math.max(0, Math.round(innerHeight - el.getBoundingClientRect().top))}px`);
+    place();
+    const observer = new ResizeObserver(place);
+    observer.observe(el);
+    addEventListener('resize', place);
+    return () => {
+      observer.disconnect();
+      removeEventListener('resize', place);
+      root.style.removeProperty('--composer-offset');
+    };
+  }, [area]);
+}
+
 const NO_MESSAGES: readonly MessageView[] = [];
 const NO_MODELS: readonly ModelInfo[] = [];
 const NO_QUEUE: readonly QueuedView[] = [];
@@ -75,6 +97,8 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
   // Spec 001 sections 5 and 9: the input is at least its height preference (clamped to the window) and grows with
   // its text up to the window's limit; its width is the width preference, clamped (src/ui/account/layout.tsx).
   const size = useComposerSize();
+  const area = useRef<HTMLDivElement>(null);
+  useOverlayAboveComposer(area);
   useEffect(() => {
     const el = ref.current;
     if (!el) return;
@@ -169,7 +193,7 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
   const canAdd = state.mode === 'chat' && state.extraModels.length < MAX_EXTRA_MODELS && textModels.length > state.extraModels.length + 1;
 
   return (
-    <div className="composer-area" style={{ maxWidth: `${size.width}px` }}>
+    <div className="composer-area" ref={area} style={{ maxWidth: `${size.width}px` }}>
       {queued.length > 0 && (
         <ul className="queue" aria-label="Queued messages">
           {queued.map((q) => (

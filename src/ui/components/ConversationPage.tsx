@@ -4,7 +4,7 @@ import type { ActionResult, SendMessageResult } from '../../protocol/engine';
 import { chooseMediaModel, media, mediaModelFor, restoreMediaModel, suggestionChoice } from '../media/media-state';
 import { engine, useConversation, useQuery } from '../engine';
 import { decodeSlugPrompt, navigate } from '../router';
-import { showLocalNotice, view } from '../state';
+import { resolveLocalNotices, showLocalNotice, view } from '../state';
 import { Composer } from './Composer';
 import { composer } from '../composer-state';
 import { writesSettled } from '../writes';
@@ -19,6 +19,9 @@ import { clearWebDraft, web, webSendExtras } from '../web-state';
 import { useAttachmentInput } from './Attachments';
 import { audioPicker, audioSendExtras, speechView } from '../speech/speech-state';
 import { markSent, useAutoRead } from '../speech/auto-read';
+
+/** Notice.topic of the send's own errors, closed by the next message sent. */
+const SEND_TOPIC = 'send';
 
 const MESSAGE_REQUIRED = 'Message is required';
 
@@ -78,7 +81,7 @@ export function ConversationPage({ slug }: { slug: string }) {
   async function submit(prompt: string, targetSlug: string | null) {
     const attachments = (attached ?? []).map((a) => String(a.id));
     if (prompt.trim() === '' && web.pages.length === 0 && attachments.length === 0) {
-      showLocalNotice({ title: MESSAGE_REQUIRED, text: 'Type a message before sending.', tone: 'orange', durationMs: 5000 });
+      showLocalNotice({ title: MESSAGE_REQUIRED, text: 'Type a message before sending.', tone: 'orange', durationMs: 5000, topic: SEND_TOPIC });
       return;
     }
     // A system prompt or a setting this tab just saved reaches the engine before the message does.
@@ -92,9 +95,11 @@ export function ConversationPage({ slug }: { slug: string }) {
     );
     if (!result.ok) {
       if (result.notified) return;
-      showLocalNotice({ title: result.error, text: '', tone: result.error === MESSAGE_REQUIRED ? 'orange' : 'red', durationMs: 5000 });
+      showLocalNotice({ title: result.error, text: '', tone: result.error === MESSAGE_REQUIRED ? 'orange' : 'red', durationMs: 5000, topic: SEND_TOPIC });
       return;
     }
+    // A message went out: the send's earlier errors ("Message is required", ...) no longer apply.
+    resolveLocalNotices(SEND_TOPIC);
     markSent(result.slug, result.userMessageId);
     // Spec 000 section 4: a chat prompt is cleared once the user message is saved (and an image request's inputs).
     view.drafts[draftKey] = '';
