@@ -68,6 +68,51 @@ describe('layout', () => {
     }
   });
 
+  it('phone: one header row (Menu, title, model, "More actions"), the conversation takes at least 70% of a 390x844 screen with no notice and 60% with one, in every mode', async () => {
+    const context = await getStack().newContext();
+    const page = await openApp(context);
+    await page.setViewportSize(PHONE);
+    await chooseModel(page, FREE_MODEL);
+    getStack().upstream.setScript(textReply('A reply.'));
+    await send(page, 'A phone chat');
+    await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+    await page.getByRole('dialog', { name: 'Automatic titles' }).getByRole('button', { name: 'No' }).click();
+
+    // One row: the four controls share a line, and the header is one control high.
+    const row = await Promise.all([page.getByRole('button', { name: 'Menu' }), page.getByRole('heading', { level: 1 }), modelPicker(page), page.getByRole('button', { name: 'More actions' })].map(box));
+    const middle = (b: { y: number; height: number }) => b.y + b.height / 2;
+    for (const b of row) expect(Math.abs(middle(b) - middle(row[0]!))).toBeLessThan(6);
+    expect((await box(page.locator('.conversation-header'))).height).toBeLessThan(60);
+    // Instructions, Export and Scratchpad wait behind "More actions".
+    const instructions = page.getByRole('button', { name: 'Instructions' });
+    expect(await instructions.isVisible()).toBe(false);
+    await page.getByRole('button', { name: 'More actions' }).click();
+    for (const name of ['Instructions', 'Export', 'Scratchpad']) await page.getByRole('button', { name, exact: true }).waitFor({ state: 'visible' });
+    await instructions.click();
+    await page.getByRole('dialog', { name: 'System prompt' }).waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog', { name: 'System prompt' }).waitFor({ state: 'hidden' });
+    await page.mouse.click(PHONE.width / 2, PHONE.height / 2);
+    await instructions.waitFor({ state: 'hidden' });
+
+    const messages = page.getByRole('region', { name: 'Messages' });
+    const notices = page.getByRole('region', { name: 'Notifications' });
+    const share = async () => {
+      const m = await box(messages);
+      const n = (await notices.locator('.notice').count()) > 0 ? await box(notices) : null;
+      return (m.height - (n ? n.height : 0)) / PHONE.height;
+    };
+    for (const mode of ['Chat', 'Image', 'Video', 'Audio', 'Voice']) {
+      await page.getByRole('radiogroup', { name: 'Mode' }).getByText(mode, { exact: true }).click();
+      await expect.poll(share, { message: `${mode} mode` }).toBeGreaterThanOrEqual(0.7);
+    }
+    await page.getByRole('radiogroup', { name: 'Mode' }).getByText('Chat', { exact: true }).click();
+    await page.getByRole('textbox', { name: 'Message' }).fill('');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    await notices.getByText('Message is required').waitFor();
+    expect(await share()).toBeGreaterThanOrEqual(0.6);
+  });
+
   it('focus after first send: the message input has the focus on load and keeps it after the first send moves to the new route', async () => {
     const context = await getStack().newContext();
     const page = await openApp(context);

@@ -256,6 +256,19 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
         </div>
         {/* Web search feeds a text reply: the Chat and Voice modes; the media modes would ignore it. */}
         {(state.mode === 'chat' || state.mode === 'voice') && <WebSearchSwitch />}
+        {counts && (
+          // A small indicator; the details open on a click or a tap (issue 16: developer detail out of the way).
+          <details className="token-counts" aria-label="Token counts">
+            <summary title="Token counts">{counts.total.toLocaleString('en-US')} tokens</summary>
+            <div className="token-counts-detail">
+              <span>Conversation {counts.conversation.toLocaleString('en-US')}</span>
+              <span>Input {counts.input.toLocaleString('en-US')}</span>
+              <span>
+                Total {counts.total.toLocaleString('en-US')} · max reply {counts.maxTokens.toLocaleString('en-US')} tokens
+              </span>
+            </div>
+          </details>
+        )}
       </div>
       {nonChat && (
         <p className="mode-note" role="status">
@@ -308,15 +321,6 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
           Send
         </button>
       </form>
-      {counts && (
-        <p className="token-counts" aria-label="Token counts">
-          <span>Conversation {counts.conversation.toLocaleString('en-US')}</span>
-          <span>Input {counts.input.toLocaleString('en-US')}</span>
-          <span>
-            Total {counts.total.toLocaleString('en-US')} · max reply {counts.maxTokens.toLocaleString('en-US')} tokens
-          </span>
-        </p>
-      )}
     </div>
   );
 }
