@@ -36,6 +36,8 @@ interface Props {
   value: string;
   onChange(text: string): void;
   pending: boolean;
+  /** A send is being prepared (files read, the message saved): Enter and Send wait, the composer says so. */
+  sending?: boolean;
   onSend(): void;
   onStop(): void;
   /** The conversation (null for a new one). */
@@ -81,7 +83,7 @@ const NO_MESSAGES: readonly MessageView[] = [];
 const NO_MODELS: readonly ModelInfo[] = [];
 const NO_QUEUE: readonly QueuedView[] = [];
 
-export function Composer({ value, onChange, pending, onSend, onStop, slug = null, queued = NO_QUEUE, messages = NO_MESSAGES, models = NO_MODELS, model = '', loaded = false, attachments }: Props) {
+export function Composer({ value, onChange, pending, sending = false, onSend, onStop, slug = null, queued = NO_QUEUE, messages = NO_MESSAGES, models = NO_MODELS, model = '', loaded = false, attachments }: Props) {
   const ref = useRef<HTMLTextAreaElement>(null);
   const state = useSnapshot(composer);
   const webSnap = useSnapshot(web);
@@ -300,6 +302,8 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
           ref={ref}
           onPaste={paste.onPaste}
           aria-label="Message"
+          aria-busy={sending || undefined}
+          readOnly={sending}
           placeholder={pending ? 'Queue a message…' : 'Message Parley…'}
           rows={1}
           value={value}
@@ -317,10 +321,15 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
             Stop
           </button>
         )}
-        <button type="submit" className="send">
+        <button type="submit" className="send" disabled={sending}>
           Send
         </button>
       </form>
+      {sending && (
+        <p className="sending-note" role="status">
+          Sending…
+        </p>
+      )}
     </div>
   );
 }

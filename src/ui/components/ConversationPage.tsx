@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useSnapshot } from 'valtio';
 import type { ActionResult, SendMessageResult } from '../../protocol/engine';
 import { chooseMediaModel, media, mediaModelFor, restoreMediaModel, suggestionChoice } from '../media/media-state';
@@ -36,6 +36,8 @@ export function ConversationPage({ slug }: { slug: string }) {
   const autoSubmitted = useRef<string | null>(null);
   const restoredFor = useRef<string | null>(null);
   const page = useRef<HTMLDivElement>(null);
+  const sendingRef = useRef(false);
+  const [sending, setSending] = useState(false);
 
   const textModels = useMemo(() => models?.models.filter((m) => m.modality === 'text') ?? [], [models]);
   // Image and video modes pick among their own models (spec 000 section 4: a model sets its mode).
@@ -79,20 +81,31 @@ export function ConversationPage({ slug }: { slug: string }) {
   }, [conversation, models]);
 
   async function submit(prompt: string, targetSlug: string | null) {
+    // One send at a time: a second Enter while the first is being prepared (a large photo takes seconds) would
+    // send the same text twice (issue 16). The composer says "Sending…" meanwhile.
+    if (sendingRef.current) return;
     const attachments = (attached ?? []).map((a) => String(a.id));
     if (prompt.trim() === '' && web.pages.length === 0 && attachments.length === 0) {
       showLocalNotice({ title: MESSAGE_REQUIRED, text: 'Type a message before sending.', tone: 'orange', durationMs: 5000, topic: SEND_TOPIC });
       return;
     }
-    // A system prompt or a setting this tab just saved reaches the engine before the message does.
-    await writesSettled();
+    sendingRef.current = true;
+    setSending(true);
+    let result: SendMessageResult;
     const mode = composer.mode;
     const isMedia = mode === 'image' || mode === 'video';
-    const result = await engine<SendMessageResult>((api) =>
-      isMedia
-        ? api.sendMessage({ slug: targetSlug, prompt, model: mediaModelFor(mode, models?.models ?? []), mode, inputImageIds: [...media.inputImageIds] })
-        : api.sendMessage({ slug: targetSlug, prompt, model, mode, extraModels: [...composer.extraModels], attachments, ...webSendExtras(preferences?.linkupDepth ?? 'standard'), ...audioSendExtras(models?.models, preferences) }),
-    );
+    try {
+      // A system prompt or a setting this tab just saved reaches the engine before the message does.
+      await writesSettled();
+      result = await engine<SendMessageResult>((api) =>
+        isMedia
+          ? api.sendMessage({ slug: targetSlug, prompt, model: mediaModelFor(mode, models?.models ?? []), mode, inputImageIds: [...media.inputImageIds] })
+          : api.sendMessage({ slug: targetSlug, prompt, model, mode, extraModels: [...composer.extraModels], attachments, ...webSendExtras(preferences?.linkupDepth ?? 'standard'), ...audioSendExtras(models?.models, preferences) }),
+      );
+    } finally {
+      sendingRef.current = false;
+      setSending(false);
+    }
     if (!result.ok) {
       if (result.notified) return;
       showLocalNotice({ title: result.error, text: '', tone: result.error === MESSAGE_REQUIRED ? 'orange' : 'red', durationMs: 5000, topic: SEND_TOPIC });
@@ -201,6 +214,7 @@ export function ConversationPage({ slug }: { slug: string }) {
         value={snap.drafts[draftKey] ?? ''}
         onChange={(text) => (view.drafts[draftKey] = text)}
         pending={pending}
+        sending={sending}
         onSend={() => void submit(view.drafts[draftKey] ?? '', isNew || unknownSlug ? null : slug)}
         onStop={() => void engine((api) => api.stopReply(slug))}
         slug={conversation ? conversation.conversation.slug : null}
