@@ -6,7 +6,7 @@ import { engine, useConversation, useQuery } from '../engine';
 import { decodeSlugPrompt, navigate } from '../router';
 import { resolveLocalNotices, showLocalNotice, view } from '../state';
 import { Composer } from './Composer';
-import { composer } from '../composer-state';
+import { composer, lastTurnModels } from '../composer-state';
 import { writesSettled } from '../writes';
 import { ConversationHeader } from './ConversationHeader';
 import { InstructionsButton } from './SystemPromptDialog';
@@ -72,6 +72,14 @@ export function ConversationPage({ slug }: { slug: string }) {
   useEffect(() => {
     if (!conversation || !models || models.models.length === 0 || restoredFor.current === conversation.conversation.slug) return;
     restoredFor.current = conversation.conversation.slug;
+    // A multi-model turn restores all its models, in their columns' order (issue 16): the first is the page's
+    // model, the others the extras; otherwise the last message's model (the last column's, for a multi turn).
+    const turn = lastTurnModels(conversation.messages);
+    if (turn.length > 1 && turn.every((id) => models.models.some((m) => m.id === id && m.modality === 'text'))) {
+      view.model = turn[0] as string;
+      composer.extraModels = turn.slice(1);
+      return;
+    }
     const last = conversation.messages.at(-1)?.model;
     const lastModel = models.models.find((m) => m.id === last);
     // An image, video or speech model restores that mode's model (the Composer restores the mode); the text model stays.
