@@ -41,6 +41,12 @@ export interface Notice {
   tone: NoticeTone;
   /** Milliseconds before it closes; null = stays until dismissed. */
   durationMs: number | null;
+  /**
+   * What the notice is about ('deposit', 'invitation', ...): a later notice on the same topic replaces its earlier
+   * error notices, so that a success closes the failure it resolves (issue 16: a later successful deposit closes
+   * "Transaction Failed").
+   */
+  topic?: string;
   action?:
     | { label: string; kind: 'reload' | 'wallet' }
     /** "Go to wallet" that opens the Deposit dialog there (spec 001 section 2: when the caller asks for it). */

@@ -108,3 +108,7 @@ export function creationError(status: number, message: string, limit: string | u
   if (status === 400 && text.includes('payment method')) return DEPOSIT_TEXT.methodUnavailable;
   return DEPOSIT_TEXT.invalidAmount;
 }
+
+/** Notice topics (Notice.topic): a success closes the same topic's earlier error notices (issue 16). */
+export const DEPOSIT_TOPIC = 'deposit';
+export const INVITATION_TOPIC = 'invitation';

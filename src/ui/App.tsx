@@ -85,7 +85,7 @@ export function App() {
 
   return (
     // "Show thinking" off hides every reply's reasoning block (styles/layout.css), without touching each message.
-    <div className="app" data-drawer={drawerOpen ? 'open' : 'closed'} data-show-thinking={preferences?.showThinkingBlocks === false ? 'false' : 'true'} {...frameAttributes(preferences)}>
+    <div className="app" data-route={route.name} data-drawer={drawerOpen ? 'open' : 'closed'} data-show-thinking={preferences?.showThinkingBlocks === false ? 'false' : 'true'} {...frameAttributes(preferences)}>
       <div className="drawer" id="app-drawer" ref={drawer}>
         <Sidebar route={route} />
         <nav aria-label="Pages" className="pages-nav">
@@ -120,15 +120,19 @@ export function App() {
             aria-controls="app-drawer"
             onClick={() => (view.drawerOpen = !view.drawerOpen)}
           >
-            Menu
+            <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true">
+              <path d="M4 7h16M4 12h16M4 17h16" stroke="currentColor" strokeWidth="2" strokeLinecap="round" fill="none" />
+            </svg>
+            <span className="menu-label">Menu</span>
           </button>
           <span className="brand">Parley</span>
         </div>
         <ShowSidebarButton />
-        <Notifications />
+        <Notifications>
+          <ConsentBanner />
+          <InstallBanner />
+        </Notifications>
         <AudioPlayerBar />
-        <ConsentBanner />
-        <InstallBanner />
         <ErrorBoundary resetKey={path} fallback={<p className="page-failed" role="alert">This page could not be shown. Choose another page, or reload to try again.</p>}>
         {route.name === 'conversation' && (
           <ToolSplit slug={route.slug === 'new' ? null : route.slug}>

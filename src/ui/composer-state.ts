@@ -5,6 +5,7 @@
 import { proxy } from 'valtio';
 import type { Mode } from '../events/model';
 import type { ModelInfo, Modality } from '../protocol/api';
+import type { MessageView } from '../protocol/engine';
 import { MAX_EXTRA_MODELS } from '../protocol/multi';
 
 export const MODES: readonly { id: Mode; label: string }[] = [
@@ -81,4 +82,19 @@ export function readAddress(search: string, storage: Pick<Storage, 'getItem' | '
     storage.removeItem(key);
   }
   return { mode, model: q.get('model'), webSearch, transcript, badMode: rawMode !== null && mode === null ? rawMode : null };
+}
+
+/**
+ * The models of the conversation's last turn, in their columns' order: the replies after the last user message
+ * that share its multi-model request (one model for a single-model turn; none before any reply).
+ */
+export function lastTurnModels(messages: readonly Pick<MessageView, 'role' | 'model' | 'multiModelRequest'>[]): string[] {
+  let i = messages.length - 1;
+  while (i >= 0 && messages[i]?.role !== 'user') i--;
+  const replies = messages.slice(i + 1).filter((m) => m.role === 'assistant');
+  const group = replies[0]?.multiModelRequest;
+  if (group === undefined) return replies.length > 0 ? [replies.at(-1)?.model ?? ''] : [];
+  const ids: string[] = [];
+  for (const m of replies) if (m.multiModelRequest === group && !ids.includes(m.model)) ids.push(m.model);
+  return ids;
 }

@@ -13,10 +13,17 @@ export const view = proxy({
   drawerOpen: false,
 });
 
+/** A topic's error notices (red or orange): closed once the topic's action succeeds (Notice.topic). */
+const staleError = (n: Notice, topic: string | undefined) => topic !== undefined && n.topic === topic && (n.tone === 'red' || n.tone === 'orange');
+
 export function showLocalNotice(notice: Omit<Notice, 'id'>): void {
   const id = crypto.randomUUID();
-  view.localNotices = [...view.localNotices.filter((n) => n.title !== notice.title), { ...notice, id }];
+  view.localNotices = [...view.localNotices.filter((n) => n.title !== notice.title && !staleError(n, notice.topic)), { ...notice, id }];
   if (notice.durationMs !== null) setTimeout(() => dismissLocalNotice(id), notice.durationMs);
+}
+
+export function resolveLocalNotices(topic: string): void {
+  if (view.localNotices.some((n) => staleError(n, topic))) view.localNotices = view.localNotices.filter((n) => !staleError(n, topic));
 }
 
 export function dismissLocalNotice(id: string): void {

@@ -220,10 +220,17 @@ export class EngineCore implements CoreHandlers {
 
   notify(notice: Omit<Notice, 'id'>): void {
     const id = crypto.randomUUID();
-    // One notice per title at a time: a repeated failure refreshes it rather than stacking copies.
-    const others = this.notices$.value.filter((n) => n.title !== notice.title);
+    // One notice per title at a time: a repeated failure refreshes it rather than stacking copies. A notice on a
+    // topic closes that topic's earlier errors: a success (or a newer error) replaces what it resolves.
+    const others = this.notices$.value.filter((n) => n.title !== notice.title && !(notice.topic !== undefined && isStaleError(n, notice.topic)));
     this.notices$.next([...others, { ...notice, id }]);
     if (notice.durationMs !== null) setTimeout(() => void this.dismissNotice(id), notice.durationMs);
+  }
+
+  /** Closes a topic's error notices once their cause is gone (a successful retry of the same action). */
+  resolveNotices(topic: string): void {
+    const kept = this.notices$.value.filter((n) => !isStaleError(n, topic));
+    if (kept.length !== this.notices$.value.length) this.notices$.next(kept);
   }
 
   async dismissNotice(id: string): Promise<void> {
@@ -291,4 +298,9 @@ export class EngineCore implements CoreHandlers {
     });
     return this.modelsLoad;
   }
+}
+
+/** An error (red or orange) notice on `topic`: closed when the topic's action later succeeds. */
+function isStaleError(notice: Notice, topic: string): boolean {
+  return notice.topic === topic && (notice.tone === 'red' || notice.tone === 'orange');
 }

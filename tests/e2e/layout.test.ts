@@ -68,6 +68,51 @@ describe('layout', () => {
     }
   });
 
+  it('phone: one header row (Menu, title, model, "More actions"), the conversation takes at least 70% of a 390x844 screen with no notice and 60% with one, in every mode', async () => {
+    const context = await getStack().newContext();
+    const page = await openApp(context);
+    await page.setViewportSize(PHONE);
+    await chooseModel(page, FREE_MODEL);
+    getStack().upstream.setScript(textReply('A reply.'));
+    await send(page, 'A phone chat');
+    await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+    await page.getByRole('dialog', { name: 'Automatic titles' }).getByRole('button', { name: 'No' }).click();
+
+    // One row: the four controls share a line, and the header is one control high.
+    const row = await Promise.all([page.getByRole('button', { name: 'Menu' }), page.getByRole('heading', { level: 1 }), modelPicker(page), page.getByRole('button', { name: 'More actions' })].map(box));
+    const middle = (b: { y: number; height: number }) => b.y + b.height / 2;
+    for (const b of row) expect(Math.abs(middle(b) - middle(row[0]!))).toBeLessThan(6);
+    expect((await box(page.locator('.conversation-header'))).height).toBeLessThan(60);
+    // Instructions, Export and Scratchpad wait behind "More actions".
+    const instructions = page.getByRole('button', { name: 'Instructions' });
+    expect(await instructions.isVisible()).toBe(false);
+    await page.getByRole('button', { name: 'More actions' }).click();
+    for (const name of ['Instructions', 'Export', 'Scratchpad']) await page.getByRole('button', { name, exact: true }).waitFor({ state: 'visible' });
+    await instructions.click();
+    await page.getByRole('dialog', { name: 'System prompt' }).waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog', { name: 'System prompt' }).waitFor({ state: 'hidden' });
+    await page.mouse.click(PHONE.width / 2, PHONE.height / 2);
+    await instructions.waitFor({ state: 'hidden' });
+
+    const messages = page.getByRole('region', { name: 'Messages' });
+    const notices = page.getByRole('region', { name: 'Notifications' });
+    const share = async () => {
+      const m = await box(messages);
+      const n = (await notices.locator('.notice').count()) > 0 ? await box(notices) : null;
+      return (m.height - (n ? n.height : 0)) / PHONE.height;
+    };
+    for (const mode of ['Chat', 'Image', 'Video', 'Audio', 'Voice']) {
+      await page.getByRole('radiogroup', { name: 'Mode' }).getByText(mode, { exact: true }).click();
+      await expect.poll(share, { message: `${mode} mode` }).toBeGreaterThanOrEqual(0.7);
+    }
+    await page.getByRole('radiogroup', { name: 'Mode' }).getByText('Chat', { exact: true }).click();
+    await page.getByRole('textbox', { name: 'Message' }).fill('');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    await notices.getByText('Message is required').waitFor();
+    expect(await share()).toBeGreaterThanOrEqual(0.6);
+  });
+
   it('focus after first send: the message input has the focus on load and keeps it after the first send moves to the new route', async () => {
     const context = await getStack().newContext();
     const page = await openApp(context);
@@ -99,22 +144,49 @@ describe('layout', () => {
     await expect.poll(() => focusedLabel(page)).toBe('Message');
   });
 
-  it('notices never cover the messages or the composer', async () => {
+  it('notices float: the header, the messages and the composer keep their place and are not covered; at most three show, "+1 more" opens the rest', async () => {
     const context = await getStack().newContext();
     const page = await openApp(context);
-    for (const size of [PHONE, { width: 1366, height: 768 }]) {
+    const region = page.getByRole('region', { name: 'Notifications' });
+    for (const size of [PHONE, { width: 1366, height: 850 }]) {
       await page.setViewportSize(size);
       await chooseModel(page, FREE_MODEL);
+      const parts = [page.locator('.conversation-header'), page.getByRole('region', { name: 'Messages' }), page.locator('form.composer')];
+      const before = await Promise.all(parts.map(box));
       await page.getByRole('textbox', { name: 'Message' }).fill('   ');
       await page.getByRole('textbox', { name: 'Message' }).press('Enter');
-      const notice = page.getByRole('region', { name: 'Notifications' }).getByText('Message is required', { exact: true });
+      const notice = region.getByRole('status').filter({ hasText: 'Message is required' });
       await notice.waitFor();
-      const n = await box(page.getByRole('region', { name: 'Notifications' }));
-      expect(overlaps(n, await box(page.getByRole('region', { name: 'Messages' })))).toBe(false);
-      expect(overlaps(n, await box(page.locator('form.composer')))).toBe(false);
-      await page.getByRole('region', { name: 'Notifications' }).getByRole('button', { name: 'Dismiss' }).click();
+      // Nothing moved: the notice takes no room in the page.
+      expect(await Promise.all(parts.map(box))).toEqual(before);
+      const n = await box(notice);
+      expect(overlaps(n, await box(page.locator('.conversation-header')))).toBe(false);
+      expect(overlaps(n, await box(page.locator('.composer-area')))).toBe(false);
+      // Compact: title and close button on one row (no row of its own for the button).
+      const dismiss = await box(notice.getByRole('button', { name: 'Dismiss' }));
+      expect(dismiss.y).toBeLessThan(n.y + 20);
+      expect(n.height).toBeLessThan(80);
+      await notice.getByRole('button', { name: 'Dismiss' }).click();
       await notice.waitFor({ state: 'detached' });
     }
+
+    // Four notices at once (the page's clock paused so that none closes meanwhile): three show, then "+1 more".
+    await page.clock.install();
+    await page.goto('/conversation/new?mode=bogus&model=nope');
+    await waitForModels(page);
+    await page.clock.pauseAt(Date.now() + 1000);
+    await region.getByText('Unknown mode: bogus').waitFor();
+    await region.getByText('Unknown model: nope').waitFor();
+    await page.getByRole('textbox', { name: 'Message' }).fill('');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    await context.setOffline(true);
+    await region.getByRole('alert').filter({ hasText: 'Internet connection lost' }).waitFor();
+    expect(await region.locator('.notice').count()).toBe(3);
+    expect(await region.getByText('Unknown mode: bogus').count()).toBe(0);
+    await region.getByRole('button', { name: '+1 more' }).click();
+    await region.getByText('Unknown mode: bogus').waitFor();
+    expect(await region.locator('.notice').count()).toBe(4);
+    await context.setOffline(false);
   });
 
   it('Escape stops a streaming reply and keeps what arrived', async () => {

@@ -134,6 +134,9 @@ describe('money, end to end in Chromium', () => {
     await pageA.getByRole('button', { name: 'Create invitation' }).click();
     const item = pageA.getByRole('listitem', { name: 'Invitation for Bea' });
     await item.waitFor();
+    // The form is cleared for the next invitation.
+    expect(await pageA.getByRole('textbox', { name: 'Recipient name' }).inputValue()).toBe('');
+    expect(await pageA.getByRole('textbox', { name: 'Amount' }).inputValue()).toBe('1');
     const code = (await item.locator('code').textContent()) ?? '';
     expect(code).toMatch(/^[A-Z2-9]{16}$/);
     await expect.poll(() => balance(pageA).textContent()).toContain('$3.000000');

@@ -5,7 +5,7 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { textReply } from '../unit/server/fake-upstream';
-import { FREE_MODEL, PAID_MODEL, assistant, chooseModel, openApp, send, user, useStack } from './stack';
+import { FREE_MODEL, PAID_MODEL, assistant, chooseModel, modelPicker, openApp, send, user, useStack } from './stack';
 
 const getStack = useStack();
 const OFFLINE = 'parley-offline';
@@ -16,6 +16,24 @@ async function shoot(page: Page, name: string): Promise<void> {
 }
 
 describe('multi-model', () => {
+  it('is restored on reopen: the last turn\'s models in order, the first in the picker and the others as extras', async () => {
+    getStack().upstream.setScript(textReply('From the fake model.'));
+    const context = await getStack().newContext();
+    const page = await openApp(context);
+    await chooseModel(page, OFFLINE);
+    await page.getByRole('button', { name: 'Add model' }).click();
+    await page.getByRole('button', { name: `Remove ${FREE_MODEL}` }).waitFor();
+    await send(page, 'Both of you please');
+    await expect.poll(() => page.locator('article[data-role="assistant"][data-status="done"]').count(), { timeout: 15_000 }).toBe(2);
+    // Once the first send has moved to the conversation's address, and again after a reload.
+    for (const reopen of [false, true]) {
+      if (reopen) await page.reload();
+      await modelPicker(page).and(page.locator(`[data-value="${OFFLINE}"]`)).waitFor();
+      await page.getByRole('button', { name: `Remove ${FREE_MODEL}` }).waitFor();
+      expect(await page.getByRole('combobox', { name: /^Extra model/ }).count()).toBe(1);
+    }
+  });
+
   it('answers with each model side by side; a failing model keeps its own error and the other finishes', async () => {
     // The upstream model refuses; the built-in offline model answers.
     getStack().upstream.setScript({ error: { status: 503, body: { error: { message: 'Overloaded', type: 'server_error' } } } });

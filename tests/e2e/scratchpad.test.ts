@@ -102,6 +102,8 @@ describe('scratchpad', () => {
     await chooseModel(page, FREE_MODEL);
     await send(page, 'Phone question');
     await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+    // On a phone the page's actions wait behind "More actions" (one header row).
+    await page.getByRole('button', { name: 'More actions' }).click();
     await page.getByRole('button', { name: 'Scratchpad', exact: true }).click();
     await panel(page).getByRole('textbox', { name: 'New note' }).fill('From my phone');
     await panel(page).getByRole('button', { name: 'Add note' }).click();

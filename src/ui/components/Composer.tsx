@@ -6,7 +6,7 @@
  * section 4). A mode the engine has no handler for (the `modes` query) says so next to the group; Send in one gets
  * the same plain message from the engine. Token counts are estimates, recomputed 400 ms after the last keystroke.
  */
-import { useEffect, useId, useMemo, useRef, useState } from 'react';
+import { useEffect, useId, useMemo, useRef, useState, type RefObject } from 'react';
 import { useSnapshot } from 'valtio';
 import type { ModelInfo } from '../../protocol/api';
 import type { Mode } from '../../events/model';
@@ -36,6 +36,8 @@ interface Props {
   value: string;
   onChange(text: string): void;
   pending: boolean;
+  /** A send is being prepared (files read, the message saved): Enter and Send wait, the composer says so. */
+  sending?: boolean;
   onSend(): void;
   onStop(): void;
   /** The conversation (null for a new one). */
@@ -55,11 +57,33 @@ interface Props {
 }
 
 
+/**
+ * The floating notices sit just above the composer (issue 16): the distance from the composer's top to the window's
+ * bottom goes to the root's --composer-offset, followed as the composer grows, and removed when it goes away.
+ */
+function useOverlayAboveComposer(area: RefObject<HTMLDivElement | null>): void {
+  useEffect(() => {
+    const el = area.current;
+    if (!el) return;
+    const root = document.documentElement;
+    const place = () => root.style.setProperty('--composer-offset', `${Math.max(0, Math.round(innerHeight - el.getBoundingClientRect().top))}px`);
+    place();
+    const observer = new ResizeObserver(place);
+    observer.observe(el);
+    addEventListener('resize', place);
+    return () => {
+      observer.disconnect();
+      removeEventListener('resize', place);
+      root.style.removeProperty('--composer-offset');
+    };
+  }, [area]);
+}
+
 const NO_MESSAGES: readonly MessageView[] = [];
 const NO_MODELS: readonly ModelInfo[] = [];
 const NO_QUEUE: readonly QueuedView[] = [];
 
-export function Composer({ value, onChange, pending, onSend, onStop, slug = null, queued = NO_QUEUE, messages = NO_MESSAGES, models = NO_MODELS, model = '', loaded = false, attachments }: Props) {
+export function Composer({ value, onChange, pending, sending = false, onSend, onStop, slug = null, queued = NO_QUEUE, messages = NO_MESSAGES, models = NO_MODELS, model = '', loaded = false, attachments }: Props) {
   const ref = useRef<HTMLTextAreaElement>(null);
   const state = useSnapshot(composer);
   const webSnap = useSnapshot(web);
@@ -75,6 +99,8 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
   // Spec 001 sections 5 and 9: the input is at least its height preference (clamped to the window) and grows with
   // its text up to the window's limit; its width is the width preference, clamped (src/ui/account/layout.tsx).
   const size = useComposerSize();
+  const area = useRef<HTMLDivElement>(null);
+  useOverlayAboveComposer(area);
   useEffect(() => {
     const el = ref.current;
     if (!el) return;
@@ -169,7 +195,7 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
   const canAdd = state.mode === 'chat' && state.extraModels.length < MAX_EXTRA_MODELS && textModels.length > state.extraModels.length + 1;
 
   return (
-    <div className="composer-area" style={{ maxWidth: `${size.width}px` }}>
+    <div className="composer-area" ref={area} style={{ maxWidth: `${size.width}px` }}>
       {queued.length > 0 && (
         <ul className="queue" aria-label="Queued messages">
           {queued.map((q) => (
@@ -232,6 +258,19 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
         </div>
         {/* Web search feeds a text reply: the Chat and Voice modes; the media modes would ignore it. */}
         {(state.mode === 'chat' || state.mode === 'voice') && <WebSearchSwitch />}
+        {counts && (
+          // A small indicator; the details open on a click or a tap (issue 16: developer detail out of the way).
+          <details className="token-counts" aria-label="Token counts">
+            <summary title="Token counts">{counts.total.toLocaleString('en-US')} tokens</summary>
+            <div className="token-counts-detail">
+              <span>Conversation {counts.conversation.toLocaleString('en-US')}</span>
+              <span>Input {counts.input.toLocaleString('en-US')}</span>
+              <span>
+                Total {counts.total.toLocaleString('en-US')} · max reply {counts.maxTokens.toLocaleString('en-US')} tokens
+              </span>
+            </div>
+          </details>
+        )}
       </div>
       {nonChat && (
         <p className="mode-note" role="status">
@@ -263,6 +302,8 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
           ref={ref}
           onPaste={paste.onPaste}
           aria-label="Message"
+          aria-busy={sending || undefined}
+          readOnly={sending}
           placeholder={pending ? 'Queue a message…' : 'Message Parley…'}
           rows={1}
           value={value}
@@ -280,17 +321,13 @@ export function Composer({ value, onChange, pending, onSend, onStop, slug = null
             Stop
           </button>
         )}
-        <button type="submit" className="send">
+        <button type="submit" className="send" disabled={sending}>
           Send
         </button>
       </form>
-      {counts && (
-        <p className="token-counts" aria-label="Token counts">
-          <span>Conversation {counts.conversation.toLocaleString('en-US')}</span>
-          <span>Input {counts.input.toLocaleString('en-US')}</span>
-          <span>
-            Total {counts.total.toLocaleString('en-US')} · max reply {counts.maxTokens.toLocaleString('en-US')} tokens
-          </span>
+      {sending && (
+        <p className="sending-note" role="status">
+          Sending…
         </p>
       )}
     </div>

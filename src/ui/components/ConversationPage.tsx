@@ -1,12 +1,12 @@
-import { useEffect, useMemo, useRef } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useSnapshot } from 'valtio';
 import type { ActionResult, SendMessageResult } from '../../protocol/engine';
 import { chooseMediaModel, media, mediaModelFor, restoreMediaModel, suggestionChoice } from '../media/media-state';
 import { engine, useConversation, useQuery } from '../engine';
 import { decodeSlugPrompt, navigate } from '../router';
-import { showLocalNotice, view } from '../state';
+import { resolveLocalNotices, showLocalNotice, view } from '../state';
 import { Composer } from './Composer';
-import { composer } from '../composer-state';
+import { composer, lastTurnModels } from '../composer-state';
 import { ConversationHeader } from './ConversationHeader';
 import { InstructionsButton } from './SystemPromptDialog';
 import { ExportMenu } from './ExportMenu';
@@ -19,6 +19,9 @@ import { clearWebDraft, web, webSendExtras } from '../web-state';
 import { useAttachmentInput } from './Attachments';
 import { audioPicker, audioSendExtras, speechView } from '../speech/speech-state';
 import { markSent, useAutoRead } from '../speech/auto-read';
+
+/** Notice.topic of the send's own errors, closed by the next message sent. */
+const SEND_TOPIC = 'send';
 
 const MESSAGE_REQUIRED = 'Message is required';
 
@@ -33,6 +36,8 @@ export function ConversationPage({ slug }: { slug: string }) {
   const autoSubmitted = useRef<string | null>(null);
   const restoredFor = useRef<string | null>(null);
   const page = useRef<HTMLDivElement>(null);
+  const sendingRef = useRef(false);
+  const [sending, setSending] = useState(false);
 
   const textModels = useMemo(() => models?.models.filter((m) => m.modality === 'text') ?? [], [models]);
   // Image and video modes pick among their own models (spec 000 section 4: a model sets its mode).
@@ -67,6 +72,14 @@ export function ConversationPage({ slug }: { slug: string }) {
   useEffect(() => {
     if (!conversation || !models || models.models.length === 0 || restoredFor.current === conversation.conversation.slug) return;
     restoredFor.current = conversation.conversation.slug;
+    // A multi-model turn restores all its models, in their columns' order (issue 16): the first is the page's
+    // model, the others the extras; otherwise the last message's model (the last column's, for a multi turn).
+    const turn = lastTurnModels(conversation.messages);
+    if (turn.length > 1 && turn.every((id) => models.models.some((m) => m.id === id && m.modality === 'text'))) {
+      view.model = turn[0] as string;
+      composer.extraModels = turn.slice(1);
+      return;
+    }
     const last = conversation.messages.at(-1)?.model;
     const lastModel = models.models.find((m) => m.id === last);
     // An image, video or speech model restores that mode's model (the Composer restores the mode); the text model stays.
@@ -76,24 +89,37 @@ export function ConversationPage({ slug }: { slug: string }) {
   }, [conversation, models]);
 
   async function submit(prompt: string, targetSlug: string | null) {
+    // One send at a time: a second Enter while the first is being prepared (a large photo takes seconds) would
+    // send the same text twice (issue 16). The composer says "Sending…" meanwhile.
+    if (sendingRef.current) return;
     const attachments = (attached ?? []).map((a) => String(a.id));
     if (prompt.trim() === '' && web.pages.length === 0 && attachments.length === 0) {
-      showLocalNotice({ title: MESSAGE_REQUIRED, text: 'Type a message before sending.', tone: 'orange', durationMs: 5000 });
+      showLocalNotice({ title: MESSAGE_REQUIRED, text: 'Type a message before sending.', tone: 'orange', durationMs: 5000, topic: SEND_TOPIC });
       return;
     }
-    // A system prompt or a setting saved just before is what is sent: the engine runs writes in order (core.inOrder).
+    sendingRef.current = true;
+    setSending(true);
+    let result: SendMessageResult;
     const mode = composer.mode;
     const isMedia = mode === 'image' || mode === 'video';
-    const result = await engine<SendMessageResult>((api) =>
-      isMedia
-        ? api.sendMessage({ slug: targetSlug, prompt, model: mediaModelFor(mode, models?.models ?? []), mode, inputImageIds: [...media.inputImageIds] })
-        : api.sendMessage({ slug: targetSlug, prompt, model, mode, extraModels: [...composer.extraModels], attachments, ...webSendExtras(preferences?.linkupDepth ?? 'standard'), ...audioSendExtras(models?.models, preferences) }),
-    );
+    try {
+      // A system prompt or a setting saved just before is what is sent: the engine runs writes in order (core.inOrder).
+      result = await engine<SendMessageResult>((api) =>
+        isMedia
+          ? api.sendMessage({ slug: targetSlug, prompt, model: mediaModelFor(mode, models?.models ?? []), mode, inputImageIds: [...media.inputImageIds] })
+          : api.sendMessage({ slug: targetSlug, prompt, model, mode, extraModels: [...composer.extraModels], attachments, ...webSendExtras(preferences?.linkupDepth ?? 'standard'), ...audioSendExtras(models?.models, preferences) }),
+      );
+    } finally {
+      sendingRef.current = false;
+      setSending(false);
+    }
     if (!result.ok) {
       if (result.notified) return;
-      showLocalNotice({ title: result.error, text: '', tone: result.error === MESSAGE_REQUIRED ? 'orange' : 'red', durationMs: 5000 });
+      showLocalNotice({ title: result.error, text: '', tone: result.error === MESSAGE_REQUIRED ? 'orange' : 'red', durationMs: 5000, topic: SEND_TOPIC });
       return;
     }
+    // A message went out: the send's earlier errors ("Message is required", ...) no longer apply.
+    resolveLocalNotices(SEND_TOPIC);
     markSent(result.slug, result.userMessageId);
     // Spec 000 section 4: a chat prompt is cleared once the user message is saved (and an image request's inputs).
     view.drafts[draftKey] = '';
@@ -197,6 +223,7 @@ export function ConversationPage({ slug }: { slug: string }) {
         value={snap.drafts[draftKey] ?? ''}
         onChange={(text) => (view.drafts[draftKey] = text)}
         pending={pending}
+        sending={sending}
         onSend={() => void submit(view.drafts[draftKey] ?? '', isNew || unknownSlug ? null : slug)}
         onStop={() => void engine((api) => api.stopReply(slug))}
         slug={conversation ? conversation.conversation.slug : null}

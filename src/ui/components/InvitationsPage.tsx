@@ -91,9 +91,14 @@ function CreateForm({ onCreated }: { onCreated(): void }) {
       className="inline-form"
       onSubmit={(e) => {
         e.preventDefault();
-        void engine<MoneyResult<{ invitation: Invitation }>>((api) => api.createInvitation({ amount: amount.trim(), currency, recipientName: name.trim(), expiresAt: fromDateInput(expires) })).then(
-          (r) => r.ok && onCreated(),
-        );
+        void engine<MoneyResult<{ invitation: Invitation }>>((api) => api.createInvitation({ amount: amount.trim(), currency, recipientName: name.trim(), expiresAt: fromDateInput(expires) })).then((r) => {
+          if (!r.ok) return;
+          // Made: the form is ready for the next one (issue 16: it kept the last invitation's fields).
+          setAmount('1');
+          setName('');
+          setExpires(dateInput(Date.now() + 30 * DAY));
+          onCreated();
+        });
       }}
     >
       <h2>Create an invitation</h2>

@@ -1,3 +1,4 @@
+import { useEffect, useState, type ReactNode } from 'react';
 import { useSnapshot } from 'valtio';
 import type { ActionResult, Notice, TreeResult } from '../../protocol/engine';
 import { engine, useQuery } from '../engine';
@@ -37,83 +38,119 @@ function ResendButton({ label, slug, messageId, onDone }: { label: string; slug:
 }
 
 function NoticeItem({ notice, onDismiss }: { notice: Notice; onDismiss(): void }) {
+  // Compact: the title and text on the left, the close button inline at the top right, actions under the text.
   return (
     <div className={`notice notice-${notice.tone}`} role={notice.tone === 'red' ? 'alert' : 'status'}>
-      <div className="notice-title">{notice.title}</div>
-      {notice.text && notice.action?.kind === 'playAudio' ? (
-        // The whole text is the click target ("Click here to play the audio response", spec 001 section 4).
-        <button type="button" className="notice-text notice-link" onClick={() => (onDismiss(), resumeAudio())}>
-          {notice.text}
-        </button>
-      ) : (
-        notice.text && <div className="notice-text">{notice.text}</div>
-      )}
-      <div className="notice-actions">
-        {notice.action?.kind === 'reload' && (
-          <button type="button" onClick={() => location.reload()}>
-            {notice.action.label}
+      <div className="notice-body">
+        <div className="notice-title">{notice.title}</div>
+        {notice.text && notice.action?.kind === 'playAudio' ? (
+          // The whole text is the click target ("Click here to play the audio response", spec 001 section 4).
+          <button type="button" className="notice-text notice-link" onClick={() => (onDismiss(), resumeAudio())}>
+            {notice.text}
           </button>
+        ) : (
+          notice.text && <div className="notice-text">{notice.text}</div>
         )}
-        {notice.action?.kind === 'undo' && (
-          <UndoButton label={notice.action.label} slug={notice.action.slug} onDone={onDismiss} />
-        )}
-        {notice.action?.kind === 'resend' && (
-          <ResendButton label={notice.action.label} slug={notice.action.slug} messageId={notice.action.messageId} onDone={onDismiss} />
-        )}
-        {notice.action?.kind === 'deposit' && (
-          <button
-            type="button"
-            onClick={() => {
-              onDismiss();
-              navigate('/wallet?deposit=open');
-            }}
-          >
-            {notice.action.label}
-          </button>
-        )}
-        {notice.action?.kind === 'depositNow' && <DepositButton openInitially />}
-        {notice.action?.kind === 'playAudio' && (
-          <button
-            type="button"
-            onClick={() => {
-              onDismiss();
-              resumeAudio();
-            }}
-          >
-            {notice.action.label}
-          </button>
-        )}
-        {notice.action?.kind === 'wallet' && (
-          <button
-            type="button"
-            onClick={() => {
-              onDismiss();
-              navigate('/wallet');
-            }}
-          >
-            {notice.action.label}
-          </button>
-        )}
-        <button type="button" className="notice-dismiss" aria-label="Dismiss" onClick={onDismiss}>
-          ×
-        </button>
+        {notice.action && <NoticeAction notice={notice} onDismiss={onDismiss} />}
       </div>
+      <button type="button" className="notice-dismiss" aria-label="Dismiss" title="Dismiss" onClick={onDismiss}>
+        ×
+      </button>
     </div>
   );
 }
 
-export function Notifications() {
+function NoticeAction({ notice, onDismiss }: { notice: Notice; onDismiss(): void }) {
+  return (
+    <div className="notice-actions">
+      {notice.action?.kind === 'reload' && (
+        <button type="button" onClick={() => location.reload()}>
+          {notice.action.label}
+        </button>
+      )}
+      {notice.action?.kind === 'undo' && (
+        <UndoButton label={notice.action.label} slug={notice.action.slug} onDone={onDismiss} />
+      )}
+      {notice.action?.kind === 'resend' && (
+        <ResendButton label={notice.action.label} slug={notice.action.slug} messageId={notice.action.messageId} onDone={onDismiss} />
+      )}
+      {notice.action?.kind === 'deposit' && (
+        <button
+          type="button"
+          onClick={() => {
+            onDismiss();
+            navigate('/wallet?deposit=open');
+          }}
+        >
+          {notice.action.label}
+        </button>
+      )}
+      {notice.action?.kind === 'depositNow' && <DepositButton openInitially />}
+      {notice.action?.kind === 'playAudio' && (
+        <button
+          type="button"
+          onClick={() => {
+            onDismiss();
+            resumeAudio();
+          }}
+        >
+          {notice.action.label}
+        </button>
+      )}
+      {notice.action?.kind === 'wallet' && (
+        <button
+          type="button"
+          onClick={() => {
+            onDismiss();
+            navigate('/wallet');
+          }}
+        >
+          {notice.action.label}
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** At most this many notices show at once; the rest wait behind "+N more" (issue 16). */
+export const MAX_VISIBLE_NOTICES = 3;
+
+/**
+ * The notices float over the page (a stack at the bottom right on a wide screen, above the composer on a phone):
+ * they never move the layout. The newest show first; beyond three, "+N more" opens the rest.
+ */
+export function Notifications({ children }: { children?: ReactNode }) {
   const engineNotices = useQuery({ kind: 'notices' }) ?? [];
   const snap = useSnapshot(view);
+  const [expanded, setExpanded] = useState(false);
+  const all: { notice: Notice; dismiss(): void }[] = [
+    ...engineNotices.map((n) => ({ notice: n, dismiss: () => void engine((api) => api.dismissNotice(n.id)) })),
+    ...snap.localNotices.map((n) => ({ notice: n as Notice, dismiss: () => dismissLocalNotice(n.id) })),
+  ];
+  const shown = expanded ? all : all.slice(-MAX_VISIBLE_NOTICES);
+  const hidden = all.length - shown.length;
+  useEffect(() => {
+    if (all.length <= MAX_VISIBLE_NOTICES) setExpanded(false);
+  }, [all.length]);
   return (
-    <section className="notifications" aria-label="Notifications" aria-live="polite">
-      {engineNotices.map((n) => (
-        <NoticeItem key={n.id} notice={n} onDismiss={() => void engine((api) => api.dismissNotice(n.id))} />
-      ))}
-      <AutoTitleQuestion />
-      {snap.localNotices.map((n) => (
-        <NoticeItem key={n.id} notice={n as Notice} onDismiss={() => dismissLocalNotice(n.id)} />
-      ))}
-    </section>
+    <div className="overlay-stack">
+      {children}
+      <section className="notifications" aria-label="Notifications" aria-live="polite">
+        <AutoTitleQuestion />
+        {hidden > 0 && (
+          <button type="button" className="notice-more" aria-expanded={false} onClick={() => setExpanded(true)}>
+            +{hidden} more
+          </button>
+        )}
+        {shown.map(({ notice, dismiss }) => (
+          <NoticeItem key={notice.id} notice={notice} onDismiss={dismiss} />
+        ))}
+        {expanded && all.length > MAX_VISIBLE_NOTICES && (
+          <button type="button" className="notice-more" aria-expanded onClick={() => setExpanded(false)}>
+            Show fewer
+          </button>
+        )}
+      </section>
+    </div>
   );
 }

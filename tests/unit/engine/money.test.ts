@@ -100,6 +100,28 @@ describe('the money room', () => {
     expect(failed).toMatchObject({ tone: 'red', durationMs: null });
   });
 
+  it('an error notice closes once its cause is resolved: a later paid deposit closes Transaction Failed, a created invitation closes Invalid expiry date', async () => {
+    const e = newEngine();
+    await e.whenStarted();
+    await e.refreshSession();
+    const failedPayment = await e.createPayment('USD', '3');
+    if (!failedPayment.ok) throw new Error(failedPayment.error);
+    await press(failedPayment.transaction.id, 'fail');
+    await notice(e, 'Transaction Failed');
+    const paid = await e.createPayment('USD', '4');
+    if (!paid.ok) throw new Error(paid.error);
+    await press(paid.transaction.id, 'pay');
+    await notice(e, 'Deposit received');
+    expect(e.notices$.value.map((x) => x.title)).not.toContain('Transaction Failed');
+
+    expect(await e.createInvitation({ amount: '1', currency: 'USD', recipientName: '', expiresAt: Date.now() - 3_600_000 })).toEqual({ ok: false, error: 'Invalid expiry date' });
+    await notice(e, 'Invalid expiry date');
+    // Other notices (not about invitations) stay.
+    e.notify({ title: 'Unrelated', text: '', tone: 'red', durationMs: null });
+    expect(await e.createInvitation({ amount: '1', currency: 'USD', recipientName: '', expiresAt: Date.now() + 3_600_000 })).toMatchObject({ ok: true });
+    expect(e.notices$.value.map((x) => x.title)).toEqual(['Deposit received', 'Unrelated']);
+  });
+
   it('validation and failures raise the spec strings', async () => {
     const e = newEngine();
     await e.whenStarted();

@@ -4,7 +4,7 @@
  * title; the view only renders. State and pipelines live in rooms/money/money-room.ts.
  */
 import type { ActionResult, MoneyHandlers } from '../../../protocol/engine';
-import { ACCOUNT_TEXT, creationError, DEPOSIT_TEXT, invitationNotice, MONEY_DURATION, NANO_TEXT, validateDeposit } from '../../../protocol/money-text';
+import { ACCOUNT_TEXT, creationError, DEPOSIT_TEXT, DEPOSIT_TOPIC, INVITATION_TOPIC, invitationNotice, MONEY_DURATION, NANO_TEXT, validateDeposit } from '../../../protocol/money-text';
 import { isTicker, usdEquivalent } from '../../../protocol/payments';
 import type { EngineCore } from '../../core';
 import { money, type Result } from './money-client';
@@ -15,15 +15,15 @@ const FALLBACK_SUPPORT = 'support';
 export function moneyCommands(core: EngineCore, room: MoneyRoom): MoneyHandlers {
   let supportEmail = FALLBACK_SUPPORT;
 
-  const red = (title: string, text = ''): { ok: false; error: string } => {
-    core.notify({ title, text, tone: 'red', durationMs: MONEY_DURATION.long });
+  const red = (title: string, text = '', topic?: string): { ok: false; error: string } => {
+    core.notify({ title, text, tone: 'red', durationMs: MONEY_DURATION.long, ...(topic ? { topic } : {}) });
     return { ok: false, error: title };
   };
 
   /** Section 8: each invitation error is an orange notice for 5 s. */
   const invitationFailed = (r: Extract<Result<unknown>, { ok: false }>): { ok: false; error: string } => {
     const n = invitationNotice(r.error, supportEmail);
-    core.notify({ title: n.title, text: n.text, tone: 'orange', durationMs: MONEY_DURATION.medium });
+    core.notify({ title: n.title, text: n.text, tone: 'orange', durationMs: MONEY_DURATION.medium, topic: INVITATION_TOPIC });
     return { ok: false, error: n.title };
   };
 
@@ -53,13 +53,13 @@ export function moneyCommands(core: EngineCore, room: MoneyRoom): MoneyHandlers 
     },
 
     async createPayment(ticker, amount, network) {
-      if (!isTicker(ticker)) return red(DEPOSIT_TEXT.methodUnavailable);
+      if (!isTicker(ticker)) return red(DEPOSIT_TEXT.methodUnavailable, '', DEPOSIT_TOPIC);
       const limits = await money.limits(ticker);
       const invalid = validateDeposit(ticker, amount, limits.ok ? limits.value : null);
       if (invalid) return { ok: false, error: invalid };
       // Stablecoins on a named network go the Daimo way: paid at the provider, then redeemed by the engine.
       const r = network ? await money.createDaimo(ticker, amount.trim()) : await money.create(ticker, amount.trim());
-      if (!r.ok) return red(creationError(r.status === 0 ? 500 : r.status, r.message, r.limit));
+      if (!r.ok) return red(creationError(r.status === 0 ? 500 : r.status, r.message, r.limit), '', DEPOSIT_TOPIC);
       await room.started(ticker, amount.trim(), r.value, { ...(network ? { network } : {}), usdEquivalent: usdEquivalent(amount, limits.ok ? limits.value : null) });
       return { ok: true, transaction: r.value };
     },
@@ -114,6 +114,7 @@ export function moneyCommands(core: EngineCore, room: MoneyRoom): MoneyHandlers 
     async createInvitation(input) {
       const r = await money.createInvitation({ ...input });
       if (!r.ok) return invitationFailed(r);
+      core.resolveNotices(INVITATION_TOPIC);
       await core.refreshSession();
       return { ok: true, invitation: r.value.invitation };
     },
@@ -121,6 +122,7 @@ export function moneyCommands(core: EngineCore, room: MoneyRoom): MoneyHandlers 
     async updateInvitation(redeemCode, changes) {
       const r = await money.updateInvitation({ redeemCode, ...changes });
       if (!r.ok) return invitationFailed(r);
+      core.resolveNotices(INVITATION_TOPIC);
       await core.refreshSession();
       return { ok: true, invitation: r.value.invitation };
     },
@@ -130,13 +132,14 @@ export function moneyCommands(core: EngineCore, room: MoneyRoom): MoneyHandlers 
       const r = await money.redeemInvitation(redeemCode.trim());
       if (!r.ok) return invitationFailed(r);
       await core.refreshSession();
-      core.notify({ title: 'Invitation redeemed', text: `${r.value.amount} ${r.value.currency} was added to your balance.`, tone: 'green', durationMs: MONEY_DURATION.medium }); // ours
+      core.notify({ title: 'Invitation redeemed', text: `${r.value.amount} ${r.value.currency} was added to your balance.`, tone: 'green', durationMs: MONEY_DURATION.medium, topic: INVITATION_TOPIC }); // ours
       return { ok: true, amount: r.value.amount, currency: r.value.currency };
     },
 
     async deleteInvitation(redeemCode) {
       const r = await money.deleteInvitation(redeemCode);
       if (!r.ok) return invitationFailed(r);
+      core.resolveNotices(INVITATION_TOPIC);
       await core.refreshSession();
       return { ok: true };
     },

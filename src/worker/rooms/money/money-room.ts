@@ -8,7 +8,7 @@ import { makeEvent } from '../../../events/catalogue';
 import { upcast } from '../../../events/upcasters';
 import { applyPayments, EMPTY_PAYMENTS, foldPayments, pendingPayments, type PaymentRecord, type PaymentsState } from '../../../projections/payments';
 import type { FiatRatesView, WalletView } from '../../../protocol/engine';
-import { DEPOSIT_TEXT, MONEY_DURATION } from '../../../protocol/money-text';
+import { DEPOSIT_TEXT, DEPOSIT_TOPIC, MONEY_DURATION } from '../../../protocol/money-text';
 import { FIAT_RATES_CACHE_MS, type PaymentTransaction } from '../../../protocol/payments';
 import type { EngineCore, Room } from '../../core';
 import { money } from './money-client';
@@ -128,7 +128,7 @@ export class MoneyRoom implements Room {
     const methods = await money.methods();
     const email = methods.ok ? methods.value.supportEmail : 'support';
     this.quietFailures.add(record.id);
-    this.core.notify({ title: DEPOSIT_TEXT.daimoFailedTitle, text: DEPOSIT_TEXT.daimoFailed(email, record.id), tone: 'red', durationMs: null });
+    this.core.notify({ title: DEPOSIT_TEXT.daimoFailedTitle, text: DEPOSIT_TEXT.daimoFailed(email, record.id), tone: 'red', durationMs: null, topic: DEPOSIT_TOPIC });
     return false;
   }
 
@@ -138,9 +138,9 @@ export class MoneyRoom implements Room {
     if (status === 'completed') {
       // Spec 001 section 4: completed refreshes the session (the Deposit dialog closes on its own: nothing pending).
       await this.core.refreshSession();
-      this.core.notify({ title: DEPOSIT_TEXT.depositReceived, text: `${record.amount} ${record.ticker} was added to your balance.`, tone: 'green', durationMs: MONEY_DURATION.medium });
+      this.core.notify({ title: DEPOSIT_TEXT.depositReceived, text: `${record.amount} ${record.ticker} was added to your balance.`, tone: 'green', durationMs: MONEY_DURATION.medium, topic: DEPOSIT_TOPIC });
     } else if (status === 'failed' && !this.quietFailures.delete(record.id)) {
-      this.core.notify({ title: DEPOSIT_TEXT.transactionFailed, text: DEPOSIT_TEXT.transactionFailedText, tone: 'red', durationMs: null });
+      this.core.notify({ title: DEPOSIT_TEXT.transactionFailed, text: DEPOSIT_TEXT.transactionFailedText, tone: 'red', durationMs: null, topic: DEPOSIT_TOPIC });
     }
   }
 
@@ -190,7 +190,7 @@ export class MoneyRoom implements Room {
         await this.core.refreshSession();
         if (r.value.credited) {
           this.setNano({ lastDeposit: { hash: send.hash, amount: formatRaw(send.amountRaw), at: Date.now() } });
-          this.core.notify({ title: DEPOSIT_TEXT.depositReceived, text: `${formatRaw(send.amountRaw)} XNO was added to your balance.`, tone: 'green', durationMs: MONEY_DURATION.medium });
+          this.core.notify({ title: DEPOSIT_TEXT.depositReceived, text: `${formatRaw(send.amountRaw)} XNO was added to your balance.`, tone: 'green', durationMs: MONEY_DURATION.medium, topic: DEPOSIT_TOPIC });
         }
         return;
       }
