@@ -82,6 +82,8 @@ export class EngineCore implements CoreHandlers {
   /** This engine's rooms, in the order they were made (disposed newest first). */
   private readonly rooms = new Map<RoomKind<Room>, Room>();
   private disposed = false;
+  /** Aborted on dispose: ends the engine's own waits (the catalogue's retry backoff). */
+  private readonly life = new AbortController();
   /** The end of the write queue (never rejects): see inOrder. */
   private writeTail: Promise<unknown> = Promise.resolve();
   private readonly stopSignedOut: () => void;
@@ -177,6 +179,7 @@ export class EngineCore implements CoreHandlers {
   async dispose(): Promise<void> {
     await this.started;
     this.disposed = true;
+    this.life.abort();
     this.stopSignedOut();
     for (const room of [...this.rooms.values()].reverse()) room.dispose();
     this.lifecycle?.dispose();
@@ -289,8 +292,15 @@ export class EngineCore implements CoreHandlers {
           this.models$.next({ models, defaultModel, error: null });
           return;
         } catch (error) {
+          if (this.disposed) return;
           this.models$.next({ ...this.models$.value, error: error instanceof Error ? error.message : String(error) });
-          await new Promise((r) => setTimeout(r, Math.min(30_000, 1000 * 2 ** attempt)));
+          // The backoff ends with the engine: a disposed engine (a leader tab handing over, a test) asks no more.
+          const signal = this.life.signal;
+          await new Promise<void>((r) => {
+            const timer = setTimeout(r, Math.min(30_000, 1000 * 2 ** attempt));
+            signal.addEventListener('abort', () => (clearTimeout(timer), r()), { once: true });
+          });
+          if (this.disposed) return;
         }
       }
     })().finally(() => {

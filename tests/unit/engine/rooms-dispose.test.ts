@@ -151,4 +151,18 @@ describe('a room stops its loops when the engine is disposed mid-poll', () => {
     expect(after.askedAfter.filter((p) => p.startsWith('/transaction/status/'))).toEqual([]);
     expect(unhandled).toEqual([]);
   });
+
+  it('the catalogue: an engine disposed while it waits to ask again for the models asks no more', async () => {
+    overrides.set('/api/models', () => new Response('{"error":"down"}', { status: 503, headers: { 'content-type': 'application/json' } }));
+    const engine = newEngine();
+    await engine.whenStarted();
+    // The first answer failed: the engine waits (1 s, then 2 s ...) before it asks again.
+    await firstValueFrom(engine.models$.pipe(filter((m) => m.error !== null), timeout(60_000)));
+    engines.splice(engines.indexOf(engine), 1);
+    await engine.dispose();
+    const before = asked.length;
+    await new Promise((r) => setTimeout(r, 3_500));
+    expect(asked.slice(before).filter((p) => p === '/api/models')).toEqual([]);
+    expect(unhandled).toEqual([]);
+  });
 });
