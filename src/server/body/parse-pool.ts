@@ -1,5 +1,5 @@
 /**
- * Large request bodies are parsed off the event loop (docs/gateway.md "Security and limits"). JSON.parse and zod of
+ * Large request bodies are parsed off the event loop (docs/gateway.md "Untrusted content"). JSON.parse and zod of
  * a 25 MiB body take 25 ms (one big string) to several hundred ms (many tiny parts) of one thread: on the event
  * loop, every other request would wait that long. A body over INLINE_BODY_BYTES is therefore read into shared
  * memory as it arrives (a small copy per network chunk), handed to a worker thread, and what comes back is the

@@ -27,7 +27,7 @@ const FREE: PriceUnits = { inputMicroPerM: 0n, outputMicroPerM: 0n };
 
 /**
  * Context length (tokens) listed for an upstream model whose configuration and GET /models give none: a
- * conservative size most current chat models exceed, so trimming to it never overflows (docs/gateway.md).
+ * conservative size most current chat models exceed, so trimming to it never overflows (docs/protocol.md, "Models").
  */
 export const DEFAULT_CONTEXT_LENGTH = 32_768;
 /** The offline model's own context length: it reads the whole request, so it takes what any big model takes. */

@@ -1,5 +1,5 @@
 /**
- * Upload bytes held in memory (docs/gateway.md, "Security and limits"). An upload is held from its first byte
+ * Upload bytes held in memory (docs/gateway.md, "Untrusted content"). An upload is held from its first byte
  * until its reading is done (it waits in memory for a parse thread), so the bytes held are capped, per session
  * and for all sessions together. A body that declares its length is counted in full before a byte is read; one
  * that does not is counted as it arrives. Past the session's cap the answer is 429, past the overall cap 503, both

@@ -1,5 +1,5 @@
 /**
- * Media provider configuration (docs/gateway.md, "Media"): image providers speaking the OpenAI images API and
+ * Media provider configuration (docs/media.md): image providers speaking the OpenAI images API and
  * video providers with a fal-style job queue, each with its models and a price per image or per video.
  *
  *   PARLEY_IMAGE_PROVIDERS='[{"name":"localai","url":"http://localhost:8080/v1","models":["flux-schnell"],

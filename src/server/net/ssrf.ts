@@ -1,5 +1,5 @@
 /**
- * The scraper's SSRF guard (docs/gateway.md, "Web search and scraping"): which URLs may be fetched and which
+ * The scraper's SSRF guard (docs/gateway.md, "The SSRF rules"): which URLs may be fetched and which
  * addresses may be connected to.
  *
  *  - Only http: and https: URLs, on any port. The URL is parsed by the WHATWG parser, which already normalises

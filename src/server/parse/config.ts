@@ -1,5 +1,5 @@
 /**
- * Budgets for untrusted content (docs/gateway.md, "Security and limits"): the parse pool's threads and per-item
+ * Budgets for untrusted content (docs/gateway.md, "Untrusted content"): the parse pool's threads and per-item
  * budgets, and the caps on upload bytes held in memory.
  */
 import { SERVER_MAX_FILE_SIZE } from '../../protocol/attachments';

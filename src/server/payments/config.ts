@@ -1,5 +1,5 @@
 /**
- * Configuration of the money side (docs/gateway.md, "Payments", "Nano", "Invitations", "Recovery codes"): payment
+ * Configuration of the money side (docs/gateway.md, "Payments", "Nano", "Invitations", "Sessions"): payment
  * providers, rates, the nano seed and nodes, the recovery secret. Parsed from the environment like config.ts and
  * kept in its own file; a bad value stops the gateway at startup with a message naming the variable.
  */

@@ -261,8 +261,8 @@ export function composeOfflineReply(messages: readonly ChatMessage[]): OfflineRe
 
 /**
  * The reply from what the engine reads of a conversation (body/chat-payload.ts): only the first
- * OFFLINE_ANALYSIS_CHARS characters of the last user turn are analysed (a cap, docs/gateway.md "Security and
- * limits"): every scan below is linear, and the cap keeps one huge prompt from holding the event loop.
+ * OFFLINE_ANALYSIS_CHARS characters of the last user turn are analysed (a cap, docs/gateway.md
+ * "Chat"): every scan below is linear, and the cap keeps one huge prompt from holding the event loop.
  */
 export function composeFromFacts(facts: PromptFacts): OfflineReply {
   const prompt = facts.text;

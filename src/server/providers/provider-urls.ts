@@ -1,6 +1,6 @@
 /**
  * URLs a provider's answer names (a job's status URL, a finished video, an image). An answer is data from another
- * system, so the address it names is not trusted (docs/gateway.md "Security and limits"):
+ * system, so the address it names is not trusted (docs/gateway.md "URLs in provider answers"):
  *
  *  - URLs the provider's key is sent to (a queue's status and result URLs) must be on the provider's configured
  *    origin (`onProviderOrigin`); anything else falls back to the URLs the gateway builds itself.

@@ -1,5 +1,5 @@
 /**
- * Speech provider configuration (docs/gateway.md, "Speech"). Every catalogue model (src/protocol/speech-catalogue.ts)
+ * Speech provider configuration (docs/speech.md). Every catalogue model (src/protocol/speech-catalogue.ts)
  * is offered only when a provider serves it; the built-in offline voice always is.
  *
  *   PARLEY_TTS_PROVIDERS='[{"name":"kokoro","kind":"openai","url":"http://localhost:8880/v1","models":{"Kokoro-82m":"kokoro"}},

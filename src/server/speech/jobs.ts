@@ -1,5 +1,5 @@
 /**
- * Text-to-speech jobs (DESIGN rule 13, docs/gateway.md "Speech"): every POST /api/tts is a row of `tts_jobs`
+ * Text-to-speech jobs (DESIGN rule 13, docs/speech.md): every POST /api/tts is a row of `tts_jobs`
  * (migration 9), owned by the gateway that took it under a lease it renews while the provider works.
  *
  *  - The request waits up to PARLEY_TTS_SYNC_MS for the audio and answers it directly (the row ends 'delivered',

@@ -1,7 +1,7 @@
 /**
  * The OpenAI speech API (POST {base}/audio/speech), which Kokoro-FastAPI and LocalAI also serve: JSON in, audio
  * bytes out (mp3 by default, spec 001 section 3). The answer must be audio: a provider that answers 200 with HTML
- * or JSON is refused (docs/gateway.md, "Speech").
+ * or JSON is refused (docs/speech.md).
  */
 import { DEFAULT_AUDIO_FORMAT } from '../../../protocol/speech-catalogue';
 import { httpFailure, isAudioType, MAX_SPEECH_BYTES, networkFailure, readBounded, type SpeechJob, type SpeechProvider, type SpeechResult } from './types';

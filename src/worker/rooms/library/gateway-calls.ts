@@ -33,7 +33,7 @@ function wait(ms: number, signal?: AbortSignal): Promise<void> {
 
 /**
  * POSTs an upload (a body made afresh for each try), sending it again when the gateway turns it away for now: it
- * caps the upload bytes it holds and the files waiting to be read (docs/gateway.md, "Security and limits").
+ * caps the upload bytes it holds and the files waiting to be read (docs/gateway.md, "Untrusted content").
  * Answers the first final response.
  */
 async function postUpload(path: string, init: () => RequestInit, signal?: AbortSignal): Promise<Response> {
