@@ -70,9 +70,26 @@ export function checkDocs() {
   return missing;
 }
 
+/** Relative paths (`./x.ts`, `../y/z.tsx`) that comments in src name, resolved from the file: they must exist too. */
+export function checkCommentPaths() {
+  const missing = [];
+  const files = repoPaths().filter((f) => f.startsWith('src/') && /\.(ts|tsx|mjs)$/.test(f));
+  for (const file of files) {
+    readFileSync(join(root, file), 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (!/^\s*(\*|\/\/|\/\*)/.test(line)) return;
+        for (const m of line.matchAll(/(\.{1,2}\/[\w./-]+\.(?:tsx|ts|mjs))\b/g)) {
+          if (!existsSync(join(root, dirname(file), m[1]))) missing.push(`${file}:${i + 1}: ${m[1]}`);
+        }
+      });
+  }
+  return missing;
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const missing = checkDocs();
+  const missing = [...checkDocs(), ...checkCommentPaths()];
   for (const m of missing) console.log(`missing: ${m}`);
-  console.log(missing.length === 0 ? 'docs: every file path named exists' : `docs: ${missing.length} file path(s) named in the docs do not exist`);
+  console.log(missing.length === 0 ? 'docs: every file path named in the docs and in comments exists' : `docs: ${missing.length} file path(s) named in the docs do not exist`);
   process.exit(missing.length === 0 ? 0 : 1);
 }

@@ -5,7 +5,7 @@
  *   reply text as plain UTF-8 text, reasoning inside <think>...</think>, and always a final
  *   <metadata>{cost, paymentSource, inputTokens, outputTokens, isPartial, model, ...}</metadata>.
  *
- * Each delta is written as it arrives; nothing is buffered. A requestId is bound to one request (./request-binding.ts):
+ * Each delta is written as it arrives; nothing is buffered. A requestId is bound to one request (../body/request-binding.ts):
  * a different reuse is refused, a true retry replays the reply instead of starting another. A paid reply reserves
  * its maximum cost before the upstream is called (a hold, src/server/money/holds.ts) and settles the actual cost
  * once, after the stream ends and before the metadata tag, so the metadata reports what was charged.

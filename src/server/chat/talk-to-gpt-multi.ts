@@ -9,7 +9,7 @@
  * else the common status or 502) with the message 'Failed to start multi-model stream' and each model's reason in
  * `models`.
  *
- * The requestId is bound to its request like a chat reply's (./request-binding.ts, namespace `multi:`): another
+ * The requestId is bound to its request like a chat reply's (../body/request-binding.ts, namespace `multi:`): another
  * request under it is refused with 409, and so is the same request again (a multi-model reply is not kept for a
  * replay): under one requestId, each model's upstream is called at most once. Lines go through a ReplySink
  * (./reply-sink.ts): a client slow to read holds the relays back (not a stall), and one that reads nothing for

@@ -89,7 +89,7 @@ export function registerGenerateImageRoutes(app: Hono<AppEnv>, ctx: RouteContext
     const explicit = isExplicit(prompt);
     if (explicit && req.showExplicitContent !== true) return c.json({ isNSFW: true, requiresExplicitMode: true } satisfies GenerateImageResponse);
 
-    // The requestId is bound to this request: a retry gets the first one's answer (./media/image-results.ts).
+    // The requestId is bound to this request: a retry gets the first one's answer (./image-results.ts).
     const requestId = req.requestId ?? randomUUID();
     const claim = await results.claim(sessionId, requestId, model.info.id, req);
     switch (claim.kind) {

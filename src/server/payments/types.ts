@@ -1,7 +1,7 @@
 /**
  * One interface for every payment provider (docs/gateway.md, "Payments"): the built-in test provider, BTCPay
  * Server (Greenfield) and Stripe Checkout. A provider makes a checkout for a transaction, says its state when
- * asked, and turns its verified webhooks into outcomes; crediting is not its business (./settle.ts does it once).
+ * asked, and turns its verified webhooks into outcomes; crediting is not its business (./service.ts does it once, through the ledger).
  */
 import type { Context } from 'hono';
 import type { PaymentStatus, Ticker } from '../../protocol/payments';

@@ -12,7 +12,7 @@ import type { SearchConfig } from './search-config';
 import { registerWebSearchRoute } from './search-route';
 
 export interface WebDeps {
-  /** Search provider (loadSearchConfig in ./config.ts); default none: search is unavailable. */
+  /** Search provider (loadSearchConfig in ./search-config.ts); default none: search is unavailable. */
   search?: SearchConfig;
   /**
    * TEST ONLY: loopback addresses the scraper may reach, and a substitute resolver. Only an in-process caller of

@@ -1,6 +1,6 @@
 /**
- * POST /api/scrape (docs/protocol.md): fetches up to 25 unique URLs behind the SSRF guard (./ssrf.ts, ./fetch.ts)
- * and answers each page's readable text (./extract.ts, read in the parse pool: src/server/parse/pool.ts, never on
+ * POST /api/scrape (docs/protocol.md): fetches up to 25 unique URLs behind the SSRF guard (../net/ssrf.ts, ../net/fetch.ts)
+ * and answers each page's readable text (../parse/readers/page.ts, read in the parse pool: src/server/parse/pool.ts, never on
  * the event loop), or why it could not be read. The pages are fetched at once, so the whole request takes about
  * as long as its slowest page (npm run bench -- scrape).
  *

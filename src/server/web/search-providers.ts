@@ -1,7 +1,7 @@
 /**
  * Web search providers behind one interface (docs/gateway.md, "Web search and scraping"): SearXNG's JSON API (what
  * self-hosters run), Linkup (the spec's deep search is named after it) and Brave Search, each configured by
- * environment (./config.ts). Every answer is reduced to the same plain results: title, URL (http or https only,
+ * environment (./search-config.ts). Every answer is reduced to the same plain results: title, URL (http or https only,
  * anything else is dropped) and a text snippet, all bounded in length. Nothing a provider returns is trusted as
  * markup: it reaches the model and the view as text.
  */

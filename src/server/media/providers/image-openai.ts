@@ -2,7 +2,7 @@
  * The OpenAI images API adapter (POST {url}/images/generations, and /images/edits with the input images for
  * image-to-image). LocalAI and other servers serve the same API. Images are asked for as b64_json; a server that
  * answers URLs anyway is read from its own origin, or from a public https address behind the scraper's SSRF guard
- * (./provider-urls.ts: never a private or local address it names). Every image is checked by its signature: bytes
+ * (../../providers/provider-urls.ts: never a private or local address it names). Every image is checked by its signature: bytes
  * that are not PNG, JPEG, WebP or GIF fail the call.
  */
 import { sniffImage } from '../png';

@@ -5,7 +5,7 @@
  *   GET  {url}/{model}/requests/{id}      -> { video: { url } } (or video_url)
  * with `Authorization: Key {key}`. The finished video is downloaded by the gateway (bounded in size and time) and
  * kept with the job, so the browser plays it from the gateway's own origin (the CSP stays 'self'). URLs the
- * provider answers go through ./provider-urls.ts: the status and result URLs (which get the key) only on the
+ * provider answers go through ../../providers/provider-urls.ts: the status and result URLs (which get the key) only on the
  * provider's own origin, the video file there or on a public https address (the scraper's SSRF guard).
  */
 import type { VideoJobInput, VideoPoll, VideoProvider } from './types';

@@ -1,6 +1,6 @@
 /**
  * Text of a document on the gateway, by extension (spec 000 sections 5 and 7, POST /api/process-document). Runs
- * inside a worker thread (./pool.ts), never on the event loop. Libraries: officeparser (docx, pptx, xlsx, odt, odp,
+ * inside a worker thread (../pool.ts), never on the event loop. Libraries: officeparser (docx, pptx, xlsx, odt, odp,
  * ods, rtf, epub; its own zip-bomb limits set below; OCR off, nothing fetched), word-extractor (doc), pdf.js (pdf,
  * eval off), and ./legacy.ts, ./archives.ts for ppt, xls, mobi, zip, rar and 7z. The client's text formats are read
  * here too when they are over 10 MB.

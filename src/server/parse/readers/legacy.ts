@@ -2,7 +2,7 @@
  * Text of the binary formats no well-kept library reads in Node: PowerPoint 97 (.ppt), Excel 97 (.xls) and
  * Mobipocket (.mobi). Written by hand, each a few record types of a published format; the compound file
  * container of .ppt and .xls is read with cfb (SheetJS). Word 97 (.doc) is read with word-extractor
- * (./extract.ts). Every loop is bounded by the input's length.
+ * (./document.ts). Every loop is bounded by the input's length.
  */
 import * as CFB from 'cfb';
 

@@ -4,7 +4,7 @@
  * build (eval off, no fonts loaded, the first PDF_MAX_PAGES pages). The result is plain text only: markup never
  * leaves this module, and the view shows it as text.
  *
- * Runs in a parse pool thread (../parse/pool.ts) within its time and memory budget, never on the event loop. The
+ * Runs in a parse pool thread (../pool.ts) within its time and memory budget, never on the event loop. The
  * HTML is first cut to MAX_HTML_DEPTH levels of nesting (./nesting.ts), and Readability, whose cost grows with the
  * number of elements, reads only pages of at most READABLE_MAX_ELEMENTS: a larger page gives the text of its body.
  */

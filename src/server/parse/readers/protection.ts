@@ -8,7 +8,7 @@
  *  - zip: an entry with the encrypted flag, or AES (method 99);
  *  - 7z with encrypted headers: an encoded header using AES;
  *  - Mobipocket: the encryption field of record 0 (DRM);
- * PDF, rar and 7z with encrypted files only are told by their readers (./extract.ts, ./archives.ts), which throw ProtectedFileError.
+ * PDF, rar and 7z with encrypted files only are told by their readers (./document.ts, ./archives.ts), which throw ProtectedFileError.
  */
 import * as CFB from 'cfb';
 import { unzipSync } from 'fflate';

@@ -1,4 +1,4 @@
-/** Types of word-extractor (it ships none): the part ./extract.ts uses. */
+/** Types of word-extractor (it ships none): the part ./document.ts uses. */
 declare module 'word-extractor' {
   interface WordDocument {
     getBody(): string;

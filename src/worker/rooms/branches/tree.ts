@@ -1,5 +1,5 @@
 /**
- * What the message-tree rooms (./branches.ts, ./messages.ts) share: loading a conversation's tree, the "one branch
+ * What the message-tree rooms (./commands.ts, ../messages/commands.ts) share: loading a conversation's tree, the "one branch
  * switch or generation at a time" rule (spec 000 section 4), the notices, and starting a reply into a new
  * assistant message along a path.
  */

@@ -1,6 +1,6 @@
 /**
- * Chat: the chat mode's handler of the submit flow (./submit.ts, steps 6 and 7: one model streams through
- * POST /api/stream-gpt after a pending assistant message; several through ./multimodel.ts, with no pending
+ * Chat: the chat mode's handler of the submit flow (../replies/submit.ts, steps 6 and 7: one model streams through
+ * POST /api/stream-gpt after a pending assistant message; several through ../multimodel/commands.ts, with no pending
  * message), its balance probe (step 2), and the commands Send and Stop.
  */
 import type { ChatMessage, ModelInfo, StreamGptRequest } from '../../../protocol/api';
@@ -111,7 +111,7 @@ async function runChat(s: Submission): Promise<SendMessageResult> {
   // (7) Call the chat handler.
   const request: StreamGptRequest = { model: model.id, messages: main.messages, conversationUUID: conversation.uuid, requestId, maxTokens };
   const open = (r: StreamGptRequest, signal: AbortSignal) => gateway.streamReply(r, signal);
-  // With web search on, the search runs first and its results join the request (./web.ts).
+  // With web search on, the search runs first and its results join the request (../web/commands.ts).
   liveReplies(core).startReply(reply, s.input.webSearch ? searchThenReply(core, { user, depth: s.input.webSearch.depth, request }, open) : (signal) => open(request, signal), model.id);
   return { ok: true, slug, userMessageId: user.id };
 }

@@ -1,5 +1,5 @@
 /**
- * Starts a file worker (../attachments/file-worker.ts) for one job and ends it when the job is done, so that a
+ * Starts a file worker (./attachments/file-worker.ts) for one job and ends it when the job is done, so that a
  * long compression or PDF never holds the engine worker (which keeps streaming replies and answering queries).
  */
 import * as Comlink from 'comlink';

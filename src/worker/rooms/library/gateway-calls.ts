@@ -1,4 +1,4 @@
-/** The engine's client of the attachment calls (spec 000 section 7), beside ../gateway.ts. */
+/** The engine's client of the attachment calls (spec 000 section 7), beside ../../infra/gateway.ts. */
 import type { ImageDescriptionRequest, ImageDescriptionResponse, ProcessDocumentResponse } from '../../../protocol/attachments-api';
 import { gatewayErrorOf as errorOf } from '../../infra/gateway';
 

@@ -35,7 +35,7 @@ export function extractInlineImages(text: string): { text: string; images: Extra
 
 /**
  * The event that moves a message's inline images, or null when it has none. Each image's bytes go to `files` first
- * (`store`, as media's images do: ../media/files.ts), so the event carries references, never base64.
+ * (`store`, as media's images do: ../../infra/files.ts), so the event carries references, never base64.
  */
 export async function imagesExtractedEvent(message: MessageRow, now: number, newId: () => string, store: (blob: Blob) => Promise<ImageRef>): Promise<NewEvent | null> {
   if (message.role !== 'assistant' || typeof message.prompt !== 'string') return null;

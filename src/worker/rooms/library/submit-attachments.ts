@@ -2,7 +2,7 @@
  * The attachment step of the submit flow (step 3 of spec 000 section 4, plugged in through
  * rooms/replies/submit-plugins.ts by the library room): a message's attachments (library ids) are checked, images
  * go inline to a vision model or are described for the others, documents are cut to the model's context
- * (./attach-step.ts), and the message gets its `files`. Once steps 4 and 5 have made the conversation and the user
+ * (../../../shared/attach-step.ts), and the message gets its `files`. Once steps 4 and 5 have made the conversation and the user
  * message, the events that record which items the message carries (`library.messageLinked`) and move a new
  * conversation's composer links (conversation id 0) to the conversation are appended with them.
  */

@@ -99,7 +99,7 @@ export function mediaCommands(core: EngineCore): MediaHandlers {
     return true;
   });
 
-  /** Steps 6 and 7 of an image or video submit (steps 1 to 5 are the submit flow's: ./submit.ts). */
+  /** Steps 6 and 7 of an image or video submit (steps 1 to 5 are the submit flow's: ../replies/submit.ts). */
   async function runMedia(sub: Submission, mode: 'image' | 'video'): Promise<SendMessageResult> {
     const { input, model, conversation, user, events, now } = sub;
     const settings = { ...(await settingsOf(model.id)), ...input.settings };

@@ -1,6 +1,6 @@
 /**
  * Multi-model replies (spec 000 sections 4, 5 and 7): one prompt, the chosen model and up to 4 extra text models,
- * one POST /api/talk-to-gpt-multi. The NDJSON lines (./rooms/multimodel/multi-stream.ts) are split per model into a
+ * one POST /api/talk-to-gpt-multi. The NDJSON lines (./multi-stream.ts) are split per model into a
  * byte stream in the single-reply framing, and each runs through the same reply runner as a single reply: live
  * text, checkpoints, and one terminal event per model. Each reply is its own assistant message with its model,
  * cost and error; one failing model does not stop the others (its failure stays on its own message, ownError).

@@ -5,7 +5,7 @@
  * reload and a leader hand-off, and the engine itself sends the next one when a reply ends: the tab that queued
  * it may be gone.
  *
- * The sending is the submit flow of ./chat.ts with the queue entry's id: the entry leaves the queue in the same
+ * The sending is the submit flow of ../chat/commands.ts with the queue entry's id: the entry leaves the queue in the same
  * append that adds its user message, so a message is never sent twice nor lost. One that cannot be sent (say the
  * balance ran out) stays queued, with the flow's notice, until the user removes it. Reading and adding entries is
  * rooms/replies/queue-store.ts (the submit flow queues through it).

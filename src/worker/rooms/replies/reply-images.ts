@@ -1,5 +1,5 @@
 /**
- * The images of a chat reply in image lines (spec 000 section 7, ../image-lines.ts): stored as Blobs in `files`
+ * The images of a chat reply in image lines (spec 000 section 7, ./image-lines.ts): stored as Blobs in `files`
  * before the event that refers to them, then put on the reply's message by `image.generated` (so they show as its
  * images, open in the viewer and join the gallery like any generated image). The reply's cost is its completion's.
  */

@@ -7,7 +7,7 @@
  *
  * Steps 1 to 5 are here; steps 6 and 7 belong to the mode's handler and step 3 to the attachment step, each
  * plugged in from its own module (./submit-plugins.ts). While a reply generates in the conversation (the pending
- * flag), Send queues the message in a mode that queues (chat) instead (./queue.ts); the queue sends it when the
+ * flag), Send queues the message in a mode that queues (chat) instead (../queue/commands.ts); the queue sends it when the
  * replies end. Steps 4 to 6 (and the queue entry a queued message leaves) are one append: the log never holds half
  * a submit.
  */

@@ -1,7 +1,7 @@
 /**
  * Web commands (docs/architecture.md, "The engine, by domain"): whether web search can be used, scraping URLs for
  * the composer, starter suggestions; and the web search that runs before a reply when the switch is on
- * (`searchThenReply`, used by the submit flow in ./chat.ts).
+ * (`searchThenReply`, used by the submit flow in ../chat/commands.ts).
  *
  * The search runs as its own gateway call, before the reply's stream opens: its sources are stored on the user
  * message (message.webSearched) before any reply text arrives, so the reply's citations link as they stream, a

@@ -1,6 +1,6 @@
 /// <reference lib="webworker" />
 /**
- * A dedicated worker of its own for reading one file, started by the engine worker (./file-jobs.ts) and ended
+ * A dedicated worker of its own for reading one file, started by the engine worker (../file-jobs.ts) and ended
  * when the file is read: compressing a 12-megapixel photo or reading a long PDF takes seconds, spent here beside
  * the engine, which keeps streaming replies and serving queries meanwhile. pdf.js starts its own worker from
  * the app's origin (its file is part of the build).
