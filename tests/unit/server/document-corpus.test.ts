@@ -44,7 +44,7 @@ const reference = (name: string): string => readFileSync(join(DIR, 'reference', 
 
 describe('document corpus: samples made with real tools', () => {
   it('has the formats it is made of', () => {
-    expect(samples.map(ext).sort()).toEqual(expect.arrayContaining(['doc', 'docx', 'ods', 'odt', 'pdf', 'xls', 'xlsx']));
+    expect(samples.map(ext).sort()).toEqual(expect.arrayContaining(['doc', 'docx', 'epub', 'ods', 'odt', 'pdf', 'xls', 'xlsx']));
   });
 
   for (const name of samples) {
@@ -75,6 +75,12 @@ describe('document corpus: samples made with real tools', () => {
     expect(text).toContain('Checked by the underwriting desk on Monday');
     expect(text).not.toContain('Yes');
   });
+
+  it('sample-xml-chapters.epub: chapters found through the manifest whatever their names, the same text as sample.epub', async () => {
+    const text = await extractText(bytes('sample-xml-chapters.epub'), 'epub');
+    expect(text).toBe(await extractText(bytes('sample.epub'), 'epub'));
+    expect(text).toContain('Annual summary');
+  }, 60_000);
 
   it('sample.docx: the browser reader (mammoth) reads at least 95% too', async () => {
     const data = bytes('sample.docx');

@@ -1,7 +1,8 @@
 /**
  * Text of a document on the gateway, by extension (spec 000 sections 5 and 7, POST /api/process-document). Runs
  * inside a worker thread (./pool.ts), never on the event loop. Libraries: officeparser (docx, pptx, xlsx, odt, odp,
- * ods, rtf, epub; its own zip-bomb limits set below; OCR off, nothing fetched), word-extractor (doc), pdf.js (pdf,
+ * ods, rtf, epub; its own zip-bomb limits set below; OCR off, nothing fetched; ./epub.ts for books whose chapters are not
+ * named .xhtml), word-extractor (doc), pdf.js (pdf,
  * eval off), and ./legacy.ts, ./archives.ts for ppt, xls, mobi, zip, rar and 7z. The client's text formats are read
  * here too when they are over 10 MB.
  */
@@ -9,6 +10,7 @@ import { OfficeParser, type OfficeParserConfig } from 'officeparser';
 import { CLIENT_FORMATS } from '../../../protocol/attachments';
 import { annotationText } from '../../../protocol/pdf-annotations';
 import { rarText, sevenZipText, zipText } from './archives';
+import { epubNeedsSpineReader, epubText } from './epub';
 import { mobiText, pptText, stripTags, xlsText } from './legacy';
 import { isProtected, ProtectedFileError } from './protection';
 import { decodeTextLoose, looksLikeText } from './text';
@@ -113,7 +115,9 @@ export async function extractText(data: Uint8Array, ext: string, signal: AbortSi
   let text: string;
   try {
     if (isProtected(data, ext)) throw new ProtectedFileError();
-    if (OFFICE_TYPES.has(ext)) text = await officeText(data, ext, signal);
+    // officeparser finds chapters by file name; a book whose spine names other files is read through its spine.
+    if (ext === 'epub' && epubNeedsSpineReader(data)) text = epubText(data, OFFICE_LIMITS.maxUncompressedBytes);
+    else if (OFFICE_TYPES.has(ext)) text = await officeText(data, ext, signal);
     else if (ext === 'doc') text = await docText(data);
     else if (ext === 'ppt') text = pptText(data);
     else if (ext === 'xls') text = xlsText(data);
