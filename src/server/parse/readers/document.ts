@@ -7,7 +7,9 @@
  * here too when they are over 10 MB.
  */
 import { OfficeParser, type OfficeParserConfig } from 'officeparser';
+import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { CLIENT_FORMATS } from '../../../protocol/attachments';
+import { docxExtraText, docxParts, unwrapContentControls } from '../../../protocol/docx-extras';
 import { annotationText } from '../../../protocol/pdf-annotations';
 import { rarText, sevenZipText, zipText } from './archives';
 import { epubNeedsSpineReader, epubText } from './epub';
@@ -43,6 +45,27 @@ export function serverReads(ext: string): boolean {
   return OFFICE_TYPES.has(ext) || TEXT_TYPES.has(ext) || ['doc', 'ppt', 'xls', 'mobi', 'zip', 'rar', '7z', 'pdf'].includes(ext);
 }
 
+/**
+ * A DOCX with its content controls unwrapped (src/protocol/docx-extras.ts), re-zipped; the same bytes when it has
+ * none. Entries are inflated within OFFICE_LIMITS, as officeparser would.
+ */
+function withoutContentControls(data: Uint8Array): Uint8Array {
+  let total = 0;
+  let entries = 0;
+  const files = unzipSync(data, {
+    filter(f) {
+      total += f.originalSize;
+      if (++entries > OFFICE_LIMITS.maxZipEntries || total > OFFICE_LIMITS.maxUncompressedBytes) throw new Error('over the limits');
+      return true;
+    },
+  });
+  const document = files['word/document.xml'];
+  const unwrapped = document ? unwrapContentControls(strFromU8(document)) : null;
+  if (unwrapped === null) return data;
+  files['word/document.xml'] = strToU8(unwrapped);
+  return zipSync(files, { level: 1 });
+}
+
 async function officeText(data: Uint8Array, ext: string, signal: AbortSignal): Promise<string> {
   const config: OfficeParserConfig = {
     ocr: false,
@@ -52,8 +75,14 @@ async function officeText(data: Uint8Array, ext: string, signal: AbortSignal): P
     fileType: ext as NonNullable<OfficeParserConfig['fileType']>,
     decompressionLimits: OFFICE_LIMITS,
   };
-  const ast = await OfficeParser.parseOffice(Buffer.from(data.buffer, data.byteOffset, data.byteLength), config);
+  const ast = await OfficeParser.parseOffice(Buffer.from(ext === 'docx' ? withoutContentControls(data) : data), config);
   if (ext === 'xlsx' || ext === 'ods') return sheetsText(ast.content);
+  if (ext === 'docx') {
+    // officeparser reads neither text boxes nor footnotes and endnotes (src/protocol/docx-extras.ts); it has
+    // checked the archive's sizes against OFFICE_LIMITS by now.
+    const extra = docxExtraText(docxParts((wanted) => unzipSync(data, { filter: (f) => wanted(f.name) && f.originalSize <= OFFICE_LIMITS.maxUncompressedBytes }), true), true);
+    return [ast.toText(), extra].filter((t) => t !== '').join('\n\n');
+  }
   return ast.toText();
 }
 
