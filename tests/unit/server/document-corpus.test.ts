@@ -1,6 +1,7 @@
 /**
  * The document corpus made with real tools (tests/fixtures/documents/make.py: openpyxl, xlwt, python-docx,
- * LibreOffice, zip, 7z, qpdf; reference text from pdftotext or what the generator wrote). Each sample is read by the
+ * LibreOffice, zip, 7z, qpdf; reference text from pdftotext or what the generator wrote), and Word 6 files written
+ * from the format (make-word6.mjs: LibreOffice no longer saves Word 6/95; it reads these). Each sample is read by the
  * gateway (extractText) and, for PDF and DOCX, by the browser's readers too (pdf.js, mammoth), and must give at least
  * 95% of the reference's words; each password-protected file gets the one message; each damaged file a message that
  * names its format.
@@ -9,6 +10,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { damagedMessage, extractText } from '../../../src/server/parse/readers/document';
+import { OLD_WORD_MESSAGE } from '../../../src/server/parse/readers/legacy';
 import { PROTECTED_MESSAGE } from '../../../src/server/parse/readers/protection';
 import { readDocx, readPdf, type PdfJs } from '../../../src/worker/rooms/library/attachments/documents';
 
@@ -75,6 +77,11 @@ describe('document corpus: samples made with real tools', () => {
     expect(text).toContain('Checked by the underwriting desk on Monday');
     expect(text).not.toContain('Yes');
   });
+
+  it('sample-word6.doc: a Word 6 file is read, field codes dropped; a fast-saved one is refused in plain words', async () => {
+    expect(await extractText(bytes('sample-word6.doc'), 'doc')).toContain('Page 1 of the café minutes');
+    await expect(extractText(bytes('word6-fastsaved.doc'), 'doc')).rejects.toThrow(OLD_WORD_MESSAGE);
+  }, 60_000);
 
   it('sample-xml-chapters.epub: chapters found through the manifest whatever their names, the same text as sample.epub', async () => {
     const text = await extractText(bytes('sample-xml-chapters.epub'), 'epub');

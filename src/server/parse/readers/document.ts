@@ -13,7 +13,7 @@ import { docxExtraText, docxParts, unwrapContentControls } from '../../../protoc
 import { annotationText } from '../../../protocol/pdf-annotations';
 import { rarText, sevenZipText, zipText } from './archives';
 import { epubNeedsSpineReader, epubText } from './epub';
-import { mobiText, pptText, stripTags, xlsText } from './legacy';
+import { mobiText, oldWordText, pptText, stripTags, xlsText } from './legacy';
 import { isProtected, ProtectedFileError } from './protection';
 import { decodeTextLoose, looksLikeText } from './text';
 
@@ -110,6 +110,9 @@ function sheetsText(content: readonly SheetNode[]): string {
 }
 
 async function docText(data: Uint8Array): Promise<string> {
+  const old = oldWordText(data);
+  if (old && 'refused' in old) throw new ExtractError(old.refused);
+  if (old) return old.text;
   const { default: WordExtractor } = await import('word-extractor');
   const doc = await new WordExtractor().extract(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
   return `${doc.getBody()}\n${doc.getFootnotes()}`;
