@@ -1,8 +1,8 @@
 /**
- * Text of the binary formats no well-kept library reads in Node: PowerPoint 97 (.ppt), Excel 97 (.xls) and
- * Mobipocket (.mobi), and Word 6/95 (.doc) saved in full. Written by hand, each a few record types of a published format; the compound file
- * container of .ppt and .xls is read with cfb (SheetJS). Word 97 (.doc) is read with word-extractor
- * (./extract.ts). Every loop is bounded by the input's length.
+ * Text of the binary formats no well-kept library reads in Node: PowerPoint 97 (.ppt), Excel 97 (.xls), Mobipocket
+ * (.mobi) and Word 6/95 (.doc) saved in full. Written by hand, each a few record types of a published format; the
+ * compound file container of .ppt, .xls and .doc is read with cfb (SheetJS). Word 97 (.doc) is read with
+ * word-extractor (./document.ts). Every loop is bounded by the input's length.
  */
 import * as CFB from 'cfb';
 
