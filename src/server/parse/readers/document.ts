@@ -47,21 +47,23 @@ export function serverReads(ext: string): boolean {
 
 /**
  * A DOCX with its content controls unwrapped (src/protocol/docx-extras.ts), re-zipped; the same bytes when it has
- * none. Entries are inflated within OFFICE_LIMITS, as officeparser would.
+ * none, or when it declares more than OFFICE_LIMITS (officeparser then refuses it as before).
  */
 function withoutContentControls(data: Uint8Array): Uint8Array {
   let total = 0;
   let entries = 0;
-  const files = unzipSync(data, {
+  unzipSync(data, {
     filter(f) {
       total += f.originalSize;
-      if (++entries > OFFICE_LIMITS.maxZipEntries || total > OFFICE_LIMITS.maxUncompressedBytes) throw new Error('over the limits');
-      return true;
+      entries++;
+      return false;
     },
   });
-  const document = files['word/document.xml'];
+  if (entries > OFFICE_LIMITS.maxZipEntries || total > OFFICE_LIMITS.maxUncompressedBytes) return data;
+  const document = unzipSync(data, { filter: (f) => f.name === 'word/document.xml' })['word/document.xml'];
   const unwrapped = document ? unwrapContentControls(strFromU8(document)) : null;
   if (unwrapped === null) return data;
+  const files = unzipSync(data);
   files['word/document.xml'] = strToU8(unwrapped);
   return zipSync(files, { level: 1 });
 }
