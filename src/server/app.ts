@@ -69,6 +69,8 @@ export interface AppDeps {
   consent?: ConsentConfig;
   /** Threads and budgets for untrusted content (src/server/parse/config.ts); default from an empty environment. */
   parse?: ParseConfig;
+  /** Start the parse threads now and have them load pdf.js (the gateway's start passes parse.warmAtStart). */
+  warmReaders?: boolean;
   /** Upload bytes held in memory, within caps (guards/upload-budget.ts); default: the caps of an empty environment. */
   uploads?: UploadBudget;
 }
@@ -108,6 +110,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const bindings = new RequestBinder(deps.db);
   const bodies = new BodyParsePool(log);
   const parse = new ParsePool(deps.parse ?? loadParseConfig({}), log);
+  if (deps.warmReaders) parse.warmUp(); // so that the first PDF after a start does not wait seconds for pdf.js
   const uploads = deps.uploads ?? new UploadBudget(loadUploadLimits({}));
   deps.onClose?.(async () => {
     await Promise.all([costlyLimit.close(), sessionLimit.close(), bodies.close(), parse.close()]);

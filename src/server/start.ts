@@ -230,6 +230,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
       speech,
       consent: loadConsentConfig(env),
       parse,
+      warmReaders: parse.warmAtStart,
       uploads,
     });
     server = await listen(app, port, host);

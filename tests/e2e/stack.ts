@@ -53,6 +53,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       PARLEY_FREE_FLUX_PER_ADDRESS: '10000',
       // The deposit tests pay with the built-in test provider, which is never on beside a priced model unless asked.
       PARLEY_TEST_PAYMENTS: 'true',
+      // The reading threads start at the first scrape or upload, not with each test's gateway (CPU on a busy machine).
+      PARLEY_PARSE_WARM: '0',
       ...options.env,
     },
     ...(options.scrapeTest ? { scrapeTest: options.scrapeTest } : {}),

@@ -15,6 +15,8 @@ export interface ParseConfig {
   memoryMb: number;
   /** Items one session may have waiting for a thread (PARLEY_PARSE_QUEUE_PER_SESSION). */
   maxWaitingPerSession: number;
+  /** Whether the gateway starts the threads at its start and has them load pdf.js (PARLEY_PARSE_WARM, 1 or 0). */
+  warmAtStart: boolean;
 }
 
 export interface UploadLimits {
@@ -36,6 +38,7 @@ export function loadParseConfig(env: Env): ParseConfig {
     },
     memoryMb: intVar(env, 'PARLEY_PARSE_MEMORY_MB', 768, 64, 16_384),
     maxWaitingPerSession: intVar(env, 'PARLEY_PARSE_QUEUE_PER_SESSION', 32, 1, 10_000),
+    warmAtStart: intVar(env, 'PARLEY_PARSE_WARM', 1, 0, 1) === 1,
   };
 }
 

@@ -22,8 +22,14 @@ export interface ParseValue {
   page: ExtractedPage;
 }
 
-export type WorkerRequest = { id: number; job: ParseJob };
-export type WorkerReply = { ready: true } | { id: number; ok: true; value: ParseValue[ParseJobKind] } | { id: number; ok: false; error: string };
+/** An item to read, or (`warm`) the order to load the slow readers (pdf.js) by reading a tiny built-in file. */
+export type WorkerRequest = { id: number; job: ParseJob } | { warm: true };
+export type WorkerReply =
+  | { ready: true }
+  /** The warm-up is over (whether or not it read its file: a reader that fails here fails the same way later). */
+  | { warmed: true }
+  | { id: number; ok: true; value: ParseValue[ParseJobKind] }
+  | { id: number; ok: false; error: string };
 
 /** The bytes as an ArrayBuffer of their own, to transfer. A view of a larger or pooled buffer is copied. */
 export function ownBuffer(data: Uint8Array): ArrayBuffer {

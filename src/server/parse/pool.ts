@@ -14,7 +14,10 @@
  *
  * Threads are started when work is on its way (`warm`) or arrives (loading the readers takes a second or more; an
  * item's budget starts only once its thread is ready) and are unref'd, so an idle pool never keeps the process
- * alive.
+ * alive. The gateway starts them at its own start (`warmUp`), and then has its threads load pdf.js (seconds on a
+ * cold thread) one at a time, at the lowest priority: only an idle thread warms, only when no item waits, and never
+ * the last thread not warming, so a page or a file never waits behind a warm-up. A PDF goes to a warmed thread when
+ * one is free.
  */
 import { Worker } from 'node:worker_threads';
 import type { ExtractedPage } from './readers/page';
@@ -85,7 +88,13 @@ interface Thread {
   worker: Worker;
   ready: boolean;
   task: { id: number; task: Task; timer: NodeJS.Timeout } | null;
+  /** Its pdf.js: not loaded, loading (the thread is busy until it says `warmed`), loaded. */
+  pdf: 'cold' | 'warming' | 'warm';
+  warmTimer?: NodeJS.Timeout;
 }
+
+/** A warm-up over this long ends its thread (it is replaced); after three such, the pool stops warming. */
+const WARM_BUDGET_MS = 60_000;
 
 export class ParsePool {
   private readonly threads: Thread[] = [];
@@ -93,8 +102,13 @@ export class ParsePool {
   private readonly running = new Map<string, number>();
   private nextId = 1;
   private closed = false;
+  /** Whether idle threads load pdf.js ahead of a first PDF (`warmUp`). */
+  private warmWanted = false;
+  private warmFailures = 0;
   /** Threads started (replacements included), for tests and logs. */
   started = 0;
+  /** Warm-ups finished (pdf.js loaded on a thread), for tests and logs. */
+  warmed = 0;
 
   constructor(
     private readonly options: ParsePoolOptions,
@@ -125,6 +139,20 @@ export class ParsePool {
     while (!this.closed && this.threads.length < this.options.threads) this.spawn();
   }
 
+  /**
+   * At the gateway's start: starts the threads, then has them load pdf.js one at a time, whenever a thread is idle
+   * and nothing waits, so that the first PDF uploaded is read by a warm thread. Replacement threads warm too.
+   */
+  warmUp(): void {
+    this.warmWanted = true;
+    this.warm();
+  }
+
+  /** Threads loading pdf.js now (at most one), for tests. */
+  get warming(): number {
+    return this.threads.filter((t) => t.pdf === 'warming').length;
+  }
+
   /** Items waiting for a thread (all sessions). */
   get waiting(): number {
     return this.queue.size;
@@ -150,14 +178,29 @@ export class ParsePool {
   /** Starts waiting items on ready threads, and starts threads while items wait and there is room. */
   private pump(): void {
     while (this.queue.size > 0) {
-      const idle = this.threads.find((t) => t.ready && t.task === null);
-      if (!idle) break;
+      const idle = this.threads.filter((t) => t.ready && t.task === null && t.pdf !== 'warming');
+      if (idle.length === 0) break;
       const next = this.queue.take((owner) => this.running.get(owner) ?? 0);
-      if (next) this.start(idle, next.item);
+      if (!next) break;
+      // A PDF to a thread with pdf.js loaded; anything else to one without, keeping the warm ones for PDFs.
+      const pdf = next.item.job.kind === 'document' && next.item.job.ext === 'pdf';
+      this.start(idle.find((t) => (t.pdf === 'warm') === pdf) ?? (idle[0] as Thread), next.item);
     }
     const starting = this.threads.filter((t) => !t.ready).length;
     const wanted = Math.min(this.options.threads - this.threads.length, this.queue.size - starting);
     for (let i = 0; i < wanted; i++) this.spawn();
+    this.warmNext();
+  }
+
+  /** Lowest priority: one idle cold thread loads pdf.js, when nothing waits and another thread stays free to read. */
+  private warmNext(): void {
+    if (!this.warmWanted || this.closed || this.queue.size > 0 || this.warmFailures >= 3) return;
+    if (this.threads.some((t) => t.pdf === 'warming')) return;
+    const thread = this.threads.find((t) => t.ready && t.task === null && t.pdf === 'cold');
+    if (!thread || !this.threads.some((t) => t !== thread)) return;
+    thread.pdf = 'warming';
+    thread.warmTimer = setTimeout(() => this.lose(thread, 'CRASHED', `warm-up over ${WARM_BUDGET_MS} ms`), WARM_BUDGET_MS);
+    thread.worker.postMessage({ warm: true } satisfies WorkerRequest);
   }
 
   private spawn(): void {
@@ -167,11 +210,18 @@ export class ParsePool {
     });
     worker.unref();
     this.started++;
-    const thread: Thread = { worker, ready: false, task: null };
+    const thread: Thread = { worker, ready: false, task: null, pdf: 'cold' };
     this.threads.push(thread);
     worker.on('message', (reply: WorkerReply) => {
       if ('ready' in reply) {
         thread.ready = true;
+        this.pump();
+        return;
+      }
+      if ('warmed' in reply) {
+        clearTimeout(thread.warmTimer);
+        thread.pdf = 'warm';
+        this.warmed++;
         this.pump();
         return;
       }
@@ -217,6 +267,7 @@ export class ParsePool {
   /** The thread is gone or must go (timeout, memory, crash): its item fails, the thread is replaced on demand. */
   private lose(thread: Thread, code: 'TIMEOUT' | 'MEMORY' | 'CRASHED', detail: string): void {
     if (!this.threads.includes(thread)) return;
+    if (thread.pdf === 'warming') this.warmFailures++;
     const kind = thread.task?.task.job.kind;
     if (kind && !this.closed) this.log(`parse pool: a ${kind} item failed (${code}: ${detail}); the thread is replaced`);
     const error = this.closed ? new ParseError('CLOSED', CLOSED_MESSAGE) : new ParseError(code, kind ? MESSAGES[kind][code] : detail);
@@ -235,6 +286,7 @@ export class ParsePool {
   }
 
   private retire(thread: Thread): void {
+    clearTimeout(thread.warmTimer);
     const at = this.threads.indexOf(thread);
     if (at >= 0) this.threads.splice(at, 1);
     void thread.worker.terminate();

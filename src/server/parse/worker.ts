@@ -8,6 +8,7 @@ import { parentPort } from 'node:worker_threads';
 import { extractText } from './readers/document';
 import { describeFacts, imageFacts } from './readers/image-facts';
 import { extractPage } from './readers/page';
+import { warmPdf } from './readers/warm-pdf';
 import type { ParseJob, ParseValue, WorkerReply, WorkerRequest } from './jobs';
 
 async function read(job: ParseJob): Promise<ParseValue[ParseJob['kind']]> {
@@ -22,6 +23,14 @@ async function read(job: ParseJob): Promise<ParseValue[ParseJob['kind']]> {
 }
 
 parentPort?.on('message', (request: WorkerRequest) => {
+  if ('warm' in request) {
+    // Loads pdf.js by reading a tiny PDF; the pool sends this only to an idle thread, when nothing waits.
+    void extractText(warmPdf(), 'pdf').then(
+      () => undefined,
+      () => undefined,
+    ).then(() => parentPort?.postMessage({ warmed: true } satisfies WorkerReply));
+    return;
+  }
   void read(request.job).then(
     (value): WorkerReply => ({ id: request.id, ok: true, value }),
     (error: unknown): WorkerReply => ({ id: request.id, ok: false, error: error instanceof Error ? error.message : String(error) }),

@@ -15,7 +15,7 @@ export function useTestGateway(
   let gateway: RunningGateway | undefined;
   const realFetch = globalThis.fetch;
   beforeAll(async () => {
-    gateway = await startGateway({ port: 0, memory: true, inheritEnv: false, clientDir: null, log: () => undefined, env: { PARLEY_OFFLINE_TOKEN_DELAY_MS: '0', ...env }, scrapeTest: scrapeTest?.() });
+    gateway = await startGateway({ port: 0, memory: true, inheritEnv: false, clientDir: null, log: () => undefined, env: { PARLEY_OFFLINE_TOKEN_DELAY_MS: '0', PARLEY_PARSE_WARM: '0', ...env }, scrapeTest: scrapeTest?.() });
     const base = gateway.url;
     let cookie = '';
     globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {

@@ -12,7 +12,7 @@ const ENTRY = new URL('./test-worker.ts', import.meta.url);
 const pools: ParsePool[] = [];
 
 function pool(over: Partial<ParseConfig> = {}): ParsePool {
-  const p = new ParsePool({ threads: 2, budgetMs: { page: 30_000, document: 30_000, image: 30_000 }, memoryMb: 64, maxWaitingPerSession: 32, ...over, entry: ENTRY });
+  const p = new ParsePool({ threads: 2, budgetMs: { page: 30_000, document: 30_000, image: 30_000 }, memoryMb: 64, maxWaitingPerSession: 32, warmAtStart: false, ...over, entry: ENTRY });
   pools.push(p);
   return p;
 }
@@ -89,6 +89,33 @@ describe('the parse pool', () => {
     const codes = (await outcomes).map((o) => (o.status === 'rejected' ? (o.reason as { code?: string }).code : o.value));
     expect(codes).toEqual(['CLOSED', 'CLOSED', 'CLOSED']);
     await expect(item(p, 'd', 'echo:after close')).rejects.toMatchObject({ code: 'CLOSED' });
+  }, 60_000);
+});
+
+describe('the warm-up at the gateway start', () => {
+  afterEach(() => {
+    delete process.env.PARLEY_TEST_WARM_MS;
+  });
+
+  it('starts the threads and warms each of them, one at a time', async () => {
+    const p = pool({ threads: 3 });
+    p.warmUp();
+    for (let i = 0; i < 1200 && p.warmed < 3; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(p.warmed).toBe(3);
+    expect(p.started).toBe(3);
+    expect(await item(p, 'a', 'echo:warm')).toBe('warm');
+  }, 60_000);
+
+  it('never takes the last free thread: items are read while a warm-up goes on', async () => {
+    process.env.PARLEY_TEST_WARM_MS = '60000'; // a warm-up that does not end within the test
+    const p = pool({ threads: 2 });
+    p.warmUp();
+    for (let i = 0; i < 1200 && p.warming === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(p.warming).toBe(1);
+    const pages = await Promise.all(Array.from({ length: 6 }, (_, i) => item(p, `s${i % 2}`, `sleep:20:p${i}`)));
+    expect(pages).toEqual(['p0', 'p1', 'p2', 'p3', 'p4', 'p5']);
+    expect(p.warmed).toBe(0);
+    expect(p.warming).toBe(1);
   }, 60_000);
 });
 

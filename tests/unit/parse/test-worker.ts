@@ -5,13 +5,21 @@
  *   'echo:TEXT' answers TEXT; 'sleep:MS:TEXT' answers TEXT after MS (the thread stays free to answer);
  *   'spin' never answers (a busy loop); 'crash' ends the thread; 'oom' allocates until the heap limit;
  *   'fail:TEXT' answers the reader's refusal TEXT.
+ * A warm-up takes PARLEY_TEST_WARM_MS (default 50) and keeps the thread busy meanwhile, as loading pdf.js does.
  */
 import { parentPort } from 'node:worker_threads';
 import type { WorkerReply, WorkerRequest } from '../../../src/server/parse/jobs';
 
 const reply = (r: WorkerReply): void => parentPort?.postMessage(r);
 
-parentPort?.on('message', ({ id, job }: WorkerRequest) => {
+parentPort?.on('message', (request: WorkerRequest) => {
+  if ('warm' in request) {
+    const until = Date.now() + Number(process.env.PARLEY_TEST_WARM_MS ?? 50);
+    while (Date.now() < until); // busy, like a module being compiled
+    reply({ warmed: true });
+    return;
+  }
+  const { id, job } = request;
   const command = job.kind === 'document' ? job.ext : 'echo:not a document';
   const [verb = '', arg = '', rest = ''] = command.split(':');
   if (verb === 'echo') reply({ id, ok: true, value: arg });

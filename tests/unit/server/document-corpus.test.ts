@@ -1,6 +1,7 @@
 /**
  * The document corpus made with real tools (tests/fixtures/documents/make.py: openpyxl, xlwt, python-docx,
- * LibreOffice, zip, 7z, qpdf; reference text from pdftotext or what the generator wrote). Each sample is read by the
+ * LibreOffice, zip, 7z, qpdf; reference text from pdftotext or what the generator wrote), and Word 6 files written
+ * from the format (make-word6.mjs: LibreOffice no longer saves Word 6/95; it reads these). Each sample is read by the
  * gateway (extractText) and, for PDF and DOCX, by the browser's readers too (pdf.js, mammoth), and must give at least
  * 95% of the reference's words; each password-protected file gets the one message; each damaged file a message that
  * names its format.
@@ -9,6 +10,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { damagedMessage, extractText } from '../../../src/server/parse/readers/document';
+import { OLD_WORD_MESSAGE } from '../../../src/server/parse/readers/legacy';
 import { PROTECTED_MESSAGE } from '../../../src/server/parse/readers/protection';
 import { readDocx, readPdf, type PdfJs } from '../../../src/worker/rooms/library/attachments/documents';
 
@@ -44,7 +46,7 @@ const reference = (name: string): string => readFileSync(join(DIR, 'reference', 
 
 describe('document corpus: samples made with real tools', () => {
   it('has the formats it is made of', () => {
-    expect(samples.map(ext).sort()).toEqual(expect.arrayContaining(['doc', 'docx', 'ods', 'odt', 'pdf', 'xls', 'xlsx']));
+    expect(samples.map(ext).sort()).toEqual(expect.arrayContaining(['doc', 'docx', 'epub', 'ods', 'odt', 'pdf', 'xls', 'xlsx']));
   });
 
   for (const name of samples) {
@@ -76,10 +78,36 @@ describe('document corpus: samples made with real tools', () => {
     expect(text).not.toContain('Yes');
   });
 
-  it('sample.docx: the browser reader (mammoth) reads at least 95% too', async () => {
-    const data = bytes('sample.docx');
-    const { text } = await readDocx(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer);
-    expect(recall(reference('sample.docx'), text)).toBeGreaterThanOrEqual(0.95);
+  it('sample-word6.doc: a Word 6 file is read, field codes dropped; a fast-saved one is refused in plain words', async () => {
+    expect(await extractText(bytes('sample-word6.doc'), 'doc')).toContain('Page 1 of the café minutes');
+    await expect(extractText(bytes('word6-fastsaved.doc'), 'doc')).rejects.toThrow(OLD_WORD_MESSAGE);
+  }, 60_000);
+
+  it('sample-xml-chapters.epub: chapters found through the manifest whatever their names, the same text as sample.epub', async () => {
+    const text = await extractText(bytes('sample-xml-chapters.epub'), 'epub');
+    expect(text).toBe(await extractText(bytes('sample.epub'), 'epub'));
+    expect(text).toContain('Annual summary');
+  }, 60_000);
+
+  for (const name of ['sample.docx', 'sample-notes.docx']) {
+    it(`${name}: the browser reader (mammoth) reads at least 95% too`, async () => {
+      const data = bytes(name);
+      const { text } = await readDocx(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer);
+      expect(recall(reference(name), text), text).toBeGreaterThanOrEqual(0.95);
+    }, 60_000);
+  }
+
+  it('sample-notes.docx: footnotes, endnotes, the text box (once) and content controls on both paths', async () => {
+    const data = bytes('sample-notes.docx');
+    const gateway = await extractText(data, 'docx');
+    const { text: browser } = await readDocx(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer);
+    for (const text of [gateway, browser]) {
+      expect(text).toContain('Footnotes:\nInspection carried out by the volunteer coastguard team.');
+      expect(text).toContain('Endnotes:\nReadings taken hourly from the upstream gauge station.');
+      expect(text).toContain('Client reference: Harbour Trust grant HT-2291');
+      expect(text).toContain('Approved by Oskar Lindqvist');
+      expect(text.split('Sidebar: bring waterproof boots').length).toBe(2);
+    }
   }, 60_000);
 });
 

@@ -24,7 +24,8 @@ const held: Route = (req, res) => {
 beforeAll(async () => {
   host = await startTestHost({ '/held': held, '/now': page });
 });
-const { gateway, newEngine } = useTestGateway({}, () => ({ allow: [{ address: '127.0.0.1', port: host.port }] }));
+// The gateway warms its reading threads (pdf.js) as in production: the scrapes must not wait behind the warm-up.
+const { gateway, newEngine } = useTestGateway({ PARLEY_PARSE_WARM: '1' }, () => ({ allow: [{ address: '127.0.0.1', port: host.port }] }));
 beforeAll(async () => {
   const id = ((await (await fetch('/auth/local-session')).json()) as { data: { id: string } }).data.id;
   await gateway().ledger.credit(id, { key: `seed:${id}`, usdMicro: 1_000_000n });

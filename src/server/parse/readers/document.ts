@@ -1,15 +1,19 @@
 /**
  * Text of a document on the gateway, by extension (spec 000 sections 5 and 7, POST /api/process-document). Runs
  * inside a worker thread (../pool.ts), never on the event loop. Libraries: officeparser (docx, pptx, xlsx, odt, odp,
- * ods, rtf, epub; its own zip-bomb limits set below; OCR off, nothing fetched), word-extractor (doc), pdf.js (pdf,
+ * ods, rtf, epub; its own zip-bomb limits set below; OCR off, nothing fetched; ./epub.ts for books whose chapters are not
+ * named .xhtml), word-extractor (doc), pdf.js (pdf,
  * eval off), and ./legacy.ts, ./archives.ts for ppt, xls, mobi, zip, rar and 7z. The client's text formats are read
  * here too when they are over 10 MB.
  */
 import { OfficeParser, type OfficeParserConfig } from 'officeparser';
+import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { CLIENT_FORMATS } from '../../../protocol/attachments';
+import { docxExtraText, docxParts, unwrapContentControls } from '../../../protocol/docx-extras';
 import { annotationText } from '../../../protocol/pdf-annotations';
 import { rarText, sevenZipText, zipText } from './archives';
-import { mobiText, pptText, stripTags, xlsText } from './legacy';
+import { epubNeedsSpineReader, epubText } from './epub';
+import { mobiText, oldWordText, pptText, stripTags, xlsText } from './legacy';
 import { isProtected, ProtectedFileError } from './protection';
 import { decodeTextLoose, looksLikeText } from './text';
 
@@ -41,6 +45,29 @@ export function serverReads(ext: string): boolean {
   return OFFICE_TYPES.has(ext) || TEXT_TYPES.has(ext) || ['doc', 'ppt', 'xls', 'mobi', 'zip', 'rar', '7z', 'pdf'].includes(ext);
 }
 
+/**
+ * A DOCX with its content controls unwrapped (src/protocol/docx-extras.ts), re-zipped; the same bytes when it has
+ * none, or when it declares more than OFFICE_LIMITS (officeparser then refuses it as before).
+ */
+function withoutContentControls(data: Uint8Array): Uint8Array {
+  let total = 0;
+  let entries = 0;
+  unzipSync(data, {
+    filter(f) {
+      total += f.originalSize;
+      entries++;
+      return false;
+    },
+  });
+  if (entries > OFFICE_LIMITS.maxZipEntries || total > OFFICE_LIMITS.maxUncompressedBytes) return data;
+  const document = unzipSync(data, { filter: (f) => f.name === 'word/document.xml' })['word/document.xml'];
+  const unwrapped = document ? unwrapContentControls(strFromU8(document)) : null;
+  if (unwrapped === null) return data;
+  const files = unzipSync(data);
+  files['word/document.xml'] = strToU8(unwrapped);
+  return zipSync(files, { level: 1 });
+}
+
 async function officeText(data: Uint8Array, ext: string, signal: AbortSignal): Promise<string> {
   const config: OfficeParserConfig = {
     ocr: false,
@@ -50,8 +77,14 @@ async function officeText(data: Uint8Array, ext: string, signal: AbortSignal): P
     fileType: ext as NonNullable<OfficeParserConfig['fileType']>,
     decompressionLimits: OFFICE_LIMITS,
   };
-  const ast = await OfficeParser.parseOffice(Buffer.from(data.buffer, data.byteOffset, data.byteLength), config);
+  const ast = await OfficeParser.parseOffice(Buffer.from(ext === 'docx' ? withoutContentControls(data) : data), config);
   if (ext === 'xlsx' || ext === 'ods') return sheetsText(ast.content);
+  if (ext === 'docx') {
+    // officeparser reads neither text boxes nor footnotes and endnotes (src/protocol/docx-extras.ts); it has
+    // checked the archive's sizes against OFFICE_LIMITS by now.
+    const extra = docxExtraText(docxParts((wanted) => unzipSync(data, { filter: (f) => wanted(f.name) && f.originalSize <= OFFICE_LIMITS.maxUncompressedBytes }), true), true);
+    return [ast.toText(), extra].filter((t) => t !== '').join('\n\n');
+  }
   return ast.toText();
 }
 
@@ -79,6 +112,9 @@ function sheetsText(content: readonly SheetNode[]): string {
 }
 
 async function docText(data: Uint8Array): Promise<string> {
+  const old = oldWordText(data);
+  if (old && 'refused' in old) throw new ExtractError(old.refused);
+  if (old) return old.text;
   const { default: WordExtractor } = await import('word-extractor');
   const doc = await new WordExtractor().extract(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
   return `${doc.getBody()}\n${doc.getFootnotes()}`;
@@ -113,7 +149,9 @@ export async function extractText(data: Uint8Array, ext: string, signal: AbortSi
   let text: string;
   try {
     if (isProtected(data, ext)) throw new ProtectedFileError();
-    if (OFFICE_TYPES.has(ext)) text = await officeText(data, ext, signal);
+    // officeparser finds chapters by file name; a book whose spine names other files is read through its spine.
+    if (ext === 'epub' && epubNeedsSpineReader(data)) text = epubText(data, OFFICE_LIMITS.maxUncompressedBytes);
+    else if (OFFICE_TYPES.has(ext)) text = await officeText(data, ext, signal);
     else if (ext === 'doc') text = await docText(data);
     else if (ext === 'ppt') text = pptText(data);
     else if (ext === 'xls') text = xlsText(data);

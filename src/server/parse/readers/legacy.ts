@@ -1,8 +1,8 @@
 /**
- * Text of the binary formats no well-kept library reads in Node: PowerPoint 97 (.ppt), Excel 97 (.xls) and
- * Mobipocket (.mobi). Written by hand, each a few record types of a published format; the compound file
- * container of .ppt and .xls is read with cfb (SheetJS). Word 97 (.doc) is read with word-extractor
- * (./document.ts). Every loop is bounded by the input's length.
+ * Text of the binary formats no well-kept library reads in Node: PowerPoint 97 (.ppt), Excel 97 (.xls), Mobipocket
+ * (.mobi) and Word 6/95 (.doc) saved in full. Written by hand, each a few record types of a published format; the
+ * compound file container of .ppt, .xls and .doc is read with cfb (SheetJS). Word 97 (.doc) is read with
+ * word-extractor (./document.ts). Every loop is bounded by the input's length.
  */
 import * as CFB from 'cfb';
 
@@ -15,6 +15,50 @@ function stream(data: Uint8Array, name: string): Uint8Array {
 
 const utf16 = new TextDecoder('utf-16le');
 const latin1 = new TextDecoder('windows-1252');
+
+/** Word 6 and Word 95 files that cannot be read here: those saved with "Fast Save", and older ones. */
+export const OLD_WORD_MESSAGE = 'This is a Word file from Word 95 or earlier that cannot be read here. Open it in Word or LibreOffice, save it as .docx and attach the new copy.';
+
+/**
+ * Word 6 and Word 95 (.doc with a FIB whose nFib is 101 to 104; Word 97 and later have 105 and up and are read by
+ * word-extractor): null for a newer file. A file saved in full keeps its text in one run of 8-bit characters
+ * (windows-1252) from fcMin to fcMac of the WordDocument stream (main text, then footnotes and headers); field
+ * codes (between 0x13 and 0x14) are dropped and their results kept. A fast-saved file (fComplex) keeps its text in
+ * pieces listed in a piece table, and a file older than Word 6 has another layout: both get OLD_WORD_MESSAGE.
+ */
+export function oldWordText(data: Uint8Array): { text: string } | { refused: string } | null {
+  const word = stream(data, 'WordDocument');
+  if (word.length < 0x20) throw new Error('WordDocument stream too short');
+  const view = new DataView(word.buffer, word.byteOffset, word.byteLength);
+  const nFib = view.getUint16(2, true);
+  if (nFib >= 105) return null;
+  const complex = (view.getUint16(10, true) & 0x0004) !== 0;
+  if (nFib < 101 || complex) return { refused: OLD_WORD_MESSAGE };
+  const fcMin = view.getUint32(0x18, true);
+  const fcMac = Math.min(view.getUint32(0x1c, true), word.length);
+  if (fcMin >= fcMac) throw new Error('no text range');
+  const text = latin1.decode(word.subarray(fcMin, fcMac));
+  let out = '';
+  let fieldDepth = 0;
+  /** Per open field: whether its result (after 0x14) is being read. */
+  const inResult: boolean[] = [];
+  for (const ch of text) {
+    const c = ch.charCodeAt(0);
+    if (c === 0x13) {
+      fieldDepth++;
+      inResult.push(false);
+    } else if (c === 0x14 && fieldDepth > 0) inResult[inResult.length - 1] = true;
+    else if (c === 0x15 && fieldDepth > 0) {
+      fieldDepth--;
+      inResult.pop();
+    } else if (fieldDepth > 0 && !inResult[inResult.length - 1]) continue;
+    else if (c === 0x0d || c === 0x0b || c === 0x0c) out += '\n';
+    else if (c === 0x07) out += '\t';
+    else if (c === 0x1e) out += '-';
+    else if (c >= 0x20 || c === 0x09) out += ch;
+  }
+  return { text: out.replace(/\t\n/g, '\n') };
+}
 
 /**
  * PowerPoint 97-2003: the 'PowerPoint Document' stream is a tree of records (8-byte header: version/instance,

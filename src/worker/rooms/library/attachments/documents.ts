@@ -4,6 +4,7 @@
  * file worker (./file-worker.ts), never on the main thread; the pdf.js module is passed in, so the same code runs
  * in Node tests with its legacy build.
  */
+import { docxExtraText, docxParts } from '../../../../protocol/docx-extras';
 import { annotationText } from '../../../../protocol/pdf-annotations';
 import { unzipSync } from 'fflate';
 
@@ -98,7 +99,10 @@ export async function readDocx(data: ArrayBuffer): Promise<DocumentText> {
   const mammoth = (await import('mammoth')).default;
   // The browser build reads `arrayBuffer`, the Node build (tests, benchmarks) `buffer`; JSZip takes either.
   const result = await mammoth.extractRawText({ arrayBuffer: data, buffer: data } as unknown as { arrayBuffer: ArrayBuffer });
-  const text = result.value.replace(/\n{3,}/g, '\n\n').trim();
+  // mammoth reads text boxes but not footnotes and endnotes (src/protocol/docx-extras.ts).
+  const bytes = new Uint8Array(data);
+  const extra = docxExtraText(docxParts((wanted) => unzipSync(bytes, { filter: (f) => wanted(f.name) }), false), false);
+  const text = [result.value, extra].join('\n\n').replace(/\n{3,}/g, '\n\n').trim();
   if (text === '') throw new NoTextError('No text content found in document');
   return { text };
 }
