@@ -94,6 +94,9 @@ export async function startFakeMedia(): Promise<FakeMedia> {
       json(404, { detail: 'no route' });
     })();
   });
+  // Idle keep-alive sockets stay open for the whole test: with Node's 5 s default, a busy machine let the client
+  // reuse a socket the server was closing (ECONNRESET on the next request, a failure no real provider causes).
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return fake;

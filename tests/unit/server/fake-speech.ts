@@ -89,6 +89,9 @@ export async function startFakeSpeech(options: { msPerChar?: number } = {}): Pro
       res.end(JSON.stringify({ error: { message: `no route ${path}` } }));
     })();
   });
+  // Idle keep-alive sockets stay open for the whole test: with Node's 5 s default, a busy machine let the client
+  // reuse a socket the server was closing (ECONNRESET on the next request, a failure no real provider causes).
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const addr = server.address() as AddressInfo;
   state.url = `http://127.0.0.1:${addr.port}`;

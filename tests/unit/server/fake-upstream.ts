@@ -318,6 +318,9 @@ export async function startFakeUpstream(script: FakeScriptInput, options: FakeUp
     s.setNoDelay(true);
     s.on('close', () => sockets.delete(s));
   });
+  // Idle keep-alive sockets stay open for the whole test: with Node's 5 s default, a busy machine let the client
+  // reuse a socket the server was closing (ECONNRESET on the next request, a failure no real provider causes).
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
 

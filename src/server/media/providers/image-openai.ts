@@ -44,7 +44,9 @@ export class OpenAiImageProvider implements ImageProvider {
         res = await fetch(`${this.baseUrl}/images/edits`, { method: 'POST', headers, body: form, signal: timeout });
       }
     } catch (e) {
-      return { ok: false, status: 502, code: 'UPSTREAM_UNREACHABLE', message: `The image provider could not be reached: ${e instanceof Error ? e.message : String(e)}` };
+      // undici says only "fetch failed"; the operator's log needs its cause (refused, reset, timed out).
+      const cause = e instanceof Error && e.cause instanceof Error ? ` (${e.cause.message})` : '';
+      return { ok: false, status: 502, code: 'UPSTREAM_UNREACHABLE', message: `The image provider could not be reached: ${e instanceof Error ? e.message : String(e)}${cause}` };
     }
     const text = await res.text();
     let json: unknown = null;
