@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { textReply } from '../unit/server/fake-upstream';
 import { FREE_MODEL, PAID_MODEL, assistant, chooseModel, modelPicker, openApp, send, useStack, waitForModels } from './stack';
+import { formatUsd } from '../../src/protocol/money-format';
 
 const getStack = useStack();
 
@@ -98,10 +99,11 @@ describe('workspace details', () => {
     await send(page, 'Second paid question');
     await expect.poll(() => page.locator('article[data-role="assistant"][data-status="done"]').count()).toBe(2);
     // Each reply's cost, and the header's total is their sum.
-    const costs = await assistant(page).getByLabel('Reply details').allTextContents();
-    const micro = costs.map((c) => Math.round(Number(/\$(\d+\.\d{6})/.exec(c)?.[1]) * 1e6));
+    // The full 6-decimal cost is each line's tooltip; the line and the total show cents (issue 16 item 7).
+    const costs = await assistant(page).getByLabel('Reply details').evaluateAll((ps) => ps.map((p) => p.getAttribute('title') ?? ''));
+    const micro = costs.map((c) => Math.round(Number(/^Cost \$(\d+\.\d{6})$/.exec(c)?.[1]) * 1e6));
     expect(micro.every((m) => m > 0)).toBe(true);
-    const total = `Total $${(((micro[0] ?? 0) + (micro[1] ?? 0)) / 1e6).toFixed(6)}`;
+    const total = `Total ${formatUsd(((micro[0] ?? 0) + (micro[1] ?? 0)) / 1e6)}`;
     await expect.poll(() => header.locator('.conversation-cost').textContent()).toBe(total);
 
     await modelPicker(page).click();

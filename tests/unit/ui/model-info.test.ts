@@ -62,16 +62,18 @@ describe('model picker facts', () => {
 describe('costs', () => {
   it('floors to 6 decimals in the currency paid', () => {
     expect(formatCost(0.0000129, 'USD')).toBe('$0.000012');
+    expect(formatCost(0.003147, 'USD')).toBe('$0.0031');
+    expect(formatCost(0.25, 'USD')).toBe('$0.25');
     expect(formatCost(0.000003, undefined)).toBe('$0.000003');
-    expect(formatCost(1.5, 'nano')).toBe('1.500000 XNO');
+    expect(formatCost(1.5, 'nano')).toBe('1.5 XNO');
   });
 
   it('totals a conversation without float drift, per currency, and says nothing when nothing was charged', () => {
     expect(formatTotalCost([{ cost: 0 }, {}])).toBeNull();
     const tenths = Array.from({ length: 10 }, () => ({ cost: 0.000001, paymentSource: 'USD' as const }));
-    expect(formatTotalCost(tenths)).toBe('Total $0.000010');
-    expect(formatTotalCost([{ cost: 0.1, paymentSource: 'USD' }, { cost: 0.2, paymentSource: 'USD' }])).toBe('Total $0.300000');
-    expect(formatTotalCost([{ cost: 0.5, paymentSource: 'nano' }])).toBe('Total 0.500000 XNO');
-    expect(formatTotalCost([{ cost: 0.25 }, { cost: 0.5, paymentSource: 'nano' }])).toBe('Total $0.250000 + 0.500000 XNO');
+    expect(formatTotalCost(tenths)).toBe('Total $0.00001');
+    expect(formatTotalCost([{ cost: 0.1, paymentSource: 'USD' }, { cost: 0.2, paymentSource: 'USD' }])).toBe('Total $0.30');
+    expect(formatTotalCost([{ cost: 0.5, paymentSource: 'nano' }])).toBe('Total 0.5 XNO');
+    expect(formatTotalCost([{ cost: 0.25 }, { cost: 0.5, paymentSource: 'nano' }])).toBe('Total $0.25 + 0.5 XNO');
   });
 });
