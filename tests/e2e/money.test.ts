@@ -145,7 +145,8 @@ describe('money, end to end in Chromium', () => {
     const pageB = await openPage(b, `/invitations?redeem=${code}`);
     await expect.poll(() => pageB.getByRole('textbox', { name: 'Redeem code' }).inputValue()).toBe(code);
     await pageB.getByRole('button', { name: 'Redeem', exact: true }).click();
-    await pageB.getByText('Redeemed: 2.000000 USD added to your balance.').waitFor();
+    await pageB.getByText('Redeemed: $2.00 added to your balance.').waitFor();
+    expect(await pageA.getByRole('listitem', { name: 'Invitation for Bea' }).locator('strong').textContent()).toBe('$2.00');
     await expect.poll(() => balance(pageB).textContent()).toContain('$2.00');
     // Redeeming again is refused with the spec's orange notice.
     await pageB.getByRole('button', { name: 'Redeem', exact: true }).click();

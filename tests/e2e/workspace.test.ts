@@ -104,16 +104,34 @@ describe('workspace details', () => {
     const micro = costs.map((c) => Math.round(Number(/^Cost \$(\d+\.\d{6})$/.exec(c)?.[1]) * 1e6));
     expect(micro.every((m) => m > 0)).toBe(true);
     const total = `Total ${formatUsd(((micro[0] ?? 0) + (micro[1] ?? 0)) / 1e6)}`;
-    await expect.poll(() => header.locator('.conversation-cost').textContent()).toBe(total);
+    await expect.poll(() => header.locator('.conversation-cost').first().textContent()).toBe(total);
 
     await modelPicker(page).click();
     const list = page.getByRole('listbox', { name: 'Model' });
     const fake = list.getByRole('option').and(page.locator(`[data-value="${FREE_MODEL}"]`));
-    expect(await fake.locator('.model-option-facts span').allTextContents()).toEqual(['32K context', 'chat, streaming']);
+    expect(await fake.locator('.model-option-facts span').allTextContents()).toEqual(['32K context']);
     const offline = list.getByRole('option').and(page.locator('[data-value="parley-offline"]'));
-    expect(await offline.locator('.model-option-facts span').allTextContents()).toEqual(['128K context', 'chat, streaming, thinking, markdown, math']);
+    expect(await offline.locator('.model-option-facts span').allTextContents()).toEqual(['128K context', 'Reasoning, Math']);
     const paid = list.getByRole('option').and(page.locator(`[data-value="${PAID_MODEL}"]`));
-    expect(await paid.locator('.model-option-facts span').allTextContents()).toEqual(['$1 / $2 per 1M tokens', '32K context', 'chat, streaming']);
+    expect(await paid.locator('.model-option-facts span').allTextContents()).toEqual(['$1 / $2 per 1M tokens', '32K context']);
+    // With a balance, no paid model is marked.
+    expect(await list.locator('.badge-locked').count()).toBe(0);
+  });
+
+  it('at a $0 balance the picker marks paid models "Needs balance", and capabilities read in plain words (issue 16 items 4 and 6)', async () => {
+    const page = await openApp(await getStack().newContext());
+    await chooseModel(page, FREE_MODEL);
+    await modelPicker(page).click();
+    const list = page.getByRole('listbox', { name: 'Model' });
+    const paid = list.getByRole('option', { name: /Needs balance/ }).and(page.locator(`[data-value="${PAID_MODEL}"]`));
+    await paid.waitFor();
+    expect(await list.getByRole('option').and(page.locator(`[data-value="${FREE_MODEL}"]`)).getByText('Needs balance').count()).toBe(0);
+    const offline = list.getByRole('option').and(page.locator('[data-value="parley-offline"]'));
+    expect(await offline.locator('.model-option-facts').textContent()).not.toMatch(/streaming|markdown/i);
+    await page.keyboard.press('Escape');
+    // The chosen paid model carries the mark on the picker button too.
+    await chooseModel(page, PAID_MODEL);
+    await modelPicker(page).getByText('Needs balance').waitFor();
   });
 
   it('"Hide {model}" takes a model out of the picker (visibleModels); "Show all models" brings it back', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelInfo } from '../../../src/protocol/api';
-import { filterModels, formatContextLength, formatPrice, groupByProvider, providerLabel } from '../../../src/ui/components/model-info';
+import { capabilityWords, filterModels, formatContextLength, formatPrice, groupByProvider, providerLabel } from '../../../src/ui/components/model-info';
 import { formatCost, formatTotalCost } from '../../../src/ui/components/cost-format';
 
 const model = (id: string, provider: string, extra: Partial<ModelInfo> = {}): ModelInfo => ({
@@ -56,6 +56,14 @@ describe('model picker facts', () => {
     expect(filterModels(catalogue, 'free').map((m) => m.id)).toEqual(['echo', 'llama3']);
     expect(filterModels(catalogue, 'offline').map((m) => m.id)).toEqual(['echo']);
     expect(filterModels(catalogue, 'nothing-like-this')).toEqual([]);
+  });
+});
+
+describe('capabilityWords (issue 16 item 6)', () => {
+  it('names capabilities in plain words and leaves out what every chat model does', () => {
+    expect(capabilityWords(['chat', 'streaming', 'vision', 'image-lines'])).toEqual(['Sees images', 'Makes images']);
+    expect(capabilityWords(['chat', 'streaming', 'thinking', 'markdown', 'math'])).toEqual(['Reasoning', 'Math']);
+    expect(capabilityWords(['web', 'web-search', 'long_context'])).toEqual(['Web search', 'Long context']);
   });
 });
 
