@@ -250,6 +250,24 @@ describe('the wallet and the Deposit dialog in detail', () => {
     await second.getByRole('region', { name: 'Nano wallet' }).getByText('1 XNO ≈ $1.00').waitFor();
   });
 
+  it('the operator command shows on a test-payments server only, not on a real one (issue 16 item 6)', async () => {
+    const page = await openPage(await getStack().newContext(), '/wallet');
+    await page.getByRole('region', { name: 'Operator credit (test server)' }).getByText(/npm run admin -- credit ses_/).waitFor();
+
+    const real = await getStack().newContext({ withoutServiceWorker: true });
+    await real.route('**/api/payment-methods', async (route) => {
+      const res = await route.fetch();
+      const body = (await res.json()) as Record<string, unknown>;
+      await route.fulfill({ response: res, json: { ...body, testPayments: false } });
+    });
+    const wallet = await openPage(real, '/wallet');
+    await wallet.getByRole('heading', { name: 'Recovery code' }).waitFor();
+    await wallet.getByRole('button', { name: 'Deposit' }).waitFor();
+    // The methods have arrived (the Nano wallet depends on them) and still no operator command.
+    await wallet.getByRole('region', { name: 'Nano wallet' }).waitFor();
+    expect(await wallet.getByText('npm run admin').count()).toBe(0);
+  });
+
   it('"Show amounts in" puts the chosen currency first in the balance, and keeps it', async () => {
     const context = await getStack().newContext();
     const page = await openPage(context, '/wallet');

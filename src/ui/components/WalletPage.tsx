@@ -10,7 +10,7 @@ import { formatMoney, formatUsd, formatXno, nanoShown, usdExact } from '../../pr
 import { networkLabel } from '../../protocol/payments';
 import { DepositButton } from './DepositDialog';
 import { RecoveryCode } from './RecoveryCode';
-import { AutoRecharge, NanoWallet, useNanoDeposits } from './WalletSections';
+import { AutoRecharge, NanoWallet, usePaymentSetup } from './WalletSections';
 
 const STATUS_LABEL = { pending: 'Pending', completed: 'Completed', failed: 'Failed', expired: 'Expired' } as const;
 
@@ -20,7 +20,8 @@ export function WalletPage() {
   const path = usePath();
   const data = session?.session;
   const nano = data ? nanoShown(data) : false;
-  const nanoDeposits = useNanoDeposits();
+  const setup = usePaymentSetup();
+  const nanoDeposits = setup === null ? null : setup.nanoDeposits;
   const askDeposit = new URLSearchParams(path.split('?')[1] ?? '').get('deposit') === 'open';
   return (
     <div className="wallet">
@@ -104,11 +105,15 @@ export function WalletPage() {
       <AutoRecharge settings={data?.recharge_settings ?? null} />
       <RecoveryCode />
 
-      <h2>Operator credit</h2>
-      <p className="muted">
-        On a self-hosted Parley the operator can also credit a session from the server:{' '}
-        <code>npm run admin -- credit {data?.id ?? 'SESSION_ID'} 5.00</code>
-      </p>
+      {setup?.testPayments && (
+        // An operator's command, shown only on a server that runs test payments (development); docs/gateway.md has it.
+        <section aria-labelledby="operator-title">
+          <h2 id="operator-title">Operator credit (test server)</h2>
+          <p className="muted">
+            On this test server the operator can credit this session: <code>npm run admin -- credit {data?.id ?? 'SESSION_ID'} 5.00</code>
+          </p>
+        </section>
+      )}
     </div>
   );
 }
