@@ -128,6 +128,10 @@ describe('workspace details', () => {
     expect(await list.getByRole('option').and(page.locator(`[data-value="${FREE_MODEL}"]`)).getByText('Needs balance').count()).toBe(0);
     const offline = list.getByRole('option').and(page.locator('[data-value="parley-offline"]'));
     expect(await offline.locator('.model-option-facts').textContent()).not.toMatch(/streaming|markdown/i);
+    // The filter chips too: plain words, and none for what every chat model does.
+    const chips = await page.locator('.model-filters .model-category').allTextContents();
+    expect(chips).toEqual(expect.arrayContaining(['Free', 'Makes images', 'Reasoning']));
+    expect(chips.filter((c) => /^(Chat|Streaming|Markdown|Image-lines)$/.test(c))).toEqual([]);
     await page.keyboard.press('Escape');
     // The chosen paid model carries the mark on the picker button too.
     await chooseModel(page, PAID_MODEL);
