@@ -80,6 +80,8 @@ export const MODEL_ERROR = {
 
   insufficientBalanceTitle: 'Insufficient balance',
   insufficientBalanceText: 'Add funds to your balance and try again.', // spec 001 section 8, InsufficientBalance
+  /** Ours (issue 16 item 4): what the amount of a 402 is. */
+  holdExplained: 'A paid reply holds the cost of the longest reply it could write, and returns the unused part when it ends.',
   goToWallet: 'Go to wallet',
   /** Ours: the free flux-schnell uses of the day are spent (spec 000 section 6; the text is the gateway's). */
   freeImagesUsedTitle: 'Free images used up for today',

@@ -169,6 +169,8 @@ describe('chat, end to end in Chromium', () => {
     await send(page, 'Expensive question');
     const notices = page.getByRole('region', { name: 'Notifications' });
     await notices.getByText('Insufficient balance', { exact: true }).waitFor();
+    // A new user reads the hold in dollars, with what a hold is (issue 16 item 4), never in XNO.
+    await notices.getByText(/^This request needs a balance of \$\d+\.\d+\. A paid reply holds the cost of the longest reply it could write, and returns the unused part when it ends\. Add funds to your balance and try again\.$/).waitFor();
     await notices.getByRole('button', { name: 'Go to wallet' }).waitFor();
     expect(await page.locator('article').count()).toBe(0);
 
@@ -181,11 +183,15 @@ describe('chat, end to end in Chromium', () => {
     // The wallet opens with the Deposit dialog (spec 001 section 2); closing it leaves the wallet.
     await page.getByRole('dialog', { name: 'Deposit' }).getByRole('button', { name: 'Close' }).click();
     await page.getByRole('button', { name: 'Refresh balance' }).click();
-    await expect.poll(() => page.getByRole('region', { name: 'Balance' }).textContent()).toContain('$1.000000');
+    await expect.poll(() => page.getByRole('region', { name: 'Balance' }).textContent()).toBe('$1.00');
     await page.goBack();
     await send(page, 'Expensive question');
     await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();
     // 1000 input tokens at $1/M + 1000 output tokens at $2/M = $0.003 charged through the ledger.
-    await expect.poll(() => page.getByRole('region', { name: 'Balance' }).textContent()).toContain('$0.997000');
+    // Shown floored to cents ($0.99; the full $0.997000 on hover), and no XNO where nano is not in use (issue 16 item 7).
+    await expect.poll(() => page.getByRole('region', { name: 'Balance' }).textContent()).toBe('$0.99');
+    expect(await page.getByRole('region', { name: 'Balance' }).locator('.balance-usd').getAttribute('title')).toBe('$0.997000');
+    // The reply's cost below a cent keeps 2 significant digits.
+    expect(await page.getByLabel('Reply details').last().textContent()).toContain('$0.003');
   });
 });

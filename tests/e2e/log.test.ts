@@ -18,7 +18,10 @@ describe('event log export and import', () => {
     await source.locator('article[data-role="assistant"][data-status="done"]').waitFor();
     const slug = new URL(source.url()).pathname.split('/').pop() ?? '';
 
-    const [download] = await Promise.all([source.waitForEvent('download'), source.getByRole('button', { name: 'Export log' }).click()]);
+    // The log's tools are in Settings, "Data", not in the sidebar (issue 16 item 6).
+    expect(await source.getByRole('complementary').getByRole('button', { name: 'Export log' }).count()).toBe(0);
+    await source.goto('/settings');
+    const [download] = await Promise.all([source.waitForEvent('download'), source.getByRole('region', { name: 'Data' }).getByRole('button', { name: 'Export log' }).click()]);
     const ndjson = await readFile(await download.path(), 'utf8');
     const lines = ndjson.trim().split('\n');
     const header = JSON.parse(lines[0] ?? '{}') as { format?: string; schema?: number; count?: number };
@@ -28,6 +31,10 @@ describe('event log export and import', () => {
 
     // A fresh profile (its own IndexedDB) imports the file and shows the same conversation.
     const target = await openApp(await getStack().newContext());
+    await target.goto('/settings');
+    // A file that is not a log gets a plain message with its line, not the JSON parser's.
+    await target.getByLabel('Import log file').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello, this is not a log\n') });
+    await target.getByRole('region', { name: 'Notifications' }).getByText('This is not a Parley log (line 1: not a log line).', { exact: true }).waitFor();
     await target.getByLabel('Import log file').setInputFiles({ name: 'log.ndjson', mimeType: 'application/x-ndjson', buffer: Buffer.from(ndjson) });
     await target.getByRole('region', { name: 'Notifications' }).getByText('Log imported', { exact: true }).waitFor();
     await target.getByRole('navigation', { name: 'Conversations' }).getByRole('link', { name: 'Carry me over' }).click();
@@ -37,6 +44,7 @@ describe('event log export and import', () => {
     expect(await assistant(target).first().textContent()).toContain('Exported reply.');
 
     // Importing the same file again adds nothing.
+    await target.goto('/settings');
     await target.getByLabel('Import log file').setInputFiles({ name: 'log.ndjson', mimeType: 'application/x-ndjson', buffer: Buffer.from(ndjson) });
     await target.getByText(`0 events added, ${lines.length - 1} already present.`).waitFor();
 

@@ -80,7 +80,7 @@ describe('money, end to end in Chromium', () => {
     await checkout.close();
     // The engine's poll sees it completed: the dialog closes and the balance shows the credit.
     await dialog.waitFor({ state: 'hidden', timeout: 15_000 });
-    await expect.poll(() => balance(page).textContent(), { timeout: 10_000 }).toContain('$7.000000');
+    await expect.poll(() => balance(page).textContent(), { timeout: 10_000 }).toContain('$7.00');
     await expect.poll(() => page.locator('.wallet-table tr[data-status="completed"]').count()).toBe(1);
 
     await page.goto('/conversation/new');
@@ -122,7 +122,7 @@ describe('money, end to end in Chromium', () => {
     expect(await failed.count()).toBe(1);
     await dialog.getByRole('button', { name: 'Close' }).click();
     await expect.poll(() => page.locator('.wallet-table tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-status')))).toEqual(['expired', 'failed']);
-    expect(await balance(page).textContent()).toContain('$0.000000');
+    expect(await balance(page).textContent()).toContain('$0.00');
   });
 
   it('an invitation created in one browser profile is redeemed in another', async () => {
@@ -139,14 +139,15 @@ describe('money, end to end in Chromium', () => {
     expect(await pageA.getByRole('textbox', { name: 'Amount' }).inputValue()).toBe('1');
     const code = (await item.locator('code').textContent()) ?? '';
     expect(code).toMatch(/^[A-Z2-9]{16}$/);
-    await expect.poll(() => balance(pageA).textContent()).toContain('$3.000000');
+    await expect.poll(() => balance(pageA).textContent()).toContain('$3.00');
 
     const b = await getStack().newContext();
     const pageB = await openPage(b, `/invitations?redeem=${code}`);
     await expect.poll(() => pageB.getByRole('textbox', { name: 'Redeem code' }).inputValue()).toBe(code);
     await pageB.getByRole('button', { name: 'Redeem', exact: true }).click();
-    await pageB.getByText('Redeemed: 2.000000 USD added to your balance.').waitFor();
-    await expect.poll(() => balance(pageB).textContent()).toContain('$2.000000');
+    await pageB.getByText('Redeemed: $2.00 added to your balance.').waitFor();
+    expect(await pageA.getByRole('listitem', { name: 'Invitation for Bea' }).locator('strong').textContent()).toBe('$2.00');
+    await expect.poll(() => balance(pageB).textContent()).toContain('$2.00');
     // Redeeming again is refused with the spec's orange notice.
     await pageB.getByRole('button', { name: 'Redeem', exact: true }).click();
     await notices(pageB).getByText('Invitation could not be redeemed').waitFor();
@@ -166,10 +167,10 @@ describe('money, end to end in Chromium', () => {
 
     const b = await getStack().newContext();
     const pageB = await openPage(b, '/wallet');
-    await expect.poll(() => balance(pageB).textContent()).toContain('$0.000000');
+    await expect.poll(() => balance(pageB).textContent()).toContain('$0.00');
     await pageB.getByRole('textbox', { name: 'Restore a session with its recovery code' }).fill(code);
     await pageB.getByRole('button', { name: 'Restore session' }).click();
-    await expect.poll(() => balance(pageB).textContent()).toContain('$4.250000');
+    await expect.poll(() => balance(pageB).textContent()).toContain('$4.25');
     expect(await sessionId(b)).toBe(id);
     // The first profile keeps the session too.
     expect(await sessionId(a)).toBe(id);
@@ -249,14 +250,35 @@ describe('the wallet and the Deposit dialog in detail', () => {
     await second.getByRole('region', { name: 'Nano wallet' }).getByText('1 XNO ≈ $1.00').waitFor();
   });
 
+  it('the operator command shows on a test-payments server only, not on a real one (issue 16 item 6)', async () => {
+    const page = await openPage(await getStack().newContext(), '/wallet');
+    await page.getByRole('region', { name: 'Operator credit (test server)' }).getByText(/npm run admin -- credit ses_/).waitFor();
+
+    const real = await getStack().newContext({ withoutServiceWorker: true });
+    await real.route('**/api/payment-methods', async (route) => {
+      const res = await route.fetch();
+      const body = (await res.json()) as Record<string, unknown>;
+      await route.fulfill({ response: res, json: { ...body, testPayments: false } });
+    });
+    const wallet = await openPage(real, '/wallet');
+    await wallet.getByRole('heading', { name: 'Recovery code' }).waitFor();
+    await wallet.getByRole('button', { name: 'Deposit' }).waitFor();
+    // The methods have arrived (the Nano wallet depends on them) and still no operator command.
+    await wallet.getByRole('region', { name: 'Nano wallet' }).waitFor();
+    expect(await wallet.getByText('npm run admin').count()).toBe(0);
+  });
+
   it('"Show amounts in" puts the chosen currency first in the balance, and keeps it', async () => {
     const context = await getStack().newContext();
     const page = await openPage(context, '/wallet');
     const first = () => balance(page).locator('span').first().getAttribute('class');
+    // Dollars with 2 decimals; no XNO while nano is not in use for this session (issue 16 item 7).
+    await expect.poll(() => balance(page).textContent()).toBe('$0.00');
     expect(await first()).toBe('balance-usd');
+    expect(await page.locator('.wallet-figures').textContent()).not.toContain('XNO (no');
     await page.getByLabel('Show amounts in').selectOption('XNO');
     await expect.poll(first).toBe('balance-nano');
-    expect(await balance(page).textContent()).toMatch(/^\d+\.\d{6} XNO · \$\d+\.\d{6}$/);
+    expect(await balance(page).textContent()).toBe('0 XNO · $0.00');
     await page.reload();
     await balance(page).getByText('XNO').waitFor();
     await expect.poll(first).toBe('balance-nano');

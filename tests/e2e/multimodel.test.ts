@@ -100,13 +100,13 @@ describe('multi-model', () => {
     const id = await page.evaluate(async () => ((await (await fetch('/auth/local-session')).json()) as { data: { id: string } }).data.id);
     await getStack().gateway.ledger.credit(id, { key: `fund:${id}`, usdMicro: 50n });
     await page.reload();
-    await page.getByText('$0.000050', { exact: false }).first().waitFor();
+    await page.getByRole('region', { name: 'Balance' }).getByText('$0.00005', { exact: true }).waitFor();
     await chooseModel(page, FREE_MODEL);
     await page.getByRole('button', { name: 'Add model' }).click();
     await page.getByRole('combobox', { name: 'Extra model 1' }).and(page.locator(`[data-value="${PAID_MODEL}"]`)).waitFor();
     await send(page, 'Both of you');
     const notices = page.getByRole('region', { name: 'Notifications' });
-    await notices.getByText(/^This request needs a balance of 0\.\d{6} USD\. Add funds to your balance and try again\.$/).waitFor({ timeout: 15_000 });
+    await notices.getByText(/^This request needs a balance of \$\d+\.\d+\. A paid reply holds the cost of the longest reply it could write, and returns the unused part when it ends\. Add funds to your balance and try again\.$/).waitFor({ timeout: 15_000 });
     await page.locator(`article[data-role="assistant"][data-model="${FREE_MODEL}"][data-status="done"]`).waitFor({ timeout: 15_000 });
     await page.locator(`article[data-role="assistant"][data-model="${PAID_MODEL}"][data-status="error"]`).waitFor();
   });

@@ -41,7 +41,7 @@ async function thiefWith(code: string, errors: string[]): Promise<{ context: Bro
   const page = await openWallet(context, errors);
   await page.getByRole('textbox', { name: 'Restore a session with its recovery code' }).fill(code);
   await page.getByRole('button', { name: 'Restore session' }).click();
-  await expect.poll(() => balance(page).textContent()).toContain('$6.500000');
+  await expect.poll(() => balance(page).textContent()).toContain('$6.50');
   return { context, page };
 }
 
@@ -54,10 +54,10 @@ async function expectSignedOut(thief: { context: BrowserContext; page: Page }, o
   const notice = notices(thief.page).getByRole('status').filter({ hasText: ACCOUNT_TEXT.signedOutTitle });
   await notice.getByText(ACCOUNT_TEXT.signedOutText).waitFor();
   await notice.getByRole('button', { name: 'Go to wallet' }).waitFor();
-  await expect.poll(() => balance(thief.page).textContent()).toContain('$0.000000');
+  await expect.poll(() => balance(thief.page).textContent()).toContain('$0.00');
   const figures = thief.page.locator('.wallet-figures');
-  await figures.getByText('$0.000000').waitFor();
-  expect(await figures.textContent()).not.toContain('6.500000');
+  await figures.getByText('$0.00', { exact: true }).waitFor();
+  expect(await figures.textContent()).not.toContain('6.50');
   expect(await sessionId(thief.context)).not.toBe(ownerId);
 }
 
@@ -89,7 +89,7 @@ describe('recovery revokes, in two browser profiles', () => {
     await expectSignedOut(thief, ownerId);
     // The owner is still signed in, with the balance.
     await owner.getByRole('button', { name: 'Refresh balance' }).click();
-    await expect.poll(() => balance(owner).textContent()).toContain('$6.500000');
+    await expect.poll(() => balance(owner).textContent()).toContain('$6.50');
     expect(await sessionId(ownerContext)).toBe(ownerId);
     expect(errors).toEqual([]);
   });
@@ -114,7 +114,7 @@ describe('recovery revokes, in two browser profiles', () => {
 
     await expectSignedOut(thief, ownerId);
     await owner.getByRole('button', { name: 'Refresh balance' }).click();
-    await expect.poll(() => balance(owner).textContent()).toContain('$6.500000');
+    await expect.poll(() => balance(owner).textContent()).toContain('$6.50');
     expect(await sessionId(ownerContext)).toBe(ownerId);
     expect(errors).toEqual([]);
   });

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { textReply } from '../unit/server/fake-upstream';
 import { FREE_MODEL, PAID_MODEL, assistant, chooseModel, modelPicker, openApp, send, useStack, waitForModels } from './stack';
+import { formatUsd } from '../../src/protocol/money-format';
 
 const getStack = useStack();
 
@@ -98,20 +99,43 @@ describe('workspace details', () => {
     await send(page, 'Second paid question');
     await expect.poll(() => page.locator('article[data-role="assistant"][data-status="done"]').count()).toBe(2);
     // Each reply's cost, and the header's total is their sum.
-    const costs = await assistant(page).getByLabel('Reply details').allTextContents();
-    const micro = costs.map((c) => Math.round(Number(/\$(\d+\.\d{6})/.exec(c)?.[1]) * 1e6));
+    // The full 6-decimal cost is each line's tooltip; the line and the total show cents (issue 16 item 7).
+    const costs = await assistant(page).getByLabel('Reply details').evaluateAll((ps) => ps.map((p) => p.getAttribute('title') ?? ''));
+    const micro = costs.map((c) => Math.round(Number(/^Cost \$(\d+\.\d{6})$/.exec(c)?.[1]) * 1e6));
     expect(micro.every((m) => m > 0)).toBe(true);
-    const total = `Total $${(((micro[0] ?? 0) + (micro[1] ?? 0)) / 1e6).toFixed(6)}`;
-    await expect.poll(() => header.locator('.conversation-cost').textContent()).toBe(total);
+    const total = `Total ${formatUsd(((micro[0] ?? 0) + (micro[1] ?? 0)) / 1e6)}`;
+    await expect.poll(() => header.locator('.conversation-cost').first().textContent()).toBe(total);
 
     await modelPicker(page).click();
     const list = page.getByRole('listbox', { name: 'Model' });
     const fake = list.getByRole('option').and(page.locator(`[data-value="${FREE_MODEL}"]`));
-    expect(await fake.locator('.model-option-facts span').allTextContents()).toEqual(['32K context', 'chat, streaming']);
+    expect(await fake.locator('.model-option-facts span').allTextContents()).toEqual(['32K context']);
     const offline = list.getByRole('option').and(page.locator('[data-value="parley-offline"]'));
-    expect(await offline.locator('.model-option-facts span').allTextContents()).toEqual(['128K context', 'chat, streaming, thinking, markdown, math']);
+    expect(await offline.locator('.model-option-facts span').allTextContents()).toEqual(['128K context', 'Reasoning, Math']);
     const paid = list.getByRole('option').and(page.locator(`[data-value="${PAID_MODEL}"]`));
-    expect(await paid.locator('.model-option-facts span').allTextContents()).toEqual(['$1 / $2 per 1M tokens', '32K context', 'chat, streaming']);
+    expect(await paid.locator('.model-option-facts span').allTextContents()).toEqual(['$1 / $2 per 1M tokens', '32K context']);
+    // With a balance, no paid model is marked.
+    expect(await list.locator('.badge-locked').count()).toBe(0);
+  });
+
+  it('at a $0 balance the picker marks paid models "Needs balance", and capabilities read in plain words (issue 16 items 4 and 6)', async () => {
+    const page = await openApp(await getStack().newContext());
+    await chooseModel(page, FREE_MODEL);
+    await modelPicker(page).click();
+    const list = page.getByRole('listbox', { name: 'Model' });
+    const paid = list.getByRole('option', { name: /Needs balance/ }).and(page.locator(`[data-value="${PAID_MODEL}"]`));
+    await paid.waitFor();
+    expect(await list.getByRole('option').and(page.locator(`[data-value="${FREE_MODEL}"]`)).getByText('Needs balance').count()).toBe(0);
+    const offline = list.getByRole('option').and(page.locator('[data-value="parley-offline"]'));
+    expect(await offline.locator('.model-option-facts').textContent()).not.toMatch(/streaming|markdown/i);
+    // The filter chips too: plain words, and none for what every chat model does.
+    const chips = await page.locator('.model-filters .model-category').allTextContents();
+    expect(chips).toEqual(expect.arrayContaining(['Free', 'Makes images', 'Reasoning']));
+    expect(chips.filter((c) => /^(Chat|Streaming|Markdown|Image-lines)$/.test(c))).toEqual([]);
+    await page.keyboard.press('Escape');
+    // The chosen paid model carries the mark on the picker button too.
+    await chooseModel(page, PAID_MODEL);
+    await modelPicker(page).getByText('Needs balance').waitFor();
   });
 
   it('"Hide {model}" takes a model out of the picker (visibleModels); "Show all models" brings it back', async () => {

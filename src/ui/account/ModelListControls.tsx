@@ -3,13 +3,15 @@
  * filters, "Show all models" for hidden ones, and on each option "Pin" / "Unpin" and "Hide".
  */
 import type { ModelInfo } from '../../protocol/api';
+import { capabilityWords } from '../components/model-info';
 import { allCategories, MODEL_KEYS, toggle, writeStored, type ModelLists } from './model-lists';
 
-const CATEGORY_LABELS: Record<string, string> = { free: 'Free', vision: 'Vision', reasoning: 'Reasoning', tools: 'Tools', code: 'Code' };
-const label = (c: string) => CATEGORY_LABELS[c] ?? c.charAt(0).toUpperCase() + c.slice(1);
+/** A category in plain words (issue 16 item 6): 'Free', or the capability's words ('Sees images', 'Reasoning'). */
+const label = (c: string) => (c === 'free' ? 'Free' : (capabilityWords([c])[0] ?? c.charAt(0).toUpperCase() + c.slice(1)));
 
 export function ModelListControls({ models, lists, hidden }: { models: readonly ModelInfo[]; lists: ModelLists; hidden: number }) {
-  const categories = allCategories(models);
+  // What every chat model does (chat, streaming, markdown) filters nothing and is left out, unless it was chosen before.
+  const categories = allCategories(models).filter((c) => c === 'free' || capabilityWords([c]).length > 0 || lists.categories.includes(c));
   return (
     <div className="model-filters">
       <label className="model-filter-check">

@@ -1,31 +1,31 @@
+import { formatUsd, formatXno, nanoShown, usdExact } from '../../protocol/money-format';
 import { useQuery } from '../engine';
 
-/** Amounts are shown floored to 6 decimals (spec 001 section 9); the gateway already sends them that way. */
+/**
+ * The sidebar balance in dollars ("$7.99", full figure on hover); nano beside it only where nano is in use for this
+ * session (chosen as display currency, held, or a deposit address made), the display currency first (spec 001
+ * section 3, displayCurrency).
+ */
 export function Balance() {
   const session = useQuery({ kind: 'session' });
   const data = session?.session;
+  if (!data) {
+    return (
+      <section className="balance" aria-label="Balance">
+        <span className="muted">{session?.error ? 'Balance unavailable' : 'Loading balance…'}</span>
+      </section>
+    );
+  }
+  const usd = (
+    <span className="balance-usd" title={usdExact(data.usd_balance)}>
+      {formatUsd(data.usd_balance)}
+    </span>
+  );
+  const nano = nanoShown(data) ? <span className="balance-nano">{formatXno(data.nano_balance)}</span> : null;
+  const sep = <span className="balance-sep"> · </span>;
   return (
     <section className="balance" aria-label="Balance">
-      {data ? (
-        // The session's display currency comes first (spec 001 section 3, displayCurrency).
-        <>
-          {data.displayCurrency === 'XNO' ? (
-            <>
-              <span className="balance-nano">{data.nano_balance} XNO</span>
-              <span className="balance-sep"> · </span>
-              <span className="balance-usd">${data.usd_balance}</span>
-            </>
-          ) : (
-            <>
-              <span className="balance-usd">${data.usd_balance}</span>
-              <span className="balance-sep"> · </span>
-              <span className="balance-nano">{data.nano_balance} XNO</span>
-            </>
-          )}
-        </>
-      ) : (
-        <span className="muted">{session?.error ? 'Balance unavailable' : 'Loading balance…'}</span>
-      )}
+      {nano === null ? usd : data.displayCurrency === 'XNO' ? <>{nano}{sep}{usd}</> : <>{usd}{sep}{nano}</>}
     </section>
   );
 }

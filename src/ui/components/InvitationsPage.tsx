@@ -6,7 +6,8 @@
 import { useEffect, useId, useState } from 'react';
 import type { ActionResult, MoneyResult } from '../../protocol/engine';
 import type { Invitation } from '../../protocol/payments';
-import { engine } from '../engine';
+import { formatMoney, nanoShown } from '../../protocol/money-format';
+import { engine, useQuery } from '../engine';
 import { usePath } from '../router';
 
 const DAY = 24 * 3_600_000;
@@ -68,7 +69,7 @@ function RedeemForm({ initial }: { initial: string }) {
       onSubmit={(e) => {
         e.preventDefault();
         setDone(null);
-        void engine<MoneyResult<{ amount: string; currency: string }>>((api) => api.redeemInvitation(code)).then((r) => r.ok && setDone(`${r.amount} ${r.currency}`));
+        void engine<MoneyResult<{ amount: string; currency: string }>>((api) => api.redeemInvitation(code)).then((r) => r.ok && setDone(formatMoney(r.amount, r.currency)));
       }}
     >
       <h2>Redeem an invitation</h2>
@@ -83,6 +84,9 @@ function RedeemForm({ initial }: { initial: string }) {
 function CreateForm({ onCreated }: { onCreated(): void }) {
   const [amount, setAmount] = useState('1');
   const [currency, setCurrency] = useState<'USD' | 'XNO'>('USD');
+  const session = useQuery({ kind: 'session' })?.session;
+  // Nano is offered only where it is in use for this session; else invitations are in dollars.
+  const nano = session ? nanoShown(session) : false;
   const [name, setName] = useState('');
   const [expires, setExpires] = useState(dateInput(Date.now() + 30 * DAY));
   const id = useId();
@@ -106,10 +110,14 @@ function CreateForm({ onCreated }: { onCreated(): void }) {
       <label htmlFor={`${id}-amount`}>Amount</label>
       <div className="amount-row">
         <input id={`${id}-amount`} inputMode="decimal" value={amount} onChange={(e) => setAmount(e.target.value)} />
-        <select aria-label="Currency" value={currency} onChange={(e) => setCurrency(e.target.value === 'XNO' ? 'XNO' : 'USD')}>
-          <option value="USD">USD</option>
-          <option value="XNO">XNO</option>
-        </select>
+        {nano ? (
+          <select aria-label="Currency" value={currency} onChange={(e) => setCurrency(e.target.value === 'XNO' ? 'XNO' : 'USD')}>
+            <option value="USD">USD</option>
+            <option value="XNO">XNO</option>
+          </select>
+        ) : (
+          <span className="muted">USD</span>
+        )}
       </div>
       <label htmlFor={`${id}-name`}>Recipient name</label>
       <input id={`${id}-name`} value={name} maxLength={100} onChange={(e) => setName(e.target.value)} />
@@ -134,7 +142,7 @@ function InvitationItem({ invitation: i, onChanged }: { invitation: Invitation; 
     <li className="invitation" data-status={i.status} aria-label={label}>
       <div className="invitation-head">
         <strong>
-          {i.amount} {i.currency}
+          {formatMoney(i.amount, i.currency)}
         </strong>
         <span>{i.recipientName || 'No name'}</span>
         <span className={`invitation-status status-${i.status}`}>{STATUS[i.status]}</span>

@@ -4,7 +4,7 @@
  * no tokens.
  */
 import type { MessageView } from '../../protocol/engine';
-import { formatCost } from './cost-format';
+import { exactCost, formatCost } from './cost-format';
 
 export function MessageMeta({ message }: { message: MessageView }) {
   if (message.role !== 'assistant' || message.status === 'pending' || message.status === 'streaming') return null;
@@ -14,7 +14,7 @@ export function MessageMeta({ message }: { message: MessageView }) {
   else if (message.outputTokens) parts.push('free');
   if (parts.length === 0) return null;
   return (
-    <p className="message-meta" aria-label="Reply details">
+    <p className="message-meta" aria-label="Reply details" title={message.cost ? `Cost ${exactCost(message.cost, message.paymentSource)}` : undefined}>
       {parts.join(' · ')}
     </p>
   );

@@ -7,7 +7,8 @@
  */
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import type { ModelInfo } from '../../protocol/api';
-import { filterModels, formatContextLength, formatPrice } from './model-info';
+import { capabilityWords, filterModels, formatContextLength, formatPrice } from './model-info';
+import { useQuery } from '../engine';
 import { ModelListControls, ModelOptionButtons } from '../account/ModelListControls';
 import { MODEL_KEYS, pickerGroups, pushRecent, useModelLists, writeStored } from '../account/model-lists';
 
@@ -23,6 +24,18 @@ export interface ModelPickerProps {
   /** When set, an option with this text and value '' comes first. */
   noneLabel?: string;
   className?: string;
+}
+
+/** The mark of a paid model the balance cannot pay for: a lock and "Needs balance" (its accessible text). */
+function NeedsBalance() {
+  return (
+    <span className="badge badge-locked" title="A paid model: add funds to your balance to use it">
+      <svg aria-hidden="true" viewBox="0 0 16 16" width="9" height="9" fill="currentColor">
+        <path d="M4.5 7V5a3.5 3.5 0 0 1 7 0v2H12a1 1 0 0 1 1 1v6a1 1 0 0 1-1 1H4a1 1 0 0 1-1-1V8a1 1 0 0 1 1-1h.5Zm1.5 0h4V5a2 2 0 0 0-4 0v2Z" />
+      </svg>{' '}
+      Needs balance
+    </span>
+  );
 }
 
 export function ModelPicker({ value, onChange, models, label = 'Model', exclude = [], disabled, noneLabel, className }: ModelPickerProps) {
@@ -51,6 +64,9 @@ export function ModelPicker({ value, onChange, models, label = 'Model', exclude 
   /** Options in display order (the none option first), for keyboard movement. */
   const flat: Array<ModelInfo | null> = useMemo(() => [...(noneLabel && query === '' ? [null] : []), ...groups.flatMap((g) => g.models)], [groups, noneLabel, query]);
   const current = models.find((m) => m.id === value);
+  // Paid models are marked while the balance cannot pay for them (issue 16 item 4); unknown session: no mark.
+  const session = useQuery({ kind: 'session' });
+  const locked = session?.session ? !session.canUsePaidModels : false;
 
   useEffect(() => {
     if (!open) return;
@@ -129,12 +145,13 @@ export function ModelPicker({ value, onChange, models, label = 'Model', exclude 
               {model.name}
               {model.free && <span className="badge badge-free">Free</span>}
               {model.offline && <span className="badge">Offline</span>}
+              {locked && !model.free && <NeedsBalance />}
               <ModelOptionButtons model={model} models={models} lists={lists} />
             </span>
             <span className="model-option-facts">
               {!model.free && <span>{formatPrice(model)}</span>}
               {model.contextLength !== undefined && <span>{formatContextLength(model.contextLength)}</span>}
-              {model.capabilities.length > 0 && <span>{model.capabilities.join(', ')}</span>}
+              {capabilityWords(model.capabilities).length > 0 && <span>{capabilityWords(model.capabilities).join(', ')}</span>}
             </span>
           </>
         )}
@@ -169,6 +186,7 @@ export function ModelPicker({ value, onChange, models, label = 'Model', exclude 
       >
         <span id={valueId}>{models.length === 0 ? 'Loading models…' : (current?.name ?? (value === '' && noneLabel ? noneLabel : value))}</span>
         {current?.free && <span className="badge badge-free">Free</span>}
+        {locked && current && !current.free && <NeedsBalance />}
         <span aria-hidden="true" className="chevron">
           ▾
         </span>

@@ -11,6 +11,7 @@ import { ModelPicker } from './ModelPicker';
 import { WholeNumberSetting } from './WholeNumberSetting';
 import { ExportAllButton } from './ExportMenu';
 import { Link } from './Link';
+import { LogTools } from './LogTools';
 import { AccountSettings } from '../account/AccountSettings';
 
 /** Bounds of the max-tokens setting: a positive whole number no larger than the biggest context we know. */
@@ -104,6 +105,7 @@ export function SettingsPage() {
         </form>
       )}
       <ExportAllButton />
+      <LogTools />
       <h2 className="settings-section">Developer</h2>
       <p className="setting-hint muted">
         The Inspector shows the event log, the state after any event and what it changed, and exports a repro of one conversation. Shortcut: Ctrl+Alt+I.

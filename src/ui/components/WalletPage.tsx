@@ -6,10 +6,11 @@
 import type { ActionResult } from '../../protocol/engine';
 import { engine, useQuery } from '../engine';
 import { navigate, usePath } from '../router';
+import { formatMoney, formatUsd, formatXno, nanoShown, usdExact } from '../../protocol/money-format';
 import { networkLabel } from '../../protocol/payments';
 import { DepositButton } from './DepositDialog';
 import { RecoveryCode } from './RecoveryCode';
-import { AutoRecharge, NanoWallet } from './WalletSections';
+import { AutoRecharge, NanoWallet, usePaymentSetup } from './WalletSections';
 
 const STATUS_LABEL = { pending: 'Pending', completed: 'Completed', failed: 'Failed', expired: 'Expired' } as const;
 
@@ -18,6 +19,9 @@ export function WalletPage() {
   const wallet = useQuery({ kind: 'wallet' });
   const path = usePath();
   const data = session?.session;
+  const nano = data ? nanoShown(data) : false;
+  const setup = usePaymentSetup();
+  const nanoDeposits = setup === null ? null : setup.nanoDeposits;
   const askDeposit = new URLSearchParams(path.split('?')[1] ?? '').get('deposit') === 'open';
   return (
     <div className="wallet">
@@ -25,11 +29,17 @@ export function WalletPage() {
       {data ? (
         <dl className="wallet-figures">
           <dt>USD balance</dt>
-          <dd>${data.usd_balance}</dd>
-          <dt>Nano balance</dt>
-          <dd>{data.nano_balance} XNO</dd>
-          <dt>Paying in</dt>
-          <dd>{data.currency === 'USD' ? 'USD' : 'XNO (no USD balance)'}</dd>
+          <dd title={usdExact(data.usd_balance)}>{formatUsd(data.usd_balance)}</dd>
+          {nano && (
+            <>
+              <dt>Nano balance</dt>
+              <dd>{formatXno(data.nano_balance)}</dd>
+              <dt>Paying in</dt>
+              <dd>{data.currency === 'USD' ? 'USD' : 'XNO (no USD balance)'}</dd>
+            </>
+          )}
+          {(nano || nanoDeposits === true) && (
+            <>
           <dt>
             <label htmlFor="display-currency">Show amounts in</label>
           </dt>
@@ -47,6 +57,8 @@ export function WalletPage() {
               <option value="XNO">XNO</option>
             </select>
           </dd>
+            </>
+          )}
           <dt>Replies so far</dt>
           <dd>{data.numReplies}</dd>
         </dl>
@@ -77,10 +89,10 @@ export function WalletPage() {
                 <tr key={p.id} data-status={p.status}>
                   <td>{new Date(p.startedAt).toLocaleString()}</td>
                   <td>
-                    {p.amount} {p.ticker}
+                    {formatMoney(p.amount, p.ticker)}
                     {p.network ? ` on ${networkLabel(p.network)}` : ''}
                   </td>
-                  <td>{p.usdEquivalent ? `≈ $${p.usdEquivalent}` : '–'}</td>
+                  <td>{p.usdEquivalent ? `≈ ${formatUsd(p.usdEquivalent)}` : '–'}</td>
                   <td>{STATUS_LABEL[p.status]}</td>
                 </tr>
               ))}
@@ -89,15 +101,19 @@ export function WalletPage() {
         </section>
       )}
 
-      <NanoWallet address={data?.nanoDepositAddress ?? wallet?.nano.address ?? null} nano={wallet?.nano ?? null} />
+      {(nano || nanoDeposits === true) && <NanoWallet address={data?.nanoDepositAddress ?? wallet?.nano.address ?? null} nano={wallet?.nano ?? null} deposits={nanoDeposits} />}
       <AutoRecharge settings={data?.recharge_settings ?? null} />
       <RecoveryCode />
 
-      <h2>Operator credit</h2>
-      <p className="muted">
-        On a self-hosted Parley the operator can also credit a session from the server:{' '}
-        <code>npm run admin -- credit {data?.id ?? 'SESSION_ID'} 5.00</code>
-      </p>
+      {setup?.testPayments && (
+        // An operator's command, shown only on a server that runs test payments (development); docs/gateway.md has it.
+        <section aria-labelledby="operator-title">
+          <h2 id="operator-title">Operator credit (test server)</h2>
+          <p className="muted">
+            On this test server the operator can credit this session: <code>npm run admin -- credit {data?.id ?? 'SESSION_ID'} 5.00</code>
+          </p>
+        </section>
+      )}
     </div>
   );
 }

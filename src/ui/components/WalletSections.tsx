@@ -2,6 +2,7 @@
 import { useEffect, useId, useState } from 'react';
 import type { SessionData } from '../../protocol/api';
 import type { ActionResult, MoneyResult, WalletView } from '../../protocol/engine';
+import { formatXno } from '../../protocol/money-format';
 import { engine, useQuery } from '../engine';
 
 const SOCKET_LABEL = { idle: 'not connected', connecting: 'connecting', connected: 'connected', closed: 'closed', error: 'error' } as const;
@@ -12,24 +13,33 @@ export function formatNanoPrice(price: number): string {
   return floored.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 6, useGrouping: false });
 }
 
-export function NanoWallet({ address, nano }: { address: string | null; nano: WalletView['nano'] | null }) {
+/**
+ * The server's payment set-up: whether nano deposits are configured (an XNO method with a provider) and whether it
+ * runs test payments; null while unknown. Asked once the session exists (a call racing the first session can fail);
+ * a failed answer stays unknown, never "not set up".
+ */
+export function usePaymentSetup(): { nanoDeposits: boolean; testPayments: boolean } | null {
+  const [setup, setSetup] = useState<{ nanoDeposits: boolean; testPayments: boolean } | null>(null);
+  const sessionId = useQuery({ kind: 'session' })?.session?.id ?? null;
+  useEffect(() => {
+    if (sessionId === null) return;
+    void engine((api) => api.paymentMethods()).then((m) =>
+      setSetup(m === null ? null : { nanoDeposits: m.methods.some((x) => x.ticker === 'XNO' && x.provider !== null), testPayments: m.testPayments }),
+    );
+  }, [sessionId]);
+  return setup;
+}
+
+/** The nano section, shown where nano is in use for the session or set up on the server (WalletPage). */
+export function NanoWallet({ address, nano, deposits }: { address: string | null; nano: WalletView['nano'] | null; deposits: boolean | null }) {
   const [rep, setRep] = useState('');
   const [current, setCurrent] = useState<string | null>(null);
   const [receivable, setReceivable] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  /** Nano deposits are configured on this server (a provider for XNO). */
-  const [deposits, setDeposits] = useState<boolean | null>(null);
   const repId = useId();
   /** USD per XNO (spec 001 section 7: the engine falls back to 1 when the gateway gives no price). */
   const [price, setPrice] = useState<number | null>(null);
 
-  // Asked once the session exists (a call racing the first session can fail); a failed answer stays unknown ('…'),
-  // never "not set up".
-  const sessionId = useQuery({ kind: 'session' })?.session?.id ?? null;
-  useEffect(() => {
-    if (sessionId === null) return;
-    void engine((api) => api.paymentMethods()).then((m) => setDeposits(m === null ? null : m.methods.some((x) => x.ticker === 'XNO' && x.provider !== null)));
-  }, [sessionId]);
   useEffect(() => {
     void engine<number>((api) => api.nanoPrice()).then(setPrice);
   }, []);
@@ -85,7 +95,7 @@ export function NanoWallet({ address, nano }: { address: string | null; nano: Wa
           </button>
         )}
       </div>
-      {receivable !== null && <p role="status">Receivable: {receivable} XNO</p>}
+      {receivable !== null && <p role="status">Receivable: {formatXno(receivable)}</p>}
       {address && (
         <form
           className="inline-form"

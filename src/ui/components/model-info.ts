@@ -36,12 +36,40 @@ export function formatContextLength(tokens: number): string {
   return `${tokens} tokens context`;
 }
 
+/**
+ * Catalogue capabilities in plain words for the picker (issue 16 item 6). What every chat model does (chat,
+ * streaming, markdown) says nothing and is left out; an unknown capability is shown as its words.
+ */
+const CAPABILITY_WORDS: Record<string, string | null> = {
+  chat: null,
+  streaming: null,
+  markdown: null,
+  vision: 'Sees images',
+  'image-lines': 'Makes images',
+  thinking: 'Reasoning',
+  web: 'Web search',
+  'web-search': 'Web search',
+  math: 'Math',
+  'text-to-speech': 'Speaks text',
+  speed: 'Adjustable speed',
+};
+
+export function capabilityWords(capabilities: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const c of capabilities) {
+    const known = CAPABILITY_WORDS[c];
+    const word = known === undefined ? c.charAt(0).toUpperCase() + c.slice(1).replace(/[-_]+/g, ' ') : known;
+    if (word !== null && !out.includes(word)) out.push(word);
+  }
+  return out;
+}
+
 /** Models whose name, id, provider or capabilities contain every word of the query (case-insensitive). */
 export function filterModels(models: readonly ModelInfo[], query: string): ModelInfo[] {
   const words = query.toLowerCase().split(/\s+/).filter(Boolean);
   if (words.length === 0) return [...models];
   return models.filter((m) => {
-    const haystack = `${m.name} ${m.id} ${m.provider} ${providerLabel(m.provider)} ${m.capabilities.join(' ')} ${m.free ? 'free' : ''}`.toLowerCase();
+    const haystack = `${m.name} ${m.id} ${m.provider} ${providerLabel(m.provider)} ${m.capabilities.join(' ')} ${capabilityWords(m.capabilities).join(' ')} ${m.free ? 'free' : ''}`.toLowerCase();
     return words.every((w) => haystack.includes(w));
   });
 }

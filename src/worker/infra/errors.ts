@@ -3,6 +3,7 @@
  * the spec's order. Outcomes (title, text, tone, duration, action) are listed in docs/errors.md; keep both in step.
  */
 import { CONTEXT_TOO_LONG } from '../../protocol/api';
+import { formatUsd, formatXno } from '../../protocol/money-format';
 import type { Notice } from '../../protocol/engine';
 import { DURATION, MODEL_ERROR as M, STREAM_ERROR } from '../../shared/messages';
 
@@ -198,11 +199,11 @@ export function classifyModelError(input: ModelErrorInput): ModelErrorNotice {
     case 402: {
       // Spec 000 section 6: flux-schnell's free uses of the day are spent: the gateway's message, and the deposit modal opens.
       if (hasCode('FREE_LIMIT_REACHED')) return notice(M.freeImagesUsedTitle, first || M.insufficientBalanceText, 'orange', DURATION.sticky, { label: M.deposit, kind: 'depositNow' });
-      // The gateway's amount for this request (its hold), in the currency the user pays in.
+      // The gateway's amount for this request (its hold), in the currency the user reads, rounded up (what they must have).
       const usd = input.currency === 'USD' ? formatAmount(body?.requiredUsd) : null;
       const nano = formatAmount(body?.requiredBalance);
-      const required = usd !== null ? `${usd} USD` : nano !== null ? `${nano} XNO` : null;
-      const text = required === null ? M.insufficientBalanceText : `This request needs a balance of ${required}. ${M.insufficientBalanceText}`;
+      const required = usd !== null ? formatUsd(usd, 'ceil') : nano !== null ? formatXno(nano) : null;
+      const text = required === null ? M.insufficientBalanceText : `This request needs a balance of ${required}. ${M.holdExplained} ${M.insufficientBalanceText}`;
       return notice(M.insufficientBalanceTitle, text, 'red', DURATION.long, { label: M.goToWallet, kind: 'deposit' });
     }
     case 403:

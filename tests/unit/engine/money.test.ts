@@ -229,7 +229,8 @@ describe('the money room', () => {
     const id = e.session$.value.session!.id;
     await gateway.ledger.credit(id, { key: `nano-seed-${id}`, nanoRaw: 2n * 10n ** 30n });
     expect(await e.convertNanoToUsd('0.5')).toEqual({ ok: true, amount: '0.500000' });
-    expect(await notice(e, '0.500000 XNO converted to USD')).toMatchObject({ tone: 'green' });
+    // The spec's '{n} XNO converted to USD' with n trimmed (issue 16 item 7), and the dollars with 2 decimals.
+    expect(await notice(e, '0.5 XNO converted to USD')).toMatchObject({ tone: 'green', text: '$0.50 added to your USD balance.' });
     expect(e.session$.value.session).toMatchObject({ usd_balance: '0.500000', nano_balance: '1.500000', currency: 'USD' });
   });
 

@@ -209,6 +209,13 @@ describe('classifyModelError: spec 000 section 8, in order', () => {
       expect(n.tone).toBe('red');
     });
 
+    it('402 for a user of dollars → the hold in dollars, rounded up to what they must have, and what a hold is (issue 16 item 4)', () => {
+      const n = classifyModelError({ status: 402, body: { error: 'INSUFFICIENT_BALANCE', message: 'x', requiredBalance: '0.123147', requiredUsd: '0.123147' }, currency: 'USD' });
+      expect(n.text).toBe(
+        'This request needs a balance of $0.13. A paid reply holds the cost of the longest reply it could write, and returns the unused part when it ends. Add funds to your balance and try again.',
+      );
+    });
+
     it("402 FREE_LIMIT_REACHED (flux-schnell's free uses spent) → the gateway's message, and the Deposit dialog opens at once", () => {
       const message = 'Your 10 free flux-schnell images for today are used up. Add funds to keep generating.';
       const n = classifyModelError({ status: 402, code: 'FREE_LIMIT_REACHED', message, body: { error: 'FREE_LIMIT_REACHED', message }, currency: 'USD' });

@@ -90,7 +90,7 @@ describe('reply failures', () => {
     await runReply(usd.host, usd.reply, async () => {
       throw new GatewayError(402, body);
     });
-    expect(usd.notices[0]).toMatchObject({ title: MODEL_ERROR.insufficientBalanceTitle, text: expect.stringContaining('0.004501 USD') });
+    expect(usd.notices[0]).toMatchObject({ title: MODEL_ERROR.insufficientBalanceTitle, text: expect.stringContaining('needs a balance of $0.0046.') });
     const xno = harness('XNO');
     await runReply(xno.host, xno.reply, async () => {
       throw new GatewayError(402, body);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelInfo } from '../../../src/protocol/api';
-import { filterModels, formatContextLength, formatPrice, groupByProvider, providerLabel } from '../../../src/ui/components/model-info';
+import { capabilityWords, filterModels, formatContextLength, formatPrice, groupByProvider, providerLabel } from '../../../src/ui/components/model-info';
 import { formatCost, formatTotalCost } from '../../../src/ui/components/cost-format';
 
 const model = (id: string, provider: string, extra: Partial<ModelInfo> = {}): ModelInfo => ({
@@ -59,19 +59,29 @@ describe('model picker facts', () => {
   });
 });
 
+describe('capabilityWords (issue 16 item 6)', () => {
+  it('names capabilities in plain words and leaves out what every chat model does', () => {
+    expect(capabilityWords(['chat', 'streaming', 'vision', 'image-lines'])).toEqual(['Sees images', 'Makes images']);
+    expect(capabilityWords(['chat', 'streaming', 'thinking', 'markdown', 'math'])).toEqual(['Reasoning', 'Math']);
+    expect(capabilityWords(['web', 'web-search', 'long_context'])).toEqual(['Web search', 'Long context']);
+  });
+});
+
 describe('costs', () => {
   it('floors to 6 decimals in the currency paid', () => {
     expect(formatCost(0.0000129, 'USD')).toBe('$0.000012');
+    expect(formatCost(0.003147, 'USD')).toBe('$0.0031');
+    expect(formatCost(0.25, 'USD')).toBe('$0.25');
     expect(formatCost(0.000003, undefined)).toBe('$0.000003');
-    expect(formatCost(1.5, 'nano')).toBe('1.500000 XNO');
+    expect(formatCost(1.5, 'nano')).toBe('1.5 XNO');
   });
 
   it('totals a conversation without float drift, per currency, and says nothing when nothing was charged', () => {
     expect(formatTotalCost([{ cost: 0 }, {}])).toBeNull();
     const tenths = Array.from({ length: 10 }, () => ({ cost: 0.000001, paymentSource: 'USD' as const }));
-    expect(formatTotalCost(tenths)).toBe('Total $0.000010');
-    expect(formatTotalCost([{ cost: 0.1, paymentSource: 'USD' }, { cost: 0.2, paymentSource: 'USD' }])).toBe('Total $0.300000');
-    expect(formatTotalCost([{ cost: 0.5, paymentSource: 'nano' }])).toBe('Total 0.500000 XNO');
-    expect(formatTotalCost([{ cost: 0.25 }, { cost: 0.5, paymentSource: 'nano' }])).toBe('Total $0.250000 + 0.500000 XNO');
+    expect(formatTotalCost(tenths)).toBe('Total $0.00001');
+    expect(formatTotalCost([{ cost: 0.1, paymentSource: 'USD' }, { cost: 0.2, paymentSource: 'USD' }])).toBe('Total $0.30');
+    expect(formatTotalCost([{ cost: 0.5, paymentSource: 'nano' }])).toBe('Total 0.5 XNO');
+    expect(formatTotalCost([{ cost: 0.25 }, { cost: 0.5, paymentSource: 'nano' }])).toBe('Total $0.25 + 0.5 XNO');
   });
 });

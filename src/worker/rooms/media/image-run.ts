@@ -7,6 +7,7 @@
 import { makeEvent } from '../../../events/catalogue';
 import type { ImageRef } from '../../../events/model';
 import { IMAGE_FAILED, type GenerateImageRequest, type GenerateImageResponse } from '../../../protocol/media';
+import { noticeCurrency } from '../../../protocol/money-format';
 import type { EngineCore } from '../../core';
 import { classifyModelError } from '../../infra/errors';
 import { MODEL_ERROR } from '../../../shared/messages';
@@ -18,7 +19,7 @@ import { blobOfBase64, splitGrid, storeImage } from '../../infra/files';
 export const EXPLICIT_MODE_TEXT = 'This prompt was flagged as explicit. Turn on "Show explicit content (18+)" in Settings to generate it.';
 
 function currency(core: EngineCore): 'USD' | 'XNO' {
-  return Number.parseFloat(core.session$.value.session?.usd_balance ?? '0') > 0 ? 'USD' : 'XNO';
+  return noticeCurrency(core.session$.value.session);
 }
 
 async function storeAnswer(core: EngineCore, answer: GenerateImageResponse, now: number): Promise<{ images: ImageRef[]; split: boolean }> {

@@ -5,6 +5,7 @@
  */
 import type { ActionResult, MoneyHandlers } from '../../../protocol/engine';
 import { ACCOUNT_TEXT, creationError, DEPOSIT_TEXT, DEPOSIT_TOPIC, INVITATION_TOPIC, invitationNotice, MONEY_DURATION, NANO_TEXT, validateDeposit } from '../../../protocol/money-text';
+import { formatMoney, formatUsd, xnoDigits } from '../../../protocol/money-format';
 import { isTicker, usdEquivalent } from '../../../protocol/payments';
 import type { EngineCore } from '../../core';
 import { money, type Result } from './money-client';
@@ -70,7 +71,7 @@ export function moneyCommands(core: EngineCore, room: MoneyRoom): MoneyHandlers 
       const r = await money.convert(amount);
       if (!r.ok) return red(NANO_TEXT.convertFailed, r.message);
       await core.refreshSession();
-      core.notify({ title: NANO_TEXT.converted(r.value.amount), text: `$${r.value.usd} added to your USD balance.`, tone: 'green', durationMs: MONEY_DURATION.medium });
+      core.notify({ title: NANO_TEXT.converted(xnoDigits(r.value.amount)), text: `${formatUsd(r.value.usd)} added to your USD balance.`, tone: 'green', durationMs: MONEY_DURATION.medium });
       return { ok: true, amount: r.value.amount };
     },
 
@@ -132,7 +133,7 @@ export function moneyCommands(core: EngineCore, room: MoneyRoom): MoneyHandlers 
       const r = await money.redeemInvitation(redeemCode.trim());
       if (!r.ok) return invitationFailed(r);
       await core.refreshSession();
-      core.notify({ title: 'Invitation redeemed', text: `${r.value.amount} ${r.value.currency} was added to your balance.`, tone: 'green', durationMs: MONEY_DURATION.medium, topic: INVITATION_TOPIC }); // ours
+      core.notify({ title: 'Invitation redeemed', text: `${formatMoney(r.value.amount, r.value.currency)} was added to your balance.`, tone: 'green', durationMs: MONEY_DURATION.medium, topic: INVITATION_TOPIC }); // ours
       return { ok: true, amount: r.value.amount, currency: r.value.currency };
     },
 

@@ -9,6 +9,7 @@ import { upcast } from '../../../events/upcasters';
 import { applyPayments, EMPTY_PAYMENTS, foldPayments, pendingPayments, type PaymentRecord, type PaymentsState } from '../../../projections/payments';
 import type { FiatRatesView, WalletView } from '../../../protocol/engine';
 import { DEPOSIT_TEXT, DEPOSIT_TOPIC, MONEY_DURATION } from '../../../protocol/money-text';
+import { formatMoney, formatXno } from '../../../protocol/money-format';
 import { FIAT_RATES_CACHE_MS, type PaymentTransaction } from '../../../protocol/payments';
 import type { EngineCore, Room } from '../../core';
 import { money } from './money-client';
@@ -138,7 +139,7 @@ export class MoneyRoom implements Room {
     if (status === 'completed') {
       // Spec 001 section 4: completed refreshes the session (the Deposit dialog closes on its own: nothing pending).
       await this.core.refreshSession();
-      this.core.notify({ title: DEPOSIT_TEXT.depositReceived, text: `${record.amount} ${record.ticker} was added to your balance.`, tone: 'green', durationMs: MONEY_DURATION.medium, topic: DEPOSIT_TOPIC });
+      this.core.notify({ title: DEPOSIT_TEXT.depositReceived, text: `${formatMoney(record.amount, record.ticker)} was added to your balance.`, tone: 'green', durationMs: MONEY_DURATION.medium, topic: DEPOSIT_TOPIC });
     } else if (status === 'failed' && !this.quietFailures.delete(record.id)) {
       this.core.notify({ title: DEPOSIT_TEXT.transactionFailed, text: DEPOSIT_TEXT.transactionFailedText, tone: 'red', durationMs: null, topic: DEPOSIT_TOPIC });
     }
@@ -190,7 +191,7 @@ export class MoneyRoom implements Room {
         await this.core.refreshSession();
         if (r.value.credited) {
           this.setNano({ lastDeposit: { hash: send.hash, amount: formatRaw(send.amountRaw), at: Date.now() } });
-          this.core.notify({ title: DEPOSIT_TEXT.depositReceived, text: `${formatRaw(send.amountRaw)} XNO was added to your balance.`, tone: 'green', durationMs: MONEY_DURATION.medium, topic: DEPOSIT_TOPIC });
+          this.core.notify({ title: DEPOSIT_TEXT.depositReceived, text: `${formatXno(formatRaw(send.amountRaw))} was added to your balance.`, tone: 'green', durationMs: MONEY_DURATION.medium, topic: DEPOSIT_TOPIC });
         }
         return;
       }

@@ -5,6 +5,7 @@
  */
 import { Subject, filter, firstValueFrom } from 'rxjs';
 import type { ModelsView } from '../../../protocol/engine';
+import { noticeCurrency } from '../../../protocol/money-format';
 import { makeEvent } from '../../../events/catalogue';
 import type { MessageRow } from '../../../events/model';
 import type { EngineCore, Room, RoomKind } from '../../core';
@@ -117,8 +118,8 @@ export class LiveReplies implements Room {
       notify: (notice) => core.notify(notice),
       newEventId: () => crypto.randomUUID(),
       now: () => Date.now(),
-      // Spec 001: the user pays in USD when the USD balance is above 0, else in XNO (a 402 notice uses it).
-      currency: () => (Number.parseFloat(core.session$.value.session?.usd_balance ?? '0') > 0 ? 'USD' : 'XNO'),
+      // The currency a 402 notice speaks (protocol/money-format.ts noticeCurrency).
+      currency: () => noticeCurrency(core.session$.value.session),
       ...(stallMs === undefined ? {} : { stallMs }),
       storeImages: (reply, images, at) => storeReplyImages(core, reply, images, at),
     };

@@ -16,6 +16,7 @@ import type { SendMessageInput, SendMessageResult } from '../../../protocol/engi
 import { MAX_EXTRA_MODELS } from '../../../protocol/multi';
 import { MAX_SCRAPE_URLS, SCRAPED_CONTENT_MAX_CHARS, TOO_MANY_SCRAPE_URLS } from '../../../protocol/web';
 import { mediaModelOf } from '../../../protocol/media';
+import { noticeCurrency } from '../../../protocol/money-format';
 import { makeEvent, type NewEvent } from '../../../events/catalogue';
 import type { ConversationRow, MessageRow } from '../../../events/model';
 import type { EngineCore } from '../../core';
@@ -35,10 +36,9 @@ export function isPending(core: EngineCore, slug: string): boolean {
   return false;
 }
 
-/** The currency the user pays in (spec 001): USD when the USD balance is above 0, else XNO. */
+/** The currency the user reads amounts in (protocol/money-format.ts noticeCurrency): dollars unless they pay in nano. */
 export function sessionCurrency(core: EngineCore): 'USD' | 'XNO' {
-  const usd = Number.parseFloat(core.session$.value.session?.usd_balance ?? '0');
-  return usd > 0 ? 'USD' : 'XNO';
+  return noticeCurrency(core.session$.value.session);
 }
 
 /**
