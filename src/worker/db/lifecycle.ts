@@ -66,6 +66,8 @@ export function installLifecycle(db: Dexie, hooks: LifecycleHooks): DbLifecycle 
   const warn = hooks.warn ?? ((m: string) => console.warn(m));
   const now = hooks.now ?? (() => Date.now());
   let reloadPending = false;
+  /** Disposed with its engine: a database closed by the dispose is never opened again (nothing writes after it). */
+  let disposed = false;
   let reloadTimer: ReturnType<typeof setTimeout> | null = null;
 
   const marker = (kind: DbMarkerKind, ev: VersionEvent): DbMarker => ({
@@ -118,13 +120,15 @@ export function installLifecycle(db: Dexie, hooks: LifecycleHooks): DbLifecycle 
       try {
         return await op();
       } catch (e) {
-        if (!isDatabaseClosedError(e) || reloadPending) throw e;
+        if (!isDatabaseClosedError(e) || reloadPending || disposed) throw e;
         await delay(REOPEN_DELAY_MS);
+        if (disposed) throw e;
         if (!db.isOpen()) await db.open();
         return op();
       }
     },
     dispose() {
+      disposed = true;
       db.on('versionchange').unsubscribe(onVersionChange);
       db.on('blocked').unsubscribe(onBlocked);
       if (reloadTimer !== null) clearTimeout(reloadTimer);
