@@ -262,7 +262,7 @@ describe('the wallet and the Deposit dialog in detail', () => {
     });
     const wallet = await openPage(real, '/wallet');
     await wallet.getByRole('heading', { name: 'Recovery code' }).waitFor();
-    await wallet.getByRole('button', { name: 'Deposit' }).waitFor();
+    await wallet.getByRole('button', { name: 'Deposit', exact: true }).waitFor();
     // The methods have arrived (the Nano wallet depends on them) and still no operator command.
     await wallet.getByRole('region', { name: 'Nano wallet' }).waitFor();
     expect(await wallet.getByText('npm run admin').count()).toBe(0);
