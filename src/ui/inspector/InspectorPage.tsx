@@ -136,24 +136,8 @@ function LogView({ log }: { log: Loaded }) {
     <>
       <fieldset className="inspector-filters">
         <legend>Filter</legend>
-        <label htmlFor={ids.type}>Type</label>
-        <select id={ids.type} value={type} onChange={(e) => setType(e.target.value)}>
-          <option value="">Any type</option>
-          {types.map((t) => (
-            <option key={t} value={t}>
-              {t}
-            </option>
-          ))}
-        </select>
-        <label htmlFor={ids.conv}>Conversation</label>
-        <select id={ids.conv} value={conversation} onChange={(e) => setConversation(e.target.value)}>
-          <option value="">Any conversation</option>
-          {slugs.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
+        <ChoiceFilter id={ids.type} label="Type" any="Any type" value={type} choices={types} onChange={setType} />
+        <ChoiceFilter id={ids.conv} label="Conversation" any="Any conversation" value={conversation} choices={slugs} onChange={setConversation} />
         <label htmlFor={ids.from}>From</label>
         <input id={ids.from} type="datetime-local" step="1" value={from} onChange={(e) => setFrom(e.target.value)} />
         <label htmlFor={ids.to}>To</label>
@@ -307,5 +291,22 @@ function ExportRepro({ log, slugs }: { log: Loaded; slugs: string[] }) {
       </button>
       {done && <p role="status">{done}</p>}
     </section>
+  );
+}
+
+/** One filter chosen from a list, "any" first (the event type, the conversation). */
+function ChoiceFilter({ id, label, any, value, choices, onChange }: { id: string; label: string; any: string; value: string; choices: readonly string[]; onChange(v: string): void }) {
+  return (
+    <>
+      <label htmlFor={id}>{label}</label>
+      <select id={id} value={value} onChange={(e) => onChange(e.target.value)}>
+        <option value="">{any}</option>
+        {choices.map((c) => (
+          <option key={c} value={c}>
+            {c}
+          </option>
+        ))}
+      </select>
+    </>
   );
 }
