@@ -93,6 +93,7 @@ function doc(text: string): Uint8Array {
   const word = new Uint8Array(0x400 + bytes.length);
   const w = new DataView(word.buffer);
   w.setUint16(0x00, 0xa5ec, true);
+  w.setUint16(0x02, 0x00c1, true); // nFib 193: Word 97 and later (Word 6/95 files have 101 to 104)
   w.setUint16(0x0a, 0x0200, true);
   w.setUint32(0x4c, bytes.length, true);
   w.setUint32(0x1a2, 0, true);
