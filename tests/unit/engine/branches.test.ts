@@ -43,7 +43,7 @@ beforeAll(async () => {
     if (set) cookie = set.split(';')[0] ?? '';
     return res;
   };
-}, 60_000);
+});
 afterAll(async () => {
   globalThis.fetch = realFetch;
   await gateway?.close();

@@ -38,7 +38,7 @@ beforeAll(async () => {
     if (set) cookie = set.split(';')[0] ?? '';
     return res;
   };
-}, 60_000); // the gateway's database start is slow on a busy machine
+});
 afterAll(async () => {
   globalThis.fetch = realFetch;
   await gateway?.close();

@@ -51,7 +51,7 @@ beforeAll(async () => {
     }
     return res;
   };
-}, 60_000);
+});
 
 afterAll(async () => {
   globalThis.fetch = realFetch;

@@ -30,7 +30,7 @@ beforeAll(async () => {
     env: { PARLEY_OFFLINE_TOKEN_DELAY_MS: '0', PARLEY_OFFLINE_VIDEO_MS: '400', PARLEY_VIDEO_WORKER_MS: '20', PARLEY_VIDEO_POLL_MS: '20' },
   });
   globalThis.fetch = fetchThrough(gateway.url);
-}, 60_000);
+});
 
 /** The engine's relative fetches go to `base`, keeping the session cookie as a browser would. */
 function fetchThrough(base: string): typeof fetch {

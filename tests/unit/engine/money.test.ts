@@ -31,7 +31,7 @@ beforeAll(async () => {
     if (set) cookie = set.split(';')[0] ?? '';
     return res;
   };
-}, 60_000);
+});
 afterAll(async () => {
   globalThis.fetch = realFetch;
   await gateway?.close();

@@ -61,7 +61,7 @@ beforeAll(async () => {
     if (set) cookie = set.split(';')[0] ?? '';
     return res;
   };
-}, 60_000);
+});
 afterAll(async () => {
   globalThis.fetch = realFetch;
   process.off('unhandledRejection', onUnhandled);

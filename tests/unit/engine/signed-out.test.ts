@@ -27,7 +27,7 @@ beforeAll(async () => {
     if (set) jar = /Max-Age=0/i.test(set) ? '' : (set.split(';')[0] ?? '');
     return res;
   };
-}, 60_000);
+});
 afterAll(async () => {
   globalThis.fetch = realFetch;
   await gateway?.close();

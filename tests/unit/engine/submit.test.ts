@@ -79,7 +79,7 @@ beforeAll(async () => {
     return res;
   };
   wordDelay.set('slow-model', 60);
-}, 60_000);
+});
 afterAll(async () => {
   globalThis.fetch = realFetch;
   await gateway?.close();

@@ -35,7 +35,7 @@ beforeAll(async () => {
     return res;
   };
   // The in-memory PGlite gateway can take a while to start on a busy machine.
-}, 60_000);
+});
 afterAll(async () => {
   globalThis.fetch = realFetch;
   await gateway?.close();

@@ -15,7 +15,7 @@ import { createSession } from '../../../src/server/sessions/store';
 let db: Db;
 beforeAll(async () => {
   db = await openDatabase({ kind: 'memory' });
-}, 60_000);
+});
 afterAll(async () => {
   await db.close();
 });

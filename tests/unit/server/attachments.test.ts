@@ -16,7 +16,7 @@ let session: TestSession;
 beforeAll(async () => {
   gw = await testGateway();
   session = await newSession(gw.app);
-}, 60_000);
+});
 afterAll(async () => {
   await gw.close();
 });

@@ -21,7 +21,7 @@ beforeAll(async () => {
   upstream = await startFakeUpstream(textReply('"Sourdough Baking at Home."', { usage: { prompt_tokens: 100, completion_tokens: 10 } }), {
     models: ['cheap-model'],
   });
-}, 60_000);
+});
 afterAll(async () => {
   await upstream.close();
   await db.close();

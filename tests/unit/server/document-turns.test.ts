@@ -19,7 +19,7 @@ const start = (env: Record<string, string> = {}): Promise<RunningGateway> =>
 beforeAll(async () => {
   gw = await start();
   strict = await start({ PARLEY_PARSE_DOCUMENT_MS: '200' });
-}, 90_000);
+});
 afterAll(async () => {
   await gw?.close();
   await strict?.close();

@@ -26,7 +26,7 @@ let up: FakeUpstream;
 beforeAll(async () => {
   db = await openDatabase({ kind: 'memory' });
   up = await startFakeUpstream(textReply('paid words', { usage: { prompt_tokens: 1000, completion_tokens: 2000 } }));
-}, 60_000);
+});
 afterAll(async () => {
   await up.close();
   await db.close();

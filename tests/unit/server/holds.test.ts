@@ -17,7 +17,7 @@ let ledger: Ledger;
 beforeAll(async () => {
   db = await openDatabase({ kind: 'memory' });
   ledger = new Ledger(db, { nanoPriceUsdMicro: 1_000_000n }); // 1 USD per XNO
-}, 60_000);
+});
 afterAll(async () => {
   await db.close();
 });

@@ -24,7 +24,7 @@ beforeAll(async () => {
       { name: 'router', url: up.url, models: [IMAGE_MODEL, PLAIN_MODEL], pricing: { [IMAGE_MODEL]: { input: '0.3', output: '30' } } },
     ]),
   });
-}, 60_000);
+});
 afterAll(async () => {
   await up.close();
   await gw.close();

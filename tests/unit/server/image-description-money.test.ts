@@ -25,7 +25,7 @@ let gw: TestGateway;
 beforeAll(async () => {
   upstream = await startFakeUpstream(textReply('A blue square.', { usage: { prompt_tokens: 900, completion_tokens: 5 } }), { models: ['gpt-4o'] });
   gw = await testGateway({ PARLEY_UPSTREAM_URL: upstream.url, PARLEY_UPSTREAM_MODELS: 'gpt-4o', PARLEY_UPSTREAM_PRICING: '{"gpt-4o":{"input":"2.50","output":"10"}}' });
-}, 60_000);
+});
 afterAll(async () => {
   await gw.close();
   await upstream.close();

@@ -43,7 +43,7 @@ beforeAll(async () => {
   const res = await fetch(`${gw.url}/auth/local-session`);
   cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
   sessionId = ((await res.json()) as { data: { id: string } }).data.id;
-}, 90_000);
+});
 afterAll(async () => {
   await gw?.close();
   await up?.close();

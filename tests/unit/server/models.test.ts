@@ -16,7 +16,7 @@ beforeAll(async () => {
   up = await startFakeUpstream(textReply('hi'), { models: ['disc-a', 'disc-b'] });
   down = await startFakeUpstream(textReply('hi'), { modelsStatus: 500 });
   gw = await testGateway();
-}, 60_000);
+});
 afterAll(async () => {
   await up.close();
   await down.close();

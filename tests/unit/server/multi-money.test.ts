@@ -20,7 +20,7 @@ beforeAll(async () => {
     PARLEY_NANO_USD_PRICE: '1',
     PARLEY_STALL_MS: '10000',
   });
-}, 60_000);
+});
 afterAll(async () => {
   await up.close();
   await gw.close();

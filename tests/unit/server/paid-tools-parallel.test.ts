@@ -81,8 +81,9 @@ describe('speech (TTS)', () => {
     const speechConfig = loadSpeechConfig({ PARLEY_TTS_PROVIDERS: fakeSpeechProviders(fake.url), PARLEY_TRANSCRIBE_PROVIDER: fakeTranscriber(fake.url, '0.006'), PARLEY_TTS_SYNC_MS: '10000' });
     speech = new SpeechCatalogue(speechConfig);
     ledger = new Ledger(db, { nanoPriceUsdMicro: config.nanoPriceUsdMicro });
-    // A short hold life: the renewal test below sees a job's hold outlive it while the provider works.
-    jobs = new TtsJobs({ db, ledger, catalogue: speech, log: () => undefined, syncWaitMs: speechConfig.syncWaitMs, providerTimeoutMs: 10_000, workerMs: 60_000, holdTtlMs: 1_500 });
+    // A short hold life: the renewal test below sees a job's hold outlive it while the provider works. Not shorter:
+    // on a busy machine a hold whose renewal is late by its whole life is swept by a parallel reserve's shortfall.
+    jobs = new TtsJobs({ db, ledger, catalogue: speech, log: () => undefined, syncWaitMs: speechConfig.syncWaitMs, providerTimeoutMs: 20_000, workerMs: 60_000, holdTtlMs: 5_000 });
     const catalogue = await Catalogue.create([], { offlineTokenDelayMs: 0, log: () => undefined });
     app = createApp({ db, catalogue, ledger, settings: { cookieSecure: false, guards: config.guards }, log: () => undefined, speech: { catalogue: speech, jobs } });
   });
@@ -115,11 +116,11 @@ describe('speech (TTS)', () => {
 
   it('a TTS job keeps its hold while the provider works longer than the hold life (renewed like every paid call)', async () => {
     const s = await funded(1_000_000n);
-    fake.slowMs = 2_800;
+    fake.slowMs = 7_500;
     try {
       const pending = jobs.submit(s.data.id, { model: 'tts-1', job: { model: 'tts-1', text: `${SLOW_MARK} hello`, voice: 'alloy', speed: 1 }, chars: 14, costUsdMicro: '210' }, 'renewed-hold-1');
-      await sleep(2_400);
-      // Past the 1.5 s life: a sweep gives back only holds nobody renews.
+      await sleep(6_600);
+      // Past the 5 s life: a sweep gives back only holds nobody renews.
       await ledger.sweepExpiredHolds();
       expect((await ledger.holds(s.data.id)).map((h) => h.status)).toEqual(['held']);
       const out = await pending;

@@ -56,7 +56,7 @@ beforeAll(async () => {
   gw = await testGateway({
     PARLEY_PROVIDERS: JSON.stringify([{ name: 'fixture', url: up.url, models: ['fixture-free', 'fixture-paid'], pricing: { 'fixture-paid': { input: '1.5', output: '3' } } }]),
   });
-}, 60_000);
+});
 afterAll(async () => {
   await up.close();
   await gw.close();

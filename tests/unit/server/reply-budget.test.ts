@@ -39,7 +39,7 @@ beforeAll(async () => {
     PARLEY_PROVIDERS: JSON.stringify([{ name: 'fake', url: up.url, models: [PAID, PAID_B, IMAGE_MODEL], pricing: PRICING }]),
     PARLEY_STALL_MS: '20000',
   });
-}, 60_000);
+});
 afterAll(async () => {
   await up.close();
   await gw.close();

@@ -32,7 +32,7 @@ let up: FakeUpstream;
 beforeAll(async () => {
   db = await openDatabase({ kind: 'memory' });
   up = await startFakeUpstream(textReply('paid words', { usage: USAGE }), { models: ['paid-model'] });
-}, 60_000);
+});
 afterAll(async () => {
   await up.close();
   await db.close();

@@ -5,7 +5,7 @@ import { testGateway, newSession, getSession, errorBody, type TestGateway } from
 let gw: TestGateway;
 beforeAll(async () => {
   gw = await testGateway();
-}, 60_000);
+});
 afterAll(async () => {
   await gw.close();
 });

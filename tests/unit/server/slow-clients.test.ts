@@ -66,7 +66,7 @@ beforeAll(async () => {
     },
     log: () => {},
   });
-}, 90_000);
+});
 afterAll(async () => {
   await gw?.close();
   await up?.close();

@@ -31,7 +31,7 @@ beforeAll(async () => {
     env: { PARLEY_UPSTREAM_URL: up.url, PARLEY_UPSTREAM_MODELS: 'fake-model', PARLEY_OFFLINE_TOKEN_DELAY_MS: '1', PARLEY_RESUME_GRACE_MS: '500' },
     log: () => {},
   });
-}, 90_000);
+});
 afterAll(async () => {
   await gw?.close();
   await up?.close();

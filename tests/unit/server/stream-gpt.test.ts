@@ -22,7 +22,7 @@ beforeAll(async () => {
     PARLEY_STALL_MS: String(STALL_MS),
     PARLEY_NANO_USD_PRICE: '1',
   });
-}, 60_000); // PGlite's start on a loaded 2-core machine
+});
 afterAll(async () => {
   await up.close();
   await gw.close();

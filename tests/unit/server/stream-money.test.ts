@@ -25,7 +25,7 @@ beforeAll(async () => {
   up = await startFakeUpstream(textReply('unused'));
   gw = await testGateway(env());
   roomy = await gw.rebuild({ ...env(), PARLEY_STALL_MS: '10000' });
-}, 60_000);
+});
 afterAll(async () => {
   await up.close();
   await gw.close();

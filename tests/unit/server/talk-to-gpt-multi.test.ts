@@ -25,7 +25,7 @@ beforeAll(async () => {
     ]),
     PARLEY_NANO_USD_PRICE: '1',
   });
-}, 60_000);
+});
 afterAll(async () => {
   await up.close();
   await gw.close();

@@ -32,7 +32,7 @@ beforeAll(async () => {
   server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as http.Server;
   await new Promise<void>((r) => server.once('listening', () => r()));
   port = (server.address() as AddressInfo).port;
-}, 60_000);
+});
 afterAll(async () => {
   server.closeAllConnections();
   await new Promise<void>((r) => server.close(() => r()));

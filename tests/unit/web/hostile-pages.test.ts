@@ -59,7 +59,7 @@ beforeAll(async () => {
   // A roomy page budget here, so that each page's outcome does not depend on the machine's load.
   gw = await gateway({ PARLEY_PARSE_PAGE_MS: '120000' });
   slow = await gateway({ PARLEY_PARSE_PAGE_MS: '50' });
-}, 90_000);
+});
 afterAll(async () => {
   await gw?.close();
   await slow?.close();

@@ -29,7 +29,7 @@ const { gateway, newEngine } = useTestGateway({ PARLEY_PARSE_WARM: '1' }, () => 
 beforeAll(async () => {
   const id = ((await (await fetch('/auth/local-session')).json()) as { data: { id: string } }).data.id;
   await gateway().ledger.credit(id, { key: `seed:${id}`, usdMicro: 1_000_000n });
-}, 60_000);
+});
 afterAll(async () => {
   release();
   await host?.close();

@@ -62,7 +62,7 @@ beforeAll(async () => {
     },
   });
   gw = await webGateway({ scrapeTest: { allow: [{ address: '127.0.0.1', port: host.port }] } });
-}, 60_000);
+});
 afterAll(async () => {
   await gw.close();
   await host.close();

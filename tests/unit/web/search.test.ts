@@ -20,7 +20,7 @@ const RESULTS = [
 let fake: FakeSearch;
 beforeAll(async () => {
   fake = await startFakeSearch(RESULTS);
-}, 60_000);
+});
 afterAll(async () => {
   await fake.close();
 });

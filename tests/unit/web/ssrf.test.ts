@@ -38,7 +38,7 @@ beforeAll(async () => {
     },
   });
   await gw.credit(1_000_000n);
-}, 60_000);
+});
 afterAll(async () => {
   await gw.close();
   await host.close();

@@ -9,7 +9,7 @@ import { balanceOf, call, moneyGateway, type MoneyGateway } from './helpers';
 let gw: MoneyGateway;
 beforeAll(async () => {
   gw = await moneyGateway({ PARLEY_NANO_USD_PRICE: '2' });
-}, 60_000);
+});
 afterAll(async () => {
   await gw.close();
 });

@@ -6,7 +6,7 @@ import { balanceOf, call, moneyGateway, type MoneyGateway } from './helpers';
 let gw: MoneyGateway;
 beforeAll(async () => {
   gw = await moneyGateway();
-}, 60_000);
+});
 afterAll(async () => {
   await gw.close();
 });

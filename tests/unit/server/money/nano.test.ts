@@ -19,7 +19,7 @@ let gw: MoneyGateway;
 beforeAll(async () => {
   node = await startFakeNode();
   gw = await moneyGateway({ PARLEY_NANO_SEED: SEED, PARLEY_NANO_RPC_URLS: `http://127.0.0.1:9/,${node.rpcUrl}`, PARLEY_NANO_WS_URLS: node.wsUrl });
-}, 60_000);
+});
 afterAll(async () => {
   await gw.close();
   await node.close();

@@ -6,7 +6,7 @@ import type { PaymentLimits, PaymentTransaction } from '../../../../src/protocol
 let gw: MoneyGateway;
 beforeAll(async () => {
   gw = await moneyGateway({ PARLEY_PAYMENT_RATES: '{"ZEC":"40"}', PARLEY_EUR_PER_USD: '0.9' });
-}, 60_000);
+});
 afterAll(async () => {
   await gw.close();
 });

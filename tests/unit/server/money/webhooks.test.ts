@@ -48,7 +48,7 @@ beforeAll(async () => {
     },
     { ledger: (db, price) => (ledger = new CrashingLedger(db, { nanoPriceUsdMicro: price })) },
   );
-}, 60_000);
+});
 afterAll(async () => {
   await gw.close();
   await btcpay.close();
