@@ -18,7 +18,7 @@ import { loadParseConfig } from '../../src/server/parse/config';
 import { ParsePool } from '../../src/server/parse/pool';
 import { makePdf } from '../unit/attachments/fixtures';
 import { median } from './conversation-view/harness';
-import { SMOKE, size } from './smoke';
+import { size } from './smoke';
 import type { Bench, BenchResult } from './types';
 
 const run = promisify(execFile);
