@@ -114,13 +114,21 @@ describe('document corpus: samples made with real tools', () => {
 describe('document corpus: password-protected files', () => {
   const files = readdirSync(join(DIR, 'protected'));
   it('covers the formats real tools protect', () => {
-    expect(files.map(ext).sort()).toEqual(['7z', '7z', 'doc', 'ods', 'odt', 'pdf', 'xls', 'zip', 'zip']);
+    expect(files.map(ext).sort()).toEqual(['7z', '7z', 'doc', 'docx', 'ods', 'odt', 'pdf', 'pptx', 'xls', 'xlsx', 'zip', 'zip']);
   });
   for (const name of files) {
     it(`${name}: refused with the one message, never read as text`, async () => {
       await expect(extractText(bytes(`protected/${name}`), ext(name))).rejects.toThrow(PROTECTED_MESSAGE);
     }, 60_000);
   }
+  it('protected.docx (agile encryption): the browser reader refuses it with the same message, before mammoth', async () => {
+    const data = bytes('protected/protected.docx');
+    await expect(readDocx(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer)).rejects.toThrow(PROTECTED_MESSAGE);
+  });
+  it('protected.pdf (a user password): the browser reader (pdf.js) refuses it with the same message', async () => {
+    const pdfjs = (await import('pdfjs-dist/legacy/build/pdf.mjs')) as unknown as PdfJs;
+    await expect(readPdf(pdfjs, bytes('protected/protected.pdf'))).rejects.toThrow(PROTECTED_MESSAGE);
+  }, 60_000);
 });
 
 describe('document corpus: damaged files', () => {
