@@ -14,10 +14,12 @@
  *
  * Threads are started when work is on its way (`warm`) or arrives (loading the readers takes a second or more; an
  * item's budget starts only once its thread is ready) and are unref'd, so an idle pool never keeps the process
- * alive. The gateway starts them at its own start (`warmUp`), and then has its threads load pdf.js (seconds on a
- * cold thread) one at a time, at the lowest priority: only an idle thread warms, only when no item waits, and never
- * the last thread not warming, so a page or a file never waits behind a warm-up. A PDF goes to a warmed thread when
- * one is free.
+ * alive. The gateway starts them at its own start (`warmUp`). A real thread (./worker.ts) says first that it reads
+ * PDFs (`ready: 'pdf'`, pdf.js loaded and warmed) and then that its other readers are loaded (`ready: true`); until
+ * then it is given only PDFs, so that the first PDF after a start does not wait for officeparser and the rest. A
+ * thread that does not warm pdf.js itself (a test's entry) is asked to, one at a time, at the lowest priority: only
+ * an idle thread warms, only when no item waits, and never the last thread not warming, so a page or a file never
+ * waits behind a warm-up. A PDF goes to a warmed thread when one is free.
  */
 import { Worker } from 'node:worker_threads';
 import type { ExtractedPage } from './readers/page';
