@@ -104,6 +104,8 @@ export const UPLOAD = {
   serverFailed: (reason: string) => `Server processing failed: ${reason}`,
   analysisFailed: 'Analysis failed',
   noText: 'No text content found in document',
+  /** Issue 17: every password-protected or encrypted file, on either path, never read as ciphertext. */
+  protectedFile: 'This file is password-protected. Remove the password and attach it again.',
   /** Ours: the title of an upload error notice. */
   errorTitle: 'Error adding file',
   sizeUnsupported: (x: string) => `File size not supported (${x}). The maximum is 10 MB, or 50 MB for documents the server reads.`, // ours

@@ -1,8 +1,9 @@
 /**
- * The text a DOCX keeps outside the body's paragraphs that the two readers miss: footnotes and endnotes
- * (word/footnotes.xml, word/endnotes.xml; both mammoth in the browser and officeparser on the gateway drop them) and
- * text boxes (w:txbxContent; officeparser drops them, mammoth reads them). Shared by both paths so that they give
- * the same words. Read by scanning for tags with indexOf (linear in the part's size, whatever its nesting): a
+ * The text a DOCX keeps outside the body's paragraphs that the two readers miss: altChunks (content another program
+ * put in as HTML or plain text, word/afchunk*.htm and the like, named by the document's relationships), headers and
+ * footers (word/header*.xml, word/footer*.xml), footnotes and endnotes (word/footnotes.xml, word/endnotes.xml): both
+ * mammoth in the browser and officeparser on the gateway drop them all; and text boxes (w:txbxContent; officeparser
+ * drops them, mammoth reads them). Shared by both paths so that they give the same words. Read by scanning for tags with indexOf (linear in the part's size, whatever its nesting): a
  * paragraph is the w:t runs up to its </w:p>, w:tab a tab.
  */
 
@@ -91,17 +92,91 @@ export function textBoxTexts(documentXml: string): string[] {
   return elements(xml, 'w:txbxContent').flatMap((box) => paragraphTexts(box.inner));
 }
 
+/** Lines of the parts, each line once (a document's first-page, odd and even headers often repeat one another). */
+function uniqueLines(parts: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const line of parts.flatMap((xml) => paragraphTexts(xml))) {
+    if (seen.has(line)) continue;
+    seen.add(line);
+    out.push(line);
+  }
+  return out;
+}
+
+/** ASCII letters lowered, nothing else: the same length, so positions found in it hold in the original. */
+const lowerAscii = (text: string): string => text.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+
+/** The text of an HTML altChunk: head, scripts, styles and comments dropped, a line per block, entities decoded. */
+export function htmlChunkText(html: string): string[] {
+  let text = html;
+  for (const [open, close] of [['<!--', '-->'], ['<head', '</head>'], ['<script', '</script>'], ['<style', '</style>']] as const) {
+    const lower = lowerAscii(text);
+    let out = '';
+    let at = 0;
+    for (;;) {
+      const start = lower.indexOf(open, at);
+      if (start < 0) break;
+      const end = lower.indexOf(close, start);
+      if (end < 0) break;
+      out += text.slice(at, start);
+      at = end + close.length;
+    }
+    text = out + text.slice(at);
+  }
+  // [^<>]* stops at the next '<': a tag never closed costs one pass, not one per '<'.
+  text = text.replace(/<\/?([a-zA-Z][a-zA-Z0-9]*)[^<>]*>/g, (_, name: string) => (/^(p|div|br|li|tr|h[1-6]|table|ul|ol|blockquote|pre|section|article)$/i.test(name) ? '\n' : name.toLowerCase() === 'td' || name.toLowerCase() === 'th' ? '\t' : ''));
+  return decode(text.replace(/&nbsp;/gi, ' '))
+    .split('\n')
+    .map((line) => line.replace(/[ \t\r\f\v\u00a0]+/g, ' ').trim())
+    .filter((line) => line !== '');
+}
+
+/** An altChunk's lines by its kind (HTML or plain text; MHT, RTF and nested DOCX chunks are not read). */
+function chunkText(chunk: { name: string; text: string }): string[] {
+  if (/\.(x?html?)$/i.test(chunk.name)) return htmlChunkText(chunk.text);
+  if (/\.txt$/i.test(chunk.name)) return chunk.text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '');
+  return [];
+}
+
+/** The parts an altChunk relationship names in word/_rels/document.xml.rels (internal targets only), in order. */
+export function altChunkNames(rels: string): string[] {
+  const out: string[] = [];
+  for (const m of rels.matchAll(/<Relationship\s[^<>]*>/g)) {
+    const tag = m[0];
+    if (!/Type="[^"]*\/aFChunk"/.test(tag) || /TargetMode="External"/.test(tag)) continue;
+    const target = /Target="([^"]*)"/.exec(tag)?.[1];
+    if (!target || target.includes('..')) continue;
+    out.push(target.startsWith('/') ? target.slice(1) : `word/${target}`);
+  }
+  return out;
+}
+
 export interface DocxParts {
   document?: string | undefined;
   footnotes?: string | undefined;
   endnotes?: string | undefined;
+  /** word/header*.xml, word/footer*.xml, in the order of their numbers. */
+  headers?: string[];
+  footers?: string[];
+  /** The altChunks' parts, by name, in the relationships' order. */
+  altChunks?: { name: string; text: string }[];
 }
 
-/** What to add after a reader's text: text boxes (when the reader misses them), then footnotes, then endnotes. */
+/**
+ * What to add after a reader's text: altChunks, text boxes (when the reader misses them), then headers, footers,
+ * footnotes and endnotes, each under its name.
+ */
 export function docxExtraText(parts: DocxParts, withTextBoxes: boolean): string {
   const blocks: string[] = [];
+  const chunks = (parts.altChunks ?? []).flatMap(chunkText);
+  if (chunks.length > 0) blocks.push(chunks.join('\n'));
   const boxes = withTextBoxes && parts.document ? textBoxTexts(parts.document) : [];
   if (boxes.length > 0) blocks.push(boxes.join('\n'));
+  const headers = uniqueLines(parts.headers ?? []);
+  if (headers.length > 0) blocks.push(`Headers:\n${headers.join('\n')}`);
+  const footers = uniqueLines(parts.footers ?? []);
+  if (footers.length > 0) blocks.push(`Footers:\n${footers.join('\n')}`);
   const footnotes = parts.footnotes ? notesText(parts.footnotes, 'footnote') : [];
   if (footnotes.length > 0) blocks.push(`Footnotes:\n${footnotes.join('\n')}`);
   const endnotes = parts.endnotes ? notesText(parts.endnotes, 'endnote') : [];
@@ -114,11 +189,26 @@ export function docxExtraText(parts: DocxParts, withTextBoxes: boolean): string 
  * passed in so that this module stays free of dependencies). The caller has checked the archive's sizes first.
  */
 export function docxParts(unzip: (wanted: (name: string) => boolean) => Record<string, Uint8Array>, withDocument: boolean): DocxParts {
-  const names = new Set(['word/footnotes.xml', 'word/endnotes.xml', ...(withDocument ? ['word/document.xml'] : [])]);
-  const files = unzip((name) => names.has(name));
+  const names = new Set(['word/footnotes.xml', 'word/endnotes.xml', 'word/_rels/document.xml.rels', ...(withDocument ? ['word/document.xml'] : [])]);
+  const headerOrFooter = /^word\/(header|footer)(\d*)\.xml$/;
+  const files = unzip((name) => names.has(name) || headerOrFooter.test(name));
+  const decoder = new TextDecoder();
   const text = (name: string): string | undefined => {
     const bytes = files[name];
-    return bytes ? new TextDecoder().decode(bytes) : undefined;
+    return bytes ? decoder.decode(bytes) : undefined;
   };
-  return { document: text('word/document.xml'), footnotes: text('word/footnotes.xml'), endnotes: text('word/endnotes.xml') };
+  const numbered = (kind: string): string[] =>
+    Object.keys(files)
+      .map((name) => ({ name, m: headerOrFooter.exec(name) }))
+      .filter((f) => f.m?.[1] === kind)
+      .sort((a, b) => Number(a.m?.[2] || 0) - Number(b.m?.[2] || 0))
+      .map((f) => decoder.decode(files[f.name]));
+  const rels = text('word/_rels/document.xml.rels');
+  const chunkNames = rels ? altChunkNames(rels) : [];
+  const chunkFiles = chunkNames.length > 0 ? unzip((name) => chunkNames.includes(name)) : {};
+  const altChunks = chunkNames.flatMap((name) => {
+    const bytes = chunkFiles[name];
+    return bytes ? [{ name, text: decoder.decode(bytes) }] : [];
+  });
+  return { document: text('word/document.xml'), footnotes: text('word/footnotes.xml'), endnotes: text('word/endnotes.xml'), headers: numbered('header'), footers: numbered('footer'), altChunks };
 }

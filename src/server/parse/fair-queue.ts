@@ -46,12 +46,15 @@ export class FairQueue<T> {
     return true;
   }
 
-  /** The next item to start, given how many items each owner has running now; null when nothing waits. */
-  take(running: (owner: string) => number): { owner: string; item: T } | null {
+  /**
+   * The next item to start, given how many items each owner has running now; null when nothing waits. With `fits`,
+   * only an owner whose first item fits is considered (an owner's items stay in their order).
+   */
+  take(running: (owner: string) => number, fits?: (item: T) => boolean): { owner: string; item: T } | null {
     let best: { owner: string; queue: Waiting<T>[]; running: number; seq: number } | null = null;
     for (const [owner, queue] of this.queues) {
       const head = queue[0];
-      if (!head) continue;
+      if (!head || (fits && !fits(head.item))) continue;
       const r = running(owner);
       if (best === null || r < best.running || (r === best.running && head.seq < best.seq)) best = { owner, queue, running: r, seq: head.seq };
     }

@@ -25,7 +25,8 @@ export interface ParseValue {
 /** An item to read, or (`warm`) the order to load the slow readers (pdf.js) by reading a tiny built-in file. */
 export type WorkerRequest = { id: number; job: ParseJob } | { warm: true };
 export type WorkerReply =
-  | { ready: true }
+  /** The thread's readers are loaded; `'pdf'`: only the PDF reader so far, pdf.js warmed (the rest follows). */
+  | { ready: true | 'pdf' }
   /** The warm-up is over (whether or not it read its file: a reader that fails here fails the same way later). */
   | { warmed: true }
   | { id: number; ok: true; value: ParseValue[ParseJobKind] }

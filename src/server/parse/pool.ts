@@ -14,10 +14,12 @@
  *
  * Threads are started when work is on its way (`warm`) or arrives (loading the readers takes a second or more; an
  * item's budget starts only once its thread is ready) and are unref'd, so an idle pool never keeps the process
- * alive. The gateway starts them at its own start (`warmUp`), and then has its threads load pdf.js (seconds on a
- * cold thread) one at a time, at the lowest priority: only an idle thread warms, only when no item waits, and never
- * the last thread not warming, so a page or a file never waits behind a warm-up. A PDF goes to a warmed thread when
- * one is free.
+ * alive. The gateway starts them at its own start (`warmUp`). A real thread (./worker.ts) says first that it reads
+ * PDFs (`ready: 'pdf'`, pdf.js loaded and warmed) and then that its other readers are loaded (`ready: true`); until
+ * then it is given only PDFs, so that the first PDF after a start does not wait for officeparser and the rest. A
+ * thread that does not warm pdf.js itself (a test's entry) is asked to, one at a time, at the lowest priority: only
+ * an idle thread warms, only when no item waits, and never the last thread not warming, so a page or a file never
+ * waits behind a warm-up. A PDF goes to a warmed thread when one is free.
  */
 import { Worker } from 'node:worker_threads';
 import type { ExtractedPage } from './readers/page';
@@ -86,7 +88,8 @@ interface Task {
 
 interface Thread {
   worker: Worker;
-  ready: boolean;
+  /** Loading its readers; `'pdf'`: it reads PDFs already (./worker.ts), the other readers still loading; ready. */
+  ready: false | 'pdf' | true;
   task: { id: number; task: Task; timer: NodeJS.Timeout } | null;
   /** Its pdf.js: not loaded, loading (the thread is busy until it says `warmed`), loaded. */
   pdf: 'cold' | 'warming' | 'warm';
@@ -95,6 +98,8 @@ interface Thread {
 
 /** A warm-up over this long ends its thread (it is replaced); after three such, the pool stops warming. */
 const WARM_BUDGET_MS = 60_000;
+
+const isPdf = (task: Task): boolean => task.job.kind === 'document' && task.job.ext === 'pdf';
 
 export class ParsePool {
   private readonly threads: Thread[] = [];
@@ -178,15 +183,18 @@ export class ParsePool {
   /** Starts waiting items on ready threads, and starts threads while items wait and there is room. */
   private pump(): void {
     while (this.queue.size > 0) {
-      const idle = this.threads.filter((t) => t.ready && t.task === null && t.pdf !== 'warming');
+      const idle = this.threads.filter((t) => t.ready !== false && t.task === null && t.pdf !== 'warming');
       if (idle.length === 0) break;
-      const next = this.queue.take((owner) => this.running.get(owner) ?? 0);
+      // A thread that reads only PDFs so far takes the next PDF (in the same fair order among the sessions').
+      const onlyPdfs = !idle.some((t) => t.ready === true);
+      const next = this.queue.take((owner) => this.running.get(owner) ?? 0, onlyPdfs ? isPdf : undefined);
       if (!next) break;
       // A PDF to a thread with pdf.js loaded; anything else to one without, keeping the warm ones for PDFs.
-      const pdf = next.item.job.kind === 'document' && next.item.job.ext === 'pdf';
-      this.start(idle.find((t) => (t.pdf === 'warm') === pdf) ?? (idle[0] as Thread), next.item);
+      const pdf = isPdf(next.item);
+      const fit = pdf ? idle : idle.filter((t) => t.ready === true);
+      this.start(fit.find((t) => (t.pdf === 'warm') === pdf) ?? (fit[0] as Thread), next.item);
     }
-    const starting = this.threads.filter((t) => !t.ready).length;
+    const starting = this.threads.filter((t) => t.ready !== true).length;
     const wanted = Math.min(this.options.threads - this.threads.length, this.queue.size - starting);
     for (let i = 0; i < wanted; i++) this.spawn();
     this.warmNext();
@@ -196,7 +204,7 @@ export class ParsePool {
   private warmNext(): void {
     if (!this.warmWanted || this.closed || this.queue.size > 0 || this.warmFailures >= 3) return;
     if (this.threads.some((t) => t.pdf === 'warming')) return;
-    const thread = this.threads.find((t) => t.ready && t.task === null && t.pdf === 'cold');
+    const thread = this.threads.find((t) => t.ready === true && t.task === null && t.pdf === 'cold');
     if (!thread || !this.threads.some((t) => t !== thread)) return;
     thread.pdf = 'warming';
     thread.warmTimer = setTimeout(() => this.lose(thread, 'CRASHED', `warm-up over ${WARM_BUDGET_MS} ms`), WARM_BUDGET_MS);
@@ -206,6 +214,10 @@ export class ParsePool {
   private spawn(): void {
     const worker = new Worker(new URL('./worker-boot.mjs', import.meta.url), {
       workerData: { entry: (this.options.entry ?? new URL('./worker.ts', import.meta.url)).href },
+      // Not the gateway's own flags: under `tsx` they load tsx's hooks into the thread, which then passed pdf.js
+      // through them (seconds) and had every module go through two chains of hooks. ./worker-boot.mjs registers tsx
+      // itself, after loading pdf.js natively.
+      execArgv: [],
       resourceLimits: { maxOldGenerationSizeMb: this.options.memoryMb, maxYoungGenerationSizeMb: 64 },
     });
     worker.unref();
@@ -214,7 +226,12 @@ export class ParsePool {
     this.threads.push(thread);
     worker.on('message', (reply: WorkerReply) => {
       if ('ready' in reply) {
-        thread.ready = true;
+        // `'pdf'` comes with pdf.js warmed by the thread itself (./worker.ts).
+        if (reply.ready === 'pdf' && thread.pdf === 'cold') {
+          thread.pdf = 'warm';
+          this.warmed++;
+        }
+        thread.ready = reply.ready;
         this.pump();
         return;
       }
@@ -271,7 +288,7 @@ export class ParsePool {
     const kind = thread.task?.task.job.kind;
     if (kind && !this.closed) this.log(`parse pool: a ${kind} item failed (${code}: ${detail}); the thread is replaced`);
     const error = this.closed ? new ParseError('CLOSED', CLOSED_MESSAGE) : new ParseError(code, kind ? MESSAGES[kind][code] : detail);
-    if (!thread.ready && !this.closed) {
+    if (thread.ready !== true && !thread.task && !this.closed) {
       // The thread could not even start (a broken install): starting another would fail the same way, for ever.
       this.log(`parse pool: a thread could not start (${detail})`);
       for (const task of this.queue.drain()) this.settle(task, new ParseError('CRASHED', 'The server could not start its reader'));

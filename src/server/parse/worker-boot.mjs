@@ -4,6 +4,11 @@ import { setPriority } from 'node:os';
 import { register } from 'tsx/esm/api';
 import { workerData } from 'node:worker_threads';
 
+// pdf.js (1 MB) and its in-process worker (2 MB) are loaded natively, before tsx is registered: passed through tsx's
+// loader they took 5-6 s of a thread's start, natively about 0.5 s. The readers' later imports of the same files
+// find them loaded; pdf.js takes its worker from globalThis.pdfjsWorker instead of importing it on the first PDF.
+await import('pdfjs-dist/legacy/build/pdf.mjs');
+globalThis.pdfjsWorker = await import('pdfjs-dist/legacy/build/pdf.worker.mjs');
 register();
 await import(workerData.entry);
 

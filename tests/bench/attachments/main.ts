@@ -1,7 +1,7 @@
 /**
  * Page of the image compression bench: a 12-megapixel JPEG made on a canvas, then compressed by the app's code
  * (prepareImage) either in the app's file worker or here on the main thread, while a PerformanceObserver records
- * the main thread's long tasks.
+ * the main thread's long tasks. Also a PDF read as an attach reads it, for ../first-pdf-browser.bench.ts.
  */
 import * as Comlink from 'comlink';
 import { prepareImage } from '../../../src/worker/rooms/library/attachments/image';
@@ -56,11 +56,32 @@ async function run(where: 'worker' | 'main'): Promise<RunResult> {
   return { ms, finalSize: result.file.finalSize, mimeType: result.file.mimeType, longTasks: [...longTasks] };
 }
 
+/**
+ * A PDF attached as the app reads it (../first-pdf-browser.bench.ts): a file worker of its own, started for the
+ * file (src/worker/rooms/library/file-jobs.ts), reads it with pdf.js and is ended. Answers ms from the start of
+ * the worker to the text, and the text's length.
+ */
+async function readPdf(bytes: number[]): Promise<{ ms: number; chars: number }> {
+  const file = new Blob([new Uint8Array(bytes)], { type: 'application/pdf' });
+  const started = performance.now();
+  const worker = new Worker(new URL('../../../src/worker/rooms/library/attachments/file-worker.ts', import.meta.url), { type: 'module' });
+  try {
+    const api = Comlink.wrap<FileWorkerApi>(worker);
+    const out = await api.readPdf(file, Comlink.proxy(() => undefined));
+    return { ms: performance.now() - started, chars: out.text.length };
+  } finally {
+    worker.terminate();
+  }
+}
+
 declare global {
   interface Window {
     parleyCompress?: { prepare(): Promise<number>; run(where: 'worker' | 'main'): Promise<RunResult> };
+    parleyReadPdf?: (bytes: number[]) => Promise<{ ms: number; chars: number }>;
   }
 }
+
+window.parleyReadPdf = readPdf;
 
 window.parleyCompress = {
   async prepare() {

@@ -4,6 +4,8 @@
  * reader, and server work through the real in-process gateway.
  */
 import 'fake-indexeddb/auto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { filter, firstValueFrom, type Observable } from 'rxjs';
 import { makeEvent } from '../../../src/events/catalogue';
@@ -40,6 +42,7 @@ vi.mock('../../../src/worker/rooms/library/file-jobs', async () => {
 });
 
 const { newEngine } = useTestGateway();
+const CORPUS = join(__dirname, '../../fixtures/documents');
 
 function first<T>(o: Observable<T>, until: (v: T) => boolean): Promise<T> {
   return firstValueFrom(o.pipe(filter(until)));
@@ -136,6 +139,39 @@ describe('upload failures shown to the user (spec 000 section 8)', () => {
     expect(r.error).toMatch(/^Server processing failed: .+/);
     expect(r.notice?.text).toBe(`damaged.pptx: ${r.error}`);
   });
+
+  it('a password-protected DOCX or PDF: refused in the browser with the one message, nothing sent to the gateway', async () => {
+    const engine = newEngine();
+    const { readDocx, readPdf } = await import('../../../src/worker/rooms/library/attachments/documents');
+    const pdfjs = (await import('pdfjs-dist/legacy/build/pdf.mjs')) as unknown as Parameters<typeof readPdf>[0];
+    const sent = vi.spyOn(attachmentCalls, 'processDocument');
+    fake.read = async (blob) => {
+      const data = await blob.arrayBuffer();
+      return new Uint8Array(data)[0] === 0x25 ? readPdf(pdfjs, new Uint8Array(data)) : readDocx(data);
+    };
+    try {
+      for (const name of ['protected.docx', 'protected.pdf']) {
+        await added(engine, name, new Blob([readFileSync(join(CORPUS, 'protected', name))]));
+        const r = await failure(engine, name);
+        expect(r.error).toBe('This file is password-protected. Remove the password and attach it again.');
+        expect(r.notice).toMatchObject({ title: 'Error adding file', text: `${name}: This file is password-protected. Remove the password and attach it again.` });
+      }
+      expect(sent).not.toHaveBeenCalled();
+    } finally {
+      sent.mockRestore();
+      fake.read = async (blob) => ({ text: await blob.text() });
+    }
+  }, 60_000);
+
+  it('a password-protected XLSX or PPTX the gateway refuses: its message as it is', async () => {
+    const engine = newEngine();
+    for (const name of ['protected.xlsx', 'protected.pptx']) {
+      await added(engine, name, new Blob([readFileSync(join(CORPUS, 'protected', name))]));
+      const r = await failure(engine, name);
+      expect(r.error).toBe('This file is password-protected. Remove the password and attach it again.');
+      expect(r.notice?.text).toBe(`${name}: This file is password-protected. Remove the password and attach it again.`);
+    }
+  }, 60_000);
 
   it("a PDF the browser cannot read: 'Analysis failed'", async () => {
     const engine = newEngine();

@@ -119,7 +119,54 @@ describe('the warm-up at the gateway start', () => {
   }, 60_000);
 });
 
+describe('a thread that reads PDFs before its other readers are loaded', () => {
+  afterEach(() => {
+    delete process.env.PARLEY_TEST_PDF_FIRST_MS;
+  });
+
+  it('takes a PDF at once, even one queued behind another kind; the other items wait until a thread is wholly ready', async () => {
+    process.env.PARLEY_TEST_PDF_FIRST_MS = '60000'; // the other readers do not load within the test
+    const p = pool({ threads: 2 });
+    let other: string | null = null;
+    const waiting = item(p, 'a', 'echo:other').then(
+      (v) => (other = v),
+      (e: unknown) => (other = (e as { code?: string }).code ?? 'error'),
+    );
+    expect(await item(p, 'b', 'pdf')).toBe('pdf read');
+    expect(await item(p, 'b', 'pdf')).toBe('pdf read');
+    expect(other).toBeNull();
+    expect(p.waiting).toBe(1);
+    // `ready: 'pdf'` comes with pdf.js warmed: the warm-up has nothing left to do on these threads.
+    for (let i = 0; i < 1200 && p.warmed < 2; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(p.warmed).toBe(2);
+    expect(other).toBeNull();
+    await p.close();
+    await waiting;
+    expect(other).toBe('CLOSED');
+  }, 60_000);
+
+  it('gives a thread the other items once it says it is wholly ready', async () => {
+    process.env.PARLEY_TEST_PDF_FIRST_MS = '300';
+    const p = pool({ threads: 2 });
+    expect(await item(p, 'a', 'echo:other')).toBe('other');
+  }, 60_000);
+});
+
 describe('FairQueue', () => {
+  it('with a filter, takes only an owner whose first item fits, in the same fair order', () => {
+    const q = new FairQueue<string>();
+    q.push('a', 'page a1');
+    q.push('a', 'pdf a2');
+    q.push('b', 'pdf b1');
+    q.push('c', 'pdf c1');
+    const fits = (x: string): boolean => x.startsWith('pdf');
+    expect(q.take(() => 0, fits)?.item).toBe('pdf b1');
+    expect(q.take((o) => (o === 'b' ? 1 : 0), fits)?.item).toBe('pdf c1');
+    expect(q.take(() => 0, fits)).toBeNull();
+    expect(q.take(() => 0)?.item).toBe('page a1');
+    expect(q.take(() => 0, fits)?.item).toBe('pdf a2');
+  });
+
   it('gives the next turn to the owner with the fewest items running, then to the longest waiting', () => {
     const q = new FairQueue<string>();
     for (const x of ['a1', 'a2', 'a3']) q.push('a', x);

@@ -6,6 +6,8 @@
  *   'spin' never answers (a busy loop); 'crash' ends the thread; 'oom' allocates until the heap limit;
  *   'fail:TEXT' answers the reader's refusal TEXT.
  * A warm-up takes PARLEY_TEST_WARM_MS (default 50) and keeps the thread busy meanwhile, as loading pdf.js does.
+ * With PARLEY_TEST_PDF_FIRST_MS the thread starts as the real one does: `ready: 'pdf'` at once (it reads a `pdf`
+ * item, answering 'pdf read'), `ready: true` that many ms later.
  */
 import { parentPort } from 'node:worker_threads';
 import type { WorkerReply, WorkerRequest } from '../../../src/server/parse/jobs';
@@ -20,7 +22,7 @@ parentPort?.on('message', (request: WorkerRequest) => {
     return;
   }
   const { id, job } = request;
-  const command = job.kind === 'document' ? job.ext : 'echo:not a document';
+  const command = job.kind === 'document' ? (job.ext === 'pdf' ? 'echo:pdf read' : job.ext) : 'echo:not a document';
   const [verb = '', arg = '', rest = ''] = command.split(':');
   if (verb === 'echo') reply({ id, ok: true, value: arg });
   else if (verb === 'sleep') setTimeout(() => reply({ id, ok: true, value: rest }), Number(arg));
@@ -32,4 +34,9 @@ parentPort?.on('message', (request: WorkerRequest) => {
     for (;;) hoard.push(Array.from({ length: 100_000 }, (_, i) => i * 1.5));
   }
 });
-reply({ ready: true });
+const pdfFirst = process.env.PARLEY_TEST_PDF_FIRST_MS;
+if (pdfFirst === undefined) reply({ ready: true });
+else {
+  reply({ ready: 'pdf' });
+  setTimeout(() => reply({ ready: true }), Number(pdfFirst)).unref();
+}

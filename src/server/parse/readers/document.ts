@@ -2,44 +2,27 @@
  * Text of a document on the gateway, by extension (spec 000 sections 5 and 7, POST /api/process-document). Runs
  * inside a worker thread (../pool.ts), never on the event loop. Libraries: officeparser (docx, pptx, xlsx, odt, odp,
  * ods, rtf, epub; its own zip-bomb limits set below; OCR off, nothing fetched; ./epub.ts for books whose chapters are not
- * named .xhtml), word-extractor (doc), pdf.js (pdf,
- * eval off), and ./legacy.ts, ./archives.ts for ppt, xls, mobi, zip, rar and 7z. The client's text formats are read
+ * named .xhtml), word-extractor (doc), pdf.js (./pdf.ts), and ./legacy.ts, ./archives.ts for ppt, xls, mobi, zip, rar and 7z. The client's text formats are read
  * here too when they are over 10 MB.
  */
 import { OfficeParser, type OfficeParserConfig } from 'officeparser';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { CLIENT_FORMATS } from '../../../protocol/attachments';
 import { docxExtraText, docxParts, unwrapContentControls } from '../../../protocol/docx-extras';
-import { annotationText } from '../../../protocol/pdf-annotations';
 import { rarText, sevenZipText, zipText } from './archives';
 import { epubNeedsSpineReader, epubText } from './epub';
 import { mobiText, oldWordText, pptText, stripTags, xlsText } from './legacy';
-import { isProtected, ProtectedFileError } from './protection';
+import { ExtractError, MAX_TEXT_CHARS, readGuarded } from './extract';
+import { pdfText } from './pdf';
 import { decodeTextLoose, looksLikeText } from './text';
 
-/** Largest text returned (characters): the model's context is far smaller; the engine cuts it further. */
-export const MAX_TEXT_CHARS = 4_000_000;
+export { damagedMessage, ExtractError, MAX_TEXT_CHARS } from './extract';
+
 /** Inflated size and entry count officeparser may reach in a zip-based document. */
 const OFFICE_LIMITS = { maxUncompressedBytes: 100 * 1024 * 1024, maxZipEntries: 5_000, maxTableCells: 2_000_000 };
 
 const OFFICE_TYPES = new Set(['docx', 'pptx', 'xlsx', 'odt', 'odp', 'ods', 'rtf', 'epub']);
 const TEXT_TYPES = new Set<string>(CLIENT_FORMATS.filter((f) => !['pdf', 'jpg', 'jpeg', 'png', 'tiff', 'bmp', 'gif', 'webp'].includes(f)));
-
-export class ExtractError extends Error {
-  override name = 'ExtractError';
-}
-
-const FORMAT_NAMES: Record<string, string> = {
-  doc: 'Word', docx: 'Word', xls: 'Excel', xlsx: 'Excel', ppt: 'PowerPoint', pptx: 'PowerPoint', odt: 'OpenDocument text',
-  ods: 'OpenDocument spreadsheet', odp: 'OpenDocument presentation', rtf: 'RTF', epub: 'EPUB', mobi: 'Mobipocket', pdf: 'PDF',
-  zip: 'ZIP', rar: 'RAR', '7z': '7z',
-};
-
-/** The message for a file its reader could not make sense of: the format named, no reader internals. */
-export function damagedMessage(ext: string): string {
-  const name = FORMAT_NAMES[ext] ?? ext.toUpperCase();
-  return `This ${name} file (.${ext}) looks damaged, so its text could not be read. Open it on your computer, save it again and attach the new copy.`;
-}
 
 export function serverReads(ext: string): boolean {
   return OFFICE_TYPES.has(ext) || TEXT_TYPES.has(ext) || ['doc', 'ppt', 'xls', 'mobi', 'zip', 'rar', '7z', 'pdf'].includes(ext);
@@ -120,54 +103,25 @@ async function docText(data: Uint8Array): Promise<string> {
   return `${doc.getBody()}\n${doc.getFootnotes()}`;
 }
 
-async function pdfText(data: Uint8Array): Promise<string> {
-  const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
-  let doc;
-  try {
-    doc = await getDocument({ data, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, enableXfa: false, verbosity: 0 }).promise;
-  } catch (e) {
-    // A PDF that needs a password to open (an owner password alone does not stop reading).
-    if (e instanceof Error && e.name === 'PasswordException') throw new ProtectedFileError();
-    throw e;
-  }
-  const pages: string[] = [];
-  for (let n = 1; n <= doc.numPages; n++) {
-    const page = await doc.getPage(n);
-    const content = await page.getTextContent();
-    const text = content.items.map((it) => ('str' in it ? it.str + (it.hasEOL ? '\n' : '') : '')).join('').trim();
-    // Filled form fields and notes are not in the content stream (src/protocol/pdf-annotations.ts).
-    const notes = annotationText(await page.getAnnotations());
-    pages.push(notes ? `${text}\n${notes}`.trim() : text);
-    page.cleanup();
-  }
-  await doc.destroy();
-  return pages.join('\n\n');
-}
-
 /** The document's text (trimmed, at most MAX_TEXT_CHARS). Throws ExtractError with a reason the user can read. */
-export async function extractText(data: Uint8Array, ext: string, signal: AbortSignal = new AbortController().signal): Promise<string> {
-  let text: string;
-  try {
-    if (isProtected(data, ext)) throw new ProtectedFileError();
+export function extractText(data: Uint8Array, ext: string, signal: AbortSignal = new AbortController().signal): Promise<string> {
+  return readGuarded(data, ext, async () => {
     // officeparser finds chapters by file name; a book whose spine names other files is read through its spine.
-    if (ext === 'epub' && epubNeedsSpineReader(data)) text = epubText(data, OFFICE_LIMITS.maxUncompressedBytes);
-    else if (OFFICE_TYPES.has(ext)) text = await officeText(data, ext, signal);
-    else if (ext === 'doc') text = await docText(data);
-    else if (ext === 'ppt') text = pptText(data);
-    else if (ext === 'xls') text = xlsText(data);
-    else if (ext === 'mobi') text = mobiText(data, MAX_TEXT_CHARS);
-    else if (ext === 'zip') text = zipText(data);
-    else if (ext === 'rar') text = await rarText(data);
-    else if (ext === '7z') text = await sevenZipText(data);
-    else if (ext === 'pdf') text = await pdfText(data);
-    else if (TEXT_TYPES.has(ext)) {
+    if (ext === 'epub' && epubNeedsSpineReader(data)) return epubText(data, OFFICE_LIMITS.maxUncompressedBytes);
+    if (OFFICE_TYPES.has(ext)) return officeText(data, ext, signal);
+    if (ext === 'doc') return docText(data);
+    if (ext === 'ppt') return pptText(data);
+    if (ext === 'xls') return xlsText(data);
+    if (ext === 'mobi') return mobiText(data, MAX_TEXT_CHARS);
+    if (ext === 'zip') return zipText(data);
+    if (ext === 'rar') return rarText(data);
+    if (ext === '7z') return sevenZipText(data);
+    if (ext === 'pdf') return pdfText(data);
+    if (TEXT_TYPES.has(ext)) {
       if (!looksLikeText(data)) throw new ExtractError('the file is not text');
-      text = decodeTextLoose(data);
-      if (ext === 'html' || ext === 'htm' || ext === 'xml') text = stripTags(text);
-    } else throw new ExtractError(`.${ext} files are not supported`);
-  } catch (error) {
-    if (error instanceof ExtractError || error instanceof ProtectedFileError) throw error;
-    throw new ExtractError(damagedMessage(ext));
-  }
-  return text.replace(/\r\n?/g, '\n').replace(/\n{3,}/g, '\n\n').trim().slice(0, MAX_TEXT_CHARS);
+      const text = decodeTextLoose(data);
+      return ext === 'html' || ext === 'htm' || ext === 'xml' ? stripTags(text) : text;
+    }
+    throw new ExtractError(`.${ext} files are not supported`);
+  });
 }

@@ -12,9 +12,10 @@
  */
 import * as CFB from 'cfb';
 import { unzipSync } from 'fflate';
+import { UPLOAD } from '../../../protocol/attachments';
 
-/** The message for every protected file (issue 17). */
-export const PROTECTED_MESSAGE = 'This file is password-protected. Remove the password and attach it again.';
+/** The message for every protected file (issue 17), the browser's too. */
+export const PROTECTED_MESSAGE = UPLOAD.protectedFile;
 
 export class ProtectedFileError extends Error {
   override name = 'ProtectedFileError';

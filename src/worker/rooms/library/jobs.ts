@@ -225,6 +225,8 @@ export class LibraryJobs implements Room {
       await pending;
       if (signal.aborted) return;
       const noText = error instanceof Error && error.message === UPLOAD.noText;
+      // A password-protected file: the gateway would refuse it too (issue 17).
+      if (error instanceof Error && error.message === UPLOAD.protectedFile) return this.fail(item, UPLOAD.protectedFile);
       // Spec 000 section 5: a DOCX is read in the browser with the server as its fallback.
       if (ext === 'docx' && !noText) return this.runServer(item, blob, signal, true);
       return this.fail(item, noText ? UPLOAD.noText : UPLOAD.analysisFailed);
@@ -235,6 +237,8 @@ export class LibraryJobs implements Room {
     const jobId = item.jobId ?? `lib-${item.id}-${item.createdAt}`;
     const failServer = (reason: string | null, code?: string): Promise<void> => {
       if (code === 'NO_TEXT') return this.fail(item, UPLOAD.noText);
+      // The gateway's refusal of a password-protected file is shown as it is, whatever the format (issue 17).
+      if (reason === UPLOAD.protectedFile) return this.fail(item, UPLOAD.protectedFile);
       if (docxFallback) return this.fail(item, UPLOAD.docxFailed);
       if (item.fileType === 'doc') return this.fail(item, UPLOAD.docFailed);
       return this.fail(item, reason === null ? UPLOAD.serverUnavailable : UPLOAD.serverFailed(reason));

@@ -4,6 +4,7 @@
  * file worker (./file-worker.ts), never on the main thread; the pdf.js module is passed in, so the same code runs
  * in Node tests with its legacy build.
  */
+import { UPLOAD } from '../../../../protocol/attachments';
 import { docxExtraText, docxParts } from '../../../../protocol/docx-extras';
 import { annotationText } from '../../../../protocol/pdf-annotations';
 import { unzipSync } from 'fflate';
@@ -36,6 +37,30 @@ export class NoTextError extends Error {
   override name = 'NoTextError';
 }
 
+/** A password-protected file (UPLOAD.protectedFile): refused here, not sent to the gateway, which would refuse it too. */
+export class ProtectedDocumentError extends Error {
+  override name = 'ProtectedDocumentError';
+  constructor() {
+    super(UPLOAD.protectedFile);
+  }
+}
+
+const CFB_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
+/** 'EncryptedPackage' as a compound file's directory names its streams (UTF-16LE). */
+const ENCRYPTED_PACKAGE = new Uint8Array([...'EncryptedPackage'].flatMap((c) => [c.charCodeAt(0), 0]));
+
+/**
+ * A DOCX saved with a password is not a zip: Office (and every tool that follows ECMA-376) wraps the encrypted zip in
+ * a compound file beside its EncryptionInfo, in a stream named EncryptedPackage.
+ */
+export function isEncryptedOoxml(data: Uint8Array): boolean {
+  if (data.length < 512 || !CFB_MAGIC.every((b, i) => data[i] === b)) return false;
+  for (let at = data.indexOf(ENCRYPTED_PACKAGE[0] as number); at >= 0 && at + ENCRYPTED_PACKAGE.length <= data.length; at = data.indexOf(ENCRYPTED_PACKAGE[0] as number, at + 1)) {
+    if (ENCRYPTED_PACKAGE.every((b, i) => data[at + i] === b)) return true;
+  }
+  return false;
+}
+
 /** The text of a PDF, page by page ('\n\n' between pages), reporting progress after each page. */
 export async function readPdf(pdfjs: PdfJs, data: Uint8Array, options: { onProgress?: (p: ReadProgress) => void; signal?: AbortSignal } = {}): Promise<DocumentText> {
   // isEvalSupported false: pdf.js never compiles code from the file (fonts, functions); scripts in a PDF never run
@@ -44,7 +69,14 @@ export async function readPdf(pdfjs: PdfJs, data: Uint8Array, options: { onProgr
   const abort = (): void => void task.destroy();
   options.signal?.addEventListener('abort', abort, { once: true });
   try {
-    const doc = await task.promise;
+    let doc: PdfDocument;
+    try {
+      doc = await task.promise;
+    } catch (error) {
+      // A PDF that needs a password to open (an owner password alone does not stop reading).
+      if (error instanceof Error && error.name === 'PasswordException') throw new ProtectedDocumentError();
+      throw error;
+    }
     const pages: string[] = [];
     for (let n = 1; n <= doc.numPages; n++) {
       options.signal?.throwIfAborted();
@@ -95,6 +127,7 @@ export function checkZipBomb(data: Uint8Array, maxTotal: number = DOCX_MAX_INFLA
 
 /** The raw text of a DOCX with mammoth (paragraphs separated by blank lines). */
 export async function readDocx(data: ArrayBuffer): Promise<DocumentText> {
+  if (isEncryptedOoxml(new Uint8Array(data))) throw new ProtectedDocumentError();
   checkZipBomb(new Uint8Array(data));
   const mammoth = (await import('mammoth')).default;
   // The browser build reads `arrayBuffer`, the Node build (tests, benchmarks) `buffer`; JSZip takes either.
