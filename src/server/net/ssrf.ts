@@ -38,7 +38,7 @@ export const systemResolver: Resolver = async (hostname) => {
 export interface ScrapeTestAllowance {
   allow?: readonly { address: string; port: number }[];
   resolver?: Resolver;
-  /** Shorter time caps than HEADERS_TIMEOUT_MS / TOTAL_TIMEOUT_MS (./fetch.ts), so a test can see them fire. */
+  /** Other time caps than HEADERS_TIMEOUT_MS / TOTAL_TIMEOUT_MS (./fetch.ts): shorter to see them fire, longer for a held page. */
   timeouts?: { headersMs?: number; totalMs?: number };
 }
 

@@ -26,7 +26,7 @@ export function useTestGateway(
       if (set) cookie = set.split(';')[0] ?? '';
       return res;
     };
-  }, 60_000);
+  });
   afterAll(async () => {
     globalThis.fetch = realFetch;
     await gateway?.close();

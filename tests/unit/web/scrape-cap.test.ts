@@ -25,7 +25,8 @@ beforeAll(async () => {
   host = await startTestHost({ '/held': held, '/now': page });
 });
 // The gateway warms its reading threads (pdf.js) as in production: the scrapes must not wait behind the warm-up.
-const { gateway, newEngine } = useTestGateway({ PARLEY_PARSE_WARM: '1' }, () => ({ allow: [{ address: '127.0.0.1', port: host.port }] }));
+// The held pages wait for release(), which a busy machine may take longer than the 10 s header cap to reach.
+const { gateway, newEngine } = useTestGateway({ PARLEY_PARSE_WARM: '1' }, () => ({ allow: [{ address: '127.0.0.1', port: host.port }], timeouts: { headersMs: 300_000, totalMs: 300_000 } }));
 beforeAll(async () => {
   const id = ((await (await fetch('/auth/local-session')).json()) as { data: { id: string } }).data.id;
   await gateway().ledger.credit(id, { key: `seed:${id}`, usdMicro: 1_000_000n });
