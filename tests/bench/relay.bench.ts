@@ -16,7 +16,7 @@
  * apt-get when it is missing (full run only); a smoke run without it skips the nginx path and says so, and its
  * ratios are then to direct. BENCH_CPU_PROF_DIR=dir writes the gateway's CPU profile (node --cpu-prof) there.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
