@@ -72,6 +72,31 @@ async function makeUpstream(): Promise<Server> {
 
 interface GatewayServer extends Server {
   credit(sessionId: string): Promise<void>;
+  /** BENCH_DB_STATS=1: each kind of statement's count and total time since the last call, as JSON. */
+  stats(): string;
+}
+
+type Wrappable = { query: (...a: never[]) => Promise<unknown>; transaction: (...a: never[]) => Promise<unknown> };
+
+/** Counts the database's statements per kind (BENCH_DB_STATS=1): how many, and their time (their queue's included). */
+function countStatements(db: Wrappable): () => string {
+  const counts = new Map<string, { n: number; ms: number }>();
+  const wrap = <F extends (...a: never[]) => Promise<unknown>>(fn: F, label: (a: unknown[]) => string): F =>
+    ((...args: never[]) => {
+      const t0 = performance.now();
+      return fn(...args).finally(() => {
+        const k = label(args);
+        const c = counts.get(k) ?? { n: 0, ms: 0 };
+        counts.set(k, { n: c.n + 1, ms: c.ms + performance.now() - t0 });
+      });
+    }) as F;
+  db.query = wrap(db.query.bind(db), (a) => String(a[0]).replace(/\s+/g, ' ').trim().slice(0, 80));
+  db.transaction = wrap(db.transaction.bind(db), () => 'BEGIN ... COMMIT (transaction)');
+  return () => {
+    const out = JSON.stringify(Object.fromEntries([...counts].sort((x, y) => y[1].n - x[1].n).map(([k, c]) => [k, `${c.n} x, ${c.ms.toFixed(0)} ms`])));
+    counts.clear();
+    return out;
+  };
 }
 
 async function makeGateway(upstreamUrl: string): Promise<GatewayServer> {
@@ -92,8 +117,10 @@ async function makeGateway(upstreamUrl: string): Promise<GatewayServer> {
     },
     log: () => {},
   });
+  const stats = process.env.BENCH_DB_STATS === '1' ? countStatements(gw.db as unknown as Wrappable) : () => '{}';
   return {
     url: gw.url,
+    stats,
     credit: async (id) => {
       await gw.ledger.credit(id, { key: `bench:${id}`, usdMicro: 1_000_000_000_000n });
     },
@@ -110,7 +137,8 @@ async function serveChild(which: string): Promise<void> {
     if (line === 'cpu') {
       const u = process.cpuUsage();
       process.stdout.write(`${u.user + u.system}\n`);
-    } else if ('credit' in server) void (server as GatewayServer).credit(line).then(() => process.stdout.write('credited\n'));
+    } else if (line === 'stats') process.stdout.write(`${'stats' in server ? (server as GatewayServer).stats() : '{}'}\n`);
+    else if ('credit' in server) void (server as GatewayServer).credit(line).then(() => process.stdout.write('credited\n'));
   });
   // process.exit, not a return: --cpu-prof writes its profile on a normal exit.
   rl.once('close', () => void server.close().finally(() => process.exit(0)));
@@ -172,6 +200,7 @@ function inProcess(server: Server): Child {
         const u = process.cpuUsage();
         return String(u.user + u.system);
       }
+      if (line === 'stats') return (server as GatewayServer).stats();
       await (server as GatewayServer).credit(line);
       return 'credited';
     },
@@ -405,10 +434,12 @@ export default async function bench(): Promise<BenchResult[]> {
       for (const p of order) {
         const t = targets[p] as Target;
         const c0 = p === 'free' || p === 'priced' ? Number(await gateway.ask('cpu')) : 0;
+        if (p === 'free' || p === 'priced') await gateway.ask('stats');
         await sequential(t, SEQUENTIAL, seq[p] as number[]);
         await concurrent(t, CONCURRENCY, PER_CLIENT, conc[p] as number[]);
         if (p === 'free' || p === 'priced') {
           cpu[p] += (Number(await gateway.ask('cpu')) - c0) / 1000;
+          if (process.env.BENCH_DB_STATS === '1' && r === 0) console.log(`relay: ${p}: statements for ${SEQUENTIAL + CONCURRENCY * PER_CLIENT} replies: ${await gateway.ask('stats')}`);
           cpu[p === 'free' ? 'freeN' : 'pricedN'] += SEQUENTIAL + CONCURRENCY * PER_CLIENT;
         }
       }
