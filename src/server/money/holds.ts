@@ -159,6 +159,76 @@ export async function reserveHold(
   return { ok: false, requiredUsdMicro: req.maxUsdMicro, requiredNanoRaw: raw, balance: bal };
 }
 
+/** One reserve of a batch (reserveHoldsInUsd). */
+export interface BatchedReserve {
+  sessionId: string;
+  req: ReserveRequest;
+}
+
+/**
+ * Many reserves in one statement (group commit: the reserves that arrive in one turn of the event loop; the
+ * Ledger batches them with db/batcher.ts). Only the plain case is decided here: holds taken from USD, in arrival
+ * order, while each session's locked USD balance covers the running sum of its holds of the batch and stays above
+ * the paid-use threshold. Any other reserve of the batch (a short or nano balance, a key already held or twice in
+ * the batch, an unknown session) is not taken and gets null: the caller reserves it alone with reserveHold, after
+ * this statement committed, which decides it exactly as before. So a batch never takes more than a balance holds
+ * (the sum of its holds of one session is at most the balance read under FOR UPDATE), and it is at worst more
+ * careful than one-by-one (a hold after a conflicting key counts that key's amount), never less.
+ *
+ * A taken hold's `balance` is the balance after the holds of the batch up to and including it.
+ */
+export async function reserveHoldsInUsd(q: Queryable, items: readonly BatchedReserve[], nanoPriceUsdMicro: bigint): Promise<(ReserveResult | null)[]> {
+  const seen = new Set<string>();
+  const rows: { i: number; k: string; s: string; m: string; a: string; n: string | null; t: string }[] = [];
+  items.forEach((it, i) => {
+    if (seen.has(it.req.key)) return; // the same key twice: the later ones are decided alone (a duplicate)
+    seen.add(it.req.key);
+    const above = it.req.above?.usdMicro ?? -1n;
+    rows.push({ i, k: it.req.key, s: it.sessionId, m: it.req.maxUsdMicro.toString(), a: above.toString(), n: it.req.note ?? null, t: String(Math.max(0, Math.round(it.req.ttlMs))) });
+  });
+  const taken = await q.query<{ i: number; usd_before: string; nano_before: string }>(
+    `WITH x AS (
+       SELECT * FROM jsonb_to_recordset($1::text::jsonb) AS x(i int, k text, s text, m bigint, a bigint, n text, t bigint)
+     ), s AS (
+       SELECT id, usd_micro, nano_raw FROM sessions WHERE id IN (SELECT s FROM x) ORDER BY id FOR UPDATE
+     ), c AS (
+       SELECT x.*, s.usd_micro AS bal, s.nano_raw AS nano, sum(x.m) OVER (PARTITION BY x.s ORDER BY x.i) AS cum
+       FROM x JOIN s ON s.id = x.s
+     ), h AS (
+       INSERT INTO ledger_holds (hold_key, session_id, source, max_usd_micro, held_usd_micro, held_nano_raw,
+         nano_price_usd_micro, note, expires_at)
+       SELECT c.k, c.s, 'USD', c.m, c.m, 0, $2::bigint, c.n, now() + c.t * interval '1 millisecond'
+       FROM c WHERE c.cum <= c.bal AND c.bal - (c.cum - c.m) > c.a
+       ON CONFLICT (hold_key) DO NOTHING
+       RETURNING hold_key, session_id, held_usd_micro
+     ), u AS (
+       UPDATE sessions SET usd_micro = sessions.usd_micro - g.total
+       FROM (SELECT session_id, sum(held_usd_micro) AS total FROM h GROUP BY session_id) g
+       WHERE sessions.id = g.session_id
+       RETURNING sessions.id
+     )
+     SELECT c.i, c.bal::text AS usd_before, c.nano::text AS nano_before
+     FROM c JOIN h ON h.hold_key = c.k
+     ORDER BY c.i`,
+    [JSON.stringify(rows), nanoPriceUsdMicro.toString()],
+  );
+  const out: (ReserveResult | null)[] = items.map(() => null);
+  // The balance after each taken hold: the locked balance less the session's taken holds so far, in order.
+  const left = new Map<string, bigint>();
+  for (const t of taken) {
+    const it = items[t.i] as BatchedReserve;
+    const usd = (left.get(it.sessionId) ?? BigInt(t.usd_before)) - it.req.maxUsdMicro;
+    left.set(it.sessionId, usd);
+    out[t.i] = {
+      ok: true,
+      duplicate: false,
+      hold: { key: it.req.key, sessionId: it.sessionId, source: 'USD', maxUsdMicro: it.req.maxUsdMicro, heldUsdMicro: it.req.maxUsdMicro, heldNanoRaw: 0n },
+      balance: { usdMicro: usd, nanoRaw: BigInt(t.nano_before) },
+    };
+  }
+  return out;
+}
+
 export class HoldKeyError extends Error {
   override name = 'HoldKeyError';
   constructor(readonly key: string) {

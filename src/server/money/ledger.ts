@@ -16,6 +16,7 @@
  * actual cost when they end (./holds.ts). `charge` remains for costs known up front and for a settle whose hold
  * has already expired.
  */
+import { Batcher } from '../db/batcher';
 import type { Db, Queryable } from '../db/types';
 import { nanoRawToUsdMicro, usdMicroToNanoRaw } from './amounts';
 import { FreeReplyLog } from './free-replies';
@@ -25,7 +26,9 @@ import {
   releaseHold,
   renewHolds,
   reserveHold,
+  reserveHoldsInUsd,
   settleHold,
+  type BatchedReserve,
   sweepExpiredHolds,
   type HoldRowView,
   type ReserveRequest,
@@ -132,6 +135,8 @@ function checkAmount(v: bigint, what: string): void {
 export class Ledger {
   /** The $0 entries of free replies, written behind in batches (./free-replies.ts). */
   readonly freeReplies: FreeReplyLog;
+  /** Reserves arriving in one turn share one statement (holds.ts, reserveHoldsInUsd); a lone one runs alone. */
+  private readonly reserves: Batcher<BatchedReserve, ReserveResult | null>;
 
   constructor(
     private readonly db: Db,
@@ -139,6 +144,9 @@ export class Ledger {
   ) {
     if (options.nanoPriceUsdMicro <= 0n) throw new LedgerInputError('Nano price must be above 0');
     this.freeReplies = new FreeReplyLog(db, options.log);
+    this.reserves = new Batcher(async (items) =>
+      items.length === 1 ? [null] : reserveHoldsInUsd(this.db, items, this.options.nanoPriceUsdMicro),
+    );
   }
 
   /** Writes what is queued (free replies' entries); the database may close after. */
@@ -307,12 +315,15 @@ export class Ledger {
    * Reserves up to `maxUsdMicro` for a request before any work is done (a hold; ./holds.ts): USD if the USD
    * balance covers it, else nano. A shortfall changes nothing and says what was required. Reserving a key again
    * returns the first hold (duplicate: true). A shortfall first sweeps this session's expired holds, so money a
-   * dead gateway left held comes back as soon as it is needed.
+   * dead gateway left held comes back as soon as it is needed. Reserves that arrive together share one statement
+   * when USD covers them all (holds.ts, reserveHoldsInUsd); any other is decided alone, after it.
    */
   async reserve(sessionId: string, req: ReserveRequest): Promise<ReserveResult> {
     checkKey(req.key);
     checkAmount(req.maxUsdMicro, 'Hold amount');
     const price = this.options.nanoPriceUsdMicro;
+    const batched = await this.reserves.add({ sessionId, req });
+    if (batched !== null) return batched;
     let r = await reserveHold(this.db, sessionId, req, price);
     if (r === null) throw new UnknownSessionError(sessionId);
     if (!r.ok && (await sweepExpiredHolds(this.db, { limit: 100, sessionId })) > 0) {

@@ -106,6 +106,44 @@ describe('ledger holds', () => {
     await expectLedgerBalanced(db, id);
   });
 
+  it('reserves arriving together share one statement, never overspend, and leave the rest to be decided alone', async () => {
+    const usd = await sessionWith(100_000n);
+    const nano = await sessionWith(0n, 10n ** 30n); // 1 XNO, no USD: decided alone, from nano
+    const twice = `twice:${usd}`;
+    // One ledger on a database that counts its statements: reserves of one turn must not be one statement each.
+    let statements = 0;
+    const counting: Db = { ...db, query: (sql, params) => ((statements += sql.includes('ledger_holds') ? 1 : 0), db.query(sql, params)) };
+    const batched = new Ledger(counting, { nanoPriceUsdMicro: 1_000_000n });
+    const asks = [
+      ...Array.from({ length: 20 }, (_, i) => ({ id: usd, key: `b:${usd}:${i}`, max: 7_000n })),
+      { id: usd, key: twice, max: 1_000n },
+      { id: usd, key: twice, max: 1_000n },
+      ...Array.from({ length: 5 }, (_, i) => ({ id: nano, key: `b:${nano}:${i}`, max: 100_000n })),
+    ];
+    const results = await Promise.all(
+      asks.map((a) => batched.reserve(a.id, { key: a.key, maxUsdMicro: a.max, ttlMs: HOUR, above: { usdMicro: 10n, nanoRaw: 10n ** 19n } })),
+    );
+    // 100,000 holds 14 of the 7,000 holds (98,000); the first of the key used twice fits in the 2,000 left.
+    expect(results.slice(0, 20).filter((r) => r.ok)).toHaveLength(14);
+    expect(results[20]).toMatchObject({ ok: true, duplicate: false });
+    expect(results[21]).toMatchObject({ ok: true, duplicate: true });
+    expect(results.slice(22).every((r) => r.ok && r.hold.source === 'nano')).toBe(true);
+    expect(await ledger.balance(usd)).toEqual({ usdMicro: 1_000n, nanoRaw: 0n });
+    expect(await ledger.balance(nano)).toEqual({ usdMicro: 0n, nanoRaw: 10n ** 30n - 5n * 10n ** 29n });
+    await expectLedgerBalanced(db, usd);
+    await expectLedgerBalanced(db, nano);
+
+    // Ten that all fit: one statement, not ten.
+    const rich = await sessionWith(100_000n);
+    statements = 0;
+    const fit = await Promise.all(Array.from({ length: 10 }, (_, i) => batched.reserve(rich, { key: `f:${rich}:${i}`, maxUsdMicro: 10_000n, ttlMs: HOUR })));
+    expect(fit.every((r) => r.ok && !r.duplicate)).toBe(true);
+    expect(statements).toBe(1);
+    expect(fit.map((r) => r.balance.usdMicro)).toEqual(Array.from({ length: 10 }, (_, i) => 100_000n - BigInt(i + 1) * 10_000n));
+    expect((await ledger.balance(rich)).usdMicro).toBe(0n);
+    await expectLedgerBalanced(db, rich);
+  });
+
   it('holds a dead gateway left open expire: a sweep gives their money back, once', async () => {
     const id = await sessionWith(100_000n);
     // The gateway that made these "dies": it never settles. One expires at once, one in an hour.

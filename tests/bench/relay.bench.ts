@@ -1,0 +1,516 @@
+/**
+ * What the gateway costs a reply, against nginx in the same run (issue 18): `npm run bench -- relay`.
+ *
+ * One loopback upstream (the fake OpenAI upstream, a fixed 20-chunk streamed reply) reached four ways:
+ *  - direct: straight to the upstream;
+ *  - nginx: Debian's nginx as a plain streaming proxy (its own temporary config, one worker, proxy_buffering off,
+ *    keep-alive to the upstream), the floor any relay can be held to;
+ *  - free: through the gateway on a free model (requestId bound, $0 entry written behind);
+ *  - priced: through the gateway on a priced model (hold reserved before the upstream is called, settled after).
+ * The figure is the time to the first content byte (request sent to the first byte of the reply's text), p50 and p99,
+ * sequential (one request at a time) and at 50 concurrent clients. The paths alternate in rounds, in a rotating
+ * order, so machine noise hits all alike.
+ *
+ * Processes: this client (node:http, one keep-alive agent per path), the upstream and the gateway (PGlite in
+ * memory) each in a child started from this file with PARLEY_BENCH_RELAY (in this process in a smoke run), and nginx. nginx is installed with
+ * apt-get when it is missing (full run only); a smoke run without it skips the nginx path and says so, and its
+ * ratios are then to direct. BENCH_CPU_PROF_DIR=dir writes the gateway's CPU profile (node --cpu-prof) there.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { createServer } from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { SMOKE, size } from './smoke';
+import type { BenchResult } from './types';
+
+const FREE = 'relay-free';
+const PAID = 'relay-paid';
+const CHUNKS = 20;
+/** The first content chunk's text: its first byte is what the clock stops on. */
+const FIRST = 'Tok0';
+const CONCURRENCY = size(50, 5);
+const ROUNDS = size(6, 1);
+/** Per round and path: sequential requests, then requests per client at CONCURRENCY. */
+const SEQUENTIAL = size(30, 3);
+const PER_CLIENT = size(4, 1);
+const WARMUP = size(300, 5);
+
+type Path = 'direct' | 'nginx' | 'free' | 'priced';
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i] as number;
+}
+
+// ---- child processes -------------------------------------------------------------------------------------------
+
+interface Server {
+  url: string;
+  close(): Promise<void>;
+}
+
+async function makeUpstream(): Promise<Server> {
+  const { startFakeUpstream } = await import('../unit/server/fake-upstream');
+  const steps = Array.from({ length: CHUNKS }, (_, i) => ({ content: i === 0 ? FIRST : ` tok${i}` }));
+  const up = await startFakeUpstream({ steps, usage: { prompt_tokens: 12, completion_tokens: CHUNKS } }, { models: [FREE, PAID] });
+  // The fake records every request; a long run would keep them all.
+  const trim = setInterval(() => (up.requests.length = 0), 200);
+  return {
+    url: up.url,
+    close: () => {
+      clearInterval(trim);
+      return up.close();
+    },
+  };
+}
+
+interface GatewayServer extends Server {
+  credit(sessionId: string): Promise<void>;
+  /** BENCH_DB_STATS=1: each kind of statement's count and total time since the last call, as JSON. */
+  stats(): string;
+}
+
+type Wrappable = { query: (...a: never[]) => Promise<unknown>; transaction: (...a: never[]) => Promise<unknown> };
+
+/** Counts the database's statements per kind (BENCH_DB_STATS=1): how many, and their time (their queue's included). */
+function countStatements(db: Wrappable): () => string {
+  const counts = new Map<string, { n: number; ms: number }>();
+  const wrap = <F extends (...a: never[]) => Promise<unknown>>(fn: F, label: (a: unknown[]) => string): F =>
+    ((...args: never[]) => {
+      const t0 = performance.now();
+      return fn(...args).finally(() => {
+        const k = label(args);
+        const c = counts.get(k) ?? { n: 0, ms: 0 };
+        counts.set(k, { n: c.n + 1, ms: c.ms + performance.now() - t0 });
+      });
+    }) as F;
+  db.query = wrap(db.query.bind(db), (a) => String(a[0]).replace(/\s+/g, ' ').trim().slice(0, 80));
+  db.transaction = wrap(db.transaction.bind(db), () => 'BEGIN ... COMMIT (transaction)');
+  return () => {
+    const out = JSON.stringify(Object.fromEntries([...counts].sort((x, y) => y[1].n - x[1].n).map(([k, c]) => [k, `${c.n} x, ${c.ms.toFixed(0)} ms`])));
+    counts.clear();
+    return out;
+  };
+}
+
+async function makeGateway(upstreamUrl: string): Promise<GatewayServer> {
+  const { startGateway } = await import('../../src/server/start');
+  const gw = await startGateway({
+    port: 0,
+    memory: true,
+    inheritEnv: false,
+    clientDir: null,
+    env: {
+      PARLEY_UPSTREAM_URL: upstreamUrl,
+      PARLEY_UPSTREAM_MODELS: `${FREE},${PAID}`,
+      PARLEY_UPSTREAM_PRICING: JSON.stringify({ [PAID]: { input: '0.15', output: '0.6' } }),
+      // One client address sends everything: the per-address limit must not be what is measured (its bucket is
+      // still taken for every reply, as in production).
+      PARLEY_COSTLY_RATE_BURST: '1000000',
+      PARLEY_COSTLY_RATE_PER_MIN: '60000000',
+    },
+    log: () => {},
+  });
+  const stats = process.env.BENCH_DB_STATS === '1' ? countStatements(gw.db as unknown as Wrappable) : () => '{}';
+  return {
+    url: gw.url,
+    stats,
+    credit: async (id) => {
+      await gw.ledger.credit(id, { key: `bench:${id}`, usdMicro: 1_000_000_000_000n });
+    },
+    close: () => gw.close(),
+  };
+}
+
+/** Child side: prints the server's URL, answers 'cpu' and session ids (credited), exits when stdin ends. */
+async function serveChild(which: string): Promise<void> {
+  const server = which === 'upstream' ? await makeUpstream() : await makeGateway(process.env.BENCH_UPSTREAM_URL ?? '');
+  process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
+  const rl = createInterface({ input: process.stdin });
+  rl.on('line', (line) => {
+    if (line === 'cpu') {
+      const u = process.cpuUsage();
+      process.stdout.write(`${u.user + u.system}\n`);
+    } else if (line === 'stats') process.stdout.write(`${'stats' in server ? (server as GatewayServer).stats() : '{}'}\n`);
+    else if ('credit' in server) void (server as GatewayServer).credit(line).then(() => process.stdout.write('credited\n'));
+  });
+  // process.exit, not a return: --cpu-prof writes its profile on a normal exit.
+  rl.once('close', () => void server.close().finally(() => process.exit(0)));
+}
+
+const entry = process.argv[1];
+const role = process.env.PARLEY_BENCH_RELAY;
+if (role !== undefined && entry !== undefined && import.meta.url === pathToFileURL(entry).href) await serveChild(role);
+
+/** A server in a child process (or, in a smoke run, in this one), driven by lines. */
+interface Child {
+  url: string;
+  ask(line: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+function startChild(which: 'upstream' | 'gateway', env: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
+  const proc = spawn(process.execPath, [...nodeArgs, ...process.execArgv, fileURLToPath(import.meta.url)], {
+    env: { ...process.env, ...env, PARLEY_BENCH_RELAY: which },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: proc.stdout as NonNullable<typeof proc.stdout> });
+  const waiting: ((line: string) => void)[] = [];
+  lines.on('line', (line) => waiting.shift()?.(line));
+  const next = (): Promise<string> => new Promise((r) => waiting.push(r));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`bench ${which} did not start within 300 s`)), 300_000);
+    proc.once('exit', (code) => reject(new Error(`bench ${which} exited with ${code}`)));
+    void next().then((line) => {
+      clearTimeout(timer);
+      resolve({
+        url: (JSON.parse(line) as { url: string }).url,
+        ask: (l) => {
+          const answer = next();
+          proc.stdin?.write(`${l}\n`);
+          return answer;
+        },
+        stop: () =>
+          new Promise<void>((r) => {
+            if (proc.exitCode !== null) return r();
+            proc.once('exit', () => r());
+            proc.stdin?.end();
+            setTimeout(() => {
+              proc.kill();
+              r();
+            }, 10_000).unref();
+          }),
+      });
+    });
+  });
+}
+
+/** A smoke run starts no child (each would load the gateway's modules again): the same servers, in this process. */
+function inProcess(server: Server): Child {
+  return {
+    url: server.url,
+    ask: async (line) => {
+      if (line === 'cpu') {
+        const u = process.cpuUsage();
+        return String(u.user + u.system);
+      }
+      if (line === 'stats') return (server as GatewayServer).stats();
+      await (server as GatewayServer).credit(line);
+      return 'credited';
+    },
+    stop: () => server.close(),
+  };
+}
+
+// ---- nginx ---------------------------------------------------------------------------------------------------------
+
+const NGINX_PATHS = ['/usr/sbin/nginx', '/usr/bin/nginx'];
+const findNginx = (): string | null => NGINX_PATHS.find((p) => existsSync(p)) ?? null;
+
+/** nginx's binary; installed from Debian's packages in a full run when missing; null in a smoke run without it. */
+function ensureNginx(): string | null {
+  const found = findNginx();
+  if (found || SMOKE) return found;
+  console.log('relay: nginx is not installed; installing it (apt-get install nginx-light)');
+  const asRoot = process.getuid?.() === 0 ? [] : ['sudo', '-n'];
+  for (const pkg of ['nginx-light', 'nginx']) {
+    try {
+      const [cmd, ...args] = [...asRoot, 'apt-get', 'install', '-y', pkg];
+      execFileSync(cmd as string, args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    } catch {
+      continue;
+    }
+    const now = findNginx();
+    if (now) return now;
+  }
+  throw new Error('nginx is missing and could not be installed (apt-get install nginx-light)');
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+interface Nginx {
+  url: string;
+  stop(): Promise<void>;
+}
+
+async function startNginx(bin: string, upstreamUrl: string): Promise<Nginx> {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-relay-nginx-'));
+  mkdirSync(join(dir, 'logs'));
+  const port = await freePort();
+  const up = new URL(upstreamUrl);
+  // One worker, as the gateway is one process; a plain streaming proxy with keep-alive on both sides.
+  const conf = `worker_processes 1;
+daemon off;
+master_process on;
+pid ${dir}/nginx.pid;
+error_log ${dir}/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  keepalive_requests 1000000;
+  upstream relay_upstream { server ${up.hostname}:${up.port}; keepalive 256; }
+  server {
+    listen 127.0.0.1:${port};
+    location / {
+      proxy_pass http://relay_upstream;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_buffering off;
+      proxy_request_buffering off;
+    }
+  }
+}
+`;
+  writeFileSync(join(dir, 'nginx.conf'), conf);
+  const proc = spawn(bin, ['-p', dir, '-c', join(dir, 'nginx.conf')], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const url = `http://127.0.0.1:${port}`;
+  // Ready when it answers (any status).
+  const until = Date.now() + 30_000;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`nginx exited with ${proc.exitCode} (config in ${dir})`);
+    const ok = await new Promise<boolean>((r) => {
+      const req = request(`${url}/`, { method: 'GET' }, (res) => {
+        res.resume();
+        r(true);
+      });
+      req.on('error', () => r(false));
+      req.end();
+    });
+    if (ok) break;
+    if (Date.now() > until) throw new Error('nginx did not answer within 30 s');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url,
+    stop: () =>
+      new Promise<void>((r) => {
+        const done = (): void => {
+          rmSync(dir, { recursive: true, force: true });
+          r();
+        };
+        if (proc.exitCode !== null) return done();
+        proc.once('exit', done);
+        proc.kill('SIGQUIT'); // graceful stop of the master and its worker
+        setTimeout(() => proc.kill('SIGKILL'), 5_000).unref();
+      }),
+  };
+}
+
+// ---- the client ------------------------------------------------------------------------------------------------
+
+interface Target {
+  url: URL;
+  agent: Agent;
+  headers: Record<string, string>;
+  body: () => string;
+}
+
+/** One request: ms from sending it to the first byte of FIRST in the reply; the rest is read to the end. */
+function timeOne(t: Target): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const payload = t.body();
+    const t0 = performance.now();
+    let at = Number.NaN;
+    const req = request(
+      { host: t.url.hostname, port: t.url.port, path: t.url.pathname, method: 'POST', agent: t.agent, headers: { ...t.headers, 'content-length': Buffer.byteLength(payload) } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => {
+          if (Number.isNaN(at)) {
+            text += d;
+            if (text.includes(FIRST)) at = performance.now() - t0;
+          }
+        });
+        res.on('end', () => {
+          if (res.statusCode !== 200) reject(new Error(`${t.url.href} answered ${res.statusCode}: ${text.slice(0, 300)}`));
+          else if (Number.isNaN(at)) reject(new Error(`${t.url.href}: no '${FIRST}' in: ${text.slice(0, 300)}`));
+          else resolve(at);
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+async function sequential(t: Target, n: number, into: number[]): Promise<void> {
+  for (let i = 0; i < n; i++) into.push(await timeOne(t));
+}
+
+async function concurrent(t: Target, clients: number, perClient: number, into: number[]): Promise<void> {
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      for (let i = 0; i < perClient; i++) into.push(await timeOne(t));
+    }),
+  );
+}
+
+export default async function bench(): Promise<BenchResult[]> {
+  const nginxBin = ensureNginx();
+  if (nginxBin === null) console.log('relay (smoke): nginx is not installed; the nginx path is skipped and ratios are to direct');
+  const profDir = process.env.BENCH_CPU_PROF_DIR;
+  const upstream = SMOKE ? inProcess(await makeUpstream()) : await startChild('upstream', {});
+  let gateway: Child | null = null;
+  let nginx: Nginx | null = null;
+  const agents: Agent[] = [];
+  const t0 = performance.now();
+  const since = (): string => `${((performance.now() - t0) / 1000).toFixed(1)} s`;
+  try {
+    gateway = SMOKE
+      ? inProcess(await makeGateway(upstream.url))
+      : await startChild('gateway', { BENCH_UPSTREAM_URL: upstream.url }, profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []);
+    if (nginxBin !== null) nginx = await startNginx(nginxBin, upstream.url);
+    console.log(`relay: upstream, gateway${nginx ? ' and nginx' : ''} started (${since()})`);
+
+    const ls = await fetch(`${gateway.url}/auth/local-session`);
+    const cookie = (ls.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const session = (await ls.json()) as { data: { id: string } };
+    if ((await gateway.ask(session.data.id)) !== 'credited') throw new Error('the bench session was not credited');
+
+    const messages = [{ role: 'user', content: 'Count to twenty, one word at a time.' }];
+    const agent = (): Agent => {
+      const a = new Agent({ keepAlive: true, maxSockets: CONCURRENCY * 2, maxFreeSockets: CONCURRENCY * 2 });
+      agents.push(a);
+      return a;
+    };
+    const directBody = JSON.stringify({ model: FREE, messages, stream: true, stream_options: { include_usage: true } });
+    const upstreamHeaders = { 'content-type': 'application/json', accept: 'text/event-stream' };
+    const gatewayHeaders = { cookie, 'content-type': 'application/json' };
+    const viaGateway = (model: string): Target => ({
+      url: new URL(`${gateway?.url}/api/stream-gpt`),
+      agent: agent(),
+      headers: gatewayHeaders,
+      body: () => JSON.stringify({ model, messages, conversationUUID: 'bench', requestId: randomUUID() }),
+    });
+    const targets: Partial<Record<Path, Target>> = {
+      direct: { url: new URL(`${upstream.url}/chat/completions`), agent: agent(), headers: upstreamHeaders, body: () => directBody },
+      free: viaGateway(FREE),
+      priced: viaGateway(PAID),
+    };
+    if (nginx) targets.nginx = { url: new URL(`${nginx.url}${new URL(upstream.url).pathname.replace(/\/$/, '')}/chat/completions`), agent: agent(), headers: upstreamHeaders, body: () => directBody };
+    const paths = (['direct', 'nginx', 'free', 'priced'] as const).filter((p) => targets[p] !== undefined);
+
+    // Warm-up: JIT, connections, PGlite's prepared statements.
+    for (const p of paths) {
+      const t = targets[p] as Target;
+      await sequential(t, Math.ceil(WARMUP / 10), []);
+      await concurrent(t, CONCURRENCY, Math.ceil(WARMUP / CONCURRENCY), []);
+    }
+
+    console.log(`relay: warmed up (${since()})`);
+    const seq: Record<string, number[]> = {};
+    const conc: Record<string, number[]> = {};
+    for (const p of paths) {
+      seq[p] = [];
+      conc[p] = [];
+    }
+    const cpu = { free: 0, priced: 0, freeN: 0, pricedN: 0 };
+    const load0 = loadavg()[0] ?? Number.NaN;
+    for (let r = 0; r < ROUNDS; r++) {
+      // Rotate the order each round: no path always runs right after the same other one.
+      const order = paths.map((_, i) => paths[(i + r) % paths.length] as Path);
+      for (const p of order) {
+        const t = targets[p] as Target;
+        const c0 = p === 'free' || p === 'priced' ? Number(await gateway.ask('cpu')) : 0;
+        if (p === 'free' || p === 'priced') await gateway.ask('stats');
+        await sequential(t, SEQUENTIAL, seq[p] as number[]);
+        await concurrent(t, CONCURRENCY, PER_CLIENT, conc[p] as number[]);
+        if (p === 'free' || p === 'priced') {
+          cpu[p] += (Number(await gateway.ask('cpu')) - c0) / 1000;
+          if (process.env.BENCH_DB_STATS === '1' && r === 0) console.log(`relay: ${p}: statements for ${SEQUENTIAL + CONCURRENCY * PER_CLIENT} replies: ${await gateway.ask('stats')}`);
+          cpu[p === 'free' ? 'freeN' : 'pricedN'] += SEQUENTIAL + CONCURRENCY * PER_CLIENT;
+        }
+      }
+    }
+    for (const p of paths) {
+      (seq[p] as number[]).sort((a, b) => a - b);
+      (conc[p] as number[]).sort((a, b) => a - b);
+    }
+    const q = (set: Record<string, number[]>, p: Path, pct: number): number => percentile(set[p] ?? [], pct);
+    const floor: Path = nginx ? 'nginx' : 'direct';
+    const load = `load ${load0.toFixed(2)} at the start, ${loadavg()[0]?.toFixed(2)} at the end, ${cpus().length} CPUs`;
+    const table = paths
+      .map(
+        (p) =>
+          `${p}: sequential p50 ${q(seq, p, 50).toFixed(3)} p99 ${q(seq, p, 99).toFixed(2)} ms; ${CONCURRENCY} concurrent p50 ${q(conc, p, 50).toFixed(2)} p99 ${q(conc, p, 99).toFixed(2)} ms`,
+      )
+      .join(' | ');
+    console.log(`relay: ${table}`);
+    console.log(
+      `relay: gateway CPU per reply: free ${(cpu.free / cpu.freeN).toFixed(3)} ms, priced ${(cpu.priced / cpu.pricedN).toFixed(3)} ms; ${ROUNDS} rounds of ${SEQUENTIAL} sequential + ${CONCURRENCY}x${PER_CLIENT} concurrent per path; ${load}`,
+    );
+
+    const results: BenchResult[] = [];
+    const added = (p: Path, limit: number): void => {
+      const v = q(seq, p, 50) - q(seq, 'direct', 50);
+      results.push({
+        name: `relay: ${p} reply, sequential, time to first content byte, p50 added over direct`,
+        unit: 'ms',
+        value: v,
+        baseline: q(seq, 'direct', 50),
+        ratio: q(seq, p, 50) / q(seq, 'direct', 50),
+        target: `added <= ${limit} ms`,
+        pass: v <= limit,
+        notes: `${p} ${q(seq, p, 50).toFixed(3)} ms, p99 ${q(seq, p, 99).toFixed(2)} ms (direct ${q(seq, 'direct', 99).toFixed(2)}${nginx ? `, nginx p50 ${q(seq, 'nginx', 50).toFixed(3)}` : ''}); ${load}`,
+      });
+    };
+    const vsFloor = (p: Path, pct: number, limit: number): void => {
+      const v = q(conc, p, pct);
+      const b = q(conc, floor, pct);
+      results.push({
+        name: `relay: ${p} reply, ${CONCURRENCY} concurrent, time to first content byte, p${pct} vs ${floor}`,
+        unit: 'ms',
+        value: v,
+        baseline: b,
+        ratio: v / b,
+        target: `<= ${limit}x ${floor}`,
+        pass: v / b <= limit,
+        notes: `direct p${pct} ${q(conc, 'direct', pct).toFixed(2)} ms; ${(conc[p] as number[]).length} replies`,
+      });
+    };
+    added('free', 1);
+    added('priced', 2);
+    vsFloor('free', 50, 1.5);
+    vsFloor('free', 99, 1.5);
+    vsFloor('priced', 50, 2);
+    vsFloor('priced', 99, 2);
+    if (nginx) {
+      results.push({
+        name: `relay (informational): nginx, ${CONCURRENCY} concurrent, p50 vs direct`,
+        unit: 'ms',
+        value: q(conc, 'nginx', 50),
+        baseline: q(conc, 'direct', 50),
+        ratio: q(conc, 'nginx', 50) / q(conc, 'direct', 50),
+        target: 'informational',
+        pass: true,
+        notes: `p99 ${q(conc, 'nginx', 99).toFixed(2)} ms vs direct ${q(conc, 'direct', 99).toFixed(2)} ms`,
+      });
+    }
+    return results;
+  } finally {
+    for (const a of agents) a.destroy();
+    await Promise.all([gateway?.stop(), nginx?.stop(), upstream.stop()]);
+  }
+}
