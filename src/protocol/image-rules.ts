@@ -8,6 +8,11 @@
 export const DEFAULT_IMAGE_MODEL = 'flux-schnell';
 export const FREE_FLUX_MODEL = 'flux-schnell';
 export const FREE_FLUX_PER_DAY = 10;
+/** Spec 001 section 9: the Upscaler's factors. */
+export const UPSCALE_FACTORS = [2, 3, 4] as const;
+export type UpscaleFactor = (typeof UPSCALE_FACTORS)[number];
+/** The largest image the offline Upscaler makes (pixels): 4096×4096, e.g. 1024×1024 × 4 or 2048×2048 × 2. */
+export const UPSCALE_MAX_OUTPUT_PIXELS = 4096 * 4096;
 /** Session metadata key holding the 'count:date' value (spec 000 section 6). */
 export const FREE_FLUX_METADATA_KEY = 'fluxSchnellFreeUses';
 

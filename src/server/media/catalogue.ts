@@ -9,6 +9,7 @@ import { OFFLINE_GRID_MODEL_ID, OFFLINE_IMAGE_MODEL_ID, OfflineImageProvider } f
 import { OpenAiImageProvider } from './providers/image-openai';
 import type { ImageProvider, VideoProvider } from './providers/types';
 import { OFFLINE_VIDEO_MODEL_ID, OfflineVideoProvider } from './providers/video-offline';
+import { OFFLINE_UPSCALER_MODEL_ID, OfflineUpscalerProvider } from './providers/upscale-offline';
 import { QueueVideoProvider } from './providers/video-queue';
 import type { MediaConfig } from './config';
 import { defaultImageSettings, type ImageSettingName } from '../../protocol/media';
@@ -39,6 +40,8 @@ const NOT_A_MODEL = 'Built into Parley. Not an AI model:';
 /** What the offline painter uses: a count, a size (or an aspect ratio) and the seed; the grid is always one grid. */
 const OFFLINE_IMAGE_SETTINGS: ImageSettingName[] = ['nImages', 'width', 'height', 'aspect_ratio', 'seed'];
 const OFFLINE_GRID_SETTINGS: ImageSettingName[] = ['aspect_ratio', 'seed'];
+/** The capability of an upscaling model: it takes one image and the factor (spec 001 section 9), no size. */
+export const UPSCALE_CAPABILITY = 'upscale';
 
 function info(id: string, name: string, modality: 'image' | 'video', provider: string, priceMicro: bigint | null, capabilities: string[], offline: boolean, description: string, imageSettings?: ImageSettingName[]): ModelInfo {
   const m: ModelInfo = { id, name, modality, provider, pricing: { input: '0', output: '0' }, capabilities, free: priceMicro === null, offline, description };
@@ -79,6 +82,12 @@ export class MediaCatalogue {
       info: info(OFFLINE_GRID_MODEL_ID, 'Parley Offline Grid (built-in, no AI)', 'image', 'offline', null, ['text-to-image', 'quadrants'], true,
         `${NOT_A_MODEL} four variations in one 2x2 grid, split into four images you can pick from (Midjourney-style).`, OFFLINE_GRID_SETTINGS),
       provider: offlineImages, upstreamModel: OFFLINE_GRID_MODEL_ID, priceMicro: null, imageToImage: false, offline: true,
+    });
+    this.addImage({
+      kind: 'image',
+      info: info(OFFLINE_UPSCALER_MODEL_ID, 'Parley Offline Upscaler (built-in, no AI)', 'image', 'offline', null, ['image-to-image', UPSCALE_CAPABILITY], true,
+        `${NOT_A_MODEL} enlarges your image 2, 3 or 4 times with a Lanczos resampler (sharper than a plain stretch; it adds no detail). Add an image; the prompt may stay empty.`, ['upscale_factor']),
+      provider: new OfflineUpscalerProvider(), upstreamModel: OFFLINE_UPSCALER_MODEL_ID, priceMicro: null, imageToImage: true, offline: true,
     });
     for (const p of config.videos) {
       const provider = new QueueVideoProvider(p.name, p.url, p.key);

@@ -14,7 +14,7 @@ import { describeIssues, jsonError, readJson, type AppEnv } from '../http';
 import { MEDIA_HOLD_TTL_MS, refusedMedia, returnFreeUse, takeFreeUse, type FreeUseSpent, type FreeUseTaken } from './billing';
 import type { FreeQuotaLimits } from './config';
 import { withHold } from '../money/paid-call';
-import type { ImageModel, MediaCatalogue } from './catalogue';
+import { UPSCALE_CAPABILITY, type ImageModel, type MediaCatalogue } from './catalogue';
 import { isExplicit } from './explicit';
 import { ImageResults, type KeptAnswer } from './image-results';
 import { sniffImage } from './png';
@@ -79,6 +79,9 @@ export function registerGenerateImageRoutes(app: Hono<AppEnv>, ctx: RouteContext
     if (urls.length > limit) {
       return jsonError(c, 400, 'TOO_MANY_IMAGES', `${model.info.name} takes at most ${limit} input image${limit === 1 ? '' : 's'}`);
     }
+    if (urls.length === 0 && model.info.capabilities.includes(UPSCALE_CAPABILITY)) {
+      return jsonError(c, 400, 'IMAGE_REQUIRED', `${model.info.name} needs an image: add one with "Add image"`);
+    }
     const inputs = [];
     for (const u of urls) {
       const d = decodeDataUrl(u);
@@ -131,12 +134,16 @@ export function registerGenerateImageRoutes(app: Hono<AppEnv>, ctx: RouteContext
     explicit: boolean,
   ): Promise<{ response: Response; kept: boolean }> => {
     const refused = (response: Response) => ({ response, kept: false });
-    const n = model.info.capabilities.includes('quadrants') ? 1 : (req.nImages ?? 1);
+    const n = model.info.capabilities.includes('quadrants') || model.info.capabilities.includes(UPSCALE_CAPABILITY) ? 1 : (req.nImages ?? 1);
     const size = model.offline ? imageSize(req, model.upstreamModel.endsWith('grid') ? 256 : 512, 1024) : imageSize(req, 1024, 2048);
     const job: ImageJob = { model: model.upstreamModel, prompt, n, width: size.width, height: size.height, inputs };
     if (req.negative_prompt) job.negativePrompt = req.negative_prompt;
     if (req.seed !== undefined) job.seed = req.seed;
     if (req.guidance_scale !== undefined) job.guidanceScale = req.guidance_scale;
+    if (model.info.capabilities.includes(UPSCALE_CAPABILITY)) {
+      job.upscaleFactor = req.upscale_factor ?? 2;
+      job.upscale = (data, factor, signal) => ctx.parse.upscaleImage(sessionId, data, factor, signal);
+    }
 
     // A priced flux-schnell: 10 free uses a day, counted in the session's 'count:date' metadata and shared by the
     // sessions of one client address and of the whole gateway (media/billing.ts); then it is paid.

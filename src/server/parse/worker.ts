@@ -8,6 +8,7 @@ import { parentPort } from 'node:worker_threads';
 import { extractText } from './readers/document';
 import { describeFacts, imageFacts } from './readers/image-facts';
 import { extractPage } from './readers/page';
+import { upscaleImage } from './readers/upscale';
 import { warmPdf } from './readers/warm-pdf';
 import type { ParseJob, ParseValue, WorkerReply, WorkerRequest } from './jobs';
 
@@ -17,6 +18,8 @@ async function read(job: ParseJob): Promise<ParseValue[ParseJob['kind']]> {
       return extractText(new Uint8Array(job.data), job.ext);
     case 'image':
       return describeFacts(await imageFacts(new Uint8Array(job.data)));
+    case 'upscale':
+      return upscaleImage(new Uint8Array(job.data), job.factor);
     case 'page':
       return extractPage({ url: job.url, kind: job.pageKind, charset: job.charset, body: Buffer.from(job.body), truncated: job.truncated });
   }

@@ -11,7 +11,7 @@ import type { ModelSettings } from '../../events/model';
 import type { ModelInfo } from '../../protocol/api';
 import { IMAGE_SETTING_NAMES, NEGATIVE_PROMPT_MAX_CHARS, type ImageSettingName } from '../../protocol/media';
 import type { ActionResult } from '../../protocol/engine';
-import { FREE_FLUX_METADATA_KEY, FREE_FLUX_MODEL, freeFluxLeft, maxInputImages, utcDate } from '../../protocol/image-rules';
+import { FREE_FLUX_METADATA_KEY, FREE_FLUX_MODEL, freeFluxLeft, maxInputImages, UPSCALE_FACTORS, utcDate, type UpscaleFactor } from '../../protocol/image-rules';
 import { engine, useQuery } from '../engine';
 import { showLocalNotice } from '../state';
 import { useFileUrl } from './files';
@@ -135,6 +135,9 @@ export function MediaControls({ mode, model }: { mode: 'image' | 'video'; model:
       {takes('aspect_ratio') && <ChoiceSetting label="Aspect ratio" value={settings.aspect_ratio} choices={ASPECTS} onChange={(v) => set(v !== undefined && takes('resolution') ? { aspect_ratio: v, resolution: undefined } : { aspect_ratio: v })} />}
       {takes('seed') && <NumberSetting label="Seed" placeholder="any" value={settings.seed} min={0} max={4_294_967_295} onChange={(v) => set({ seed: v })} />}
       {takes('guidance_scale') && <NumberSetting label="Guidance" placeholder="default" value={settings.guidance_scale} min={0} max={30} step={0.5} onChange={(v) => set({ guidance_scale: v })} />}
+      {takes('upscale_factor') && (
+        <ChoiceSetting label="Upscale factor" value={settings.upscale_factor === undefined ? undefined : String(settings.upscale_factor)} choices={UPSCALE_FACTORS.map(String)} onChange={(v) => set({ upscale_factor: v === undefined ? undefined : (Number(v) as UpscaleFactor) })} />
+      )}
       {takes('negative_prompt') && <NegativePrompt value={settings.negative_prompt} onChange={(v) => set({ negative_prompt: v })} />}
       {mode === 'image' && model.id === FREE_FLUX_MODEL && !model.free && <FreeImagesLeft />}
       {takesImages && (
