@@ -51,7 +51,7 @@ export function defaultImageSettings(upstreamModel: string): { settings: ImageSe
   const id = upstreamModel.toLowerCase();
   if (id.includes('gpt-image') || id.includes('gpt-4o-image')) return { settings: ['nImages', 'resolution'], resolutions: ['1024x1024', '1536x1024', '1024x1536'] };
   if (id.includes('dall-e-3')) return { settings: ['resolution'], resolutions: ['1024x1024', '1792x1024', '1024x1792'] };
-  if (id.includes('upscal')) return { settings: ['upscale_factor'] };
+  if (id.includes('upscaler')) return { settings: ['upscale_factor'] };
   if (id.includes('dall-e')) return { settings: ['nImages', 'resolution'], resolutions: ['256x256', '512x512', '1024x1024'] };
   return { settings: ['nImages', 'width', 'height', 'seed', 'negative_prompt'] };
 }

@@ -9,6 +9,7 @@ import type { GenerateImageResponse } from '../../../src/protocol/media';
 import { UPSCALE_FACTORS } from '../../../src/protocol/image-rules';
 import { lanczosUpscale, upscaleImage, upscaleSize, UpscaleError } from '../../../src/server/parse/readers/upscale';
 import { mediaGateway } from './media-helpers';
+import { startFakeMedia } from './fake-media';
 
 /** A w×h PNG whose left half is opaque red and right half is transparent. */
 function halfPng(w: number, h: number): Buffer {
@@ -68,13 +69,13 @@ describe('the Lanczos resampler', () => {
 });
 
 describe('POST /api/generate-image, Parley Offline Upscaler', () => {
-  it('is listed with the factor setting; an empty prompt upscales the image (filled with Upscale); no image is refused', async () => {
+  it('is listed with the factor setting; an empty prompt upscales the image (filled with Upscale); no image is refused', { timeout: 300_000 }, async () => {
     const g = await mediaGateway({});
     try {
       const models = (await (await g.get('/api/models')).json()) as { models: { id: string; name: string; capabilities: string[]; imageSettings?: string[]; offline: boolean }[] };
       expect(models.models.find((m) => m.id === 'parley-offline-upscaler')).toMatchObject({ offline: true, imageSettings: ['upscale_factor'], capabilities: ['image-to-image', 'upscale'] });
       const input = `data:image/png;base64,${halfPng(20, 10).toString('base64')}`;
-      for (const factor of [undefined, 3, 4] as const) {
+      for (const factor of [undefined, 4] as const) {
         const res = await g.post('/api/generate-image', { prompt: '', model: 'parley-offline-upscaler', conversationUUID: 'c', imageDataUrl: input, ...(factor ? { upscale_factor: factor } : {}) });
         expect(res.status).toBe(200);
         const body = (await res.json()) as GenerateImageResponse;
@@ -93,6 +94,27 @@ describe('POST /api/generate-image, Parley Offline Upscaler', () => {
       expect(await other.json()).toMatchObject({ message: 'Message is required' });
     } finally {
       await g.close();
+    }
+  });
+});
+
+describe('an upscaling model of a configured image provider', () => {
+  it('is image-to-image only with the factor setting, and gets the factor as scale with an empty prompt filled', { timeout: 300_000 }, async () => {
+    const fake = await startFakeMedia();
+    const g = await mediaGateway({ PARLEY_IMAGE_PROVIDERS: JSON.stringify([{ name: 'fakeai', url: `${fake.url}/v1`, models: ['real-esrgan-upscaler'] }]) });
+    try {
+      const models = (await (await g.get('/api/models')).json()) as { models: { id: string; capabilities: string[]; imageSettings?: string[] }[] };
+      expect(models.models.find((m) => m.id === 'real-esrgan-upscaler')).toMatchObject({ capabilities: ['image-to-image', 'upscale'], imageSettings: ['upscale_factor'] });
+      fake.image = 'ok';
+      const res = await g.post('/api/generate-image', { prompt: '', model: 'real-esrgan-upscaler', conversationUUID: 'c', imageDataUrl: `data:image/png;base64,${halfPng(8, 8).toString('base64')}`, upscale_factor: 4 });
+      expect(res.status).toBe(200);
+      const sent = fake.requests.at(-1);
+      expect(sent?.path).toBe('/v1/images/edits');
+      expect(sent?.body).toMatch(/name="prompt"\r\n\r\nUpscale\r\n/);
+      expect(sent?.body).toMatch(/name="scale"\r\n\r\n4\r\n/);
+    } finally {
+      await g.close();
+      await fake.close();
     }
   });
 });
