@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import { GenerateImageRequestSchema, IMAGE_FAILED, type GenerateImageRequest, type GenerateImageResponse } from '../../protocol/media';
-import { FREE_FLUX_MODEL, FREE_FLUX_PER_DAY, imagePrompt, maxInputImages } from '../../protocol/image-rules';
+import { FREE_FLUX_QUOTA, freeImageQuota, imagePrompt, maxInputImages, type FreeImageQuota } from '../../protocol/image-rules';
 import { type RouteContext } from '../context';
 import { describeIssues, jsonError, readJson, type AppEnv } from '../http';
 import { MEDIA_HOLD_TTL_MS, refusedMedia, returnFreeUse, takeFreeUse, type FreeUseSpent, type FreeUseTaken } from './billing';
@@ -39,10 +39,10 @@ export function imageSize(req: GenerateImageRequest, base: number, max: number):
 }
 
 /** The 402 of a flux-schnell whose free uses are gone (FREE_LIMIT_REACHED), saying whose count ran out. */
-export function freeLimitMessage(spent: FreeUseSpent): string {
-  if (spent === 'session') return `Your ${FREE_FLUX_PER_DAY} free ${FREE_FLUX_MODEL} images for today are used up. Add funds to keep generating.`;
-  if (spent === 'address') return `Today's free ${FREE_FLUX_MODEL} images for your network are used up. Add funds to keep generating.`;
-  return `Today's free ${FREE_FLUX_MODEL} images on this server are used up. Add funds to keep generating.`;
+export function freeLimitMessage(spent: FreeUseSpent, quota: FreeImageQuota = FREE_FLUX_QUOTA): string {
+  if (spent === 'session') return `Your ${quota.perDay} free ${quota.label} images for today are used up. Add funds to keep generating.`;
+  if (spent === 'address') return `Today's free ${quota.label} images for your network are used up. Add funds to keep generating.`;
+  return `Today's free ${quota.label} images on this server are used up. Add funds to keep generating.`;
 }
 
 function decodeDataUrl(url: string): { bytes: Uint8Array; mime: string } | null {
@@ -150,8 +150,9 @@ export function registerGenerateImageRoutes(app: Hono<AppEnv>, ctx: RouteContext
     let freeUse: FreeUseTaken | null = null;
     let spent: FreeUseSpent | null = null;
     let freeUsesLeft: number | undefined;
-    if (model.upstreamModel === FREE_FLUX_MODEL && model.priceMicro !== null) {
-      const took = await takeFreeUse(ctx.db, sessionId, ctx.clientAddress(c), freeFlux, now());
+    const quota = freeImageQuota(model.upstreamModel);
+    if (quota !== null && model.priceMicro !== null) {
+      const took = await takeFreeUse(ctx.db, sessionId, ctx.clientAddress(c), freeFlux, now(), quota);
       if (took.ok) {
         freeUse = took.taken;
         freeUsesLeft = took.taken.left;
@@ -191,7 +192,7 @@ export function registerGenerateImageRoutes(app: Hono<AppEnv>, ctx: RouteContext
         ctx.log,
       );
       if (!held.ok) {
-        if (held.kind === 'short' && spent !== null) return refused(jsonError(c, 402, 'FREE_LIMIT_REACHED', freeLimitMessage(spent)));
+        if (held.kind === 'short' && spent !== null) return refused(jsonError(c, 402, 'FREE_LIMIT_REACHED', freeLimitMessage(spent, quota ?? FREE_FLUX_QUOTA)));
         return refused(refusedMedia(c, held, what));
       }
       result = held.value;
