@@ -259,8 +259,8 @@ function NanoStep({ onBack }: { onBack(): void }) {
       <NanoReceivingChoice receiving={receiving} returnAddress={returnAddress} />
       {receiving === 'return' && returnAddress && (
         <p className="muted">
-          Nano Parley sends you (such as the free faucet, where this server has one) is meant for your own account{' '}
-          <code className="nano-address">{returnAddress}</code>. To add to your balance, send to the deposit address below.
+          Your return address <code className="nano-address">{returnAddress}</code> is kept with your session for nano sent back to you. To add to
+          your balance, send to the deposit address below.
         </p>
       )}
       {error && <p className="setting-error">{error}</p>}
