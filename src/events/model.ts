@@ -120,6 +120,8 @@ export interface ModelSettings {
   seed?: number;
   guidance_scale?: number;
   negative_prompt?: string;
+  /** Upscalers: 2, 3 or 4 (spec 001 section 9). */
+  upscale_factor?: 2 | 3 | 4;
   voice?: string;
 }
 

@@ -26,6 +26,12 @@ export interface PaymentView {
   settledAt: number | null;
 }
 export type NanoSocketStateView = 'idle' | 'connecting' | 'connected' | 'closed' | 'error';
+/**
+ * The payment store's nano receiving flag (spec 001 section 4): nano the user receives goes to the session's deposit
+ * address ('deposit', the default) or to the user's own account, the session's nanoReturnAddress ('return').
+ * Changing it clears pendingTransaction (WalletView.pending).
+ */
+export type NanoReceiving = 'deposit' | 'return';
 /** The money room's live state (src/worker/rooms/money/commands.ts). */
 export interface WalletView {
   /** The deposit being paid (pendingTransaction), newest first if several. */
@@ -33,6 +39,8 @@ export interface WalletView {
   /** Latest deposits, newest first. */
   payments: PaymentView[];
   nano: { state: NanoSocketStateView; node: string | null; address: string | null; lastDeposit: { hash: string; amount: string; at: number } | null };
+  /** The nano receiving flag; the return address itself is the session's nanoReturnAddress. */
+  nanoReceiving: NanoReceiving;
 }
 export interface MoneyQueries {
   wallet: { query: { kind: 'wallet' }; result: WalletView };
@@ -70,6 +78,11 @@ export interface MoneyHandlers {
   createPayment(ticker: string, amount: string, network?: string): Promise<MoneyResult<{ transaction: PaymentTransaction }>>;
   /** The session's nano deposit address (made on first use); starts the deposit websocket. */
   nanoDepositAddress(): Promise<MoneyResult<{ address: string }>>;
+  /**
+   * Sets the nano receiving flag (and, for 'return', the session's nanoReturnAddress, checked by the gateway).
+   * Clears pendingTransaction: a checkout left open keeps being polled, so a late payment is still credited.
+   */
+  setNanoReceiving(to: NanoReceiving, returnAddress?: string): Promise<ActionResult>;
   convertNanoToUsd(amount?: string): Promise<MoneyResult<{ amount: string }>>;
   checkReceivables(): Promise<MoneyResult<{ receivable: string }>>;
   getRepresentative(): Promise<MoneyResult<{ representative: string }>>;

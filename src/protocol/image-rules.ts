@@ -10,6 +10,32 @@ export const FREE_FLUX_MODEL = 'flux-schnell';
 export const FREE_FLUX_PER_DAY = 10;
 /** Session metadata key holding the 'count:date' value (spec 000 section 6). */
 export const FREE_FLUX_METADATA_KEY = 'fluxSchnellFreeUses';
+/**
+ * A free daily image quota (spec 000 section 6 for flux-schnell; spec 001 section 6's feed: "10 free Hidream images
+ * per day"): a priced model of the catalogue whose first uses each day are free, counted in a 'count:date' session
+ * metadata value of its own and, on the gateway, per client address and per day (`scope` prefixes its counts).
+ */
+export interface FreeImageQuota {
+  /** How the user reads it: 'flux-schnell', 'Hidream'. */
+  label: string;
+  metadataKey: string;
+  scope: string;
+  perDay: number;
+}
+export const FREE_FLUX_QUOTA: FreeImageQuota = { label: FREE_FLUX_MODEL, metadataKey: FREE_FLUX_METADATA_KEY, scope: '', perDay: FREE_FLUX_PER_DAY };
+export const FREE_HIDREAM_QUOTA: FreeImageQuota = { label: 'Hidream', metadataKey: 'hidreamFreeUses', scope: 'hidream:', perDay: 10 };
+/** The free quota a model takes part in: flux-schnell by its id, a Hidream model (HiDream-I1 ...) by its name. */
+export function freeImageQuota(modelId: string): FreeImageQuota | null {
+  if (modelId === FREE_FLUX_MODEL) return FREE_FLUX_QUOTA;
+  if (modelId.toLowerCase().includes('hidream')) return FREE_HIDREAM_QUOTA;
+  return null;
+}
+
+/** Spec 001 section 9: the Upscaler's factors. */
+export const UPSCALE_FACTORS = [2, 3, 4] as const;
+export type UpscaleFactor = (typeof UPSCALE_FACTORS)[number];
+/** The largest image the offline Upscaler makes (pixels): 4096×4096, e.g. 1024×1024 × 4 or 2048×2048 × 2. */
+export const UPSCALE_MAX_OUTPUT_PIXELS = 4096 * 4096;
 
 /**
  * Spec 000 section 5: an empty or blank prompt is rejected, except with ghiblify and Upscaler, whose empty prompts

@@ -39,7 +39,7 @@ const DataUrl = z
  * The per-model settings an image model takes (spec 000 section 3: "shown as that model's controls"); each image
  * model of the catalogue lists its own (ModelInfo.imageSettings) and the composer shows those controls only.
  */
-export const IMAGE_SETTING_NAMES = ['nImages', 'resolution', 'width', 'height', 'aspect_ratio', 'seed', 'guidance_scale', 'negative_prompt'] as const;
+export const IMAGE_SETTING_NAMES = ['nImages', 'resolution', 'width', 'height', 'aspect_ratio', 'seed', 'guidance_scale', 'negative_prompt', 'upscale_factor'] as const;
 export type ImageSettingName = (typeof IMAGE_SETTING_NAMES)[number];
 
 /**
@@ -51,6 +51,7 @@ export function defaultImageSettings(upstreamModel: string): { settings: ImageSe
   const id = upstreamModel.toLowerCase();
   if (id.includes('gpt-image') || id.includes('gpt-4o-image')) return { settings: ['nImages', 'resolution'], resolutions: ['1024x1024', '1536x1024', '1024x1536'] };
   if (id.includes('dall-e-3')) return { settings: ['resolution'], resolutions: ['1024x1024', '1792x1024', '1024x1792'] };
+  if (id.includes('upscaler')) return { settings: ['upscale_factor'] };
   if (id.includes('dall-e')) return { settings: ['nImages', 'resolution'], resolutions: ['256x256', '512x512', '1024x1024'] };
   return { settings: ['nImages', 'width', 'height', 'seed', 'negative_prompt'] };
 }
@@ -64,6 +65,8 @@ export const ImageSettingsSchema = z.object({
   aspect_ratio: z.string().regex(/^(\d{1,2}:\d{1,2}|auto)$/).optional(),
   seed: z.number().int().min(0).max(4_294_967_295).optional(),
   guidance_scale: z.number().min(0).max(30).optional(),
+  /** Upscalers (spec 001 section 9): 2, 3 or 4. */
+  upscale_factor: z.union([z.literal(2), z.literal(3), z.literal(4)]).optional(),
 });
 export type ImageSettings = z.infer<typeof ImageSettingsSchema>;
 

@@ -34,6 +34,8 @@ export const DEPOSIT_TEXT = {
 export const NANO_TEXT = {
   converted: (n: string) => `${n} XNO converted to USD`,
   convertFailed: 'Unable to convert nano to USD',
+  // Ours: the spec gives no wording for the return address.
+  invalidReturnAddress: 'That is not a nano address. It starts with nano_ and has 65 characters.',
 } as const;
 
 export const ACCOUNT_TEXT = {

@@ -241,6 +241,10 @@ export interface NanoConfig {
 export const NanoConvertSchema = z.object({ amount: AmountText.optional() }).strict();
 export const NanoRepresentativeSchema = z.object({ representative: z.string().min(60).max(70) }).strict();
 export const NanoConfirmSchema = z.object({ hash: z.string().regex(/^[0-9A-Fa-f]{64}$/) }).strict();
+/** POST /nano/return-address: the user's own nano account (the session's nanoReturnAddress), or null to forget it. */
+export const NanoReturnAddressSchema = z.object({ address: z.string().trim().min(60).max(70).nullable() }).strict();
+/** A nano account as typed: the checksum is checked by the gateway (nanocurrency's checkAddress). */
+export const NANO_ADDRESS_PATTERN = /^(nano|xrb)_[13][13456789abcdefghijkmnopqrstuwxyz]{59}$/;
 
 // ---- the recovery code (beyond the spec) ----
 

@@ -37,6 +37,19 @@ export function videoFamily(modelId: string): VideoFamily {
   return 'other';
 }
 
+/**
+ * Spec 001 section 9 (feed facts): Kling videos cost $2.38 for 5 s and $4.76 for 10 s. The default prices of a
+ * configured Kling model the operator gives no price for; a video up to 5 s is the 5 s price, a longer one the 10 s.
+ */
+export const KLING_DEFAULT_PRICES = [
+  { seconds: 5, usd: '2.38' },
+  { seconds: 10, usd: '4.76' },
+] as const;
+export function isKlingModel(modelId: string): boolean {
+  const f = videoFamily(modelId);
+  return f === 'kling' || f === 'kling-video-v2';
+}
+
 /** Spec 000 section 9: longstories script length, and the cached lengths that are reset to it. */
 export const LONGSTORIES_SCRIPT_SECONDS = 30;
 const LONGSTORIES_RESET = new Set([14, 15, 16]);

@@ -148,6 +148,28 @@ describe('images, end to end in Chromium', () => {
     expect(await page.getByRole('button', { name: 'Remove input image 1' }).count()).toBe(0);
   });
 
+  it('the offline Upscaler: an empty prompt is sent (filled with Upscale) and the image comes back 3 times larger; an empty prompt for another model is Message is required', async () => {
+    const page = await openApp(await getStack().newContext());
+    await mode(page, 'Image');
+    await chooseModel(page, 'parley-offline-image');
+    await send(page, 'a small green hill');
+    await imageShown(page);
+    await send(page, '');
+    await page.getByRole('region', { name: 'Notifications' }).getByText('Message is required').waitFor();
+    await assistant(page).last().getByRole('button', { name: 'Use image 1 as input' }).click();
+    await chooseModel(page, 'parley-offline-upscaler');
+    await page.getByRole('group', { name: 'Image settings' }).getByLabel('Upscale factor').selectOption('3');
+    await send(page, '');
+    await expect.poll(() => assistant(page).count(), { timeout: 60_000 }).toBe(2);
+    const thumb = assistant(page).last().getByRole('button', { name: 'Open image 1' });
+    await thumb.locator('img').waitFor({ timeout: 60_000 });
+    await thumb.click();
+    const viewer = page.getByRole('dialog', { name: 'Image viewer' });
+    await expect.poll(() => viewer.getByRole('img').evaluate((img) => (img as HTMLImageElement).naturalWidth), { timeout: 30_000 }).toBe(512 * 3);
+    expect(await viewer.getByRole('img').getAttribute('alt')).toBe('Upscale');
+    await page.keyboard.press('Escape');
+  });
+
   it('a failing provider marks the prompt with the spec text and charges nothing', async () => {
     const page = await openApp(await getStack().newContext());
     await mode(page, 'Image');

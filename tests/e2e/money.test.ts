@@ -9,6 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { textReply } from '../unit/server/fake-upstream';
 import { DEPOSIT_METHODS } from '../../src/protocol/payments';
 import { PAID_MODEL, assistant, chooseModel, openApp, send, useStack } from './stack';
+import { deriveAddress, derivePublicKey, deriveSecretKey } from 'nanocurrency';
+
+/** A user's own nano account (a real checksum). */
+const RETURN_ADDRESS = deriveAddress(derivePublicKey(deriveSecretKey('2'.repeat(64), 3)), { useNanoPrefix: true });
 
 // Nano set up with nodes that refuse connections (the socket's 'error' state), a nano price of $0.85, and rates for
 // two coins with default amounts (the test provider takes a ticker it has a rate for).
@@ -37,6 +41,22 @@ async function openPage(context: BrowserContext, path: string): Promise<Page> {
   await page.goto(path);
   await balance(page).getByText('$').waitFor();
   return page;
+}
+
+/** With PARLEY_E2E_SHOTS set: the page at 1366 and 390 px, dark and light (not committed; for looking at). */
+async function shoot(page: Page, name: string): Promise<void> {
+  const shots = process.env.PARLEY_E2E_SHOTS;
+  if (!shots) return;
+  const before = page.viewportSize();
+  for (const width of [1366, 390]) {
+    await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+    for (const theme of ['dark', 'light']) {
+      await page.evaluate((t) => (document.documentElement.dataset.theme = t), theme);
+      await page.screenshot({ path: `${shots}/${name}-${width}-${theme}.png` });
+    }
+  }
+  await page.evaluate(() => (document.documentElement.dataset.theme = 'dark'));
+  if (before) await page.setViewportSize(before);
 }
 
 async function openDeposit(page: Page): Promise<void> {
@@ -284,5 +304,31 @@ describe('the wallet and the Deposit dialog in detail', () => {
     await expect.poll(first).toBe('balance-nano');
     await page.getByLabel('Show amounts in').selectOption('USD');
     await expect.poll(first).toBe('balance-usd');
+  });
+  it('the Deposit dialog\'s nano step: the receiving flag takes the user\'s own address as the return address (checked) and back', async () => {
+    const context = await getStack().newContext();
+    const page = await openPage(context, '/wallet');
+    await openDeposit(page);
+    const dialog = page.getByRole('dialog', { name: 'Deposit' });
+    await dialog.getByRole('button', { name: 'Nano (XNO)' }).click();
+    await dialog.locator('code.nano-address').waitFor();
+    const flag = dialog.getByRole('group', { name: 'Receive nano at' });
+    expect(await flag.getByRole('radio', { name: "This session's deposit address" }).isChecked()).toBe(true);
+    await flag.getByRole('radio', { name: 'My own nano address (return address)' }).click();
+    await shoot(page, 'nano-step-form');
+    await flag.getByRole('textbox', { name: 'Your nano address' }).fill(`${RETURN_ADDRESS.slice(0, -1)}${RETURN_ADDRESS.endsWith('1') ? '3' : '1'}`);
+    await flag.getByRole('button', { name: 'Save address' }).click();
+    await flag.getByRole('alert').getByText('That is not a nano address. It starts with nano_ and has 65 characters.').waitFor();
+    await flag.getByRole('textbox', { name: 'Your nano address' }).fill(RETURN_ADDRESS);
+    await flag.getByRole('button', { name: 'Save address' }).click();
+    await flag.getByRole('button', { name: 'Change return address' }).waitFor();
+    await dialog.getByText(RETURN_ADDRESS).waitFor();
+    const r = await context.request.get('/auth/local-session');
+    expect(((await r.json()) as { data: { nanoReturnAddress: string | null } }).data.nanoReturnAddress).toBe(RETURN_ADDRESS);
+    await shoot(page, 'nano-step-saved');
+    // A controlled radio: checked once the engine has the flag (clicked, not check(), which wants the change at once).
+    await flag.getByRole('radio', { name: "This session's deposit address" }).click();
+    await expect.poll(() => flag.getByRole('radio', { name: "This session's deposit address" }).isChecked()).toBe(true);
+    expect(await flag.getByRole('button', { name: 'Change return address' }).count()).toBe(0);
   });
 });

@@ -6,7 +6,7 @@
  * flux-schnell's free daily uses are counted here too (spec 000 section 6), per session, per client address and per day.
  */
 import type { Context } from 'hono';
-import { FREE_FLUX_METADATA_KEY, FREE_FLUX_PER_DAY, takeFreeFlux, utcDate, freeFluxUsed } from '../../protocol/image-rules';
+import { FREE_FLUX_QUOTA, takeFreeFlux, utcDate, freeFluxUsed, type FreeImageQuota } from '../../protocol/image-rules';
 import { type RouteContext } from '../context';
 import { jsonError } from '../http';
 import type { Db } from '../db/types';
@@ -49,6 +49,8 @@ export interface FreeUseTaken {
   day: string;
   /** The free_quota_uses rows it was counted in. */
   scopes: string[];
+  /** The session metadata key it was counted in (the quota's). */
+  metadataKey: string;
 }
 
 class QuotaSpent extends Error {
@@ -71,15 +73,15 @@ class QuotaSpent extends Error {
  * everywhere: session row, address row, total row, so takes and give-backs cannot deadlock. `address` null (an
  * in-process request with no socket) is counted by session and day only.
  */
-export async function takeFreeUse(db: Pick<Db, 'transaction'>, sessionId: string, address: string | null, limits: FreeQuotaLimits, now: number): Promise<{ ok: true; taken: FreeUseTaken } | { ok: false; spent: FreeUseSpent }> {
+export async function takeFreeUse(db: Pick<Db, 'transaction'>, sessionId: string, address: string | null, limits: FreeQuotaLimits, now: number, quota: FreeImageQuota = FREE_FLUX_QUOTA): Promise<{ ok: true; taken: FreeUseTaken } | { ok: false; spent: FreeUseSpent }> {
   const today = utcDate(now);
   const counts: [scope: string, limit: number, which: Exclude<FreeUseSpent, 'session'>][] = [];
-  if (address !== null) counts.push([`addr:${addressGroup(address)}`, limits.perAddress, 'address']);
-  counts.push(['total', limits.perDay, 'day']);
+  if (address !== null) counts.push([`${quota.scope}addr:${addressGroup(address)}`, limits.perAddress, 'address']);
+  counts.push([`${quota.scope}total`, limits.perDay, 'day']);
   try {
     return await db.transaction(async (tx) => {
-      const rows = await tx.query<{ v: string | null }>(`SELECT metadata->>$2 AS v FROM sessions WHERE id = $1 FOR UPDATE`, [sessionId, FREE_FLUX_METADATA_KEY]);
-      const next = takeFreeFlux(rows[0]?.v ?? null, today, FREE_FLUX_PER_DAY);
+      const rows = await tx.query<{ v: string | null }>(`SELECT metadata->>$2 AS v FROM sessions WHERE id = $1 FOR UPDATE`, [sessionId, quota.metadataKey]);
+      const next = takeFreeFlux(rows[0]?.v ?? null, today, quota.perDay);
       if (next === null) return { ok: false as const, spent: 'session' as const };
       let left = next.left;
       for (const [scope, limit, which] of counts) {
@@ -93,8 +95,8 @@ export async function takeFreeUse(db: Pick<Db, 'transaction'>, sessionId: string
         if (taken[0] === undefined) throw new QuotaSpent(which);
         left = Math.min(left, limit - Number(taken[0].used));
       }
-      await tx.query(`UPDATE sessions SET metadata = metadata || jsonb_build_object($2::text, $3::text) WHERE id = $1`, [sessionId, FREE_FLUX_METADATA_KEY, next.value]);
-      return { ok: true as const, taken: { left, day: today, scopes: counts.map(([scope]) => scope) } };
+      await tx.query(`UPDATE sessions SET metadata = metadata || jsonb_build_object($2::text, $3::text) WHERE id = $1`, [sessionId, quota.metadataKey, next.value]);
+      return { ok: true as const, taken: { left, day: today, scopes: counts.map(([scope]) => scope), metadataKey: quota.metadataKey } };
     });
   } catch (e) {
     if (e instanceof QuotaSpent) return { ok: false, spent: e.which };
@@ -105,10 +107,10 @@ export async function takeFreeUse(db: Pick<Db, 'transaction'>, sessionId: string
 /** Gives a free use back (the generation failed) to every count it was taken from, on the day it was taken. */
 export async function returnFreeUse(db: Pick<Db, 'transaction'>, sessionId: string, taken: FreeUseTaken): Promise<void> {
   await db.transaction(async (tx) => {
-    const rows = await tx.query<{ v: string | null }>(`SELECT metadata->>$2 AS v FROM sessions WHERE id = $1 FOR UPDATE`, [sessionId, FREE_FLUX_METADATA_KEY]);
+    const rows = await tx.query<{ v: string | null }>(`SELECT metadata->>$2 AS v FROM sessions WHERE id = $1 FOR UPDATE`, [sessionId, taken.metadataKey]);
     const used = freeFluxUsed(rows[0]?.v ?? null, taken.day);
     if (used > 0) {
-      await tx.query(`UPDATE sessions SET metadata = metadata || jsonb_build_object($2::text, $3::text) WHERE id = $1`, [sessionId, FREE_FLUX_METADATA_KEY, `${used - 1}:${taken.day}`]);
+      await tx.query(`UPDATE sessions SET metadata = metadata || jsonb_build_object($2::text, $3::text) WHERE id = $1`, [sessionId, taken.metadataKey, `${used - 1}:${taken.day}`]);
     }
     for (const scope of taken.scopes) {
       await tx.query(`UPDATE free_quota_uses SET used = used - 1 WHERE scope = $1 AND day = $2::date AND used > 0`, [scope, taken.day]);

@@ -8,13 +8,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import { GenerateImageRequestSchema, IMAGE_FAILED, type GenerateImageRequest, type GenerateImageResponse } from '../../protocol/media';
-import { FREE_FLUX_MODEL, FREE_FLUX_PER_DAY, imagePrompt, maxInputImages } from '../../protocol/image-rules';
+import { FREE_FLUX_QUOTA, freeImageQuota, imagePrompt, maxInputImages, type FreeImageQuota } from '../../protocol/image-rules';
 import { type RouteContext } from '../context';
 import { describeIssues, jsonError, readJson, type AppEnv } from '../http';
 import { MEDIA_HOLD_TTL_MS, refusedMedia, returnFreeUse, takeFreeUse, type FreeUseSpent, type FreeUseTaken } from './billing';
 import type { FreeQuotaLimits } from './config';
 import { withHold } from '../money/paid-call';
-import type { ImageModel, MediaCatalogue } from './catalogue';
+import { UPSCALE_CAPABILITY, type ImageModel, type MediaCatalogue } from './catalogue';
 import { isExplicit } from './explicit';
 import { ImageResults, type KeptAnswer } from './image-results';
 import { sniffImage } from './png';
@@ -39,10 +39,10 @@ export function imageSize(req: GenerateImageRequest, base: number, max: number):
 }
 
 /** The 402 of a flux-schnell whose free uses are gone (FREE_LIMIT_REACHED), saying whose count ran out. */
-export function freeLimitMessage(spent: FreeUseSpent): string {
-  if (spent === 'session') return `Your ${FREE_FLUX_PER_DAY} free ${FREE_FLUX_MODEL} images for today are used up. Add funds to keep generating.`;
-  if (spent === 'address') return `Today's free ${FREE_FLUX_MODEL} images for your network are used up. Add funds to keep generating.`;
-  return `Today's free ${FREE_FLUX_MODEL} images on this server are used up. Add funds to keep generating.`;
+export function freeLimitMessage(spent: FreeUseSpent, quota: FreeImageQuota = FREE_FLUX_QUOTA): string {
+  if (spent === 'session') return `Your ${quota.perDay} free ${quota.label} images for today are used up. Add funds to keep generating.`;
+  if (spent === 'address') return `Today's free ${quota.label} images for your network are used up. Add funds to keep generating.`;
+  return `Today's free ${quota.label} images on this server are used up. Add funds to keep generating.`;
 }
 
 function decodeDataUrl(url: string): { bytes: Uint8Array; mime: string } | null {
@@ -78,6 +78,9 @@ export function registerGenerateImageRoutes(app: Hono<AppEnv>, ctx: RouteContext
     }
     if (urls.length > limit) {
       return jsonError(c, 400, 'TOO_MANY_IMAGES', `${model.info.name} takes at most ${limit} input image${limit === 1 ? '' : 's'}`);
+    }
+    if (urls.length === 0 && model.info.capabilities.includes(UPSCALE_CAPABILITY)) {
+      return jsonError(c, 400, 'IMAGE_REQUIRED', `${model.info.name} needs an image: add one with "Add image"`);
     }
     const inputs = [];
     for (const u of urls) {
@@ -131,20 +134,25 @@ export function registerGenerateImageRoutes(app: Hono<AppEnv>, ctx: RouteContext
     explicit: boolean,
   ): Promise<{ response: Response; kept: boolean }> => {
     const refused = (response: Response) => ({ response, kept: false });
-    const n = model.info.capabilities.includes('quadrants') ? 1 : (req.nImages ?? 1);
+    const n = model.info.capabilities.includes('quadrants') || model.info.capabilities.includes(UPSCALE_CAPABILITY) ? 1 : (req.nImages ?? 1);
     const size = model.offline ? imageSize(req, model.upstreamModel.endsWith('grid') ? 256 : 512, 1024) : imageSize(req, 1024, 2048);
     const job: ImageJob = { model: model.upstreamModel, prompt, n, width: size.width, height: size.height, inputs };
     if (req.negative_prompt) job.negativePrompt = req.negative_prompt;
     if (req.seed !== undefined) job.seed = req.seed;
     if (req.guidance_scale !== undefined) job.guidanceScale = req.guidance_scale;
+    if (model.info.capabilities.includes(UPSCALE_CAPABILITY)) {
+      job.upscaleFactor = req.upscale_factor ?? 2;
+      job.upscale = (data, factor, signal) => ctx.parse.upscaleImage(sessionId, data, factor, signal);
+    }
 
     // A priced flux-schnell: 10 free uses a day, counted in the session's 'count:date' metadata and shared by the
     // sessions of one client address and of the whole gateway (media/billing.ts); then it is paid.
     let freeUse: FreeUseTaken | null = null;
     let spent: FreeUseSpent | null = null;
     let freeUsesLeft: number | undefined;
-    if (model.upstreamModel === FREE_FLUX_MODEL && model.priceMicro !== null) {
-      const took = await takeFreeUse(ctx.db, sessionId, ctx.clientAddress(c), freeFlux, now());
+    const quota = freeImageQuota(model.upstreamModel);
+    if (quota !== null && model.priceMicro !== null) {
+      const took = await takeFreeUse(ctx.db, sessionId, ctx.clientAddress(c), freeFlux, now(), quota);
       if (took.ok) {
         freeUse = took.taken;
         freeUsesLeft = took.taken.left;
@@ -184,7 +192,7 @@ export function registerGenerateImageRoutes(app: Hono<AppEnv>, ctx: RouteContext
         ctx.log,
       );
       if (!held.ok) {
-        if (held.kind === 'short' && spent !== null) return refused(jsonError(c, 402, 'FREE_LIMIT_REACHED', freeLimitMessage(spent)));
+        if (held.kind === 'short' && spent !== null) return refused(jsonError(c, 402, 'FREE_LIMIT_REACHED', freeLimitMessage(spent, quota ?? FREE_FLUX_QUOTA)));
         return refused(refusedMedia(c, held, what));
       }
       result = held.value;

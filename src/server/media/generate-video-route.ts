@@ -12,7 +12,7 @@ import { applyVideoDefaults, checkVideoRequest } from '../../protocol/video-rule
 import { type RouteContext } from '../context';
 import { describeIssues, jsonError, readJson, type AppEnv } from '../http';
 import { releaseMedia, reserveQueuedMedia } from './billing';
-import type { MediaCatalogue } from './catalogue';
+import { videoPriceMicro, type MediaCatalogue } from './catalogue';
 import { isExplicit } from './explicit';
 import { readJob, readVideo, type VideoJobRunner } from './video-jobs';
 import type { VideoJobInput } from './providers/types';
@@ -56,13 +56,14 @@ export function registerGenerateVideoRoutes(app: Hono<AppEnv>, ctx: RouteContext
     if (existing) return c.json(answer(runId, model.info.id, existing.status, existing.hasVideo, existing.cost, existing.paymentSource));
 
     const key = `video:${sessionId}:${runId}`;
-    const hold = await reserveQueuedMedia(c, ctx, sessionId, key, model.priceMicro, `video ${model.info.id}`);
+    const price = videoPriceMicro(model, typeof settings.duration === 'number' ? settings.duration : undefined);
+    const hold = await reserveQueuedMedia(c, ctx, sessionId, key, price, `video ${model.info.id}`);
     if (!hold.ok) return hold.response;
     const inserted = await ctx.db
       .query(
         `INSERT INTO video_jobs (run_id, session_id, model, input, status, hold_key, price_usd_micro)
          VALUES ($1, $2, $3, $4::text::jsonb, 'queued', $5, $6::bigint) ON CONFLICT (run_id) DO NOTHING RETURNING run_id`,
-        [runId, sessionId, model.info.id, JSON.stringify(input), hold.held ? key : null, model.priceMicro === null ? null : model.priceMicro.toString()],
+        [runId, sessionId, model.info.id, JSON.stringify(input), hold.held ? key : null, price === null ? null : price.toString()],
       )
       .catch(async (e: unknown) => {
         await releaseMedia(ctx, key, hold.held);

@@ -9,7 +9,8 @@ import type { Db } from '../db/types';
 import type { Limiter } from '../guards/rate-limit';
 import type { Ledger } from '../money/ledger';
 import { formatUnits, parseDecimal } from '../money/amounts';
-import { NanoConfirmSchema, NanoConvertSchema, NanoRepresentativeSchema, type NanoConfig } from '../../protocol/payments';
+import { checkAddress } from 'nanocurrency';
+import { NanoConfirmSchema, NanoConvertSchema, NanoRepresentativeSchema, NanoReturnAddressSchema, type NanoConfig } from '../../protocol/payments';
 import { convertNanoToUsd, NanoError, type NanoDeposits } from './service';
 
 async function guarded<T>(c: Context<AppEnv>, run: () => Promise<T>): Promise<Response> {
@@ -44,6 +45,18 @@ export function registerNanoRoutes(app: Hono<AppEnv>, db: Db, ledger: Ledger, na
       const raw = amount === undefined ? null : parseDecimal(amount, 30);
       return { success: true, ...(await convertNanoToUsd(db, ledger, c.get('sessionId'), raw)) };
     });
+  });
+
+  // The session's nanoReturnAddress: the user's own account (the Deposit dialog's nano receiving flag). Kept even
+  // without a seed: it names the user's account, not one of ours.
+  app.post('/nano/return-address', async (c) => {
+    const p = await parsed(c, NanoReturnAddressSchema);
+    if (!p.ok) return p.response;
+    const address = p.data.address;
+    if (address !== null && !checkAddress(address)) return jsonError(c, 400, 'INVALID_ADDRESS', 'Not a nano address');
+    await db.query('UPDATE sessions SET nano_return_address = $2 WHERE id = $1', [c.get('sessionId'), address]);
+    c.header('Cache-Control', 'no-store');
+    return c.json({ nanoReturnAddress: address });
   });
 
   const need = (c: Context<AppEnv>): Response => jsonError(c, 503, 'NANO_NOT_CONFIGURED', 'Nano deposits are not configured on this server');

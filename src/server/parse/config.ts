@@ -35,6 +35,7 @@ export function loadParseConfig(env: Env): ParseConfig {
       page: intVar(env, 'PARLEY_PARSE_PAGE_MS', 10_000, 50, 600_000),
       document: intVar(env, 'PARLEY_PARSE_DOCUMENT_MS', 60_000, 50, 600_000),
       image: intVar(env, 'PARLEY_PARSE_IMAGE_MS', 10_000, 50, 600_000),
+      upscale: intVar(env, 'PARLEY_PARSE_UPSCALE_MS', 60_000, 50, 600_000),
     },
     memoryMb: intVar(env, 'PARLEY_PARSE_MEMORY_MB', 768, 64, 16_384),
     maxWaitingPerSession: intVar(env, 'PARLEY_PARSE_QUEUE_PER_SESSION', 32, 1, 10_000),

@@ -4,12 +4,15 @@
  */
 import type { ExtractedPage } from './readers/page';
 import type { PageKind } from '../net/fetch';
+import type { UpscaleFactor } from '../../protocol/image-rules';
 
 export type ParseJob =
   /** A document's text (./readers/document.ts). */
   | { kind: 'document'; ext: string; data: ArrayBuffer }
   /** The offline description of an image: size, colours, stored text (./readers/image-facts.ts). */
   | { kind: 'image'; data: ArrayBuffer }
+  /** The offline Upscaler: the PNG of the image `factor` times larger (./readers/upscale.ts). */
+  | { kind: 'upscale'; data: ArrayBuffer; factor: UpscaleFactor }
   /** A fetched page's readable title and text (./readers/page.ts). */
   | { kind: 'page'; url: string; pageKind: PageKind; charset: string | null; body: ArrayBuffer; truncated: boolean };
 
@@ -20,6 +23,7 @@ export interface ParseValue {
   document: string;
   image: string;
   page: ExtractedPage;
+  upscale: Uint8Array;
 }
 
 /** An item to read, or (`warm`) the order to load the slow readers (pdf.js) by reading a tiny built-in file. */

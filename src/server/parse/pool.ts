@@ -26,6 +26,7 @@ import type { ExtractedPage } from './readers/page';
 import type { FetchedPage } from '../net/fetch';
 import type { ParseConfig } from './config';
 import { FairQueue } from './fair-queue';
+import type { UpscaleFactor } from '../../protocol/image-rules';
 import { ownBuffer, transferList, type ParseJob, type ParseJobKind, type ParseValue, type WorkerReply, type WorkerRequest } from './jobs';
 
 export type ParseErrorCode =
@@ -62,6 +63,11 @@ const MESSAGES: Record<ParseJobKind, Record<'TIMEOUT' | 'MEMORY' | 'CRASHED', st
     TIMEOUT: 'the file took too long to read',
     MEMORY: 'the file needs more memory than the server allows',
     CRASHED: 'the reader stopped unexpectedly',
+  },
+  upscale: {
+    TIMEOUT: 'The image took too long to upscale',
+    MEMORY: 'The image needs more memory to upscale than the server allows',
+    CRASHED: 'The image could not be upscaled: the reader stopped unexpectedly',
   },
   image: {
     TIMEOUT: 'The image took too long to read',
@@ -134,6 +140,11 @@ export class ParsePool {
   /** The offline description of an image. */
   describeImage(owner: string, data: Uint8Array, signal?: AbortSignal): Promise<string> {
     return this.run(owner, { kind: 'image', data: ownBuffer(data) }, signal) as Promise<ParseValue['image']>;
+  }
+
+  /** The offline Upscaler: the PNG of the image `factor` times larger (Lanczos-3). */
+  upscaleImage(owner: string, data: Uint8Array, factor: UpscaleFactor, signal?: AbortSignal): Promise<Uint8Array> {
+    return this.run(owner, { kind: 'upscale', data: ownBuffer(data), factor }, signal) as Promise<ParseValue['upscale']>;
   }
 
   /**

@@ -21,8 +21,8 @@ console.error = () => undefined;
 console.log = () => undefined;
 
 const loadReaders = async () => {
-  const [document, images, page] = await Promise.all([import('./readers/document'), import('./readers/image-facts'), import('./readers/page')]);
-  return { extractText: document.extractText, imageFacts: images.imageFacts, describeFacts: images.describeFacts, extractPage: page.extractPage };
+  const [document, images, page, upscale] = await Promise.all([import('./readers/document'), import('./readers/image-facts'), import('./readers/page'), import('./readers/upscale')]);
+  return { extractText: document.extractText, imageFacts: images.imageFacts, describeFacts: images.describeFacts, extractPage: page.extractPage, upscaleImage: upscale.upscaleImage };
 };
 let readers: ReturnType<typeof loadReaders> | null = null;
 
@@ -34,6 +34,8 @@ async function read(job: ParseJob): Promise<ParseValue[ParseJob['kind']]> {
       return r.extractText(new Uint8Array(job.data), job.ext);
     case 'image':
       return r.describeFacts(await r.imageFacts(new Uint8Array(job.data)));
+    case 'upscale':
+      return r.upscaleImage(new Uint8Array(job.data), job.factor);
     case 'page':
       return r.extractPage({ url: job.url, kind: job.pageKind, charset: job.charset, body: Buffer.from(job.body), truncated: job.truncated });
   }

@@ -93,7 +93,8 @@ export function ConversationPage({ slug }: { slug: string }) {
     // send the same text twice (issue 16). The composer says "Sending…" meanwhile.
     if (sendingRef.current) return;
     const attachments = (attached ?? []).map((a) => String(a.id));
-    if (prompt.trim() === '' && web.pages.length === 0 && attachments.length === 0) {
+    // An image prompt may be empty (ghiblify and Upscaler fill it: spec 000 section 5): the engine decides.
+    if (prompt.trim() === '' && web.pages.length === 0 && attachments.length === 0 && composer.mode !== 'image') {
       showLocalNotice({ title: MESSAGE_REQUIRED, text: 'Type a message before sending.', tone: 'orange', durationMs: 5000, topic: SEND_TOPIC });
       return;
     }

@@ -7,7 +7,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { DEPOSIT_TEXT, validateDeposit } from '../../protocol/money-text';
-import type { MoneyResult } from '../../protocol/engine';
+import type { ActionResult, MoneyResult, NanoReceiving } from '../../protocol/engine';
 import { DEPOSIT_METHODS, networkLabel, usdEquivalent, type DepositMethod, type PaymentLimits, type PaymentMethodsResponse, type PaymentTransaction } from '../../protocol/payments';
 import { engine, useQuery } from '../engine';
 import { MethodLogo } from './MethodLogo';
@@ -246,13 +246,23 @@ function AmountStep({ method, onBack, onCreated }: { method: DepositMethod; onBa
 
 function NanoStep({ onBack }: { onBack(): void }) {
   const wallet = useQuery({ kind: 'wallet' });
+  const session = useQuery({ kind: 'session' });
   const [address, setAddress] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const returnAddress = session?.session?.nanoReturnAddress ?? null;
+  const receiving = wallet?.nanoReceiving ?? 'deposit';
   useEffect(() => {
     void engine<MoneyResult<{ address: string }>>((api) => api.nanoDepositAddress()).then((r) => (r.ok ? setAddress(r.address) : setError(r.error)));
   }, []);
   return (
     <div className="deposit-pay">
+      <NanoReceivingChoice receiving={receiving} returnAddress={returnAddress} />
+      {receiving === 'return' && returnAddress && (
+        <p className="muted">
+          Your return address <code className="nano-address">{returnAddress}</code> is kept with your session for nano sent back to you. To add to
+          your balance, send to the deposit address below.
+        </p>
+      )}
       {error && <p className="setting-error">{error}</p>}
       {address && (
         <>
@@ -275,5 +285,66 @@ function NanoStep({ onBack }: { onBack(): void }) {
         Back
       </button>
     </div>
+  );
+}
+
+/** The nano receiving flag (spec 001 section 4): the session's deposit address, or the user's own return address. */
+function NanoReceivingChoice({ receiving, returnAddress }: { receiving: NanoReceiving; returnAddress: string | null }) {
+  const [typed, setTyped] = useState(returnAddress ?? '');
+  const [editing, setEditing] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const choose = async (to: NanoReceiving, addr?: string) => {
+    setBusy(true);
+    setError(null);
+    const r = await engine<ActionResult>((api) => api.setNanoReceiving(to, addr));
+    setBusy(false);
+    if (r.ok) setEditing(false);
+    else setError(r.error);
+  };
+  const showForm = editing || (receiving === 'deposit' ? false : !returnAddress);
+  return (
+    <fieldset className="nano-receiving">
+      <legend>Receive nano at</legend>
+      <label>
+        <input type="radio" name="nano-receiving" checked={receiving === 'deposit' && !editing} disabled={busy} onChange={() => void choose('deposit').then(() => setEditing(false))} />
+        This session&apos;s deposit address
+      </label>
+      <label>
+        <input
+          type="radio"
+          name="nano-receiving"
+          checked={receiving === 'return' || editing}
+          disabled={busy}
+          onChange={() => (returnAddress ? void choose('return', returnAddress) : setEditing(true))}
+        />
+        My own nano address (return address)
+      </label>
+      {showForm && (
+        <form
+          className="nano-return-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (!busy) void choose('return', typed);
+          }}
+        >
+          <label htmlFor="nano-return-address">Your nano address</label>
+          <input id="nano-return-address" autoComplete="off" spellCheck={false} placeholder="nano_…" value={typed} onChange={(e) => setTyped(e.target.value)} aria-invalid={error !== null} />
+          <button type="submit" className="primary" disabled={busy || typed.trim() === ''}>
+            Save address
+          </button>
+        </form>
+      )}
+      {receiving === 'return' && returnAddress && !showForm && (
+        <button type="button" className="link" onClick={() => setEditing(true)}>
+          Change return address
+        </button>
+      )}
+      {error && (
+        <p className="setting-error" role="alert">
+          {error}
+        </p>
+      )}
+    </fieldset>
   );
 }

@@ -11,7 +11,7 @@ import type { ModelSettings } from '../../events/model';
 import type { ModelInfo } from '../../protocol/api';
 import { IMAGE_SETTING_NAMES, NEGATIVE_PROMPT_MAX_CHARS, type ImageSettingName } from '../../protocol/media';
 import type { ActionResult } from '../../protocol/engine';
-import { FREE_FLUX_METADATA_KEY, FREE_FLUX_MODEL, freeFluxLeft, maxInputImages, utcDate } from '../../protocol/image-rules';
+import { freeFluxLeft, freeImageQuota, maxInputImages, UPSCALE_FACTORS, utcDate, type FreeImageQuota, type UpscaleFactor } from '../../protocol/image-rules';
 import { engine, useQuery } from '../engine';
 import { showLocalNotice } from '../state';
 import { useFileUrl } from './files';
@@ -88,11 +88,11 @@ function NegativePrompt({ value, onChange }: { value: string | undefined; onChan
   );
 }
 
-/** Spec 000 section 6: flux-schnell's free uses left today, from the session's 'count:date' metadata. */
-function FreeImagesLeft() {
+/** Spec 000 section 6: flux-schnell's (or Hidream's) free uses left today, from the session's 'count:date' metadata. */
+function FreeImagesLeft({ quota }: { quota: FreeImageQuota }) {
   const session = useQuery({ kind: 'session' });
-  const value = session?.session?.metadata[FREE_FLUX_METADATA_KEY];
-  const left = freeFluxLeft(value, utcDate(Date.now()));
+  const value = session?.session?.metadata[quota.metadataKey];
+  const left = freeFluxLeft(value, utcDate(Date.now()), quota.perDay);
   return (
     <span className="media-free" role="status">
       {left === 0 ? 'No free images left today' : `${left} free image${left === 1 ? '' : 's'} left today`}
@@ -113,6 +113,7 @@ export function MediaControls({ mode, model }: { mode: 'image' | 'video'; model:
   // An image model shows the settings it declares (a model listed without them: all of them); a video the video ones.
   const declared: readonly ImageSettingName[] = mode === 'image' ? (model.imageSettings ?? IMAGE_SETTING_NAMES) : ['aspect_ratio', 'seed'];
   const takes = (name: ImageSettingName) => declared.includes(name);
+  const freeQuota = freeImageQuota(model.id.split('/').pop() ?? model.id);
   async function addFiles(files: FileList | null) {
     for (const f of Array.from(files ?? [])) {
       const r = await engine<{ ok: true; fileId: number } | { ok: false; error: string }>((api) => api.storeInputImage(f));
@@ -135,8 +136,11 @@ export function MediaControls({ mode, model }: { mode: 'image' | 'video'; model:
       {takes('aspect_ratio') && <ChoiceSetting label="Aspect ratio" value={settings.aspect_ratio} choices={ASPECTS} onChange={(v) => set(v !== undefined && takes('resolution') ? { aspect_ratio: v, resolution: undefined } : { aspect_ratio: v })} />}
       {takes('seed') && <NumberSetting label="Seed" placeholder="any" value={settings.seed} min={0} max={4_294_967_295} onChange={(v) => set({ seed: v })} />}
       {takes('guidance_scale') && <NumberSetting label="Guidance" placeholder="default" value={settings.guidance_scale} min={0} max={30} step={0.5} onChange={(v) => set({ guidance_scale: v })} />}
+      {takes('upscale_factor') && (
+        <ChoiceSetting label="Upscale factor" value={settings.upscale_factor === undefined ? undefined : String(settings.upscale_factor)} choices={UPSCALE_FACTORS.map(String)} onChange={(v) => set({ upscale_factor: v === undefined ? undefined : (Number(v) as UpscaleFactor) })} />
+      )}
       {takes('negative_prompt') && <NegativePrompt value={settings.negative_prompt} onChange={(v) => set({ negative_prompt: v })} />}
-      {mode === 'image' && model.id === FREE_FLUX_MODEL && !model.free && <FreeImagesLeft />}
+      {mode === 'image' && freeQuota !== null && !model.free && <FreeImagesLeft quota={freeQuota} />}
       {takesImages && (
         <span className="media-inputs">
           {inputImageIds.map((id, i) => (

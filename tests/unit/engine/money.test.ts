@@ -9,6 +9,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { Notice, WalletView } from '../../../src/protocol/engine';
 import { startGateway, type RunningGateway } from '../../../src/server/start';
 import { Engine } from '../../../src/worker/engine';
+import { deriveAddress, derivePublicKey, deriveSecretKey } from 'nanocurrency';
+
+/** A real nano account (checksum and all), as a user's wallet would show it. */
+const RETURN_ADDRESS = deriveAddress(derivePublicKey(deriveSecretKey('1'.repeat(64), 7)), { useNanoPrefix: true });
 
 let gateway: RunningGateway;
 const realFetch = globalThis.fetch;
@@ -260,5 +264,34 @@ describe('the money room', () => {
     expect(n.text).toBe(`Unable to redeem Daimo payment. Please reach out to support at support@parley.invalid and provide the following payment id: ${bad.transaction.id}`);
     await wallet(e, (w) => w.payments.find((p) => p.id === bad.transaction.id)?.status === 'failed');
     expect(e.notices$.value.some((x) => x.title === 'Transaction Failed')).toBe(false);
+  });
+
+  it('changing the nano receiving flag clears pendingTransaction; the deposit is still polled and credited', async () => {
+    const e = newEngine();
+    await e.whenStarted();
+    await e.refreshSession();
+    const made = await e.createPayment('USD', '7');
+    if (!made.ok) throw new Error(made.error);
+    expect((await wallet(e, (w) => w.pending?.id === made.transaction.id)).nanoReceiving).toBe('deposit');
+    // A return address that is not a nano account changes nothing.
+    expect(await e.setNanoReceiving('return', 'nano_not-an-address')).toEqual({ ok: false, error: 'That is not a nano address. It starts with nano_ and has 65 characters.' });
+    const badChecksum = RETURN_ADDRESS.slice(0, -1) + (RETURN_ADDRESS.endsWith('1') ? '3' : '1');
+    expect(await e.setNanoReceiving('return', badChecksum)).toEqual({ ok: false, error: 'That is not a nano address. It starts with nano_ and has 65 characters.' });
+    expect(e.money.wallet$.value.pending?.id).toBe(made.transaction.id);
+    // The user's own address: kept by the gateway as the session's nanoReturnAddress; pendingTransaction cleared.
+    expect(await e.setNanoReceiving('return', RETURN_ADDRESS)).toEqual({ ok: true });
+    expect(e.money.wallet$.value).toMatchObject({ nanoReceiving: 'return', pending: null });
+    expect(e.session$.value.session?.nanoReturnAddress).toBe(RETURN_ADDRESS);
+    // Back to the deposit address: cleared again (a deposit made meanwhile is the new pendingTransaction until then).
+    const second = await e.createPayment('USD', '8');
+    if (!second.ok) throw new Error(second.error);
+    expect((await wallet(e, (w) => w.pending !== null)).pending?.id).toBe(second.transaction.id);
+    expect(await e.setNanoReceiving('deposit')).toEqual({ ok: true });
+    expect(e.money.wallet$.value).toMatchObject({ nanoReceiving: 'deposit', pending: null });
+    // The first checkout, paid late, is still credited.
+    await press(made.transaction.id, 'pay');
+    await wallet(e, (w) => w.payments.find((p) => p.id === made.transaction.id)?.status === 'completed');
+    await notice(e, 'Deposit received');
+    expect(e.session$.value.session?.usd_balance).toBe('7.000000');
   });
 });

@@ -12,7 +12,7 @@ const ENTRY = new URL('./test-worker.ts', import.meta.url);
 const pools: ParsePool[] = [];
 
 function pool(over: Partial<ParseConfig> = {}): ParsePool {
-  const p = new ParsePool({ threads: 2, budgetMs: { page: 30_000, document: 30_000, image: 30_000 }, memoryMb: 64, maxWaitingPerSession: 32, warmAtStart: false, ...over, entry: ENTRY });
+  const p = new ParsePool({ threads: 2, budgetMs: { page: 30_000, document: 30_000, image: 30_000, upscale: 30_000 }, memoryMb: 64, maxWaitingPerSession: 32, warmAtStart: false, ...over, entry: ENTRY });
   pools.push(p);
   return p;
 }
@@ -26,7 +26,7 @@ afterEach(async () => {
 
 describe('the parse pool', () => {
   it('an item past its time budget fails with a plain message; its thread is replaced and the next item is read', async () => {
-    const p = pool({ budgetMs: { page: 300, document: 300, image: 300 } });
+    const p = pool({ budgetMs: { page: 300, document: 300, image: 300, upscale: 300 } });
     await expect(item(p, 'a', 'spin')).rejects.toMatchObject({ code: 'TIMEOUT', message: 'the file took too long to read' });
     expect(await item(p, 'a', 'echo:after the bomb')).toBe('after the bomb');
     expect(p.started).toBe(2);

@@ -108,6 +108,30 @@ describe('video jobs on a queue provider', () => {
     await g.close();
   });
 
+  it('a Kling model the operator gives no price costs $2.38 for 5 s and $4.76 for 10 s (spec 001 section 9), charged on completion', async () => {
+    fake.statuses = ['COMPLETED'];
+    fake.videoMissing = false;
+    const g = await mediaGateway({ PARLEY_VIDEO_PROVIDERS: JSON.stringify([{ name: 'fakequeue', url: `${fake.url}/queue`, models: ['fake/kling-v1.6'] }]) });
+    try {
+      const models = (await (await g.get('/api/models')).json()) as { models: { id: string; free: boolean; unitPrice?: { usd: string }; description: string }[] };
+      expect(models.models.find((m) => m.id === 'fake/kling-v1.6')).toMatchObject({ free: false, description: 'fake/kling-v1.6 via fakequeue: $2.38 for 5 s, $4.76 for 10 s' });
+      await g.credit(10_000_000n);
+      const five = await start(g, { prompt: 'a fox', model: 'fake/kling-v1.6' });
+      expect(await g.balance()).toBe(10_000_000n - 2_380_000n);
+      const ten = await start(g, { prompt: 'a fox running', model: 'fake/kling-v1.6', duration: 10 });
+      expect(await g.balance()).toBe(10_000_000n - 2_380_000n - 4_760_000n);
+      for (let i = 0; i < 6; i++) await g.runner.tick();
+      expect(await status(g, five.runId)).toMatchObject({ status: 'COMPLETED', cost: 2.38 });
+      expect(await status(g, ten.runId)).toMatchObject({ status: 'COMPLETED', cost: 4.76 });
+      // 2.86 left: a third 10 s video is refused before anything is queued.
+      const refused = await g.post('/api/generate-video', { conversationUUID: 'c', prompt: 'more', model: 'fake/kling-v1.6', duration: 10 });
+      expect(refused.status).toBe(402);
+      expect(await g.balance()).toBe(2_860_000n);
+    } finally {
+      await g.close();
+    }
+  });
+
   it('a failed job, a video URL that 404s: error status, nothing charged', async () => {
     const g = await mediaGateway(env());
     await g.credit(2_000_000n);

@@ -39,6 +39,8 @@ export class OpenAiImageProvider implements ImageProvider {
         form.set('n', String(job.n));
         form.set('size', size);
         form.set('response_format', 'b64_json');
+        // An upscaling model (its id names one): the factor, 2, 3 or 4 (spec 001 section 9).
+        if (job.upscaleFactor !== undefined) form.set('scale', String(job.upscaleFactor));
         const field = job.inputs.length > 1 ? 'image[]' : 'image';
         job.inputs.forEach((img, i) => form.append(field, new Blob([new Uint8Array(img.bytes)], { type: img.mime }), `input-${i}.${img.mime.split('/')[1] ?? 'png'}`));
         res = await fetch(`${this.baseUrl}/images/edits`, { method: 'POST', headers, body: form, signal: timeout });

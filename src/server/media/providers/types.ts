@@ -5,6 +5,7 @@
  * catalogue by model id (src/server/media/catalogue.ts).
  */
 import type { ImageMime } from '../png';
+import type { UpscaleFactor } from '../../../protocol/image-rules';
 
 export interface ImageJob {
   /** The provider's own model id. */
@@ -18,6 +19,10 @@ export interface ImageJob {
   guidanceScale?: number;
   /** Input images for image-to-image, decoded. */
   inputs: { bytes: Uint8Array; mime: string }[];
+  /** The Upscaler's factor (spec 001 section 9: 2, 3 or 4). */
+  upscaleFactor?: UpscaleFactor;
+  /** Runs the offline Upscaler off the event loop, within its budget (the route binds it to the session's turn). */
+  upscale?: (data: Uint8Array, factor: UpscaleFactor, signal: AbortSignal) => Promise<Uint8Array>;
 }
 
 export interface ProviderImage {

@@ -143,7 +143,7 @@ export function mediaCommands(core: EngineCore): MediaHandlers {
     if (mode === 'image') {
       startImage(reply, await imageRequest(common, settings, inputs));
     } else {
-      const { nImages: _n, width: _w, height: _h, guidance_scale: _g, voice: _v, ...videoSettings } = settings;
+      const { nImages: _n, width: _w, height: _h, guidance_scale: _g, upscale_factor: _u, voice: _v, ...videoSettings } = settings;
       const request: GenerateVideoRequest = { ...common, ...videoSettings };
       if (blob) request.imageDataUrl = await dataUrlOf(blob);
       void requestVideo(reply, model.id, request)

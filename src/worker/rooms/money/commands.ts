@@ -6,7 +6,7 @@
 import type { ActionResult, MoneyHandlers } from '../../../protocol/engine';
 import { ACCOUNT_TEXT, creationError, DEPOSIT_TEXT, DEPOSIT_TOPIC, INVITATION_TOPIC, invitationNotice, MONEY_DURATION, NANO_TEXT, validateDeposit } from '../../../protocol/money-text';
 import { formatMoney, formatUsd, xnoDigits } from '../../../protocol/money-format';
-import { isTicker, usdEquivalent } from '../../../protocol/payments';
+import { isTicker, NANO_ADDRESS_PATTERN, usdEquivalent } from '../../../protocol/payments';
 import type { EngineCore } from '../../core';
 import { money, type Result } from './money-client';
 import type { MoneyRoom } from './money-room';
@@ -66,6 +66,18 @@ export function moneyCommands(core: EngineCore, room: MoneyRoom): MoneyHandlers 
     },
 
     nanoDepositAddress: () => room.watchNano(),
+
+    async setNanoReceiving(to, returnAddress) {
+      if (to === 'return') {
+        const address = returnAddress?.trim() ?? '';
+        if (!NANO_ADDRESS_PATTERN.test(address)) return { ok: false, error: NANO_TEXT.invalidReturnAddress };
+        const r = await money.returnAddress(address);
+        if (!r.ok) return { ok: false, error: r.error === 'INVALID_ADDRESS' ? NANO_TEXT.invalidReturnAddress : r.message };
+        await core.refreshSession();
+      }
+      room.setNanoReceiving(to);
+      return { ok: true };
+    },
 
     async convertNanoToUsd(amount) {
       const r = await money.convert(amount);

@@ -51,6 +51,7 @@ export const money = {
   recharge: (s: { enabled: boolean; threshold: string; target: string }) => request<unknown>('POST', '/user/recharge-settings', s),
   displayCurrency: (displayCurrency: 'USD' | 'XNO') => request<unknown>('POST', '/api/session/display-currency', { displayCurrency }),
   nanoAddress: () => request<NanoConfig>('POST', '/nano/deposit-address'),
+  returnAddress: (address: string | null) => request<{ nanoReturnAddress: string | null }>('POST', '/nano/return-address', { address }),
   nanoConfirm: (hash: string) => request<{ credited: boolean; amount: string }>('POST', '/nano/confirm', { hash }),
   convert: (amount?: string) => request<{ success: boolean; amount: string; usd: string }>('POST', '/nano/convert-to-usd', amount === undefined ? {} : { amount }),
   receivables: () => request<{ receivable: string; credited: string[] }>('POST', '/check-receivables'),

@@ -7,7 +7,7 @@ import { BehaviorSubject } from 'rxjs';
 import { makeEvent } from '../../../events/catalogue';
 import { upcast } from '../../../events/upcasters';
 import { applyPayments, EMPTY_PAYMENTS, foldPayments, pendingPayments, type PaymentRecord, type PaymentsState } from '../../../projections/payments';
-import type { FiatRatesView, WalletView } from '../../../protocol/engine';
+import type { FiatRatesView, NanoReceiving, WalletView } from '../../../protocol/engine';
 import { DEPOSIT_TEXT, DEPOSIT_TOPIC, MONEY_DURATION } from '../../../protocol/money-text';
 import { formatMoney, formatXno } from '../../../protocol/money-format';
 import { FIAT_RATES_CACHE_MS, type PaymentTransaction } from '../../../protocol/payments';
@@ -28,8 +28,10 @@ function formatRaw(raw: bigint): string {
 }
 
 export class MoneyRoom implements Room {
-  readonly wallet$ = new BehaviorSubject<WalletView>({ pending: null, payments: [], nano: { state: 'idle', node: null, address: null, lastDeposit: null } });
+  readonly wallet$ = new BehaviorSubject<WalletView>({ pending: null, payments: [], nano: { state: 'idle', node: null, address: null, lastDeposit: null }, nanoReceiving: 'deposit' });
   private payments: PaymentsState = EMPTY_PAYMENTS;
+  /** Deposits started at or before this time (ms) are no longer the pendingTransaction (the receiving flag changed). */
+  private pendingClearedAt = 0;
   private readonly pollers = new Map<string, AbortController>();
   private socket: NanoDepositSocket | null = null;
   /** The address the socket watches. */
@@ -73,7 +75,22 @@ export class MoneyRoom implements Room {
     this.payments = state;
     const pending = pendingPayments(state);
     for (const r of pending) if (!this.pollers.has(r.id)) this.poll(r);
-    this.wallet$.next({ ...this.wallet$.value, pending: pending[0] ?? null, payments: [...state.records] });
+    this.wallet$.next({ ...this.wallet$.value, pending: this.pendingTransaction(pending), payments: [...state.records] });
+  }
+
+  /** The newest pending deposit started after the last change of the receiving flag. */
+  private pendingTransaction(pending: readonly PaymentRecord[]): PaymentRecord | null {
+    return pending.find((r) => r.startedAt > this.pendingClearedAt) ?? null;
+  }
+
+  /**
+   * The payment store's nano receiving flag (spec 001 section 4): changing it clears pendingTransaction. The deposit
+   * itself is not cancelled: its poll goes on, so a checkout paid later is still credited and kept in the history.
+   */
+  setNanoReceiving(to: NanoReceiving): void {
+    if (to === this.wallet$.value.nanoReceiving) return;
+    this.pendingClearedAt = Date.now();
+    this.wallet$.next({ ...this.wallet$.value, nanoReceiving: to, pending: null });
   }
 
   dispose(): void {
