@@ -249,7 +249,7 @@ describe('video jobs', () => {
     const sent = await first.generateVideo({ slug: null, prompt: 'handover', model: 'parley-offline-video', settings: { duration: 1 } });
     const slug = sent.ok ? sent.slug : '';
     // Disposed once the job is recorded (its run id in the log): the hand-over this test is about. A dispose while the
-    // generate call itself is in flight still ends in an unhandled DatabaseClosedError somewhere (issue 21, open).
+    // generate call itself is in flight is rooms-dispose.test.ts's (nothing written; the next engine interrupts it).
     await assistant(first, slug, (m) => m.videoStatus === 'pending' && typeof m.videoGenerationId === 'string' && m.videoGenerationId !== '');
     await first.dispose();
     engines.splice(engines.indexOf(first), 1);

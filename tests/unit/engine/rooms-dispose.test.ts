@@ -1,7 +1,8 @@
 /**
- * Rooms stop what they started when their engine is disposed (issue 21): a video status poll, a text-to-speech
- * poll and a payment status poll caught in flight by the dispose end there. Nothing is asked again, nothing is
- * written to the closed database, and nothing rejects unhandled (the leader tab hands over the same way).
+ * Rooms stop what they started when their engine is disposed (issue 21): a video status poll, a video generate
+ * call, a text-to-speech poll, a payment status poll and a conversation's purge timer caught in flight by the
+ * dispose end there. Nothing is asked again, nothing is written to the closed database, and nothing rejects
+ * unhandled (the leader tab hands over the same way).
  */
 import 'fake-indexeddb/auto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -11,6 +12,8 @@ import { OFFLINE_VOICE_MODEL_ID } from '../../../src/protocol/speech-catalogue';
 import { startGateway, type RunningGateway } from '../../../src/server/start';
 import { Engine } from '../../../src/worker/engine';
 import { SPEECH_STOPPED } from '../../../src/worker/rooms/speech/speaker';
+import { CONVERSATIONS_ROOM, UNDO_WINDOW_MS } from '../../../src/worker/rooms/conversations/commands';
+import { INTERRUPTED_REASON } from '../../../src/worker/engine';
 
 let gateway: RunningGateway;
 const realFetch = globalThis.fetch;
@@ -19,16 +22,27 @@ let cookie = '';
 const asked: string[] = [];
 /** Answers the test gives in place of the gateway's, by path. */
 const overrides = new Map<string, () => Response>();
-/** Paths held, by prefix: a request waits until the test releases it (`entered` resolves when one arrives). */
-const gates = new Map<string, { entered: () => void; released: Promise<void> }>();
+/**
+ * Paths held, by prefix: a request waits until the test releases it (`entered` resolves when one arrives,
+ * `answered` once its answer, the gateway's or an override, went back to the engine).
+ */
+const gates = new Map<string, { entered: () => void; released: Promise<void>; answered: () => void }>();
 
-function gate(path: string): { entered: Promise<void>; release: () => void } {
+interface Held {
+  entered: Promise<void>;
+  release: () => void;
+  answered: Promise<void>;
+}
+
+function gate(path: string): Held {
   let entered!: () => void;
   let release!: () => void;
+  let answered!: () => void;
   const enteredP = new Promise<void>((r) => (entered = r));
   const released = new Promise<void>((r) => (release = r));
-  gates.set(path, { entered, released });
-  return { entered: enteredP, release };
+  const answeredP = new Promise<void>((r) => (answered = r));
+  gates.set(path, { entered, released, answered });
+  return { entered: enteredP, release, answered: answeredP };
 }
 
 const unhandled: unknown[] = [];
@@ -52,14 +66,18 @@ beforeAll(async () => {
       held.entered();
       await held.released;
     }
-    const override = overrides.get(url.pathname);
-    if (override) return override();
-    const headers = new Headers(init?.headers);
-    if (cookie) headers.set('cookie', cookie);
-    const res = await realFetch(url, { ...init, headers });
-    const set = res.headers.get('set-cookie');
-    if (set) cookie = set.split(';')[0] ?? '';
-    return res;
+    try {
+      const override = overrides.get(url.pathname);
+      if (override) return override();
+      const headers = new Headers(init?.headers);
+      if (cookie) headers.set('cookie', cookie);
+      const res = await realFetch(url, { ...init, headers });
+      const set = res.headers.get('set-cookie');
+      if (set) cookie = set.split(';')[0] ?? '';
+      return res;
+    } finally {
+      held?.answered();
+    }
   };
 }, 60_000);
 afterAll(async () => {
@@ -70,12 +88,13 @@ afterAll(async () => {
 
 const engines: Engine[] = [];
 let n = 0;
-function newEngine(videoPollMs = 20): Engine {
-  const e = new Engine({ requestReload: () => undefined, storeMarker: () => undefined, dbName: `rooms-dispose-${++n}`, videoPollMs });
+function newEngine(videoPollMs = 20, dbName = `rooms-dispose-${++n}`): Engine {
+  const e = new Engine({ requestReload: () => undefined, storeMarker: () => undefined, dbName, videoPollMs });
   engines.push(e);
   return e;
 }
 afterEach(async () => {
+  vi.useRealTimers();
   for (const e of engines.splice(0)) await e.dispose();
   overrides.clear();
   gates.clear();
@@ -90,18 +109,22 @@ const json = (body: unknown, status = 200) => () => new Response(JSON.stringify(
 const settle = () => new Promise((r) => setTimeout(r, 400));
 
 async function assistantOf(engine: Engine, slug: string, done: (m: MessageRow) => boolean): Promise<MessageRow> {
-  const view = await firstValueFrom(engine.observe({ kind: 'conversation', slug }).pipe(filter((v) => v !== null && v.messages.some((m) => m.role === 'assistant' && done(m))), timeout(15_000)));
+  const view = await firstValueFrom(engine.observe({ kind: 'conversation', slug }).pipe(filter((v) => v !== null && v.messages.some((m) => m.role === 'assistant' && done(m))), timeout(60_000)));
   return view!.messages.find((m) => m.role === 'assistant') as MessageRow;
 }
 
-/** Disposes the engine while `path` is held, then releases it; returns what the engine asked for afterwards. */
-async function disposeMidRequest(engine: Engine, held: { entered: Promise<void>; release: () => void }): Promise<{ appends: number; askedAfter: string[] }> {
+/**
+ * Disposes the engine while `path` is held, then releases it and waits for its answer to reach the engine; returns
+ * what the engine asked for and appended afterwards.
+ */
+async function disposeMidRequest(engine: Engine, held: Held): Promise<{ appends: number; askedAfter: string[] }> {
   await held.entered;
   const append = vi.spyOn(engine, 'append');
   await engine.dispose();
   engines.splice(engines.indexOf(engine), 1);
   const mark = asked.length;
   held.release();
+  await held.answered;
   await settle();
   return { appends: append.mock.calls.length, askedAfter: asked.slice(mark) };
 }
@@ -118,6 +141,54 @@ describe('a room stops its loops when the engine is disposed mid-poll', () => {
     const after = await disposeMidRequest(engine, held);
     expect(after.appends).toBe(0);
     expect(after.askedAfter.filter((p) => p === '/api/generate-video/status')).toEqual([]);
+    expect(unhandled).toEqual([]);
+  });
+
+  it('video: an engine disposed while the generate call is in flight writes nothing; the next engine marks the reply interrupted', async () => {
+    const dbName = `rooms-dispose-${++n}`;
+    const engine = newEngine(20, dbName);
+    await engine.whenStarted();
+    const held = gate('/api/generate-video');
+    const sent = await engine.generateVideo({ slug: null, prompt: 'handover mid-call', model: 'parley-offline-video' });
+    expect(sent.ok).toBe(true);
+    const after = await disposeMidRequest(engine, held);
+    // The gateway's answer came to a closed database: nothing is appended, nothing more is asked.
+    expect(after.appends).toBe(0);
+    expect(after.askedAfter.filter((p) => p.startsWith('/api/generate-video') || p === '/auth/local-session')).toEqual([]);
+    expect(unhandled).toEqual([]);
+    const next = newEngine(20, dbName);
+    const reply = await assistantOf(next, sent.ok ? sent.slug : '', (m) => m.status !== 'pending');
+    expect(reply.error).toBe(INTERRUPTED_REASON);
+  });
+
+  it('conversations: a purge timer armed when the engine started ends with it; nothing is purged and nothing rejects', async () => {
+    const dbName = `rooms-dispose-${++n}`;
+    const first = newEngine(20, dbName);
+    const sent = await first.sendMessage({ slug: null, prompt: 'to be deleted', model: 'parley-offline' });
+    if (!sent.ok) throw new Error(sent.error);
+    await assistantOf(first, sent.slug, (m) => m.status === 'done');
+    expect(await first.deleteConversation(sent.slug)).toEqual({ ok: true });
+    const deletedAt = (await first.db.conversations.where('slug').equals(sent.slug).first())?.deletedAt ?? 0;
+    expect(first.room(CONVERSATIONS_ROOM).pendingPurges).toBe(1);
+    engines.splice(engines.indexOf(first), 1);
+    await first.dispose();
+    expect(first.room(CONVERSATIONS_ROOM).pendingPurges).toBe(0);
+    // The next engine starts 300 ms before the undo window ends: it arms the purge for then.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(deletedAt + UNDO_WINDOW_MS - 300);
+    const next = newEngine(20, dbName);
+    await next.whenStarted();
+    const room = next.room(CONVERSATIONS_ROOM);
+    await vi.waitFor(() => expect(room.pendingPurges).toBe(1), { timeout: 60_000 });
+    vi.useRealTimers();
+    const append = vi.spyOn(next, 'append');
+    engines.splice(engines.indexOf(next), 1);
+    await next.dispose();
+    expect(room.pendingPurges).toBe(0);
+    // Past the moment the timer was set for: it does not fire on the closed database.
+    await settle();
+    await settle();
+    expect(append).not.toHaveBeenCalled();
     expect(unhandled).toEqual([]);
   });
 
