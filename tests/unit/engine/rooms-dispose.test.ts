@@ -1,7 +1,7 @@
 /**
  * Rooms stop what they started when their engine is disposed (issue 21): a video status poll, a video generate
- * call, a text-to-speech poll, a payment status poll and a conversation's purge timer caught in flight by the
- * dispose end there. Nothing is asked again, nothing is written to the closed database, and nothing rejects
+ * call, a text-to-speech poll, a payment status poll, a library document status poll, the nano deposit socket and a
+ * conversation's purge timer caught in flight by the dispose end there. Nothing is asked again, nothing is written to the closed database, and nothing rejects
  * unhandled (the leader tab hands over the same way).
  */
 import 'fake-indexeddb/auto';
@@ -14,6 +14,10 @@ import { Engine } from '../../../src/worker/engine';
 import { SPEECH_STOPPED } from '../../../src/worker/rooms/speech/speaker';
 import { CONVERSATIONS_ROOM, UNDO_WINDOW_MS } from '../../../src/worker/rooms/conversations/commands';
 import { INTERRUPTED_REASON } from '../../../src/worker/engine';
+import { makeEvent } from '../../../src/events/catalogue';
+import type { LibraryRow } from '../../../src/events/model';
+import { LIBRARY_JOBS } from '../../../src/worker/rooms/library/jobs';
+import type { SocketLike } from '../../../src/worker/rooms/money/nano-socket';
 
 let gateway: RunningGateway;
 const realFetch = globalThis.fetch;
@@ -221,6 +225,75 @@ describe('a room stops its loops when the engine is disposed mid-poll', () => {
     expect(after.appends).toBe(0);
     expect(after.askedAfter.filter((p) => p.startsWith('/transaction/status/'))).toEqual([]);
     expect(unhandled).toEqual([]);
+  });
+
+  it('library: a document status poll in flight ends with the engine; its answer is dropped and nothing more is asked', async () => {
+    const dbName = `rooms-dispose-${++n}`;
+    // An item left uploading by an engine that went away: the next engine asks the gateway about its job.
+    const seed = newEngine(20, dbName);
+    await seed.whenStarted();
+    const now = Date.now();
+    const item: LibraryRow = { id: 91, createdAt: now, lastModified: now, fileId: 92, name: 'held.pptx', content: [], processingTime: 0, type: 'file', status: 'uploading', order: 1, fileType: 'pptx', sizeBytes: 10, processing: 'server', jobId: `lib-91-${now}` };
+    await seed.db.files.put({ id: 92, file: new Blob(['not read']) });
+    await seed.append([makeEvent('library.itemAdded', { item }, 'lib-seed', now)]);
+    engines.splice(engines.indexOf(seed), 1);
+    await seed.dispose();
+    // Still processing, polled every 20 ms here (spec: 2 s): without the room's stop it would ask again at once.
+    overrides.set('/api/process-document/status', () => new Response('{}', { status: 202, headers: { 'content-type': 'application/json' } }));
+    const held = gate('/api/process-document');
+    const engine = newEngine(20, dbName);
+    engine.room(LIBRARY_JOBS).poll = { intervalMs: 20, attempts: 60 };
+    const after = await disposeMidRequest(engine, held);
+    expect(after.appends).toBe(0);
+    expect(after.askedAfter.filter((p) => p.startsWith('/api/process-document'))).toEqual([]);
+    expect(unhandled).toEqual([]);
+  });
+
+  it('nano: a deposit address answered after the dispose opens no socket, and an open socket is closed for good', async () => {
+    const sockets: { url: string; closed: boolean }[] = [];
+    class FakeSocket implements SocketLike {
+      readyState = 0;
+      onopen: ((ev: unknown) => void) | null = null;
+      onclose: ((ev: unknown) => void) | null = null;
+      onerror: ((ev: unknown) => void) | null = null;
+      onmessage: ((ev: { data: unknown }) => void) | null = null;
+      private readonly record: { url: string; closed: boolean };
+      constructor(url: string) {
+        this.record = { url, closed: false };
+        sockets.push(this.record);
+      }
+      send(): void {}
+      close(): void {
+        this.record.closed = true;
+      }
+    }
+    vi.stubGlobal('WebSocket', FakeSocket);
+    overrides.set('/nano/deposit-address', json({ address: 'nano_1depositaddressfortests', websockets: ['ws://node-a.invalid', 'ws://node-b.invalid'] }));
+    try {
+      // Disposed while the address is on its way: the answer opens nothing.
+      const engine = newEngine();
+      await engine.whenStarted();
+      const held = gate('/nano/deposit-address');
+      const watching = engine.money.watchNano();
+      await disposeMidRequest(engine, held);
+      await watching;
+      expect(sockets).toEqual([]);
+
+      // A socket connecting when the engine is disposed is closed, and no other node is tried after it.
+      gates.clear();
+      const second = newEngine();
+      await second.whenStarted();
+      expect(await second.money.watchNano()).toMatchObject({ ok: true });
+      expect(sockets).toEqual([{ url: 'ws://node-a.invalid', closed: false }]);
+      engines.splice(engines.indexOf(second), 1);
+      await second.dispose();
+      expect(sockets).toEqual([{ url: 'ws://node-a.invalid', closed: true }]);
+      await settle();
+      expect(sockets).toHaveLength(1);
+      expect(unhandled).toEqual([]);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   it('the catalogue: an engine disposed while it waits to ask again for the models asks no more', async () => {
