@@ -14,6 +14,7 @@ import { readLog } from '../../../src/worker/log';
 import { decodeLog } from '../../../src/events/codec';
 import { fold } from '../../../src/projections/fold';
 import { startFakeUpstream, textReply, type FakeUpstream } from '../server/fake-upstream';
+import { fetchThrough } from './harness';
 
 function slowReply(words: number, delayMs: number): ReturnType<typeof textReply> {
   return textReply(Array.from({ length: words }, (_, i) => `word${i + 1}`).join(' '), { delayMs, usage: { prompt_tokens: 5, completion_tokens: words } });
@@ -33,16 +34,7 @@ beforeAll(async () => {
     log: () => undefined,
     env: { PARLEY_UPSTREAM_URL: upstream.url, PARLEY_UPSTREAM_MODELS: 'fake-model', PARLEY_OFFLINE_TOKEN_DELAY_MS: '0' },
   });
-  let cookie = '';
-  globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
-    const url = new URL(String(input), gateway.url);
-    const headers = new Headers(init?.headers);
-    if (cookie) headers.set('cookie', cookie);
-    const res = await realFetch(url, { ...init, headers });
-    const set = res.headers.get('set-cookie');
-    if (set) cookie = set.split(';')[0] ?? '';
-    return res;
-  };
+  globalThis.fetch = fetchThrough(gateway.url, realFetch);
 });
 afterAll(async () => {
   globalThis.fetch = realFetch;

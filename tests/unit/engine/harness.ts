@@ -36,16 +36,8 @@ export function useEngineStack(handler: FakeScriptInput, models: readonly string
       log: () => undefined,
       env: { PARLEY_UPSTREAM_URL: stack.upstream.url, PARLEY_UPSTREAM_MODELS: models.join(','), PARLEY_OFFLINE_TOKEN_DELAY_MS: '0' },
     });
-    let cookie = '';
-    globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
-      const headers = new Headers(init?.headers);
-      if (cookie) headers.set('cookie', cookie);
-      const res = await realFetch(new URL(String(input), stack.gateway.url), { ...init, headers });
-      const set = res.headers.get('set-cookie');
-      if (set) cookie = set.split(';')[0] ?? '';
-      return res;
-    };
-  }, 60_000);
+    globalThis.fetch = fetchThrough(stack.gateway.url, realFetch);
+  });
   afterEach(async () => {
     for (const e of engines.splice(0)) await e.dispose();
   });
@@ -55,6 +47,22 @@ export function useEngineStack(handler: FakeScriptInput, models: readonly string
     await stack.upstream?.close();
   });
   return stack;
+}
+
+/**
+ * A fetch that sends the engine's relative URLs to `base` and keeps the session cookie as a browser would (a jar of
+ * one cookie). Every engine test points the global fetch at its gateway through this.
+ */
+export function fetchThrough(base: string, realFetch: typeof fetch): typeof fetch {
+  let cookie = '';
+  return async (input: string | URL | Request, init?: RequestInit) => {
+    const headers = new Headers(init?.headers);
+    if (cookie) headers.set('cookie', cookie);
+    const res = await realFetch(new URL(String(input), base), { ...init, headers });
+    const set = res.headers.get('set-cookie');
+    if (set) cookie = set.split(';')[0] ?? '';
+    return res;
+  };
 }
 
 /**

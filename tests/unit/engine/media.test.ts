@@ -15,7 +15,7 @@ import { Engine, type EngineHooks } from '../../../src/worker/engine';
 import { MESSAGE_REQUIRED } from '../../../src/shared/messages';
 import { GALLERY_MAX } from '../../../src/worker/rooms/media/queries';
 import { makeEvent } from '../../../src/events/catalogue';
-import { until } from './harness';
+import { fetchThrough, until } from './harness';
 
 let gateway: RunningGateway;
 const realFetch = globalThis.fetch;
@@ -29,21 +29,9 @@ beforeAll(async () => {
     log: () => undefined,
     env: { PARLEY_OFFLINE_TOKEN_DELAY_MS: '0', PARLEY_OFFLINE_VIDEO_MS: '400', PARLEY_VIDEO_WORKER_MS: '20', PARLEY_VIDEO_POLL_MS: '20' },
   });
-  globalThis.fetch = fetchThrough(gateway.url);
+  globalThis.fetch = fetchThrough(gateway.url, realFetch);
 });
 
-/** The engine's relative fetches go to `base`, keeping the session cookie as a browser would. */
-function fetchThrough(base: string): typeof fetch {
-  let cookie = '';
-  return async (input: string | URL | Request, init?: RequestInit) => {
-    const headers = new Headers(init?.headers);
-    if (cookie) headers.set('cookie', cookie);
-    const res = await realFetch(new URL(String(input), base), { ...init, headers });
-    const set = res.headers.get('set-cookie');
-    if (set) cookie = set.split(';')[0] ?? '';
-    return res;
-  };
-}
 afterAll(async () => {
   globalThis.fetch = realFetch;
   await gateway?.close();
@@ -229,13 +217,14 @@ describe('video jobs', () => {
   it('times out 20 minutes (here: a shortened clock) after the message', async () => {
     const slow = await startGateway({ port: 0, memory: true, inheritEnv: false, clientDir: null, log: () => undefined, env: { PARLEY_OFFLINE_VIDEO_MS: '600000', PARLEY_VIDEO_WORKER_MS: '20' } });
     const saved = globalThis.fetch;
-    globalThis.fetch = fetchThrough(slow.url);
+    globalThis.fetch = fetchThrough(slow.url, realFetch);
     try {
       const engine = newEngine('media-timeout', { videoTimeoutMs: 700 });
       const sent = await engine.generateVideo({ slug: null, prompt: 'forever', model: 'parley-offline-video' });
-      const processing = await assistant(engine, sent.ok ? sent.slug : '', (m) => m.videoStatus === 'processing');
-      expect(processing.status).toBe('done');
+      // Waits for the end only: on a loaded machine the first status poll can come after the shortened 700 ms, so
+      // the job is not always seen processing on the way.
       const reply = await assistant(engine, sent.ok ? sent.slug : '', (m) => m.videoStatus === 'error');
+      expect(reply.status).toBe('error');
       expect(reply.error).toBe(VIDEO_TIMED_OUT);
       expect(reply.hasError).toBe(true);
     } finally {
@@ -249,7 +238,7 @@ describe('video jobs', () => {
     const sent = await first.generateVideo({ slug: null, prompt: 'handover', model: 'parley-offline-video', settings: { duration: 1 } });
     const slug = sent.ok ? sent.slug : '';
     // Disposed once the job is recorded (its run id in the log): the hand-over this test is about. A dispose while the
-    // generate call itself is in flight still ends in an unhandled DatabaseClosedError somewhere (issue 21, open).
+    // generate call itself is in flight is rooms-dispose.test.ts's (nothing written; the next engine interrupts it).
     await assistant(first, slug, (m) => m.videoStatus === 'pending' && typeof m.videoGenerationId === 'string' && m.videoGenerationId !== '');
     await first.dispose();
     engines.splice(engines.indexOf(first), 1);

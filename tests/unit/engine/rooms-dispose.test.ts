@@ -1,7 +1,8 @@
 /**
- * Rooms stop what they started when their engine is disposed (issue 21): a video status poll, a text-to-speech
- * poll and a payment status poll caught in flight by the dispose end there. Nothing is asked again, nothing is
- * written to the closed database, and nothing rejects unhandled (the leader tab hands over the same way).
+ * Rooms stop what they started when their engine is disposed (issue 21): a video status poll, a video generate
+ * call, a text-to-speech poll, a payment status poll, a library document status poll, the nano deposit socket and a
+ * conversation's purge timer caught in flight by the dispose end there. Nothing is asked again, nothing is written to the closed database, and nothing rejects
+ * unhandled (the leader tab hands over the same way).
  */
 import 'fake-indexeddb/auto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -11,6 +12,12 @@ import { OFFLINE_VOICE_MODEL_ID } from '../../../src/protocol/speech-catalogue';
 import { startGateway, type RunningGateway } from '../../../src/server/start';
 import { Engine } from '../../../src/worker/engine';
 import { SPEECH_STOPPED } from '../../../src/worker/rooms/speech/speaker';
+import { CONVERSATIONS_ROOM, UNDO_WINDOW_MS } from '../../../src/worker/rooms/conversations/commands';
+import { INTERRUPTED_REASON } from '../../../src/worker/engine';
+import { makeEvent } from '../../../src/events/catalogue';
+import type { LibraryRow } from '../../../src/events/model';
+import { LIBRARY_JOBS } from '../../../src/worker/rooms/library/jobs';
+import type { SocketLike } from '../../../src/worker/rooms/money/nano-socket';
 
 let gateway: RunningGateway;
 const realFetch = globalThis.fetch;
@@ -19,16 +26,27 @@ let cookie = '';
 const asked: string[] = [];
 /** Answers the test gives in place of the gateway's, by path. */
 const overrides = new Map<string, () => Response>();
-/** Paths held, by prefix: a request waits until the test releases it (`entered` resolves when one arrives). */
-const gates = new Map<string, { entered: () => void; released: Promise<void> }>();
+/**
+ * Paths held, by prefix: a request waits until the test releases it (`entered` resolves when one arrives,
+ * `answered` once its answer, the gateway's or an override, went back to the engine).
+ */
+const gates = new Map<string, { entered: () => void; released: Promise<void>; answered: () => void }>();
 
-function gate(path: string): { entered: Promise<void>; release: () => void } {
+interface Held {
+  entered: Promise<void>;
+  release: () => void;
+  answered: Promise<void>;
+}
+
+function gate(path: string): Held {
   let entered!: () => void;
   let release!: () => void;
+  let answered!: () => void;
   const enteredP = new Promise<void>((r) => (entered = r));
   const released = new Promise<void>((r) => (release = r));
-  gates.set(path, { entered, released });
-  return { entered: enteredP, release };
+  const answeredP = new Promise<void>((r) => (answered = r));
+  gates.set(path, { entered, released, answered });
+  return { entered: enteredP, release, answered: answeredP };
 }
 
 const unhandled: unknown[] = [];
@@ -52,14 +70,18 @@ beforeAll(async () => {
       held.entered();
       await held.released;
     }
-    const override = overrides.get(url.pathname);
-    if (override) return override();
-    const headers = new Headers(init?.headers);
-    if (cookie) headers.set('cookie', cookie);
-    const res = await realFetch(url, { ...init, headers });
-    const set = res.headers.get('set-cookie');
-    if (set) cookie = set.split(';')[0] ?? '';
-    return res;
+    try {
+      const override = overrides.get(url.pathname);
+      if (override) return override();
+      const headers = new Headers(init?.headers);
+      if (cookie) headers.set('cookie', cookie);
+      const res = await realFetch(url, { ...init, headers });
+      const set = res.headers.get('set-cookie');
+      if (set) cookie = set.split(';')[0] ?? '';
+      return res;
+    } finally {
+      held?.answered();
+    }
   };
 });
 afterAll(async () => {
@@ -70,12 +92,13 @@ afterAll(async () => {
 
 const engines: Engine[] = [];
 let n = 0;
-function newEngine(videoPollMs = 20): Engine {
-  const e = new Engine({ requestReload: () => undefined, storeMarker: () => undefined, dbName: `rooms-dispose-${++n}`, videoPollMs });
+function newEngine(videoPollMs = 20, dbName = `rooms-dispose-${++n}`): Engine {
+  const e = new Engine({ requestReload: () => undefined, storeMarker: () => undefined, dbName, videoPollMs });
   engines.push(e);
   return e;
 }
 afterEach(async () => {
+  vi.useRealTimers();
   for (const e of engines.splice(0)) await e.dispose();
   overrides.clear();
   gates.clear();
@@ -90,18 +113,22 @@ const json = (body: unknown, status = 200) => () => new Response(JSON.stringify(
 const settle = () => new Promise((r) => setTimeout(r, 400));
 
 async function assistantOf(engine: Engine, slug: string, done: (m: MessageRow) => boolean): Promise<MessageRow> {
-  const view = await firstValueFrom(engine.observe({ kind: 'conversation', slug }).pipe(filter((v) => v !== null && v.messages.some((m) => m.role === 'assistant' && done(m))), timeout(15_000)));
+  const view = await firstValueFrom(engine.observe({ kind: 'conversation', slug }).pipe(filter((v) => v !== null && v.messages.some((m) => m.role === 'assistant' && done(m))), timeout(60_000)));
   return view!.messages.find((m) => m.role === 'assistant') as MessageRow;
 }
 
-/** Disposes the engine while `path` is held, then releases it; returns what the engine asked for afterwards. */
-async function disposeMidRequest(engine: Engine, held: { entered: Promise<void>; release: () => void }): Promise<{ appends: number; askedAfter: string[] }> {
+/**
+ * Disposes the engine while `path` is held, then releases it and waits for its answer to reach the engine; returns
+ * what the engine asked for and appended afterwards.
+ */
+async function disposeMidRequest(engine: Engine, held: Held): Promise<{ appends: number; askedAfter: string[] }> {
   await held.entered;
   const append = vi.spyOn(engine, 'append');
   await engine.dispose();
   engines.splice(engines.indexOf(engine), 1);
   const mark = asked.length;
   held.release();
+  await held.answered;
   await settle();
   return { appends: append.mock.calls.length, askedAfter: asked.slice(mark) };
 }
@@ -118,6 +145,54 @@ describe('a room stops its loops when the engine is disposed mid-poll', () => {
     const after = await disposeMidRequest(engine, held);
     expect(after.appends).toBe(0);
     expect(after.askedAfter.filter((p) => p === '/api/generate-video/status')).toEqual([]);
+    expect(unhandled).toEqual([]);
+  });
+
+  it('video: an engine disposed while the generate call is in flight writes nothing; the next engine marks the reply interrupted', async () => {
+    const dbName = `rooms-dispose-${++n}`;
+    const engine = newEngine(20, dbName);
+    await engine.whenStarted();
+    const held = gate('/api/generate-video');
+    const sent = await engine.generateVideo({ slug: null, prompt: 'handover mid-call', model: 'parley-offline-video' });
+    expect(sent.ok).toBe(true);
+    const after = await disposeMidRequest(engine, held);
+    // The gateway's answer came to a closed database: nothing is appended, nothing more is asked.
+    expect(after.appends).toBe(0);
+    expect(after.askedAfter.filter((p) => p.startsWith('/api/generate-video') || p === '/auth/local-session')).toEqual([]);
+    expect(unhandled).toEqual([]);
+    const next = newEngine(20, dbName);
+    const reply = await assistantOf(next, sent.ok ? sent.slug : '', (m) => m.status !== 'pending');
+    expect(reply.error).toBe(INTERRUPTED_REASON);
+  });
+
+  it('conversations: a purge timer armed when the engine started ends with it; nothing is purged and nothing rejects', async () => {
+    const dbName = `rooms-dispose-${++n}`;
+    const first = newEngine(20, dbName);
+    const sent = await first.sendMessage({ slug: null, prompt: 'to be deleted', model: 'parley-offline' });
+    if (!sent.ok) throw new Error(sent.error);
+    await assistantOf(first, sent.slug, (m) => m.status === 'done');
+    expect(await first.deleteConversation(sent.slug)).toEqual({ ok: true });
+    const deletedAt = (await first.db.conversations.where('slug').equals(sent.slug).first())?.deletedAt ?? 0;
+    expect(first.room(CONVERSATIONS_ROOM).pendingPurges).toBe(1);
+    engines.splice(engines.indexOf(first), 1);
+    await first.dispose();
+    expect(first.room(CONVERSATIONS_ROOM).pendingPurges).toBe(0);
+    // The next engine starts 300 ms before the undo window ends: it arms the purge for then.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(deletedAt + UNDO_WINDOW_MS - 300);
+    const next = newEngine(20, dbName);
+    await next.whenStarted();
+    const room = next.room(CONVERSATIONS_ROOM);
+    await vi.waitFor(() => expect(room.pendingPurges).toBe(1), { timeout: 60_000 });
+    vi.useRealTimers();
+    const append = vi.spyOn(next, 'append');
+    engines.splice(engines.indexOf(next), 1);
+    await next.dispose();
+    expect(room.pendingPurges).toBe(0);
+    // Past the moment the timer was set for: it does not fire on the closed database.
+    await settle();
+    await settle();
+    expect(append).not.toHaveBeenCalled();
     expect(unhandled).toEqual([]);
   });
 
@@ -150,6 +225,75 @@ describe('a room stops its loops when the engine is disposed mid-poll', () => {
     expect(after.appends).toBe(0);
     expect(after.askedAfter.filter((p) => p.startsWith('/transaction/status/'))).toEqual([]);
     expect(unhandled).toEqual([]);
+  });
+
+  it('library: a document status poll in flight ends with the engine; its answer is dropped and nothing more is asked', async () => {
+    const dbName = `rooms-dispose-${++n}`;
+    // An item left uploading by an engine that went away: the next engine asks the gateway about its job.
+    const seed = newEngine(20, dbName);
+    await seed.whenStarted();
+    const now = Date.now();
+    const item: LibraryRow = { id: 91, createdAt: now, lastModified: now, fileId: 92, name: 'held.pptx', content: [], processingTime: 0, type: 'file', status: 'uploading', order: 1, fileType: 'pptx', sizeBytes: 10, processing: 'server', jobId: `lib-91-${now}` };
+    await seed.db.files.put({ id: 92, file: new Blob(['not read']) });
+    await seed.append([makeEvent('library.itemAdded', { item }, 'lib-seed', now)]);
+    engines.splice(engines.indexOf(seed), 1);
+    await seed.dispose();
+    // Still processing, polled every 20 ms here (spec: 2 s): without the room's stop it would ask again at once.
+    overrides.set('/api/process-document/status', () => new Response('{}', { status: 202, headers: { 'content-type': 'application/json' } }));
+    const held = gate('/api/process-document');
+    const engine = newEngine(20, dbName);
+    engine.room(LIBRARY_JOBS).poll = { intervalMs: 20, attempts: 60 };
+    const after = await disposeMidRequest(engine, held);
+    expect(after.appends).toBe(0);
+    expect(after.askedAfter.filter((p) => p.startsWith('/api/process-document'))).toEqual([]);
+    expect(unhandled).toEqual([]);
+  });
+
+  it('nano: a deposit address answered after the dispose opens no socket, and an open socket is closed for good', async () => {
+    const sockets: { url: string; closed: boolean }[] = [];
+    class FakeSocket implements SocketLike {
+      readyState = 0;
+      onopen: ((ev: unknown) => void) | null = null;
+      onclose: ((ev: unknown) => void) | null = null;
+      onerror: ((ev: unknown) => void) | null = null;
+      onmessage: ((ev: { data: unknown }) => void) | null = null;
+      private readonly record: { url: string; closed: boolean };
+      constructor(url: string) {
+        this.record = { url, closed: false };
+        sockets.push(this.record);
+      }
+      send(): void {}
+      close(): void {
+        this.record.closed = true;
+      }
+    }
+    vi.stubGlobal('WebSocket', FakeSocket);
+    overrides.set('/nano/deposit-address', json({ address: 'nano_1depositaddressfortests', websockets: ['ws://node-a.invalid', 'ws://node-b.invalid'] }));
+    try {
+      // Disposed while the address is on its way: the answer opens nothing.
+      const engine = newEngine();
+      await engine.whenStarted();
+      const held = gate('/nano/deposit-address');
+      const watching = engine.money.watchNano();
+      await disposeMidRequest(engine, held);
+      await watching;
+      expect(sockets).toEqual([]);
+
+      // A socket connecting when the engine is disposed is closed, and no other node is tried after it.
+      gates.clear();
+      const second = newEngine();
+      await second.whenStarted();
+      expect(await second.money.watchNano()).toMatchObject({ ok: true });
+      expect(sockets).toEqual([{ url: 'ws://node-a.invalid', closed: false }]);
+      engines.splice(engines.indexOf(second), 1);
+      await second.dispose();
+      expect(sockets).toEqual([{ url: 'ws://node-a.invalid', closed: true }]);
+      await settle();
+      expect(sockets).toHaveLength(1);
+      expect(unhandled).toEqual([]);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   it('the catalogue: an engine disposed while it waits to ask again for the models asks no more', async () => {

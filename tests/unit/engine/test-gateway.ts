@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { ScrapeTestAllowance } from '../../../src/server/net/ssrf';
 import { startGateway, type RunningGateway } from '../../../src/server/start';
 import { Engine } from '../../../src/worker/engine';
+import { fetchThrough } from './harness';
 
 export function useTestGateway(
   env: Record<string, string> = {},
@@ -16,16 +17,7 @@ export function useTestGateway(
   const realFetch = globalThis.fetch;
   beforeAll(async () => {
     gateway = await startGateway({ port: 0, memory: true, inheritEnv: false, clientDir: null, log: () => undefined, env: { PARLEY_OFFLINE_TOKEN_DELAY_MS: '0', PARLEY_PARSE_WARM: '0', ...env }, scrapeTest: scrapeTest?.() });
-    const base = gateway.url;
-    let cookie = '';
-    globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
-      const headers = new Headers(init?.headers);
-      if (cookie) headers.set('cookie', cookie);
-      const res = await realFetch(new URL(String(input), base), { ...init, headers });
-      const set = res.headers.get('set-cookie');
-      if (set) cookie = set.split(';')[0] ?? '';
-      return res;
-    };
+    globalThis.fetch = fetchThrough(gateway.url, realFetch);
   });
   afterAll(async () => {
     globalThis.fetch = realFetch;

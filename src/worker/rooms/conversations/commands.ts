@@ -12,7 +12,7 @@ import { TITLE_MAX_CHARS } from '../../../protocol/api';
 import type { ActionResult, ConversationHandlers, SearchHit } from '../../../protocol/engine';
 import { makeEvent, type EventPayloads, type EventType } from '../../../events/catalogue';
 import type { ConversationRow } from '../../../events/model';
-import type { EngineCore } from '../../core';
+import type { EngineCore, Room, RoomKind } from '../../core';
 import { gateway } from '../../infra/gateway';
 import { DURATION } from '../../../shared/messages';
 import { EngineSearch } from './search';
@@ -52,9 +52,57 @@ export function titleContent(messages: readonly { role: string; prompt: Paramete
   return firstChars(out, TITLE_CONTENT_CHARS);
 }
 
+/**
+ * The conversations room's per-engine state: the purge timers of deleted conversations. Disposed with the engine:
+ * the timers stop, and a purge already on its way writes nothing (the next engine purges at its start).
+ */
+export class ConversationsRoom implements Room {
+  private readonly purgeTimers = new Map<string, ReturnType<typeof setTimeout>>();
+  private disposed = false;
+
+  /** Deletions waiting for their undo window to pass (tests). */
+  get pendingPurges(): number {
+    return this.purgeTimers.size;
+  }
+
+  get isDisposed(): boolean {
+    return this.disposed;
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    for (const timer of this.purgeTimers.values()) clearTimeout(timer);
+    this.purgeTimers.clear();
+  }
+
+  /** Purge `slug` once its undo window (from `deletedAt`) has passed, unless it was restored meanwhile. */
+  schedulePurge(slug: string, deletedAt: number, purge: () => Promise<void>): void {
+    if (this.disposed) return;
+    this.cancelPurge(slug);
+    const wait = Math.max(0, deletedAt + UNDO_WINDOW_MS - Date.now());
+    this.purgeTimers.set(
+      slug,
+      setTimeout(() => {
+        this.purgeTimers.delete(slug);
+        purge().catch((error: unknown) => {
+          // A database closed by the dispose is the engine ending: the next engine purges at its start.
+          if (!this.disposed) console.error('Deleted conversation could not be purged', error);
+        });
+      }, wait),
+    );
+  }
+
+  cancelPurge(slug: string): void {
+    clearTimeout(this.purgeTimers.get(slug));
+    this.purgeTimers.delete(slug);
+  }
+}
+
+export const CONVERSATIONS_ROOM: RoomKind<ConversationsRoom> = { name: 'conversations', create: () => new ConversationsRoom() };
+
 export function conversationCommands(core: EngineCore): ConversationHandlers {
   const search = new EngineSearch(core);
-  const purgeTimers = new Map<string, ReturnType<typeof setTimeout>>();
+  const room = core.room(CONVERSATIONS_ROOM);
   const titling = new Set<string>();
 
   async function find(slug: string): Promise<ConversationRow | undefined> {
@@ -73,28 +121,24 @@ export function conversationCommands(core: EngineCore): ConversationHandlers {
     }
   }
 
-  /** Purge `slug` once its undo window (from `deletedAt`) has passed, unless it was restored meanwhile. */
   function schedulePurge(slug: string, deletedAt: number): void {
-    clearTimeout(purgeTimers.get(slug));
-    const wait = Math.max(0, deletedAt + UNDO_WINDOW_MS - Date.now());
-    purgeTimers.set(
-      slug,
-      setTimeout(() => {
-        purgeTimers.delete(slug);
-        void (async () => {
-          const row = await find(slug);
-          if (row?.deletedAt === deletedAt) await record('conversation.purged', { slug, at: Date.now() });
-        })();
-      }, wait),
-    );
+    room.schedulePurge(slug, deletedAt, async () => {
+      const row = await find(slug);
+      if (row?.deletedAt === deletedAt && !room.isDisposed) await record('conversation.purged', { slug, at: Date.now() });
+    });
   }
 
   // Deletions left pending by an engine that went away are finished (or re-armed) when this one starts.
-  void core.whenStarted().then(async () => {
-    if (!core.storageOk) return;
-    const deleted = await core.db.conversations.filter((c) => c.deletedAt !== undefined).toArray();
-    for (const c of deleted) schedulePurge(c.slug, c.deletedAt as number);
-  });
+  void core
+    .whenStarted()
+    .then(async () => {
+      if (!core.storageOk || room.isDisposed) return;
+      const deleted = await core.db.conversations.filter((c) => c.deletedAt !== undefined).toArray();
+      for (const c of deleted) schedulePurge(c.slug, c.deletedAt as number);
+    })
+    .catch((error: unknown) => {
+      if (!room.isDisposed) console.error('Deleted conversations could not be read', error);
+    });
 
   async function generateTitle(slug: string): Promise<ActionResult> {
     const conversation = await find(slug);
@@ -128,9 +172,14 @@ export function conversationCommands(core: EngineCore): ConversationHandlers {
     for (const e of events) {
       if (e.type !== 'reply.completed') continue;
       const slug = e.payload.conversationSlug;
-      void find(slug).then((c) => {
-        if (c && c.nameSource === undefined && c.deletedAt === undefined) void generateTitle(slug);
-      });
+      void find(slug)
+        .then((c) => {
+          if (c && c.nameSource === undefined && c.deletedAt === undefined && !room.isDisposed) return generateTitle(slug);
+        })
+        .catch((error: unknown) => {
+          // A database closed by the dispose is the engine ending, not a failure.
+          if (!room.isDisposed) console.warn('Title generation failed', error);
+        });
     }
   });
 
@@ -171,8 +220,7 @@ export function conversationCommands(core: EngineCore): ConversationHandlers {
     async restoreConversation(slug: string): Promise<ActionResult> {
       const conversation = await find(slug);
       if (!conversation || conversation.deletedAt === undefined) return { ok: false, error: CONVERSATION_NOT_FOUND };
-      clearTimeout(purgeTimers.get(slug));
-      purgeTimers.delete(slug);
+      room.cancelPurge(slug);
       const result = await record('conversation.restored', { slug, at: Date.now() });
       if (result.ok) {
         for (const n of core.notices$.value) {

@@ -67,7 +67,8 @@ export function mediaCommands(core: EngineCore): MediaHandlers {
   function settle(reply: LiveReply): void {
     liveReplies(core).live.delete(reply.messageId);
     liveReplies(core).live$.next(reply.slug);
-    void core.refreshSession();
+    // A disposed engine asks the gateway nothing more.
+    if (!poller.isStopped) void core.refreshSession();
   }
 
   /**
@@ -157,10 +158,14 @@ export function mediaCommands(core: EngineCore): MediaHandlers {
     const base = { messageId: reply.messageId, conversationSlug: reply.slug };
     try {
       const answer = await gateway.generateVideo(request, AbortSignal.timeout(VIDEO_GENERATE_TIMEOUT_MS));
+      // The engine was disposed while the gateway answered (a leader tab handing over): its database is closed, so
+      // nothing is written; the next engine finds the reply pending and marks it interrupted.
+      if (poller.isStopped) return;
       if (typeof answer?.runId !== 'string' || answer.runId === '') throw new Error(VIDEO_UNEXPECTED);
       const at = Date.now();
       await core.append([makeEvent('video.requested', { ...base, runId: answer.runId, model: modelId, at }, crypto.randomUUID(), at)]);
     } catch (error) {
+      if (poller.isStopped) return;
       const at = Date.now();
       const body = error instanceof GatewayError ? error.body : null;
       const message = body?.message ?? (error instanceof Error ? error.message : String(error));
