@@ -1,9 +1,11 @@
 /**
- * The "Message actions" menu of one message (DESIGN UI contract): Copy text, Regenerate, Edit, Delete, Duplicate
- * from here, Retry. A menu button with `menuitem`s, keyboard first: it opens on the first item, arrows move,
+ * The "Message actions" menu of one message (DESIGN UI contract): the actions not shown inline (MessageActions.tsx):
+ * Duplicate from here, Retry, Add to scratchpad, Delete. A menu button with `menuitem`s, keyboard first: it opens on the first item, arrows move,
  * Home/End jump, Escape and Tab close it (focus back on the button), and a click outside closes it.
  */
 import { useEffect, useRef, useState } from 'react';
+import { Ellipsis } from 'lucide-react';
+import { IconButton } from './IconButton';
 
 export interface MessageAction {
   label: string;
@@ -59,10 +61,10 @@ export function MessageMenu({ actions }: { actions: readonly MessageAction[] }) 
 
   return (
     <div className="message-menu" ref={root}>
-      <button
+      <IconButton
         ref={button}
-        type="button"
-        aria-label="Message actions"
+        label="Message actions"
+        icon={Ellipsis}
         aria-haspopup="menu"
         aria-expanded={open}
         onClick={() => setOpen((o) => !o)}
@@ -72,9 +74,7 @@ export function MessageMenu({ actions }: { actions: readonly MessageAction[] }) 
             setOpen(true);
           }
         }}
-      >
-        ⋯
-      </button>
+      />
       {open && (
         <div role="menu" aria-label="Message actions" className="menu" ref={menu} onKeyDown={onKeyDown}>
           {actions.map((a) => (
