@@ -10,8 +10,8 @@ import { FREE_MODEL, assistant, chooseModel, openApp, send, slowReply, user, use
 
 const getStack = useStack();
 
-/** Actions shown under the message as icon buttons (issue 16); the others are in its "Message actions" menu. */
-const INLINE = new Set(['Copy', 'Regenerate', 'Edit', 'Read aloud']);
+/** Actions also shown under the message as icon buttons (issue 16); every action is in its "Message actions" menu. */
+const INLINE = new Set(['Copy text', 'Regenerate', 'Edit', 'Read aloud']);
 
 async function action(page: Page, article: ReturnType<Page['locator']>, name: string): Promise<void> {
   if (INLINE.has(name)) return article.getByRole('button', { name, exact: true }).click();
@@ -169,7 +169,7 @@ describe('the message tree in the page', () => {
     const opacity = (article: ReturnType<Page['locator']>) => article.locator('.message-actions').evaluate((el) => getComputedStyle(el).opacity);
     const last = assistant(page).last();
     await expect.poll(() => opacity(last)).toBe('1');
-    for (const name of ['Copy', 'Regenerate', 'Read aloud', 'Message actions']) {
+    for (const name of ['Copy text', 'Regenerate', 'Read aloud', 'Message actions']) {
       const button = last.getByRole('button', { name, exact: true });
       expect(await button.isVisible()).toBe(true);
       // The icon's name is its tooltip too.
@@ -219,10 +219,10 @@ describe('the message tree in the page', () => {
     await button.focus();
     await page.keyboard.press('Enter');
     const items = page.getByRole('menuitem');
-    await expect.poll(() => items.allTextContents()).toEqual(['Duplicate from here', 'Add to scratchpad', 'Delete']);
-    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Duplicate from here');
+    await expect.poll(() => items.allTextContents()).toEqual(['Copy text', 'Regenerate', 'Duplicate from here', 'Add to scratchpad', 'Read aloud', 'Delete']);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Copy text');
     await page.keyboard.press('ArrowDown');
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Add to scratchpad');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Regenerate');
     await page.keyboard.press('Escape');
     await expect.poll(() => items.count()).toBe(0);
     expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Message actions');
@@ -230,8 +230,8 @@ describe('the message tree in the page', () => {
     await items.first().waitFor();
     await page.locator('h1').click();
     await expect.poll(() => items.count()).toBe(0);
-    // A prompt's menu holds the same (Edit is under the prompt itself).
+    // A prompt offers Edit, not Regenerate.
     await user(page).first().getByRole('button', { name: 'Message actions' }).click();
-    await expect.poll(() => items.allTextContents()).toEqual(['Duplicate from here', 'Add to scratchpad', 'Delete']);
+    await expect.poll(() => items.allTextContents()).toEqual(['Copy text', 'Edit', 'Duplicate from here', 'Add to scratchpad', 'Read aloud', 'Delete']);
   });
 });

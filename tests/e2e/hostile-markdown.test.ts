@@ -92,7 +92,6 @@ describe('hostile Markdown in a reply', () => {
     await expectConversationGoesOn(page, 'Next one', 'Plain again.');
     // The message's actions still work.
     await reply.getByRole('button', { name: 'Message actions' }).click();
-    await page.getByRole('menuitem', { name: 'Duplicate from here' }).waitFor();
-    expect(await reply.getByRole('button', { name: 'Regenerate', exact: true }).count()).toBe(1);
+    await page.getByRole('menuitem', { name: 'Regenerate' }).waitFor();
   });
 });

@@ -18,10 +18,12 @@ export function tree(fn: Parameters<typeof engine<TreeResult>>[0]): Promise<Tree
   return engine<TreeResult>(fn);
 }
 
-/** What the ⋯ menu offers, by role and state (DESIGN UI contract, "message actions"). */
-function menuActions(message: MessageView, finished: boolean): MessageAction[] {
+/** What the "Message actions" menu offers, by role and state: every action (DESIGN UI contract, "message actions"). */
+function menuActions(message: MessageView, finished: boolean, copy: () => void, edit: () => void): MessageAction[] {
   const { conversationSlug: slug, id } = message;
-  const out: MessageAction[] = [];
+  const out: MessageAction[] = [{ label: 'Copy text', run: copy }];
+  if (message.role === 'assistant' && finished) out.push({ label: 'Regenerate', run: () => void tree((api) => api.regenerate(slug, id)) });
+  if (message.role === 'user' && finished) out.push({ label: 'Edit', run: edit });
   if (!finished) return out;
   out.push({
     label: 'Duplicate from here',
@@ -34,6 +36,8 @@ function menuActions(message: MessageView, finished: boolean): MessageAction[] {
   if (failed) out.push({ label: 'Retry', run: () => void tree((api) => api.retryMessage(slug, id)) });
   // The scratchpad (issue 8 item 6): the message's text as an entry of its conversation's scratchpad.
   if (message.text.trim() !== '') out.push({ label: 'Add to scratchpad', run: () => void addToScratchpad(slug, message.text, 'message') });
+  // Spec 001 section 4: the message's text (thinking stripped) spoken with the preferred speech model.
+  if (!message.hasError && message.text.trim() !== '') out.push({ label: 'Read aloud', run: () => void readAloud(id) });
   out.push({ label: 'Delete', run: () => void tree((api) => api.deleteMessage(slug, id)), danger: true });
   return out;
 }
@@ -50,10 +54,10 @@ export function MessageActions({ message, status, copied, onCopy, onEdit }: Prop
   const { conversationSlug: slug, id } = message;
   const finished = status !== 'pending' && status !== 'streaming';
   const speakable = finished && !message.hasError && message.text.trim() !== '';
-  const menu = menuActions(message, finished);
+  const menu = menuActions(message, finished, onCopy, onEdit);
   return (
     <div className="message-actions" role="group" aria-label="Actions">
-      {message.text !== '' && <IconButton label="Copy" icon={copied ? Check : Copy} onClick={onCopy} />}
+      {message.text !== '' && <IconButton label="Copy text" icon={copied ? Check : Copy} onClick={onCopy} />}
       {copied && (
         <span role="status" className="message-copied">
           Copied
@@ -61,7 +65,6 @@ export function MessageActions({ message, status, copied, onCopy, onEdit }: Prop
       )}
       {message.role === 'assistant' && finished && <IconButton label="Regenerate" icon={RefreshCw} onClick={() => void tree((api) => api.regenerate(slug, id))} />}
       {message.role === 'user' && finished && <IconButton label="Edit" icon={Pencil} onClick={onEdit} />}
-      {/* Spec 001 section 4: the message's text (thinking stripped) spoken with the preferred speech model. */}
       {speakable && <IconButton label="Read aloud" icon={Volume2} onClick={() => void readAloud(id)} />}
       {menu.length > 0 && <MessageMenu actions={menu} />}
     </div>

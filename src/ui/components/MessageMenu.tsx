@@ -1,6 +1,6 @@
 /**
- * The "Message actions" menu of one message (DESIGN UI contract): the actions not shown inline (MessageActions.tsx):
- * Duplicate from here, Retry, Add to scratchpad, Delete. A menu button with `menuitem`s, keyboard first: it opens on the first item, arrows move,
+ * The "Message actions" menu of one message (DESIGN UI contract): Copy text, Regenerate, Edit, Delete, Duplicate
+ * from here, Retry (the common ones are also icon buttons under the message, MessageActions.tsx). A menu button with `menuitem`s, keyboard first: it opens on the first item, arrows move,
  * Home/End jump, Escape and Tab close it (focus back on the button), and a click outside closes it.
  */
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
