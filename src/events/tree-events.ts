@@ -3,7 +3,7 @@
  * in `treeEvents` below (./define.ts); the catalogue (./catalogue.ts) joins it. Pure: no DOM, no clock.
  */
 import type { ConversationRow, MessageLibraryRow, MessageRow } from './model';
-import { checkShape, I, int, ints, isObj, N, nullable, num, O, objects, S, str } from './checks';
+import { bool, checkShape, I, int, ints, isObj, N, nullable, num, O, objects, S, str } from './checks';
 import type { Check, R, Shape } from './checks';
 import { checked, defineEvent, page, pageAndList, shape } from './define';
 import { conversationShape, messageV2Shape, replyBase } from './chat-events';
@@ -38,6 +38,19 @@ export interface MessageDeletedV1 {
   reparented: { messageId: number; parentMessageId: number | null }[];
   activated: number | null;
   ungrouped: number[];
+  at: number;
+}
+/**
+ * Undo of a `message.deleted` (issue 16): the deleted rows come back as they were (`messages`), the children that
+ * moved up move back under them (`reparented`), the members whose branch state the deletion changed get it back
+ * (`branches`), and the deleted messages' attachment links return (`libraryLinks`).
+ */
+export interface MessageRestoredV1 {
+  conversationSlug: string;
+  messages: MessageRow[];
+  reparented: { messageId: number; parentMessageId: number | null }[];
+  branches: { messageId: number; alternativeGroup: string | null; branchIndex: number; isActiveBranch: boolean }[];
+  libraryLinks: MessageLibraryRow[];
   at: number;
 }
 /** A failed user message is sent again: its error mark is cleared (a new reply follows in the same append). */
@@ -77,6 +90,26 @@ export interface ConversationDuplicatedV1 {
 const reparent: Check = (v) => isObj(v) && int(v.messageId) && nullable(int)(v.parentMessageId);
 const reparents: Check = (v) => Array.isArray(v) && v.every(reparent);
 const libraryLinkShape: Shape = { id: int, messageId: int, libraryId: int };
+const branchState: Check = (v) => isObj(v) && int(v.messageId) && nullable(str)(v.alternativeGroup) && int(v.branchIndex) && bool(v.isActiveBranch);
+const restoredShape: Shape = { conversationSlug: str, messages: objects, reparented: reparents, branches: (v) => Array.isArray(v) && v.every(branchState), libraryLinks: objects, at: num };
+
+function checkRestored(p: unknown): string | null {
+  const top = checkShape(p, restoredShape, 'payload');
+  if (top !== null) return top;
+  const d = p as R;
+  const messages = d.messages as unknown[];
+  for (let i = 0; i < messages.length; i++) {
+    const m = checkShape(messages[i], messageV2Shape, `payload.messages[${i}]`);
+    if (m !== null) return m;
+    if ((messages[i] as R).conversationSlug !== d.conversationSlug) return `payload.messages[${i}].conversationSlug`;
+  }
+  const links = d.libraryLinks as unknown[];
+  for (let i = 0; i < links.length; i++) {
+    const l = checkShape(links[i], libraryLinkShape, `payload.libraryLinks[${i}]`);
+    if (l !== null) return l;
+  }
+  return null;
+}
 const duplicatedShape: Shape = { sourceSlug: str, upToMessageId: int, conversation: isObj, messages: objects, libraryLinks: objects, at: num };
 
 function checkDuplicated(p: unknown): string | null {
@@ -116,6 +149,11 @@ export const treeEvents = {
   'message.deleted': defineEvent({
     version: 1,
     payload: shape<MessageDeletedV1>({ conversationSlug: str, messageIds: ints, reparented: reparents, activated: nullable(int), ungrouped: ints, at: num }),
+    touches: (p) => pageAndList(p.conversationSlug),
+  }),
+  'message.restored': defineEvent({
+    version: 1,
+    payload: checked<MessageRestoredV1>(checkRestored),
     touches: (p) => pageAndList(p.conversationSlug),
   }),
   'message.retried': defineEvent({

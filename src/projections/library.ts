@@ -35,5 +35,6 @@ export const libraryProjection = defineProjection({
     'library.messageLinked': (p) => p.links.map((l) => put('messageLibrary', l)),
     'conversation.duplicated': (p) => p.libraryLinks.map((l) => put('messageLibrary', l)),
     'message.deleted': (p) => p.messageIds.map((id) => deleteWhere('messageLibrary', 'messageId', id)),
+    'message.restored': (p) => p.libraryLinks.map((l) => put('messageLibrary', l)),
   },
 });

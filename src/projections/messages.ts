@@ -58,6 +58,12 @@ export const messagesProjection = defineProjection({
       for (const id of p.ungrouped) writes.push(update('messages', id, { alternativeGroup: null, branchIndex: 0, isActiveBranch: true, updatedAt: p.at }));
       return writes;
     },
+    // Undo of a deletion: the rows as they were, their children back under them, the branch states as before.
+    'message.restored': (p) => [
+      ...p.messages.map((m) => put('messages', m)),
+      ...p.reparented.map((r) => update('messages', r.messageId, { parentMessageId: r.parentMessageId, updatedAt: p.at })),
+      ...p.branches.map((b) => update('messages', b.messageId, { alternativeGroup: b.alternativeGroup, branchIndex: b.branchIndex, isActiveBranch: b.isActiveBranch, updatedAt: p.at })),
+    ],
     'message.retried': (p) => [update('messages', p.messageId, { hasError: undefined, error: undefined, status: 'done', updatedAt: p.at })],
     'reply.continued': (p) => [
       update('messages', p.messageId, { status: 'streaming', requestId: p.requestId, continuedFrom: { text: p.text, thinking: p.thinking }, isPartial: undefined, updatedAt: p.at }),

@@ -140,7 +140,10 @@ export interface BranchHandlers {
 export interface MessageHandlers {
   /** The edited prompt and its new reply become a new branch; the original stays reachable. */
   editMessage(slug: string, messageId: number, prompt: string): Promise<TreeResult>;
+  /** Deletes it (a branch with what follows it) and raises "Message deleted" with Undo (`restoreMessage`). */
   deleteMessage(slug: string, messageId: number): Promise<TreeResult>;
+  /** Undo of a deletion while its notice shows; refused once the conversation changed after it. */
+  restoreMessage(slug: string, deletionId: string): Promise<TreeResult>;
   /** Sends a failed prompt again, or makes a new alternative of a failed or partial reply. */
   retryMessage(slug: string, messageId: number): Promise<TreeResult>;
   /** Copies the conversation up to this message into a new one (' (Copy)'). */

@@ -27,8 +27,8 @@ export type * from './engine-tools';
 /** 7: folders, the updates feed and analytics consent (issue 10 items 7 and 8). */
 /** 9: the library and attachments of issue 7, and speech (Read aloud, the Audio and Voice modes, transcription) of issue 9. */
 /** 10: a scrape's draft and skipped URLs, the depositNow notice action, a payment's network and USD value, image models' settings. */
-/** 11: signOutOtherBrowsers (issue 15 item 9). */
-export const ENGINE_PROTOCOL_VERSION = 11;
+/** 11: signOutOtherBrowsers (issue 15 item 9). 12: restoreMessage and the undoMessage notice action (issue 16). */
+export const ENGINE_PROTOCOL_VERSION = 12;
 
 /** Outcome of a conversation or preset command; `error` is shown to the user as is. */
 export type ActionResult = { ok: true } | { ok: false; error: string };
@@ -52,6 +52,8 @@ export interface Notice {
     /** "Go to wallet" that opens the Deposit dialog there (spec 001 section 2: when the caller asks for it). */
     | { label: string; kind: 'deposit' }
     | { label: string; kind: 'undo'; slug: string }
+    /** Brings a deleted message back (restoreMessage). */
+    | { label: string; kind: 'undoMessage'; slug: string; deletionId: string }
     /** Sends a failed prompt again (the context memory notice, spec 000 section 4). */
     | { label: string; kind: 'resend'; slug: string; messageId: number }
     /** Plays a message's audio (the 'Audio Ready' notice when autoplay was blocked, spec 001 section 4). */

@@ -75,6 +75,7 @@ const IN_ORDER = [
   'markAllUpdatesRead',
   'editMessage',
   'deleteMessage',
+  'restoreMessage',
   'retryMessage',
   'duplicateConversation',
   'regenerate',

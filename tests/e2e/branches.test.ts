@@ -1,7 +1,7 @@
 /**
  * The message tree in Chromium (issue 6 items 4, 5, 6 and 12): the branch navigator with 10 alternatives and the
- * 11th refused, a switch refused while a reply generates, Edit as a new branch, Duplicate from here, Delete, and
- * the menu's keyboard use; in both the SharedWorker and the no-SharedWorker modes where the engine path differs.
+ * 11th refused, a switch refused while a reply generates, Edit as a new branch, Duplicate from here, Delete with
+ * Undo, the actions under each message (issue 16) and the menu's keyboard use; in both the SharedWorker and the no-SharedWorker modes where the engine path differs.
  */
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -10,7 +10,11 @@ import { FREE_MODEL, assistant, chooseModel, openApp, send, slowReply, user, use
 
 const getStack = useStack();
 
+/** Actions also shown under the message as icon buttons (issue 16); every action is in its "Message actions" menu. */
+const INLINE = new Set(['Copy text', 'Regenerate', 'Edit', 'Read aloud']);
+
 async function action(page: Page, article: ReturnType<Page['locator']>, name: string): Promise<void> {
+  if (INLINE.has(name)) return article.getByRole('button', { name, exact: true }).click();
   await article.getByRole('button', { name: 'Message actions' }).click();
   await page.getByRole('menuitem', { name, exact: true }).click();
 }
@@ -129,6 +133,55 @@ describe('the message tree in the page', () => {
 
     await action(page, assistant(page).first(), 'Delete');
     await expect.poll(() => page.locator('article').count()).toBe(1);
+  });
+
+  it("Delete says 'Message deleted' with Undo, which brings the message back in its place", async () => {
+    const page = await openApp(await getStack().newContext());
+    await firstExchange(page, 'First answer.');
+    getStack().upstream.setScript(textReply('Second answer.'));
+    await send(page, 'Second question');
+    await expect.poll(() => doneReplies(page).count()).toBe(2);
+    // The one-time title question floats over the end of the list, where the last prompt's actions are.
+    await page.getByRole('dialog', { name: 'Automatic titles' }).getByRole('button', { name: 'No' }).click();
+    const texts = () => page.locator('article').evaluateAll((list) => list.map((a) => a.querySelector('.message-body')?.textContent?.trim()));
+    const before = await texts();
+    await action(page, user(page).nth(1), 'Delete');
+    await expect.poll(() => page.locator('article').count()).toBe(3);
+    expect(await user(page).count()).toBe(1);
+    await expect.poll(() => notice(page, 'Message deleted').count()).toBe(1);
+    const region = page.getByRole('region', { name: 'Notifications' });
+    expect(await region.getByText('Second question', { exact: true }).count()).toBe(1);
+    await region.getByRole('button', { name: 'Undo', exact: true }).click();
+    await expect.poll(texts).toEqual(before);
+    await expect.poll(() => notice(page, 'Message deleted').count()).toBe(0);
+    // It is back for good: a reload shows it from the stored conversation.
+    await page.reload();
+    await expect.poll(texts).toEqual(before);
+  });
+
+  it('the actions show under the last message without a hover; others show theirs on hover', async () => {
+    const page = await openApp(await getStack().newContext());
+    await firstExchange(page, 'First answer.');
+    getStack().upstream.setScript(textReply('Last answer.'));
+    await send(page, 'Second question');
+    await expect.poll(() => doneReplies(page).count()).toBe(2);
+    await page.mouse.move(0, 0);
+    const opacity = (article: ReturnType<Page['locator']>) => article.locator('.message-actions').evaluate((el) => getComputedStyle(el).opacity);
+    const last = assistant(page).last();
+    await expect.poll(() => opacity(last)).toBe('1');
+    for (const name of ['Copy text', 'Regenerate', 'Read aloud', 'Message actions']) {
+      const button = last.getByRole('button', { name, exact: true });
+      expect(await button.isVisible()).toBe(true);
+      // The icon's name is its tooltip too.
+      expect(await button.getAttribute('data-tip')).toBe(name);
+    }
+    const first = assistant(page).first();
+    await expect.poll(() => opacity(first)).toBe('0');
+    await first.hover();
+    await expect.poll(() => opacity(first)).toBe('1');
+    // A prompt offers Edit, a reply Regenerate.
+    expect(await user(page).first().getByRole('button', { name: 'Edit', exact: true }).count()).toBe(1);
+    expect(await user(page).first().getByRole('button', { name: 'Regenerate', exact: true }).count()).toBe(0);
   });
 
   it('Continue extends a reply that stopped near max tokens, in place', async () => {

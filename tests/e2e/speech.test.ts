@@ -39,8 +39,7 @@ async function chooseSpeechModel(page: Page, name: string, autoRead = false): Pr
 }
 
 async function readAloud(page: Page, message = assistant(page).last()): Promise<void> {
-  await message.getByRole('button', { name: 'Message actions' }).click();
-  await page.getByRole('menuitem', { name: 'Read aloud' }).click();
+  await message.getByRole('button', { name: 'Read aloud', exact: true }).click();
 }
 
 /** Sentences of about 50 characters, `chars` characters in all. */

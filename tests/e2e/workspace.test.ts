@@ -80,8 +80,7 @@ describe('workspace details', () => {
     await send(page, 'Say something');
     await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();
     await page.evaluate(() => navigator.clipboard.writeText('something else'));
-    await assistant(page).first().getByRole('button', { name: 'Message actions' }).click();
-    await page.getByRole('menuitem', { name: 'Copy text', exact: true }).click();
+    await assistant(page).first().getByRole('button', { name: 'Copy text', exact: true }).click();
     await assistant(page).first().getByRole('status').filter({ hasText: 'Copied' }).waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('Copy **exactly** this.');
   });

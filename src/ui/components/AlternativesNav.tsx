@@ -3,18 +3,17 @@
  * "Previous alternative", the text "N / M" and "Next alternative". Switching shows that branch and everything
  * after it; the engine refuses a switch while a reply generates (with the spec's notice).
  */
+import { ChevronLeft, ChevronRight } from 'lucide-react';
+import { IconButton } from './IconButton';
+
 export function AlternativesNav({ index, count, disabled, onSwitch }: { index: number; count: number; disabled: boolean; onSwitch: (direction: 'previous' | 'next') => void }) {
   return (
     <div role="group" aria-label="Alternatives" className="alternatives">
-      <button type="button" aria-label="Previous alternative" disabled={disabled || index <= 1} onClick={() => onSwitch('previous')}>
-        ‹
-      </button>
+      <IconButton label="Previous alternative" icon={ChevronLeft} disabled={disabled || index <= 1} onClick={() => onSwitch('previous')} />
       <span className="alternatives-position" aria-live="polite">
         {index} / {count}
       </span>
-      <button type="button" aria-label="Next alternative" disabled={disabled || index >= count} onClick={() => onSwitch('next')}>
-        ›
-      </button>
+      <IconButton label="Next alternative" icon={ChevronRight} disabled={disabled || index >= count} onClick={() => onSwitch('next')} />
     </div>
   );
 }

@@ -3,6 +3,8 @@
  * Move to folder, Delete); a checkbox while conversations are being selected for a bulk move. Rename edits the name in place: Enter or leaving the field saves, Escape cancels.
  */
 import { useEffect, useRef, useState } from 'react';
+import { Pin } from 'lucide-react';
+import { CONVERSATION_NOTICE } from '../../shared/messages';
 import type { ActionResult, ConversationSummary } from '../../protocol/engine';
 import { engine } from '../engine';
 import { Link } from './Link';
@@ -106,9 +108,9 @@ export function ConversationItem({ conversation, current }: { conversation: Conv
         />
       ) : (
         <Link href={`/conversation/${slug}`} current={current} className="conversation-link">
-          {/* The dot is drawn by CSS, so the link's text (and accessible name) stays the conversation's name. */}
-          {pinned && <span className="pin-mark" title="Pinned" aria-hidden="true" />}
-          <span className="conversation-name">{name || 'Untitled'}</span>
+          {/* A pin icon (not a dot, which is the Updates page's unread mark), hidden from the accessible name. */}
+          {pinned && <Pin className="pin-mark" size={13} strokeWidth={2.25} aria-hidden />}
+          <ConversationName name={name || 'Untitled'} />
         </Link>
       )}
       <div className="conversation-item-actions">
@@ -163,5 +165,20 @@ export function ConversationItem({ conversation, current }: { conversation: Conv
         )}
       </div>
     </li>
+  );
+}
+
+/**
+ * The name on one line, cut with an ellipsis; a copy's " (Copy)" suffix stays in view, the cut falls before it
+ * (issue 16: a long copied name lost its suffix, so the copy looked like the original).
+ */
+function ConversationName({ name }: { name: string }) {
+  const suffix = CONVERSATION_NOTICE.copySuffix;
+  if (!name.endsWith(suffix) || name.length === suffix.length) return <span className="conversation-name">{name}</span>;
+  return (
+    <span className="conversation-name conversation-name-split">
+      <span className="conversation-name-base">{name.slice(0, -suffix.length)}</span>
+      <span className="conversation-name-suffix">{suffix}</span>
+    </span>
   );
 }

@@ -1,16 +1,12 @@
-import { Suspense, lazy, memo, useState } from 'react';
-import type { MessageView, TreeResult } from '../../protocol/engine';
-import { engine } from '../engine';
-import { navigate } from '../router';
+import { Suspense, lazy, memo, useState, type CSSProperties } from 'react';
+import type { MessageView } from '../../protocol/engine';
 import { AlternativesNav } from './AlternativesNav';
-import { MessageMenu, type MessageAction } from './MessageMenu';
+import { MessageActions, tree } from './MessageActions';
 import { MessageMeta } from './MessageMeta';
 import { MessageMedia } from '../media/MessageMedia';
 import { ScrapedChips } from './web/ScrapedChips';
 import { MessageFiles } from './Attachments';
 import { Sources } from './web/Sources';
-import { addToScratchpad } from '../tools-state';
-import { readAloud } from '../speech/player';
 import { MessageAudio } from '../speech/MessageAudio';
 import { ErrorBoundary } from './ErrorBoundary';
 import { PlainText, UnformattedText } from './PlainText';
@@ -27,6 +23,7 @@ function sameMessage(a: MessageItemProps, b: MessageItemProps): boolean {
   const y = b.message;
   return (
     a.modelName === b.modelName &&
+    a.last === b.last &&
     x.id === y.id &&
     x.text === y.text &&
     x.thinking === y.thinking &&
@@ -58,37 +55,30 @@ interface MessageItemProps {
   message: MessageView;
   /** Display name of the message's model (the page reads the catalogue once for all messages). */
   modelName: string;
+  /** In the conversation's last row: its actions always show. */
+  last?: boolean;
 }
 
-/** Runs a tree command; the engine raises the spec's notice for a refusal, so nothing more is shown here. */
-function tree(fn: Parameters<typeof engine<TreeResult>>[0]): Promise<TreeResult> {
-  return engine<TreeResult>(fn);
+/** Up to two letters for a model's avatar: the first of its first two words ("Claude Sonnet" -> "CS"). */
+export function initials(name: string): string {
+  const words = name.split(/[\s/_:-]+/).filter((w) => /^[\p{L}\p{N}]/u.test(w));
+  const letters = words.slice(0, 2).map((w) => [...w][0] ?? '');
+  return letters.join('').toUpperCase() || '?';
 }
 
-/** The actions a message offers, by role and state (DESIGN UI contract, "message actions"). */
-function actionsFor(message: MessageView, status: string, copy: () => void, edit: () => void): MessageAction[] {
-  const { conversationSlug: slug, id } = message;
-  const finished = status !== 'pending' && status !== 'streaming';
-  const out: MessageAction[] = [{ label: 'Copy text', run: copy }];
-  if (message.role === 'assistant' && finished) out.push({ label: 'Regenerate', run: () => void tree((api) => api.regenerate(slug, id)) });
-  if (message.role === 'user' && finished) out.push({ label: 'Edit', run: edit });
-  if (finished) {
-    out.push({
-      label: 'Duplicate from here',
-      run: () =>
-        void tree((api) => api.duplicateConversation(slug, id)).then((r) => {
-          if (r.ok && r.slug) navigate(`/conversation/${r.slug}`);
-        }),
-    });
-  }
-  const failed = message.hasError === true || message.interrupted === true || (message.role === 'assistant' && message.isPartial === true);
-  if (failed && finished) out.push({ label: 'Retry', run: () => void tree((api) => api.retryMessage(slug, id)) });
-  // The scratchpad (issue 8 item 6): the message's text as an entry of its conversation's scratchpad.
-  if (finished && message.text.trim() !== '') out.push({ label: 'Add to scratchpad', run: () => void addToScratchpad(slug, message.text, 'message') });
-  // Spec 001 section 4: the message's text (thinking stripped) spoken with the preferred speech model.
-  if (finished && !message.hasError && message.text.trim() !== '') out.push({ label: 'Read aloud', run: () => void readAloud(id) });
-  if (finished) out.push({ label: 'Delete', run: () => void tree((api) => api.deleteMessage(slug, id)), danger: true });
-  return out;
+/** A hue from the model's id, so each model keeps its colour across replies and reloads. */
+function hue(id: string): number {
+  let h = 0;
+  for (let i = 0; i < id.length; i++) h = (h * 31 + id.charCodeAt(i)) % 360;
+  return h;
+}
+
+function Avatar({ model, name }: { model: string; name: string }) {
+  return (
+    <span className="message-avatar" aria-hidden="true" style={{ '--avatar-hue': hue(model) } as CSSProperties}>
+      {initials(name)}
+    </span>
+  );
 }
 
 function EditForm({ initial, onSave, onCancel }: { initial: string; onSave: (text: string) => void; onCancel: () => void }) {
@@ -129,7 +119,7 @@ function EditForm({ initial, onSave, onCancel }: { initial: string; onSave: (tex
   );
 }
 
-function MessageContent({ message, modelName }: MessageItemProps) {
+function MessageContent({ message, modelName, last = false }: MessageItemProps) {
   const status = message.hasError || message.interrupted ? 'error' : message.status;
   const isAssistant = message.role === 'assistant';
   const [editing, setEditing] = useState(false);
@@ -140,17 +130,18 @@ function MessageContent({ message, modelName }: MessageItemProps) {
       setCopied(true);
       setTimeout(() => setCopied(false), 1500);
     });
-  const alt = message.alternatives;
   return (
     <article
       className={`message message-${message.role}`}
       data-role={message.role}
       data-status={status}
       data-model={message.model}
+      data-last={last || undefined}
       id={`message-${message.id}`}
       aria-label={isAssistant ? 'Assistant message' : 'Your message'}
     >
       <header className="message-header">
+        {isAssistant && <Avatar model={message.model} name={modelName} />}
         <span className="message-author">
           {isAssistant ? modelName : 'You'}
           {message.sentiment === 'thankful' && (
@@ -158,18 +149,6 @@ function MessageContent({ message, modelName }: MessageItemProps) {
               {' ♥'}
             </span>
           )}
-        </span>
-        <span className="message-tools">
-          {copied && <span role="status">Copied</span>}
-          {alt && (
-            <AlternativesNav
-              index={alt.index}
-              count={alt.count}
-              disabled={status === 'pending' || status === 'streaming'}
-              onSwitch={(direction) => void tree((api) => api.switchBranch(slug, message.id, direction))}
-            />
-          )}
-          <MessageMenu actions={actionsFor(message, status, copy, () => setEditing(true))} />
         </span>
       </header>
       {isAssistant && message.thinking && (
@@ -214,7 +193,20 @@ function MessageContent({ message, modelName }: MessageItemProps) {
       </div>
       <MessageMedia message={message} prompt={message.role === 'user' ? message.text : (message.imagePrompt ?? '')} />
       {isAssistant && message.citations && status !== 'pending' && <Sources sources={message.citations} />}
-      <MessageMeta message={message} />
+      {!editing && (
+        <div className="message-bar">
+          {message.alternatives && (
+            <AlternativesNav
+              index={message.alternatives.index}
+              count={message.alternatives.count}
+              disabled={status === 'pending' || status === 'streaming'}
+              onSwitch={(direction) => void tree((api) => api.switchBranch(slug, message.id, direction))}
+            />
+          )}
+          <MessageMeta message={message} />
+          <MessageActions message={message} status={status} copied={copied} onCopy={copy} onEdit={() => setEditing(true)} />
+        </div>
+      )}
       {message.isPartial && <p className="message-note">Partial reply: the stream ended early.</p>}
       {(message.hasError || message.interrupted) && message.error && (
         <p className="message-error" role="note">
@@ -236,11 +228,11 @@ function MessageContent({ message, modelName }: MessageItemProps) {
  * A message in the list, behind an error boundary: should anything of it fail to render, it shows as plain text
  * with a note, and the rest of the conversation goes on.
  */
-export const MessageItem = memo(function MessageItem({ message, modelName }: MessageItemProps) {
+export const MessageItem = memo(function MessageItem({ message, modelName, last }: MessageItemProps) {
   const resetKey = `${message.id}:${message.updatedAt}:${message.status}:${message.text.length}`;
   return (
     <ErrorBoundary resetKey={resetKey} fallback={<BrokenMessage message={message} modelName={modelName} />}>
-      <MessageContent message={message} modelName={modelName} />
+      <MessageContent message={message} modelName={modelName} last={last} />
     </ErrorBoundary>
   );
 }, sameMessage);

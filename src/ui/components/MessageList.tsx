@@ -118,8 +118,8 @@ export function MessageList({ messages, models, empty, partial = false }: Props)
             if (!r) return null;
             return (
               <div key={row.key} data-index={row.index} ref={virtualizer.measureElement} className="message-row" style={{ transform: `translateY(${row.start}px)` }}>
-                {r.kind === 'message' && <MessageItem message={r.message} modelName={names.get(r.message.model) ?? r.message.model} />}
-                {r.kind === 'multi' && <MultiModelReplies messages={r.messages} names={names} />}
+                {r.kind === 'message' && <MessageItem message={r.message} modelName={names.get(r.message.model) ?? r.message.model} last={row.index === rows.length - 1} />}
+                {r.kind === 'multi' && <MultiModelReplies messages={r.messages} names={names} last={row.index === rows.length - 1} />}
                 {r.kind === 'omitted' && <OmittedMarker count={r.count} />}
               </div>
             );

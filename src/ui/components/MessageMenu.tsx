@@ -1,9 +1,11 @@
 /**
  * The "Message actions" menu of one message (DESIGN UI contract): Copy text, Regenerate, Edit, Delete, Duplicate
- * from here, Retry. A menu button with `menuitem`s, keyboard first: it opens on the first item, arrows move,
+ * from here, Retry (the common ones are also icon buttons under the message, MessageActions.tsx). A menu button with `menuitem`s, keyboard first: it opens on the first item, arrows move,
  * Home/End jump, Escape and Tab close it (focus back on the button), and a click outside closes it.
  */
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { Ellipsis } from 'lucide-react';
+import { IconButton } from './IconButton';
 
 export interface MessageAction {
   label: string;
@@ -13,9 +15,20 @@ export interface MessageAction {
 
 export function MessageMenu({ actions }: { actions: readonly MessageAction[] }) {
   const [open, setOpen] = useState(false);
+  const [up, setUp] = useState(false);
   const root = useRef<HTMLDivElement>(null);
   const button = useRef<HTMLButtonElement>(null);
   const menu = useRef<HTMLDivElement>(null);
+
+  // It opens downwards, or upwards when the list below has no room for it and the list above has (the last
+  // message's menu, just above the composer), so it is never cut off by the scrolling list.
+  useLayoutEffect(() => {
+    if (!open) return setUp(false);
+    const list = root.current?.closest('.messages')?.getBoundingClientRect() ?? { top: 0, bottom: window.innerHeight };
+    const at = button.current?.getBoundingClientRect();
+    const height = menu.current?.offsetHeight ?? 0;
+    if (at) setUp(at.bottom + height > list.bottom && at.top - height >= list.top);
+  }, [open]);
 
   useEffect(() => {
     if (!open) return;
@@ -59,10 +72,10 @@ export function MessageMenu({ actions }: { actions: readonly MessageAction[] }) 
 
   return (
     <div className="message-menu" ref={root}>
-      <button
+      <IconButton
         ref={button}
-        type="button"
-        aria-label="Message actions"
+        label="Message actions"
+        icon={Ellipsis}
         aria-haspopup="menu"
         aria-expanded={open}
         onClick={() => setOpen((o) => !o)}
@@ -72,11 +85,9 @@ export function MessageMenu({ actions }: { actions: readonly MessageAction[] }) 
             setOpen(true);
           }
         }}
-      >
-        ⋯
-      </button>
+      />
       {open && (
-        <div role="menu" aria-label="Message actions" className="menu" ref={menu} onKeyDown={onKeyDown}>
+        <div role="menu" aria-label="Message actions" className={up ? 'menu menu-up' : 'menu'} ref={menu} onKeyDown={onKeyDown}>
           {actions.map((a) => (
             <button
               key={a.label}

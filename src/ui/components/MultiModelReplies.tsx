@@ -8,12 +8,12 @@ import { MessageItem } from './MessageItem';
 
 export { listRows, type ListRow } from './list-rows';
 
-export function MultiModelReplies({ messages, names }: { messages: readonly MessageView[]; names: ReadonlyMap<string, string> }) {
+export function MultiModelReplies({ messages, names, last = false }: { messages: readonly MessageView[]; names: ReadonlyMap<string, string>; last?: boolean }) {
   return (
     <div className="multi-replies" role="group" aria-label={`Replies from ${messages.length} models`}>
       {messages.map((m) => (
         <div className="multi-reply" key={m.id}>
-          <MessageItem message={m} modelName={names.get(m.model) ?? m.model} />
+          <MessageItem message={m} modelName={names.get(m.model) ?? m.model} last={last} />
         </div>
       ))}
     </div>

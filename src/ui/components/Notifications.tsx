@@ -22,6 +22,20 @@ function UndoButton({ label, slug, onDone }: { label: string; slug: string; onDo
   );
 }
 
+/** Brings a deleted message back (the "Message deleted" notice's action). */
+function UndoMessageButton({ label, slug, deletionId, onDone }: { label: string; slug: string; deletionId: string; onDone(): void }) {
+  return (
+    <button
+      type="button"
+      onClick={() => {
+        void engine<TreeResult>((api) => api.restoreMessage(slug, deletionId)).then(onDone);
+      }}
+    >
+      {label}
+    </button>
+  );
+}
+
 /** Sends a failed prompt again (the context memory notice's Resend). */
 function ResendButton({ label, slug, messageId, onDone }: { label: string; slug: string; messageId: number; onDone(): void }) {
   return (
@@ -70,6 +84,9 @@ function NoticeAction({ notice, onDismiss }: { notice: Notice; onDismiss(): void
       )}
       {notice.action?.kind === 'undo' && (
         <UndoButton label={notice.action.label} slug={notice.action.slug} onDone={onDismiss} />
+      )}
+      {notice.action?.kind === 'undoMessage' && (
+        <UndoMessageButton label={notice.action.label} slug={notice.action.slug} deletionId={notice.action.deletionId} onDone={onDismiss} />
       )}
       {notice.action?.kind === 'resend' && (
         <ResendButton label={notice.action.label} slug={notice.action.slug} messageId={notice.action.messageId} onDone={onDismiss} />

@@ -78,7 +78,8 @@ export const MessageMedia = memo(function MessageMedia({ message, prompt }: { me
                   </button>
                   <button
                     type="button"
-                    aria-label={`Use image ${i + 1} as input`}
+                    // The name starts with the visible text (WCAG label in name), then says which image.
+                    aria-label={`Use as input: image ${i + 1}`}
                     onClick={() => {
                       addAsInput(message.model, img.fileId);
                       showLocalNotice({ title: 'Image added as input', text: 'It goes with your next image request.', tone: 'green', durationMs: 5000 });

@@ -230,6 +230,70 @@ describe('delete', () => {
     expect(texts(after)).toEqual(['Question?', 'Second prompt', 'Second reply.']);
   });
 
+  it("'Message deleted' offers Undo, which brings a message of a line back where it was, with its children under it", async () => {
+    const h = newEngine();
+    const { slug } = await started(h, 'Answer A.');
+    upstream.setScript(textReply('Second reply.'));
+    await h.engine.sendMessage({ slug, prompt: 'Second prompt', model: 'fake-model' });
+    const v = await view(h.engine, slug, (x) => settled(x) && x.messages.length === 4);
+    const rowsBefore = await h.engine.db.messages.where('conversationSlug').equals(slug).sortBy('id');
+    await h.engine.deleteMessage(slug, (v.messages[1] as MessageView).id);
+    await view(h.engine, slug, (x) => x.messages.length === 3);
+    const notice = h.engine.notices$.value.find((n) => n.title === 'Message deleted');
+    expect(notice).toMatchObject({ text: 'Answer A.', tone: 'blue', durationMs: 15_000, action: { label: 'Undo', kind: 'undoMessage', slug } });
+    if (notice?.action?.kind !== 'undoMessage') throw new Error('no undo');
+    expect(await h.engine.restoreMessage(slug, notice.action.deletionId)).toEqual({ ok: true, slug });
+    const back = await view(h.engine, slug, (x) => x.messages.length === 4);
+    expect(texts(back)).toEqual(texts(v));
+    // The rows are as they were but for updatedAt (the moved child's), and the notice is gone.
+    const strip = (rows: { updatedAt: number }[]) => rows.map(({ updatedAt: _u, ...rest }) => rest);
+    expect(strip(await h.engine.db.messages.where('conversationSlug').equals(slug).sortBy('id'))).toEqual(strip(rowsBefore));
+    expect(h.engine.notices$.value.some((n) => n.title === 'Message deleted')).toBe(false);
+    // A second Undo of the same deletion has nothing to bring back.
+    expect(await h.engine.restoreMessage(slug, notice.action.deletionId)).toEqual({ ok: false, error: 'Unable to restore message' });
+    expect(texts(await view(h.engine, slug, settled))).toEqual(texts(v));
+  });
+
+  it('Undo of a deleted active branch makes it active again and gives the group back its members', async () => {
+    const h = newEngine();
+    const { slug, view: v } = await started(h, 'Answer A.');
+    upstream.setScript(textReply('Answer B.'));
+    await h.engine.regenerate(slug, reply(v).id);
+    const onB = await view(h.engine, slug, (x) => settled(x) && reply(x).text === 'Answer B.');
+    await h.engine.deleteMessage(slug, reply(onB).id);
+    await view(h.engine, slug, (x) => reply(x).text === 'Answer A.' && reply(x).alternatives === undefined);
+    const notice = h.engine.notices$.value.find((n) => n.action?.kind === 'undoMessage');
+    if (notice?.action?.kind !== 'undoMessage') throw new Error('no undo');
+    await h.engine.restoreMessage(slug, notice.action.deletionId);
+    const back = await view(h.engine, slug, (x) => reply(x).text === 'Answer B.');
+    expect(reply(back).alternatives).toEqual({ index: 2, count: 2 });
+    const rows = await h.engine.db.messages.where('conversationSlug').equals(slug).toArray();
+    expect(rows.filter((m) => m.role === 'assistant').map((m) => [m.branchIndex, m.isActiveBranch])).toEqual([
+      [0, false],
+      [1, true],
+    ]);
+    // The log replays to the same rows (the projection of message.restored is what the engine wrote).
+    const store = fold(decodeLog(await h.engine.exportLog()).events);
+    const byId = <T extends { id: number }>(list: T[]) => [...list].sort((a, b) => a.id - b.id);
+    expect(byId([...store.map('messages').values()])).toEqual(byId(await h.engine.db.messages.toArray()));
+  });
+
+  it('refuses Undo once the conversation changed after the deletion, writing nothing', async () => {
+    const h = newEngine();
+    const { slug, view: v } = await started(h, 'Answer A.');
+    await h.engine.deleteMessage(slug, reply(v).id);
+    await view(h.engine, slug, (x) => x.messages.length === 1);
+    const notice = h.engine.notices$.value.find((n) => n.action?.kind === 'undoMessage');
+    if (notice?.action?.kind !== 'undoMessage') throw new Error('no undo');
+    upstream.setScript(textReply('Later reply.'));
+    await h.engine.sendMessage({ slug, prompt: 'Later', model: 'fake-model' });
+    await view(h.engine, slug, (x) => settled(x) && x.messages.length === 3);
+    const logBefore = await eventTypes(h.dbName);
+    expect(await h.engine.restoreMessage(slug, notice.action.deletionId)).toEqual({ ok: false, error: 'Unable to restore message' });
+    expect(h.engine.notices$.value.find((n) => n.title === 'Unable to restore message')?.text).toBe('The conversation changed after the deletion.');
+    expect(await eventTypes(h.dbName)).toEqual(logBefore);
+  });
+
   it("refuses a missing message with 'Unable to delete message', writing nothing", async () => {
     const h = newEngine();
     const { slug } = await started(h);

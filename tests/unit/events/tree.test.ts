@@ -122,6 +122,10 @@ describe('tree events: validation and projection', () => {
     const dup = { sourceSlug: 'c', upToMessageId: 2, conversation, messages: [msg(1)], libraryLinks: [{ id: 1, messageId: 1, libraryId: 3 }], at: T0 };
     expect(checkPayload('conversation.duplicated', dup)).toBeNull();
     expect(checkPayload('conversation.duplicated', { ...dup, messages: [{ ...msg(1), branchIndex: 'x' }] })).toMatch(/messages\[0\]\.branchIndex/);
+    const restored = { conversationSlug: 'c', messages: [msg(2)], reparented: [{ messageId: 3, parentMessageId: 2 }], branches: [{ messageId: 4, alternativeGroup: null, branchIndex: 0, isActiveBranch: true }], libraryLinks: [], at: T0 };
+    expect(checkPayload('message.restored', restored)).toBeNull();
+    expect(checkPayload('message.restored', { ...restored, branches: [{ messageId: 4, alternativeGroup: 1, branchIndex: 0, isActiveBranch: true }] })).toMatch(/branches/);
+    expect(checkPayload('message.restored', { ...restored, messages: [{ ...msg(2), conversationSlug: 'other' }] })).toMatch(/messages\[0\]\.conversationSlug/);
   });
 
   it('branches, activates, deletes and ungroups, as the commands plan it', () => {

@@ -29,6 +29,17 @@ describe('context window', () => {
     expect(w.messages[1]?.role).toBe('user');
   });
 
+  it('a reply whose question failed is not sent, and is not counted as left out for room (issue 16 item 9)', () => {
+    // A failed prompt is no history (it is marked hasError) while its partial reply is: the history opens with it.
+    const history: ChatMessage[] = [
+      { role: 'assistant', content: 'Partial answer to a failed question' },
+      { role: 'user', content: 'Hello?' },
+    ];
+    const w = fitContext({ system: [system], history, contextLength: 128_000, maxTokens: 8192 });
+    expect(w.messages).toEqual([system, history[1]]);
+    expect(w.omitted).toBe(0);
+  });
+
   it('never sends more than the gateway accepts (1,000 messages)', () => {
     const w = fitContext({ system: [system], history: conversation(5001, 1), contextLength: 10_000_000, maxTokens: 8192 });
     expect(w.messages.length).toBeLessThanOrEqual(MAX_REQUEST_MESSAGES);

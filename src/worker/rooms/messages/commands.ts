@@ -6,11 +6,21 @@
 import type { MessageHandlers } from '../../../protocol/engine';
 import { makeEvent, type NewEvent } from '../../../events/catalogue';
 import type { ConversationRow, MessageLibraryRow, MessageRow } from '../../../events/model';
+import type { MessageDeletedV1, MessageRestoredV1 } from '../../../events/tree-events';
 import type { EngineCore } from '../../core';
 import { firstChars, LATEST_MESSAGE_CHARS, promptText } from '../../../projections/projection';
 import { alternativesOf, parentId, pathTo, pendingAssistant, subtree, type MessageTree } from '../../../shared/history';
 import { makeSlug } from '../../infra/ids';
 import { CONVERSATION_NOTICE, DURATION, MESSAGE_REQUIRED } from '../../../shared/messages';
+
+// Our own wording (the spec names no notice for these); the same Undo as a deleted conversation's.
+export const MESSAGE_DELETED = 'Message deleted';
+export const UNDO_LABEL = 'Undo';
+export const MESSAGE_RESTORE_FAILED = 'Unable to restore message';
+export const MESSAGE_UNDO_EXPIRED = 'It can no longer be brought back.';
+export const MESSAGE_CHANGED_SINCE = 'The conversation changed after the deletion.';
+/** How long a deleted message can be brought back (the notice stays as long), as for a conversation. */
+export const MESSAGE_UNDO_WINDOW_MS = DURATION.medium;
 import { alternativeEvents, createAlternative } from '../branches/commands';
 import { appendAndReply, contextMessages, newId, refuse, TREE_TEXT, withTree } from '../branches/tree';
 
@@ -39,6 +49,35 @@ export function deleteEvents(tree: MessageTree, m: MessageRow, now: number): New
   const parent = parentId(tree, m.id);
   const reparented = (tree.children.get(m.id) ?? []).map((c) => ({ messageId: c.id, parentMessageId: parent }));
   return makeEvent('message.deleted', { conversationSlug: slug, messageIds: [m.id], reparented, activated: null, ungrouped: [], at: now }, newId(), now);
+}
+
+/**
+ * What brings a deletion back (Undo, issue 16): the deleted rows as they are in `tree` (the tree before the
+ * deletion), the children that moved up back under the deleted message, the previous branch state of the members
+ * the deletion activated or ungrouped, and the deleted messages' attachment links.
+ */
+export function restorePayload(tree: MessageTree, deleted: MessageDeletedV1, links: readonly MessageLibraryRow[], now: number): MessageRestoredV1 {
+  const messages = deleted.messageIds.map((id) => tree.byId.get(id)).filter((m): m is MessageRow => m !== undefined);
+  const from = deleted.messageIds[0] ?? null;
+  const changed = [...(deleted.activated === null ? [] : [deleted.activated]), ...deleted.ungrouped];
+  return {
+    conversationSlug: deleted.conversationSlug,
+    messages,
+    reparented: deleted.reparented.map((r) => ({ messageId: r.messageId, parentMessageId: from })),
+    branches: changed
+      .map((id) => tree.byId.get(id))
+      .filter((m): m is MessageRow => m !== undefined)
+      .map((m) => ({ messageId: m.id, alternativeGroup: m.alternativeGroup, branchIndex: m.branchIndex, isActiveBranch: m.isActiveBranch })),
+    libraryLinks: [...links],
+    at: now,
+  };
+}
+
+/** A short quote of a deleted message for its notice: the first words, on one line. */
+function quote(m: MessageRow): string {
+  const text = promptText(m.prompt).replace(/\s+/g, ' ').trim();
+  if (text === '') return m.role === 'user' ? 'Your message' : 'A reply';
+  return text.length > 60 ? `${firstChars(text, 60).trimEnd()}…` : text;
 }
 
 /** The new conversation and messages of a duplicate up to `upTo` (the path to it, as one line, with new ids). */
@@ -84,6 +123,11 @@ export function duplicatePlan(
 }
 
 export function messageCommands(core: EngineCore): MessageHandlers {
+  /** Deletions that can still be undone, by id; kept for the notice's life, pruned as new ones come (no timer). */
+  const undoable = new Map<string, { payload: MessageRestoredV1; deletedAt: number }>();
+  const prune = (now: number) => {
+    for (const [id, d] of undoable) if (now - d.deletedAt > MESSAGE_UNDO_WINDOW_MS) undoable.delete(id);
+  };
   return {
     editMessage: (slug, messageId, prompt) =>
       withTree(core, slug, CONVERSATION_NOTICE.errorCreatingAlternative, async ({ conversation, tree }) => {
@@ -142,11 +186,46 @@ export function messageCommands(core: EngineCore): MessageHandlers {
         if (!m) return refuse(core, CONVERSATION_NOTICE.unableToDeleteMessage, TREE_TEXT.notFound);
         const isBranch = alternativesOf(tree, m) !== null;
         const now = Date.now();
+        const event = deleteEvents(tree, m, now);
+        let payload: MessageRestoredV1;
         try {
-          await core.append([deleteEvents(tree, m, now)]);
+          const deleted = event.payload as MessageDeletedV1;
+          const links = await core.db.messageLibrary.where('messageId').anyOf(deleted.messageIds).toArray();
+          payload = restorePayload(tree, deleted, links, now);
+          await core.append([event]);
         } catch (error) {
           const title = isBranch ? CONVERSATION_NOTICE.errorDeletingBranch : CONVERSATION_NOTICE.unableToDeleteMessage;
           return refuse(core, title, error instanceof Error ? error.message : String(error));
+        }
+        prune(now);
+        const deletionId = newId();
+        undoable.set(deletionId, { payload, deletedAt: now });
+        core.notify({
+          title: MESSAGE_DELETED,
+          text: quote(m),
+          tone: 'blue',
+          durationMs: MESSAGE_UNDO_WINDOW_MS,
+          action: { label: UNDO_LABEL, kind: 'undoMessage', slug, deletionId },
+        });
+        return { ok: true, slug };
+      }),
+
+    restoreMessage: (slug, deletionId) =>
+      withTree(core, slug, MESSAGE_RESTORE_FAILED, async ({ tree }) => {
+        const now = Date.now();
+        prune(now);
+        const found = undoable.get(deletionId);
+        if (!found || found.payload.conversationSlug !== slug) return refuse(core, MESSAGE_RESTORE_FAILED, MESSAGE_UNDO_EXPIRED, 'orange');
+        // Undo puts back what was there; after a later change (a message sent, a branch switched) that picture
+        // is gone, so it is refused rather than guessed at.
+        if (tree.ordered.some((m) => m.updatedAt > found.deletedAt) || found.payload.messages.some((m) => tree.byId.get(m.id) !== undefined)) {
+          undoable.delete(deletionId);
+          return refuse(core, MESSAGE_RESTORE_FAILED, MESSAGE_CHANGED_SINCE, 'orange');
+        }
+        await core.append([makeEvent('message.restored', { ...found.payload, at: now }, newId(), now)]);
+        undoable.delete(deletionId);
+        for (const n of core.notices$.value) {
+          if (n.action?.kind === 'undoMessage' && n.action.deletionId === deletionId) void core.dismissNotice(n.id);
         }
         return { ok: true, slug };
       }),

@@ -38,7 +38,7 @@ export interface ContextWindowInput<M extends Pick<ChatMessage, 'role' | 'conten
 export interface ContextWindow<M> {
   /** What the request carries: system messages, then the kept history. */
   messages: M[];
-  /** How many of the oldest history messages were left out. */
+  /** How many of the oldest history messages were left out to fit (0 when all fitted, see fitContext). */
   omitted: number;
   /** Estimated input tokens of `messages`. */
   tokens: number;
@@ -67,10 +67,14 @@ export function fitContext<M extends Pick<ChatMessage, 'role' | 'content'>>(inpu
     used += cost;
     start--;
   }
+  const cut = start;
   // Begin at a user message: drop leading replies whose question did not fit (never the newest message).
   while (start < history.length - 1 && (history[start] as M).role !== 'user') {
     used -= messageTokens(history[start] as M);
     start++;
   }
-  return { messages: [...system, ...history.slice(start)], omitted: start, tokens: used, budget };
+  // Omitted means left out for room. When everything fitted, a leading reply dropped here is one whose question was
+  // never history (a failed prompt whose partial reply was kept, a deleted prompt): not sent, but not for lack of
+  // room, so no "not sent ... context window" note for it (issue 16 item 9).
+  return { messages: [...system, ...history.slice(start)], omitted: cut === 0 ? 0 : start, tokens: used, budget };
 }
