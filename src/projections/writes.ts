@@ -101,7 +101,13 @@ export type AnyRow = ReadModelRows[TableName];
  * times faster in V8 than adding properties to an existing row.)
  */
 export function withChanges<R extends object>(row: R, changes: Partial<R>): R {
-  const out = { ...row, ...changes };
-  for (const k in changes) if ((changes as Record<string, unknown>)[k] === undefined) delete (out as Record<string, unknown>)[k];
-  return out;
+  // One spread of the row (V8 clones it by its shape) and a store per change: faster than { ...row, ...changes },
+  // which copies both objects property by property in the runtime.
+  const out = { ...row } as Record<string, unknown>;
+  for (const k in changes) {
+    const v = (changes as Record<string, unknown>)[k];
+    if (v === undefined) delete out[k];
+    else out[k] = v;
+  }
+  return out as R;
 }
