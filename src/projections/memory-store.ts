@@ -3,9 +3,12 @@
  * by updateWhere / deleteWhere and kept up to date afterwards. Executes Write ops with the same semantics as the
  * Dexie executor (src/worker/db/apply-writes.ts). Hand-written because it is small and on the hot path of replay.
  *
- * Rows are immutable: put stores the given row object itself (shared with the event payload) and an update
- * replaces the row with a new merged object. Nothing is ever modified in place, so sharing is safe; rows handed
- * out must be treated as read-only too.
+ * Rows handed out are immutable: put stores the given row object itself (shared with the event payload), and the
+ * first update of a row replaces it with a new merged object that the table owns. Further updates change that
+ * owned copy in place (no new object, no garbage: most of a replay's cost was copying rows and collecting the
+ * copies) until the table hands its rows out (map, get, rows, and so cloneStore): from then on they are shared
+ * again, and the next update copies. So a row someone else holds (an event payload, a snapshot, a caller's read)
+ * never changes; rows handed out must be treated as read-only too.
  */
 import { withChanges } from './writes';
 import type { AnyRow, IndexValue, ReadModelRows, RowKey, TableName, Write } from './writes';
@@ -18,12 +21,18 @@ class MemoryTable {
   touched: Set<RowKey> | null = null;
   /** field -> value -> keys. Only fields used by a *Where op get an index. */
   private readonly indexes = new Map<string, Index>();
+  /** Rows this table made by an update and has not handed out since: the only rows it may change in place. */
+  owned = new Set<AnyRow>();
 
   put(row: AnyRow): void {
     if (this.indexes.size > 0) {
       const old = this.rows.get(row.id);
       if (old !== undefined) this.unindex(old);
       this.index(row);
+    }
+    if (this.owned.size > 0) {
+      const old = this.rows.get(row.id);
+      if (old !== undefined) this.owned.delete(old);
     }
     this.rows.set(row.id, row);
     this.touched?.add(row.id);
@@ -40,6 +49,7 @@ class MemoryTable {
     if (row === undefined) return;
     if (this.indexes.size > 0) this.unindex(row);
     this.rows.delete(key);
+    this.owned.delete(row);
     this.touched?.add(key);
   }
 
@@ -63,6 +73,7 @@ class MemoryTable {
   clear(): void {
     this.rows.clear();
     this.indexes.clear();
+    this.owned.clear();
   }
 
   private modify(row: AnyRow, changes: object): void {
@@ -72,8 +83,13 @@ class MemoryTable {
       for (const f of this.indexes.keys()) if (f in changes) touchesIndex = true;
     }
     if (touchesIndex) this.unindex(row);
-    const next = withChanges(row, changes as Partial<AnyRow>);
-    this.rows.set(row.id, next);
+    let next = row;
+    if (this.owned.has(row)) assignChanges(row as unknown as Record<string, unknown>, changes as Record<string, unknown>);
+    else {
+      next = withChanges(row, changes as Partial<AnyRow>);
+      this.rows.set(row.id, next);
+      this.owned.add(next);
+    }
     if (touchesIndex) this.index(next);
   }
 
@@ -100,6 +116,15 @@ class MemoryTable {
         if (set.size === 0) idx.delete(v);
       }
     }
+  }
+}
+
+/** Dexie's update semantics on a row the table owns: set each change, remove a property whose change is undefined. */
+function assignChanges(row: Record<string, unknown>, changes: Record<string, unknown>): void {
+  for (const k in changes) {
+    const v = changes[k];
+    if (v === undefined) delete row[k];
+    else row[k] = v;
   }
 }
 
@@ -154,9 +179,11 @@ export class MemoryStore {
     for (let i = 0; i < writes.length; i++) this.apply(writes[i] as Write);
   }
 
-  /** The live map of a table (id -> row). Read-only by convention. */
+  /** The live map of a table (id -> row). Read-only by convention. Its rows are shared from now on (see above). */
   map<T extends TableName>(name: T): ReadonlyMap<RowKey, ReadModelRows[T]> {
-    return this.t(name).rows as unknown as ReadonlyMap<RowKey, ReadModelRows[T]>;
+    const table = this.t(name);
+    if (table.owned.size > 0) table.owned = new Set();
+    return table.rows as unknown as ReadonlyMap<RowKey, ReadModelRows[T]>;
   }
 
   get<T extends TableName>(name: T, key: RowKey): ReadModelRows[T] | undefined {

@@ -101,7 +101,15 @@ export type AnyRow = ReadModelRows[TableName];
  * times faster in V8 than adding properties to an existing row.)
  */
 export function withChanges<R extends object>(row: R, changes: Partial<R>): R {
-  const out = { ...row, ...changes };
-  for (const k in changes) if ((changes as Record<string, unknown>)[k] === undefined) delete (out as Record<string, unknown>)[k];
-  return out;
+  // Object.assign into a fresh literal, then a store per change. Not a spread: on rows that came out of JSON.parse
+  // (an imported log) V8 clones `{ ...row }` onto a map outside the transition tree, and every property added to
+  // that copy later (as the memory store does to the rows it owns) then costs a new map: folding an NDJSON log ran
+  // 2x slower than with this copy. `{ ...row, ...changes }` copies both objects in the runtime and is slower still.
+  const out = Object.assign({}, row) as Record<string, unknown>;
+  for (const k in changes) {
+    const v = (changes as Record<string, unknown>)[k];
+    if (v === undefined) delete out[k];
+    else out[k] = v;
+  }
+  return out as R;
 }

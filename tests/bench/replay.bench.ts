@@ -1,11 +1,11 @@
 /**
  * Replay throughput in Node: fold a realistic 100k-event log with the app's projections into the in-memory store.
- *  1. fold only (events already decoded): events/s, absolute target >= 500 000 events/s.
+ *  1. fold only (events already decoded): events/s, absolute target >= 1 000 000 events/s (issue 19).
  *  2. full replay of the NDJSON text (streamed: decode + validate + upcast + fold line by line) vs a bare loop that
  *     only JSON-parses the same lines (and drops the results): how much the app adds on top of parsing. A replay
  *     must keep its read models alive, which the bare loop never pays for (measured: parsing and keeping the
- *     objects alone costs about 1.5x parsing and dropping), so the guard is 'within 3x of bare parsing'.
- * Each figure is the median of several runs after a warm-up.
+ *     objects alone costs about 1.5x parsing and dropping); the target is at least half the bare parse rate.
+ * Each figure is the median of several runs after a warm-up, in CPU time (see time()); the wall times are in the notes.
  */
 import { encodeLog, iterateLog } from '../../src/events/codec';
 import { fold } from '../../src/projections/fold';
@@ -21,10 +21,15 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)] as number;
 }
 
-function time(fn: () => void): number {
+/** Wall and CPU milliseconds of one call. CPU time (user + system of the process, GC threads included) is what the
+ * rates use: on the shared 2-core machine the wall clock mostly measures the other work's share of the cores. */
+function time(fn: () => void): { wall: number; cpu: number } {
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   fn();
-  return performance.now() - t0;
+  const wall = performance.now() - t0;
+  const c = process.cpuUsage(c0);
+  return { wall, cpu: (c.user + c.system) / 1000 };
 }
 
 const bench: Bench = async () => {
@@ -55,10 +60,19 @@ const bench: Bench = async () => {
   const foldMs: number[] = [];
   const replayMs: number[] = [];
   const parseMs: number[] = [];
+  const foldWall: number[] = [];
+  const replayWall: number[] = [];
+  const parseWall: number[] = [];
   for (let i = 0; i < RUNS; i++) {
-    foldMs.push(time(foldOnce));
-    parseMs.push(time(parseOnce));
-    replayMs.push(time(replayOnce));
+    const f = time(foldOnce);
+    const p = time(parseOnce);
+    const r = time(replayOnce);
+    foldMs.push(f.cpu);
+    parseMs.push(p.cpu);
+    replayMs.push(r.cpu);
+    foldWall.push(f.wall);
+    parseWall.push(p.wall);
+    replayWall.push(r.wall);
   }
   const foldRate = n / (median(foldMs) / 1000);
   const replayRate = n / (median(replayMs) / 1000);
@@ -71,9 +85,9 @@ const bench: Bench = async () => {
       value: foldRate,
       baseline: null,
       ratio: null,
-      target: '>= 500000 events/s',
-      pass: foldRate >= 500_000,
-      notes: `${n} events, median of ${RUNS} runs (${median(foldMs).toFixed(1)} ms; best ${Math.min(...foldMs).toFixed(1)} ms)${sink < 0 ? '' : ''}`,
+      target: '>= 1000000 events/s',
+      pass: foldRate >= 1_000_000,
+      notes: `${n} events, median CPU time of ${RUNS} runs ${median(foldMs).toFixed(1)} ms (best ${Math.min(...foldMs).toFixed(1)} ms; wall median ${median(foldWall).toFixed(1)} ms)${sink < 0 ? '' : ''}`,
     },
     {
       name: 'replay: NDJSON streamed through decode+validate+upcast+fold vs bare JSON.parse of the same lines',
@@ -81,9 +95,9 @@ const bench: Bench = async () => {
       value: replayRate,
       baseline: parseRate,
       ratio: replayRate / parseRate,
-      target: 'ratio >= 0.33',
-      pass: replayRate / parseRate >= 0.33,
-      notes: `${mb} MB of NDJSON; full replay ${median(replayMs).toFixed(1)} ms vs parse only ${median(parseMs).toFixed(1)} ms`,
+      target: 'ratio >= 0.5',
+      pass: replayRate / parseRate >= 0.5,
+      notes: `${mb} MB of NDJSON; CPU time medians: full replay ${median(replayMs).toFixed(1)} ms vs parse only ${median(parseMs).toFixed(1)} ms (wall ${median(replayWall).toFixed(1)} vs ${median(parseWall).toFixed(1)} ms)`,
     },
   ];
   return results;
