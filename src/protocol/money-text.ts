@@ -49,7 +49,8 @@ export const ACCOUNT_TEXT = {
 
 /** Section 8, invitations: each an orange notice for 5 s. `support` fills the contact-support lines. */
 export function invitationNotice(code: string, supportEmail: string): { title: string; text: string } {
-  const contact = `Please contact support at ${supportEmail}.`;
+  // An unknown address (the gateway could not be asked) says so in plain words rather than "at support.".
+  const contact = supportEmail ? `Please contact support at ${supportEmail}.` : 'Please contact support.';
   const known: Record<InvitationErrorCode, { title: string; text: string }> = {
     InvalidAmount: { title: 'Invalid amount', text: 'Please correct the fields and try again' },
     InsufficientBalance: { title: 'Insufficient balance', text: 'Add funds to your balance and try again' },
