@@ -38,6 +38,11 @@ export const NANO_TEXT = {
 
 export const ACCOUNT_TEXT = {
   rechargeFailed: 'Unable to set auto-recharge settings',
+  // Ours (issue 16): which method pays a top-up.
+  rechargePayer: (testPayments: boolean) =>
+    testPayments
+      ? 'Each top-up is paid through a test checkout linked here (no real money moves on this server).'
+      : 'Each top-up is charged to the card saved with your last Card (USD) deposit. Make a card deposit first.',
   // Ours (recovery revokes, issue 15 item 9): the spec has no sign-out.
   signedOutTitle: 'Signed out',
   signedOutText:

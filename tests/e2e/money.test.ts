@@ -6,6 +6,7 @@
  */
 import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { ACCOUNT_TEXT } from '../../src/protocol/money-text';
 import { textReply } from '../unit/server/fake-upstream';
 import { DEPOSIT_METHODS } from '../../src/protocol/payments';
 import { PAID_MODEL, assistant, chooseModel, openApp, send, useStack } from './stack';
@@ -77,7 +78,7 @@ describe('money, end to end in Chromium', () => {
     const others = dialog.getByRole('list', { name: 'Not available on this server' });
     expect(await others.isVisible()).toBe(false);
     await dialog.getByText(/^Not available on this server \(\d+\)$/).click();
-    await others.getByRole('listitem').filter({ hasText: 'Bitcoin' }).waitFor();
+    await others.getByRole('listitem').filter({ has: page.getByText('Bitcoin', { exact: true }) }).waitFor();
     expect(await others.getByRole('button').count()).toBe(0);
 
     const checkout = await startCardDeposit(page, '7');
@@ -88,6 +89,10 @@ describe('money, end to end in Chromium', () => {
     // The engine's poll sees it completed: the dialog closes and the balance shows the credit.
     await dialog.waitFor({ state: 'hidden', timeout: 15_000 });
     await expect.poll(() => balance(page).textContent(), { timeout: 10_000 }).toContain('$7.00');
+    // A success notice says how much was added (issue 16 item 11).
+    await notices(page).getByRole('status').filter({ hasText: 'Deposit received' }).filter({ hasText: '$7.00 was added to your balance.' }).waitFor();
+    // Auto-recharge says which method pays a top-up.
+    await page.getByText(ACCOUNT_TEXT.rechargePayer(true)).waitFor();
     await expect.poll(() => page.locator('.wallet-table tr[data-status="completed"]').count()).toBe(1);
 
     await page.goto('/conversation/new');

@@ -158,7 +158,7 @@ function MethodList({ loading, providerOf, onChoose }: { loading: boolean; provi
   const face = (m: DepositMethod) => (
     <>
       <MethodLogo method={m} />
-      <span className="method-name">{m.name}</span>
+      <span className="method-name">{m.name}</span>{' '}
       <span className="method-ticker">{m.ticker}</span>
     </>
   );
