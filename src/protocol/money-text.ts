@@ -40,6 +40,11 @@ export const NANO_TEXT = {
 
 export const ACCOUNT_TEXT = {
   rechargeFailed: 'Unable to set auto-recharge settings',
+  // Ours (issue 16): which method pays a top-up.
+  rechargePayer: (testPayments: boolean) =>
+    testPayments
+      ? 'Each top-up is paid through a test checkout linked here (no real money moves on this server).'
+      : 'Each top-up is charged to the card saved with your last Card (USD) deposit. Make a card deposit first.',
   // Ours (recovery revokes, issue 15 item 9): the spec has no sign-out.
   signedOutTitle: 'Signed out',
   signedOutText:
@@ -51,7 +56,8 @@ export const ACCOUNT_TEXT = {
 
 /** Section 8, invitations: each an orange notice for 5 s. `support` fills the contact-support lines. */
 export function invitationNotice(code: string, supportEmail: string): { title: string; text: string } {
-  const contact = `Please contact support at ${supportEmail}.`;
+  // An unknown address (the gateway could not be asked) says so in plain words rather than "at support.".
+  const contact = supportEmail ? `Please contact support at ${supportEmail}.` : 'Please contact support.';
   const known: Record<InvitationErrorCode, { title: string; text: string }> = {
     InvalidAmount: { title: 'Invalid amount', text: 'Please correct the fields and try again' },
     InsufficientBalance: { title: 'Insufficient balance', text: 'Add funds to your balance and try again' },

@@ -116,6 +116,15 @@ export function usdEquivalent(value: string, limits: Pick<PaymentLimits, 'minimu
 
 export type PaymentStatus = 'pending' | 'completed' | 'failed' | 'expired';
 
+/**
+ * The status a deposit shows: a checkout still pending 30 minutes after it started is Expired, whether or not an
+ * engine has polled it since (issue 16: an abandoned checkout stayed "Pending" forever). The poller settles it the
+ * same way (rooms/money/payment-poller.ts), with one last look in case it was paid late.
+ */
+export function shownPaymentStatus(payment: { status: PaymentStatus; startedAt: number }, now: number): PaymentStatus {
+  return payment.status === 'pending' && now >= payment.startedAt + PAYMENT_EXPIRY_MS ? 'expired' : payment.status;
+}
+
 /** GET /api/transaction/limits/{ticker}. Amounts are decimal strings in the ticker's unit; fiat equivalents in USD. */
 export interface PaymentLimits {
   minimum: string;

@@ -6,6 +6,7 @@
  */
 import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { ACCOUNT_TEXT } from '../../src/protocol/money-text';
 import { textReply } from '../unit/server/fake-upstream';
 import { DEPOSIT_METHODS } from '../../src/protocol/payments';
 import { PAID_MODEL, assistant, chooseModel, openApp, send, useStack } from './stack';
@@ -67,7 +68,7 @@ async function openDeposit(page: Page): Promise<void> {
 /** Chooses the USD card, types the amount and opens the test checkout in its own tab. */
 async function startCardDeposit(page: Page, amount: string): Promise<Page> {
   const dialog = page.getByRole('dialog', { name: 'Deposit' });
-  await dialog.getByRole('button', { name: 'Card (USD) (USD)' }).click();
+  await dialog.getByRole('button', { name: 'Card (USD) USD' }).click();
   const input = dialog.getByRole('textbox', { name: 'Amount (USD)' });
   await expect.poll(() => input.inputValue()).toBe('5');
   await input.fill(amount);
@@ -89,9 +90,16 @@ describe('money, end to end in Chromium', () => {
     await expect.poll(() => new URL(page.url()).pathname).toBe('/wallet');
     const dialog = page.getByRole('dialog', { name: 'Deposit' });
     await dialog.waitFor();
-    // Numbered steps, the method list with unavailable methods marked, never broken.
+    // Numbered steps; the usable methods first, the others grouped under "Not available on this server", collapsed.
     expect(await dialog.getByRole('list', { name: 'Payment steps' }).getByRole('listitem').allTextContents()).toEqual(['1 Method', '2 Amount', '3 Pay']);
-    await expect.poll(() => dialog.getByRole('button', { name: 'Bitcoin (BTC), unavailable' }).isDisabled()).toBe(true);
+    const usable = dialog.getByRole('list', { name: 'Payment methods' });
+    await usable.getByRole('button', { name: 'Card (USD) USD' }).waitFor();
+    expect(await usable.getByText('Bitcoin').count()).toBe(0);
+    const others = dialog.getByRole('list', { name: 'Not available on this server' });
+    expect(await others.isVisible()).toBe(false);
+    await dialog.getByText(/^Not available on this server \(\d+\)$/).click();
+    await others.getByRole('listitem').filter({ has: page.getByText('Bitcoin', { exact: true }) }).waitFor();
+    expect(await others.getByRole('button').count()).toBe(0);
 
     const checkout = await startCardDeposit(page, '7');
     expect(await checkout.getByText('7 USD').count()).toBe(1);
@@ -101,6 +109,10 @@ describe('money, end to end in Chromium', () => {
     // The engine's poll sees it completed: the dialog closes and the balance shows the credit.
     await dialog.waitFor({ state: 'hidden', timeout: 15_000 });
     await expect.poll(() => balance(page).textContent(), { timeout: 10_000 }).toContain('$7.00');
+    // A success notice says how much was added (issue 16 item 11).
+    await notices(page).getByRole('status').filter({ hasText: 'Deposit received' }).filter({ hasText: '$7.00 was added to your balance.' }).waitFor();
+    // Auto-recharge says which method pays a top-up.
+    await page.getByText(ACCOUNT_TEXT.rechargePayer(true)).waitFor();
     await expect.poll(() => page.locator('.wallet-table tr[data-status="completed"]').count()).toBe(1);
 
     await page.goto('/conversation/new');
@@ -116,7 +128,7 @@ describe('money, end to end in Chromium', () => {
     const page = await openPage(context, '/wallet');
     await openDeposit(page);
     const dialog = page.getByRole('dialog', { name: 'Deposit' });
-    await dialog.getByRole('button', { name: 'Card (USD) (USD)' }).click();
+    await dialog.getByRole('button', { name: 'Card (USD) USD' }).click();
     const input = dialog.getByRole('textbox', { name: 'Amount (USD)' });
     await input.fill('0.5');
     await dialog.getByText('Amount must be between $1 and $2000').waitFor();
@@ -206,9 +218,9 @@ describe('the wallet and the Deposit dialog in detail', () => {
     await openDeposit(page);
     const dialog = page.getByRole('dialog', { name: 'Deposit' });
     for (const [method, ticker, amount] of [
-      ['Card (EUR) (EUR)', 'EUR', '5'],
-      ['Zcash (ZEC)', 'ZEC', '0.1'],
-      ['Toncoin (TON)', 'TON', '1'],
+      ['Card (EUR) EUR', 'EUR', '5'],
+      ['Zcash ZEC', 'ZEC', '0.1'],
+      ['Toncoin TON', 'TON', '1'],
     ] as const) {
       await dialog.getByRole('button', { name: method }).click();
       const input = dialog.getByRole('textbox', { name: `Amount (${ticker})` });
@@ -218,7 +230,7 @@ describe('the wallet and the Deposit dialog in detail', () => {
       await dialog.getByRole('button', { name: 'Back' }).click();
     }
     // A method without a default starts empty.
-    await dialog.getByRole('button', { name: 'USD Coin (USDC)' }).click();
+    await dialog.getByRole('button', { name: 'USD Coin USDC' }).click();
     expect(await dialog.getByRole('textbox', { name: 'Amount (USDC)' }).inputValue()).toBe('');
   });
 
@@ -227,7 +239,7 @@ describe('the wallet and the Deposit dialog in detail', () => {
     const page = await openPage(context, '/wallet');
     await openDeposit(page);
     const dialog = page.getByRole('dialog', { name: 'Deposit' });
-    await dialog.getByRole('button', { name: 'USDC on Base (USDC)' }).click();
+    await dialog.getByRole('button', { name: 'USDC on Base USDC' }).click();
     await dialog.getByRole('textbox', { name: 'Amount (USDC)' }).fill('3');
     await dialog.getByRole('button', { name: 'Continue to payment' }).click();
     const summary = dialog.getByRole('definition');
@@ -237,7 +249,7 @@ describe('the wallet and the Deposit dialog in detail', () => {
 
     // A card deposit in EUR: no network; its USD value at the gateway's rate (0.92 EUR per USD).
     await openDeposit(page);
-    await dialog.getByRole('button', { name: 'Card (EUR) (EUR)' }).click();
+    await dialog.getByRole('button', { name: 'Card (EUR) EUR' }).click();
     await dialog.getByRole('button', { name: 'Continue to payment' }).click();
     await dialog.getByRole('link', { name: 'Open checkout' }).waitFor();
     expect(await summary.allTextContents()).toEqual(['5 EUR', '≈ $5.43']);

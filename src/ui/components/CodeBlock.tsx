@@ -71,7 +71,8 @@ export const CodeBlock = memo(function CodeBlock({ language, code }: { language:
         </button>
         </span>
       </div>
-      <pre>
+      {/* Focusable: a long line scrolls sideways, and the keyboard must reach it (WCAG 2.1.1). */}
+      <pre tabIndex={0}>
         {html === null ? (
           <code className={language ? `language-${language}` : undefined}>{code}</code>
         ) : (

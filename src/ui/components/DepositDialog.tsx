@@ -1,6 +1,6 @@
 /**
  * The "Deposit" dialog (spec 001 section 2: deposit modal with numbered payment steps): 1. choose a method (logo,
- * name, ticker, colour, symbol; methods no configured provider takes are shown as unavailable), 2. the amount (the
+ * name, ticker, colour, symbol; methods no configured provider takes are grouped, collapsed, under "Not available on this server"), 2. the amount (the
  * section 9 default, the limits from GET /api/transaction/limits/{ticker}, every section 5 message, the USD value),
  * 3. pay (the provider's checkout in a new tab; nano: the session's own deposit address). It closes itself when the
  * deposit completes (the engine polls it, spec 001 section 4).
@@ -147,25 +147,46 @@ function DepositSteps({ onClose }: { onClose(): void }) {
   );
 }
 
+/**
+ * The methods a configured provider takes, then the others grouped under "Not available on this server", collapsed
+ * (issue 16: 20 of 34 greyed among the usable ones). A button's name is its visible text (name and ticker).
+ */
 function MethodList({ loading, providerOf, onChoose }: { loading: boolean; providerOf(m: DepositMethod): string | null; onChoose(m: DepositMethod): void }) {
+  if (loading) return <p className="muted" role="status">Loading payment methods…</p>;
+  const usable = DEPOSIT_METHODS.filter((m) => providerOf(m) !== null);
+  const others = DEPOSIT_METHODS.filter((m) => providerOf(m) === null);
+  const face = (m: DepositMethod) => (
+    <>
+      <MethodLogo method={m} />
+      <span className="method-name">{m.name}</span>{' '}
+      <span className="method-ticker">{m.ticker}</span>
+    </>
+  );
   return (
-    <ul className="method-list" aria-label="Payment methods">
-      {DEPOSIT_METHODS.map((m) => {
-        const ok = !loading && providerOf(m) !== null;
-        return (
+    <>
+      {usable.length === 0 && <p className="muted">No payment method is set up on this server.</p>}
+      <ul className="method-list" aria-label="Payment methods">
+        {usable.map((m) => (
           <li key={m.id}>
-            <button type="button" className="method" disabled={!ok} onClick={() => onChoose(m)} aria-label={`${m.name} (${m.ticker})${ok ? '' : ', unavailable'}`}>
-              <MethodLogo method={m} />
-              <span className="method-name">{m.name}</span>
-              <span className="method-ticker" style={{ color: m.colour }}>
-                {m.ticker}
-              </span>
-              {!ok && <span className="method-unavailable">{loading ? '…' : 'Unavailable'}</span>}
+            <button type="button" className="method" onClick={() => onChoose(m)}>
+              {face(m)}
             </button>
           </li>
-        );
-      })}
-    </ul>
+        ))}
+      </ul>
+      {others.length > 0 && (
+        <details className="methods-unavailable">
+          <summary>Not available on this server ({others.length})</summary>
+          <ul className="method-list" aria-label="Not available on this server">
+            {others.map((m) => (
+              <li key={m.id} className="method method-off">
+                {face(m)}
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </>
   );
 }
 

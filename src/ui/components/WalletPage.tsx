@@ -7,7 +7,7 @@ import type { ActionResult } from '../../protocol/engine';
 import { engine, useQuery } from '../engine';
 import { navigate, usePath } from '../router';
 import { formatMoney, formatUsd, formatXno, nanoShown, usdExact } from '../../protocol/money-format';
-import { networkLabel } from '../../protocol/payments';
+import { networkLabel, shownPaymentStatus } from '../../protocol/payments';
 import { DepositButton } from './DepositDialog';
 import { RecoveryCode } from './RecoveryCode';
 import { AutoRecharge, NanoWallet, usePaymentSetup } from './WalletSections';
@@ -85,24 +85,27 @@ export function WalletPage() {
               </tr>
             </thead>
             <tbody>
-              {wallet.payments.slice(0, 10).map((p) => (
-                <tr key={p.id} data-status={p.status}>
+              {wallet.payments.slice(0, 10).map((p) => {
+                const status = shownPaymentStatus(p, Date.now());
+                return (
+                <tr key={p.id} data-status={status}>
                   <td>{new Date(p.startedAt).toLocaleString()}</td>
                   <td>
                     {formatMoney(p.amount, p.ticker)}
                     {p.network ? ` on ${networkLabel(p.network)}` : ''}
                   </td>
                   <td>{p.usdEquivalent ? `≈ ${formatUsd(p.usdEquivalent)}` : '–'}</td>
-                  <td>{STATUS_LABEL[p.status]}</td>
+                  <td>{STATUS_LABEL[status]}</td>
                 </tr>
-              ))}
+                );
+              })}
             </tbody>
           </table>
         </section>
       )}
 
       {(nano || nanoDeposits === true) && <NanoWallet address={data?.nanoDepositAddress ?? wallet?.nano.address ?? null} nano={wallet?.nano ?? null} deposits={nanoDeposits} />}
-      <AutoRecharge settings={data?.recharge_settings ?? null} />
+      <AutoRecharge settings={data?.recharge_settings ?? null} testPayments={setup === null ? null : setup.testPayments} />
       <RecoveryCode />
 
       {setup?.testPayments && (

@@ -3,6 +3,7 @@ import { useEffect, useId, useState } from 'react';
 import type { SessionData } from '../../protocol/api';
 import type { ActionResult, MoneyResult, WalletView } from '../../protocol/engine';
 import { formatXno } from '../../protocol/money-format';
+import { ACCOUNT_TEXT } from '../../protocol/money-text';
 import { engine, useQuery } from '../engine';
 
 const SOCKET_LABEL = { idle: 'not connected', connecting: 'connecting', connected: 'connected', closed: 'closed', error: 'error' } as const;
@@ -122,7 +123,7 @@ export function NanoWallet({ address, nano, deposits }: { address: string | null
   );
 }
 
-export function AutoRecharge({ settings }: { settings: SessionData['recharge_settings'] | null }) {
+export function AutoRecharge({ settings, testPayments }: { settings: SessionData['recharge_settings'] | null; testPayments: boolean | null }) {
   const [enabled, setEnabled] = useState(false);
   const [threshold, setThreshold] = useState('');
   const [target, setTarget] = useState('');
@@ -138,6 +139,7 @@ export function AutoRecharge({ settings }: { settings: SessionData['recharge_set
   return (
     <section aria-labelledby={`${id}-title`} className="wallet-section">
       <h2 id={`${id}-title`}>Auto-recharge</h2>
+      {testPayments !== null && <p className="muted recharge-payer">{ACCOUNT_TEXT.rechargePayer(testPayments)}</p>}
       {settings?.pending && /^(\/(?!\/)|https?:\/\/)/.test(settings.pending.paymentLink) && (
         // A top-up through a checkout (the test provider) is credited only once it is paid there.
         <p role="status" className="recharge-pending">

@@ -138,6 +138,8 @@ describe('the money room', () => {
     expect(await notice(e, 'Insufficient balance')).toMatchObject({ tone: 'orange', durationMs: 5000, text: 'Add funds to your balance and try again' });
     expect(await e.redeemInvitation('')).toEqual({ ok: false, error: 'Missing redeem code' });
     expect(await e.redeemInvitation('NOSUCHCODE')).toEqual({ ok: false, error: 'Invitation could not be redeemed' });
+    // The support address is known without the Deposit dialog having asked for the payment methods first (issue 16).
+    expect(await notice(e, 'Invitation could not be redeemed')).toMatchObject({ text: 'Please contact support at support@parley.invalid.' });
 
     expect(await e.convertNanoToUsd()).toEqual({ ok: false, error: 'Unable to convert nano to USD' });
     expect(await notice(e, 'Unable to convert nano to USD')).toMatchObject({ tone: 'red' });

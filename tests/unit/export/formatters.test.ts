@@ -103,6 +103,40 @@ describe('Markdown export', () => {
   });
 });
 
+describe('web sources (issue 16: every format dropped them)', () => {
+  const cited = (): ExportSource => ({
+    conversation: { name: 'Lisbon', slug: 'lisbon' },
+    exportedAt: T0,
+    messages: [
+      message({ id: 1, role: 'user', prompt: 'Trams in Lisbon?' }),
+      message({
+        id: 2,
+        role: 'assistant',
+        prompt: 'Tram 28 crosses the old town [1][2].',
+        parentMessageId: 1,
+        citations: [
+          { title: 'Tram 28 guide', url: 'https://example.org/tram-28' },
+          { title: '  ', url: 'https://example.org/carris' },
+        ],
+      }),
+    ],
+  });
+
+  it('Markdown lists them under the reply, numbered as its [n]', () => {
+    const md = toMarkdown(checked(cited()));
+    expect(md).toContain('Sources:\n\n1. [Tram 28 guide](<https://example.org/tram-28>)\n2. [https://example.org/carris](<https://example.org/carris>)\n');
+  });
+
+  it('JSON carries them on the reply only', () => {
+    const doc = toExportedConversation(checked(cited()));
+    expect(doc.messages[0]).not.toHaveProperty('sources');
+    expect(doc.messages[1]?.sources).toEqual([
+      { title: 'Tram 28 guide', url: 'https://example.org/tram-28' },
+      { title: 'https://example.org/carris', url: 'https://example.org/carris' },
+    ]);
+  });
+});
+
 describe('file names', () => {
   it('come from the name, any script kept, else the slug', () => {
     const s = branchedSource();

@@ -65,6 +65,15 @@ describe('PDF export', () => {
     expect(text).not.toContain('Old answer');
   });
 
+  it("prints a reply's web sources, numbered (issue 16)", async () => {
+    const s = branchedSource();
+    const messages = s.messages.map((m) => (m.id === 5 ? { ...m, citations: [{ title: 'Euler identity', url: 'https://example.org/euler' }] } : m));
+    const { pages } = await readPdf(toPdf(source({ ...s, messages }), fonts));
+    const text = squash(pages.flat().map((i) => i.str).join(''));
+    expect(text).toContain(squash('Sources'));
+    expect(text).toContain(squash('1. Euler identity — https://example.org/euler'));
+  });
+
   it('breaks pages between lines, never through one, inside the half-inch margins', async () => {
     const long = Array.from({ length: 60 }, (_, i) =>
       message({ id: i + 1, role: i % 2 ? 'assistant' : 'user', prompt: `Paragraph ${i} ${'lorem ipsum dolor sit amet '.repeat(12)}\n\n\`\`\`\n${'code line\n'.repeat(6)}\`\`\`` }),

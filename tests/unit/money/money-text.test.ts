@@ -40,6 +40,9 @@ describe('creation errors by status (section 8)', () => {
 
   it('invitation codes map to their notices, anything else to the generic one', () => {
     expect(invitationNotice('InvalidAmount', 'x@y')).toEqual({ title: 'Invalid amount', text: 'Please correct the fields and try again' });
+    expect(invitationNotice('InviteNotFound', 'help@example.org').text).toBe('Please contact support at help@example.org.');
+    // No address known (the gateway could not be asked): no dangling "at support.".
+    expect(invitationNotice('InviteNotFound', '').text).toBe('Please contact support.');
     expect(invitationNotice('InsufficientBalance', 'x@y')).toEqual({ title: 'Insufficient balance', text: 'Add funds to your balance and try again' });
     expect(invitationNotice('InvalidExpiresAt', 'x@y')).toEqual({ title: 'Invalid expiry date', text: 'Change the expiry date and try again' });
     expect(invitationNotice('NoAmountToRedeem', 'x@y')).toEqual({ title: 'No amount to redeem', text: 'The invitation has no amount to redeem' });

@@ -4,6 +4,7 @@ import { makeEvent, type NewEvent } from '../../../src/events/catalogue';
 import { upcast } from '../../../src/events/upcasters';
 import { checkPayload } from '../../../src/events/validate';
 import { foldPayments, pendingPayments } from '../../../src/projections/payments';
+import { PAYMENT_EXPIRY_MS, shownPaymentStatus } from '../../../src/protocol/payments';
 import { changeOf } from '../../../src/worker/changes';
 
 const started = (id: string, at: number): NewEvent =>
@@ -50,5 +51,15 @@ describe('payment events', () => {
     const c = changeOf([started('a', 1), settled('a', 'expired', 2)]);
     expect(c.conversations).toBe(false);
     expect(c.slugs.size).toBe(0);
+  });
+});
+
+describe('the status a deposit shows', () => {
+  it('a checkout still pending 30 minutes after it started shows Expired; settled ones keep their outcome', () => {
+    const startedAt = 1_000_000;
+    expect(shownPaymentStatus({ status: 'pending', startedAt }, startedAt + PAYMENT_EXPIRY_MS - 1)).toBe('pending');
+    expect(shownPaymentStatus({ status: 'pending', startedAt }, startedAt + 30 * 60_000)).toBe('expired');
+    expect(shownPaymentStatus({ status: 'completed', startedAt }, startedAt + 2 * PAYMENT_EXPIRY_MS)).toBe('completed');
+    expect(shownPaymentStatus({ status: 'failed', startedAt }, startedAt + 2 * PAYMENT_EXPIRY_MS)).toBe('failed');
   });
 });

@@ -4,7 +4,7 @@
  * conversation and the export time.
  */
 import type { Role } from '../../../events/model';
-import { messageImages, messageText, type ExportImage, type ExportSource } from './model';
+import { messageImages, messageSources, messageText, type ExportImage, type ExportSource } from './model';
 
 /** Token counts of a reply; null where the engine did not record the count. */
 export interface ExportCompletion {
@@ -21,6 +21,8 @@ export interface ExportedMessage {
   /** On assistant messages; null on the others (they complete nothing). */
   completion: ExportCompletion | null;
   model: string;
+  /** A reply that cites web sources: them, in the order of its [n] (absent on other messages). */
+  sources?: { title: string; url: string }[];
 }
 
 export interface ExportedConversation {
@@ -36,14 +38,18 @@ export function toExportedConversation(source: ExportSource): ExportedConversati
     name: source.conversation.name,
     slug: source.conversation.slug,
     exportedAt: new Date(source.exportedAt).toISOString(),
-    messages: source.messages.map((m) => ({
-      role: m.role,
-      timestamp: m.timestamp,
-      prompt: messageText(m),
-      images: messageImages(m),
-      completion: m.role === 'assistant' ? { inputTokens: m.inputTokens ?? null, outputTokens: m.outputTokens ?? null } : null,
-      model: m.model,
-    })),
+    messages: source.messages.map((m) => {
+      const sources = messageSources(m);
+      return {
+        role: m.role,
+        timestamp: m.timestamp,
+        prompt: messageText(m),
+        images: messageImages(m),
+        completion: m.role === 'assistant' ? { inputTokens: m.inputTokens ?? null, outputTokens: m.outputTokens ?? null } : null,
+        model: m.model,
+        ...(sources.length > 0 ? { sources: sources.map(({ title, url }) => ({ title, url })) } : {}),
+      };
+    }),
   };
 }
 

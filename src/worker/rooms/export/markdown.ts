@@ -8,7 +8,7 @@
  */
 import { tameMarkdown } from '../../../protocol/markdown-guard';
 import { unformattedNote } from '../../../protocol/markdown-note';
-import { messageHeading, messageImages, messageText, type ExportSource } from './model';
+import { messageHeading, messageImages, messageSources, messageText, type ExportSource } from './model';
 
 /** Escapes what would turn a plain line into Markdown structure (the title is the user's words, not Markdown). */
 function plainLine(text: string): string {
@@ -27,6 +27,12 @@ export function toMarkdown(source: ExportSource): string {
     for (const image of messageImages(m)) {
       // Inline data stays out of the text (it can be megabytes); the JSON export carries it.
       out.push('url' in image ? `![image](<${image.url}>)` : '*[image: inline data, in the JSON export]*', '');
+    }
+    const sources = messageSources(m);
+    if (sources.length > 0) {
+      out.push('Sources:', '');
+      for (const c of sources) out.push(`${c.n}. [${plainLine(c.title)}](<${c.url.replace(/[<>\s]/g, encodeURIComponent)}>)`);
+      out.push('');
     }
     out.push('---', '');
   }

@@ -27,6 +27,8 @@ export interface ExportMessageSource {
   parentMessageId?: number | null;
   isActiveBranch?: boolean;
   visible?: boolean;
+  /** A reply to a message that searched the web: the numbered sources its [n] cite (MessageView.citations). */
+  citations?: ReadonlyArray<{ title: string; url: string }>;
 }
 
 export interface ExportSource {
@@ -81,6 +83,11 @@ export function messageImages(m: ExportMessageSource): ExportImage[] {
     for (const part of m.prompt) if (part.type === 'image_url') out.push({ url: part.image_url.url });
   }
   return out;
+}
+
+/** The web sources a reply cites, numbered as its [n] are (every format writes them; issue 16 item 16). */
+export function messageSources(m: ExportMessageSource): { n: number; title: string; url: string }[] {
+  return (m.citations ?? []).map((c, i) => ({ n: i + 1, title: c.title.replace(/\s+/g, ' ').trim() || c.url, url: c.url }));
 }
 
 export type Checked = { ok: true; source: ExportSource } | { ok: false; error: string };

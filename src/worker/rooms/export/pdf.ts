@@ -11,7 +11,7 @@ import { jsPDF } from 'jspdf';
 import { messageBlocks, plainBlocks, BODY_SIZE, type Block, type Run } from './pdf-blocks';
 import { unformattedNote } from '../../../protocol/markdown-note';
 import { FACE, needsCjkFace, TextKit, type Face, type Line } from './pdf-text';
-import { messageHeading, messageImages, messageText, shownTime, type ExportSource } from './model';
+import { messageHeading, messageImages, messageSources, messageText, shownTime, type ExportSource } from './model';
 
 /**
  * The TTF files of the three faces (DejaVu Sans, DejaVu Sans Bold, DejaVu Sans Mono), and Noto Sans SC for CJK
@@ -301,12 +301,18 @@ export function writeConversation(doc: jsPDF, source: ExportSource, options: Pdf
     for (const image of messageImages(m)) {
       w.text([{ text: 'url' in image ? `[image: ${image.url}]` : '[image: inline data, in the JSON export]', style: 'body' }], 9, 0, { color: COLOR.muted });
     }
+    const sources = messageSources(m);
+    if (sources.length > 0) {
+      w.gap(3);
+      w.text([{ text: 'Sources', style: 'bold' }], 9, 0, { color: COLOR.muted });
+      for (const c of sources) w.text([{ text: `${c.n}. ${c.title} — ${c.url}`, style: 'body' }], 9, 0, { color: COLOR.muted });
+    }
   });
 }
 
 /** The conversation has text only the CJK face draws: load it for this export. */
 export function sourceNeedsCjk(source: ExportSource): boolean {
-  return needsCjkFace(source.conversation.name) || source.messages.some((m) => needsCjkFace(messageText(m)));
+  return needsCjkFace(source.conversation.name) || source.messages.some((m) => needsCjkFace(messageText(m)) || messageSources(m).some((c) => needsCjkFace(c.title)));
 }
 
 /** The PDF file's bytes. `source` is what `checkExportable` returned. */

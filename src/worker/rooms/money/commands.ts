@@ -11,10 +11,22 @@ import type { EngineCore } from '../../core';
 import { money, type Result } from './money-client';
 import type { MoneyRoom } from './money-room';
 
-const FALLBACK_SUPPORT = 'support';
+/** The support address when the gateway cannot be asked: none (the notice then says "Please contact support."). */
+const FALLBACK_SUPPORT = '';
 
 export function moneyCommands(core: EngineCore, room: MoneyRoom): MoneyHandlers {
-  let supportEmail = FALLBACK_SUPPORT;
+  let supportEmail: string | null = null;
+
+  /** The server's support address, asked for once when first needed (issue 16 item 10: it was known only after the
+   * Deposit dialog had opened once, so a notice said "Please contact support at support."). */
+  const support = async (): Promise<string> => {
+    if (supportEmail === null) {
+      const r = await money.methods();
+      if (!r.ok) return FALLBACK_SUPPORT;
+      supportEmail = r.value.supportEmail;
+    }
+    return supportEmail;
+  };
 
   const red = (title: string, text = '', topic?: string): { ok: false; error: string } => {
     core.notify({ title, text, tone: 'red', durationMs: MONEY_DURATION.long, ...(topic ? { topic } : {}) });
@@ -22,8 +34,8 @@ export function moneyCommands(core: EngineCore, room: MoneyRoom): MoneyHandlers 
   };
 
   /** Section 8: each invitation error is an orange notice for 5 s. */
-  const invitationFailed = (r: Extract<Result<unknown>, { ok: false }>): { ok: false; error: string } => {
-    const n = invitationNotice(r.error, supportEmail);
+  const invitationFailed = async (r: Extract<Result<unknown>, { ok: false }>): Promise<{ ok: false; error: string }> => {
+    const n = invitationNotice(r.error, await support());
     core.notify({ title: n.title, text: n.text, tone: 'orange', durationMs: MONEY_DURATION.medium, topic: INVITATION_TOPIC });
     return { ok: false, error: n.title };
   };
