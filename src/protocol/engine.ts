@@ -28,7 +28,8 @@ export type * from './engine-tools';
 /** 9: the library and attachments of issue 7, and speech (Read aloud, the Audio and Voice modes, transcription) of issue 9. */
 /** 10: a scrape's draft and skipped URLs, the depositNow notice action, a payment's network and USD value, image models' settings. */
 /** 11: signOutOtherBrowsers (issue 15 item 9). */
-export const ENGINE_PROTOCOL_VERSION = 11;
+/** 12: the queueTurn query and sendQueuedMessage (a queued message goes through the input, issue 20). */
+export const ENGINE_PROTOCOL_VERSION = 12;
 
 /** Outcome of a conversation or preset command; `error` is shown to the user as is. */
 export type ActionResult = { ok: true } | { ok: false; error: string };
