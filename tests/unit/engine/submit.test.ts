@@ -7,7 +7,7 @@ import 'fake-indexeddb/auto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeEvent, type NewEvent } from '../../../src/events/catalogue';
 import type { MessageRow, QueuedMessage } from '../../../src/events/model';
-import type { ConversationView, Notice, QueuedView } from '../../../src/protocol/engine';
+import type { ConversationView, Notice, QueuedView, QueueTurn } from '../../../src/protocol/engine';
 import { foldQueue } from '../../../src/projections/queue';
 import { fold } from '../../../src/projections/fold';
 import { decodeLog } from '../../../src/events/codec';
@@ -181,7 +181,7 @@ describe('queue', () => {
     const turns: (string | null)[] = [];
     const tabA = engine.observe({ kind: 'queueTurn', slug }).subscribe((t) => turns.push(t?.prompt ?? null));
     const tabB = engine.observe({ kind: 'queueTurn', slug }).subscribe(() => undefined);
-    const turn = await until(engine.observe({ kind: 'queueTurn', slug }), (t) => t !== null);
+    const turn = await until<QueueTurn | null>(engine.observe({ kind: 'queueTurn', slug }), (t) => t !== null);
     expect(turn?.prompt).toBe('queued one');
     // The reply ended, but the engine does not send it itself: it waits for the tab, which puts it in the input.
     const waiting = await view(engine, slug, (v) => !v.pending);
@@ -218,7 +218,7 @@ describe('queue', () => {
     expect((await engine.sendMessage({ slug, prompt: 'nobody takes it', model: 'fake-model' })).ok).toBe(true);
     const offered: string[] = [];
     const tab = engine.observe({ kind: 'queueTurn', slug }).subscribe((t) => t && offered.push(t.prompt));
-    const turn = await until(engine.observe({ kind: 'queueTurn', slug }), (t) => t !== null);
+    const turn = await until<QueueTurn | null>(engine.observe({ kind: 'queueTurn', slug }), (t) => t !== null);
     expect(turn?.prompt).toBe('removed on offer');
     expect(await engine.removeQueuedMessage(slug, turn?.id ?? '')).toEqual({ ok: true });
     // The tab (hidden, say) never answers: the engine sends the message once the offer lapses.
