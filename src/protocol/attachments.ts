@@ -109,7 +109,6 @@ export const UPLOAD = {
   /** Ours: the title of an upload error notice. */
   errorTitle: 'Error adding file',
   sizeUnsupported: (x: string) => `File size not supported (${x}). The maximum is 10 MB, or 50 MB for documents the server reads.`, // ours
-  typeUnsupported: (ext: string) => `File type not supported: ${ext === '' ? 'no extension' : `.${ext}`}`, // ours
   empty: 'The file is empty', // ours
   pastedTextName: (n: number) => `Pasted text ${n}.txt`, // ours
 } as const;

@@ -5,7 +5,7 @@
  */
 import type { SearchDepth } from './web';
 import type { ConversationRow, InstructionRow, MessageRow, QueuedMessage, WebSourceRecord } from '../events/model';
-import type { ActionResult } from './engine';
+import type { ActionResult, SendMessageResult } from './engine';
 
 export interface ConversationSummary {
   id: number;
@@ -91,6 +91,17 @@ export type QueuedView = QueuedMessage & { webSearch?: { depth: SearchDepth } };
 /** A conversation's queued messages, oldest first (src/worker/rooms/queue/commands.ts). */
 export interface QueueQueries {
   queue: { query: { kind: 'queue'; slug: string }; result: QueuedView[] };
+  /**
+   * The queued message the engine offers this tab to put in its input and send (`sendQueuedMessage`), once the
+   * conversation's replies end; null between offers. Subscribing is what tells the engine a tab shows the
+   * conversation (src/worker/rooms/queue/offers.ts).
+   */
+  queueTurn: { query: { kind: 'queueTurn'; slug: string }; result: QueueTurn | null };
+}
+/** A queued message offered to the tabs showing its conversation: its id and the text to put in the input. */
+export interface QueueTurn {
+  id: string;
+  prompt: string;
 }
 
 /** Conversation management (src/worker/rooms/conversations/commands.ts): rename, delete and undo, pin, instructions, titles, search. */
@@ -154,4 +165,9 @@ export interface MessageHandlers {
 /** The message queue (src/worker/rooms/queue/commands.ts). */
 export interface QueueHandlers {
   removeQueuedMessage(slug: string, id: string): Promise<ActionResult>;
+  /**
+   * Sends the offered queued message (`queueTurn`) from the tab's input: `prompt` is the input's text, the rest
+   * (model, attachments, pages, web search) the queue entry's. Refused when another tab took it first.
+   */
+  sendQueuedMessage(slug: string, id: string, prompt: string): Promise<SendMessageResult>;
 }

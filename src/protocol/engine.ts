@@ -27,7 +27,8 @@ export type * from './engine-tools';
 /** 7: folders, the updates feed and analytics consent (issue 10 items 7 and 8). */
 /** 9: the library and attachments of issue 7, and speech (Read aloud, the Audio and Voice modes, transcription) of issue 9. */
 /** 10: a scrape's draft and skipped URLs, the depositNow notice action, a payment's network and USD value, image models' settings. */
-/** 11: signOutOtherBrowsers (issue 15 item 9). 12: restoreMessage and the undoMessage notice action (issue 16). */
+/** 11: signOutOtherBrowsers (issue 15 item 9). 12: restoreMessage and the undoMessage notice action (issue 16); the
+ * queueTurn query and sendQueuedMessage (a queued message goes through the input, issue 20). */
 export const ENGINE_PROTOCOL_VERSION = 12;
 
 /** Outcome of a conversation or preset command; `error` is shown to the user as is. */

@@ -43,6 +43,8 @@ export interface EngineHooks {
   /** Video status polling interval and timeout (spec 000 section 9: 10 s, 20 min; tests shorten them). */
   videoPollMs?: number;
   videoTimeoutMs?: number;
+  /** How long a queued message offered to a tab waits before the engine sends it (rooms/queue/offers.ts; tests shorten it). */
+  queueOfferMs?: number;
 }
 
 /**
@@ -124,7 +126,7 @@ export class EngineCore implements CoreHandlers {
   }
 
   /** A timing the engine was started with (tests shorten the video clock and the reply stall limit). */
-  hooksValue<K extends 'videoPollMs' | 'videoTimeoutMs' | 'replyStallMs'>(key: K): EngineHooks[K] {
+  hooksValue<K extends 'videoPollMs' | 'videoTimeoutMs' | 'replyStallMs' | 'queueOfferMs'>(key: K): EngineHooks[K] {
     return this.hooks[key];
   }
 

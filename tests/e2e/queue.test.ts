@@ -1,7 +1,8 @@
 /**
  * The queue in Chromium: Send while a reply generates queues the message in "Queued messages"; a queued message
  * can be removed; the queue survives a reload mid-reply (the engine restarts, resumes the reply, then sends what
- * was queued), with the SharedWorker broker and without it.
+ * was queued), with the SharedWorker broker and without it. When the reply ends, the next queued message is put in the
+ * message input and sent from there (spec 000 section 4): the user sees it go and can stop its reply.
  */
 import { describe, expect, it } from 'vitest';
 import { FREE_MODEL, assistant, chooseModel, openApp, send, slowReply, user, useStack } from './stack';
@@ -16,7 +17,8 @@ describe.each([
     const context = await getStack().newContext({ withoutSharedWorker });
     const page = await openApp(context);
     await chooseModel(page, FREE_MODEL);
-    getStack().upstream.setScript(slowReply(80, 40, 'w'));
+    // Long enough to be still streaming after the reload below, on a busy machine too.
+    getStack().upstream.setScript(slowReply(150, 40, 'w'));
     await send(page, 'First, a long one');
     await page.locator('article[data-role="assistant"][data-status="streaming"]').waitFor({ timeout: 15_000 });
 
@@ -60,8 +62,52 @@ describe.each([
     expect(sentAndQueued).toEqual([]);
     await expect.poll(() => user(page).allTextContents(), { timeout: 30_000 }).toEqual([expect.stringContaining('First, a long one'), expect.stringContaining('Queued second')]);
     await expect.poll(() => assistant(page).nth(1).getAttribute('data-status'), { timeout: 15_000 }).toBe('done');
-    expect(await assistant(page).first().textContent()).toContain('w80');
+    expect(await assistant(page).first().textContent()).toContain('w150');
     expect(await page.getByRole('list', { name: 'Queued messages' }).count()).toBe(0);
     expect(await user(page).count()).toBe(2);
+  });
+});
+
+describe('queue: the next message goes through the input', () => {
+  it('puts the queued message in the input, sends it from there, gives the draft back, and its reply can be stopped', async () => {
+    const context = await getStack().newContext();
+    const page = await openApp(context);
+    await chooseModel(page, FREE_MODEL);
+    getStack().upstream.setScript(slowReply(60, 40, 'w'));
+    await send(page, 'First, a long one');
+    await page.locator('article[data-role="assistant"][data-status="streaming"]').waitFor({ timeout: 15_000 });
+    await send(page, 'Queued via the input');
+    const queue = page.getByRole('list', { name: 'Queued messages' });
+    await queue.getByText('Queued via the input').waitFor({ timeout: 15_000 });
+    // The queued message's reply is a long one, to be stopped.
+    getStack().upstream.setScript(slowReply(400, 50, 'q'));
+    const input = page.getByRole('textbox', { name: 'Message' });
+    await input.fill('half-typed draft');
+    // Every value the input shows, frame by frame, until the queued message is sent.
+    const shown = page.evaluate(
+      () =>
+        new Promise<string[]>((resolve) => {
+          const values: string[] = [];
+          const tick = () => {
+            const value = document.querySelector<HTMLTextAreaElement>('textarea[aria-label="Message"]')?.value ?? '';
+            if (values.at(-1) !== value) values.push(value);
+            const users = [...document.querySelectorAll('article[data-role="user"]')].map((a) => a.textContent ?? '');
+            if (users.some((t) => t.includes('Queued via the input')) && value === 'half-typed draft') resolve(values);
+            else requestAnimationFrame(tick);
+          };
+          tick();
+        }),
+    );
+    expect(await shown).toEqual(['half-typed draft', 'Queued via the input', 'half-typed draft']);
+    expect(await queue.count()).toBe(0);
+    // Its reply streams like any other, and Stop ends it.
+    await expect.poll(() => assistant(page).nth(1).getAttribute('data-status'), { timeout: 15_000 }).toBe('streaming');
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await expect.poll(() => assistant(page).nth(1).getAttribute('data-status'), { timeout: 15_000 }).toBe('done');
+    const text = (await assistant(page).nth(1).textContent()) ?? '';
+    expect(text).toContain('q1');
+    expect(text).not.toContain('q400');
+    expect(await user(page).allTextContents()).toEqual([expect.stringContaining('First, a long one'), expect.stringContaining('Queued via the input')]);
+    expect(await input.inputValue()).toBe('half-typed draft');
   });
 });

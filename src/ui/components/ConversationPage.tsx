@@ -19,6 +19,7 @@ import { clearWebDraft, web, webSendExtras } from '../web-state';
 import { useAttachmentInput } from './Attachments';
 import { audioPicker, audioSendExtras, speechView } from '../speech/speech-state';
 import { markSent, useAutoRead } from '../speech/auto-read';
+import { useQueueTurn } from './queue-turn';
 
 /** Notice.topic of the send's own errors, closed by the next message sent. */
 const SEND_TOPIC = 'send';
@@ -59,6 +60,10 @@ export function ConversationPage({ slug }: { slug: string }) {
   const composerSlug = conversation ? conversation.conversation.slug : null;
   const attached = useQuery({ kind: 'attachments', slug: composerSlug });
   const drop = useAttachmentInput(composerSlug, preferences?.largeTextPasteToFile ?? true);
+  // Spec 000 section 4: the next queued message is put in the input and sent from there.
+  const sendingQueued = useQueueTurn(composerSlug, (result) => {
+    if (result.ok) markSent(result.slug, result.userMessageId);
+  });
 
   // A new conversation starts with the "Default model" preference (when the catalogue has it), else the
   // catalogue's; a model already chosen in this tab (view.model) is kept, as a person expects going back and forth.
@@ -224,8 +229,8 @@ export function ConversationPage({ slug }: { slug: string }) {
         value={snap.drafts[draftKey] ?? ''}
         onChange={(text) => (view.drafts[draftKey] = text)}
         pending={pending}
-        sending={sending}
-        onSend={() => void submit(view.drafts[draftKey] ?? '', isNew || unknownSlug ? null : slug)}
+        sending={sending || sendingQueued}
+        onSend={() => !sendingQueued && void submit(view.drafts[draftKey] ?? '', isNew || unknownSlug ? null : slug)}
         onStop={() => void engine((api) => api.stopReply(slug))}
         slug={conversation ? conversation.conversation.slug : null}
         queued={conversation?.queue}

@@ -172,6 +172,37 @@ describe('upload failures shown to the user (spec 000 section 8)', () => {
       expect(r.notice?.text).toBe(`${name}: This file is password-protected. Remove the password and attach it again.`);
     }
   }, 60_000);
+  it("a .doc the gateway cannot read: 'Unable to process .doc file…', and the failure is reported (unsupported-filetypes)", async () => {
+    const engine = newEngine();
+    const reported = vi.spyOn(attachmentCalls, 'reportUnsupported');
+    try {
+      const garbage = new Blob([new Uint8Array(600).fill(7)]);
+      await added(engine, 'old.doc', garbage);
+      const r = await failure(engine, 'old.doc');
+      expect(r.error).toBe('Unable to process .doc file. This file type requires server-side processing, which failed.');
+      expect(r.notice).toMatchObject({ title: 'Error adding file', text: 'old.doc: Unable to process .doc file. This file type requires server-side processing, which failed.', tone: 'red' });
+      expect(reported).toHaveBeenCalledWith('doc', 600);
+    } finally {
+      reported.mockRestore();
+    }
+  });
+
+  it("'Server-side processing is not available. This file type requires server processing.' when the gateway cannot read it and knows no job", async () => {
+    const engine = newEngine();
+    const post = vi.spyOn(attachmentCalls, 'processDocument').mockRejectedValue(new TypeError('fetch failed'));
+    const status = vi.spyOn(attachmentCalls, 'documentStatus').mockResolvedValue({ state: 'unknown' });
+    try {
+      await added(engine, 'deck.pptx', new Blob([makePptx(['x']) as BlobPart]));
+      const r = await failure(engine, 'deck.pptx');
+      expect(r.error).toBe('Server-side processing is not available. This file type requires server processing.');
+      expect(r.notice?.text).toBe('deck.pptx: Server-side processing is not available. This file type requires server processing.');
+      expect(post).toHaveBeenCalledTimes(1);
+      expect(status).toHaveBeenCalled();
+    } finally {
+      post.mockRestore();
+      status.mockRestore();
+    }
+  });
 
   it("a PDF the browser cannot read: 'Analysis failed'", async () => {
     const engine = newEngine();

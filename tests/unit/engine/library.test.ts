@@ -52,6 +52,36 @@ describe('adding files', () => {
     expect(await engine.db.files.count()).toBe(0);
   });
 
+  it("says 'File size not supported' over 50 MB and 'Unsupported file' for an unknown type, and reports each to {api}/notion/unsupported-filetypes", async () => {
+    const engine = newEngine();
+    const reports: unknown[] = [];
+    const gatewayFetch = globalThis.fetch;
+    globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
+      if (String(input) === '/notion/unsupported-filetypes') reports.push(JSON.parse(String(init?.body)));
+      return gatewayFetch(input, init);
+    };
+    try {
+      // Over 10 MB a document goes to the gateway (the analyser); over its 50 MB it is refused from the size alone.
+      const over = { size: 50 * 1024 * 1024 + 1, type: '', slice: () => { throw new Error('read'); } } as unknown as Blob;
+      const big = await engine.addFile({ name: 'big.txt', file: over, slug: null });
+      expect(big).toEqual({ ok: false, title: 'Error adding file', error: 'File size not supported (50.00 MB). The maximum is 10 MB, or 50 MB for documents the server reads.' });
+      const sizeNotice = await first(notices(engine), (n) => n.length >= 1);
+      expect(sizeNotice.map((n) => [n.title, n.text, n.tone])).toEqual([['Error adding file', 'File size not supported (50.00 MB). The maximum is 10 MB, or 50 MB for documents the server reads.', 'red']]);
+      const exe = await engine.addFile({ name: 'setup.xyz', file: new Blob(['0123456789']), slug: null });
+      expect(exe).toEqual({ ok: false, title: 'Error adding file', error: 'Unsupported file: unknown file format (.xyz)' });
+      // One notice per title: the newer text replaces the older.
+      const typeNotice = await first(notices(engine), (n) => n.some((x) => x.text === 'Unsupported file: unknown file format (.xyz)'));
+      expect(typeNotice.map((n) => [n.title, n.text, n.tone])).toEqual([['Error adding file', 'Unsupported file: unknown file format (.xyz)', 'red']]);
+      // Fire-and-forget reports of each failed add (spec 000 section 7: filetype, filesizemb).
+      await expect.poll(() => reports).toEqual([
+        { filetype: 'txt', filesizemb: 50 },
+        { filetype: 'xyz', filesizemb: 0 },
+      ]);
+    } finally {
+      globalThis.fetch = gatewayFetch;
+    }
+  });
+
   it('a path-traversal name keeps only its base name', async () => {
     const engine = newEngine();
     const r = await engine.addFile({ name: '../../etc/slides.pptx', file: new Blob([makePptx(['x']) as BlobPart]), slug: null });

@@ -4,7 +4,7 @@
  * out, and resume in a new engine; and replay of the log they produce.
  */
 import 'fake-indexeddb/auto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { MessageRow } from '../../../src/events/model';
 import type { GalleryItem, MessageView } from '../../../src/protocol/engine';
 import { mediaModelOf, VIDEO_TIMED_OUT } from '../../../src/protocol/media';
@@ -245,5 +245,79 @@ describe('video jobs', () => {
     const second = newEngine('media-resume');
     const reply = await assistant(second, slug, (m) => m.videoStatus === 'completed');
     expect(reply.videoFileId).toBeGreaterThan(0);
+  });
+});
+
+describe('video constants (spec 000 section 9)', () => {
+  /** Fetches through the gateway, counting status calls and answering /api/generate-video as `generate` says. */
+  function watchFetch(generate?: () => Response): { statusCalls: () => number; signals: (AbortSignal | null | undefined)[]; restore: () => void } {
+    const through = globalThis.fetch;
+    let statusCalls = 0;
+    const signals: (AbortSignal | null | undefined)[] = [];
+    globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
+      const path = String(input);
+      if (path.startsWith('/api/generate-video/status')) statusCalls++;
+      else if (path === '/api/generate-video') {
+        signals.push(init?.signal);
+        if (generate) return generate();
+      }
+      return through(input, init);
+    };
+    return { statusCalls: () => statusCalls, signals, restore: () => void (globalThis.fetch = through) };
+  }
+
+  it("the generate call has a 300000 ms timeout; an answer without a run id is 'Failed to generate video - unexpected response structure...'", async () => {
+    const timeout = vi.spyOn(AbortSignal, 'timeout');
+    const watch = watchFetch(() => new Response(JSON.stringify({ status: 'queued' }), { status: 200, headers: { 'content-type': 'application/json' } }));
+    try {
+      const engine = newEngine('media-video-unexpected');
+      const sent = await engine.generateVideo({ slug: null, prompt: 'a storm at sea', model: 'parley-offline-video', settings: { duration: 1 } });
+      if (!sent.ok) throw new Error(sent.error);
+      const view = await until<{ messages: MessageRow[] }>(engine.observe({ kind: 'conversation', slug: sent.slug }), (v) => v.messages.some((m) => m.role === 'user' && m.hasError === true));
+      expect(view.messages.find((m) => m.role === 'user')?.error).toBe('Failed to generate video - unexpected response structure...');
+      expect(timeout).toHaveBeenCalledWith(300_000);
+      const made = timeout.mock.results.find((r, i) => timeout.mock.calls[i]?.[0] === 300_000)?.value as AbortSignal | undefined;
+      expect(watch.signals).toEqual([made]);
+    } finally {
+      watch.restore();
+      timeout.mockRestore();
+    }
+  });
+
+  it('asks the video status every 10 s (fake clock)', async () => {
+    // A video that takes 10 minutes: it stays processing while the fake clock runs.
+    const slow = await startGateway({ port: 0, memory: true, inheritEnv: false, clientDir: null, log: () => undefined, env: { PARLEY_OFFLINE_VIDEO_MS: '600000', PARLEY_VIDEO_WORKER_MS: '20' } });
+    const saved = globalThis.fetch;
+    globalThis.fetch = fetchThrough(slow.url);
+    const watch = watchFetch();
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+    /** Waits (real time) for the status calls to reach `n`. */
+    const reach = async (n: number) => {
+      for (let i = 0; i < 100 && watch.statusCalls() < n; i++) await settle();
+      return watch.statusCalls();
+    };
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      // The engine's own clock (no shortened poll): spec 000 section 9, 10 s.
+      const engine = newEngine('media-video-poll', { videoPollMs: undefined });
+      const sent = await engine.generateVideo({ slug: null, prompt: 'slow clouds', model: 'parley-offline-video', settings: { duration: 1 } });
+      if (!sent.ok) throw new Error(sent.error);
+      await assistant(engine, sent.slug, (m) => typeof m.videoGenerationId === 'string');
+      await vi.advanceTimersByTimeAsync(0);
+      const first = await reach(1);
+      expect(first).toBe(1);
+      await vi.advanceTimersByTimeAsync(9_999);
+      await settle();
+      expect(watch.statusCalls()).toBe(1);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await reach(2)).toBe(2);
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(await reach(3)).toBe(3);
+    } finally {
+      vi.useRealTimers();
+      watch.restore();
+      globalThis.fetch = saved;
+      await slow.close();
+    }
   });
 });

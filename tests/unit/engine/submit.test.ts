@@ -7,7 +7,7 @@ import 'fake-indexeddb/auto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeEvent, type NewEvent } from '../../../src/events/catalogue';
 import type { MessageRow, QueuedMessage } from '../../../src/events/model';
-import type { ConversationView, Notice, QueuedView } from '../../../src/protocol/engine';
+import type { ConversationView, Notice, QueuedView, QueueTurn } from '../../../src/protocol/engine';
 import { foldQueue } from '../../../src/projections/queue';
 import { fold } from '../../../src/projections/fold';
 import { decodeLog } from '../../../src/events/codec';
@@ -87,8 +87,8 @@ afterAll(async () => {
 });
 
 const engines: Engine[] = [];
-function newEngine(dbName: string): Engine {
-  const engine = new Engine({ requestReload: () => undefined, storeMarker: () => undefined, dbName });
+function newEngine(dbName: string, queueOfferMs?: number): Engine {
+  const engine = new Engine({ requestReload: () => undefined, storeMarker: () => undefined, dbName, ...(queueOfferMs ? { queueOfferMs } : {}) });
   engines.push(engine);
   return engine;
 }
@@ -169,6 +169,65 @@ describe('queue', () => {
     expect(foldQueue(log).size).toBe(0);
     const removed = log.filter((e) => e.type === 'queue.messageRemoved').map((e) => (e.payload as { reason: string }).reason);
     expect(removed).toEqual(['removed', 'submitted', 'submitted']);
+  });
+
+  it('offers the next queued message to a tab showing the conversation, which sends it from its input (spec 000 section 4)', async () => {
+    const engine = newEngine('queue-turn', 120_000);
+    const first = await engine.sendMessage({ slug: null, prompt: 'one two three four five six', model: 'slow-model' });
+    if (!first.ok) throw new Error(first.error);
+    const slug = first.slug;
+    expect((await engine.sendMessage({ slug, prompt: 'queued one', model: 'fake-model' })).ok).toBe(true);
+    // A tab shows the conversation: it watches the queue's turn (two tabs here).
+    const turns: (string | null)[] = [];
+    const tabA = engine.observe({ kind: 'queueTurn', slug }).subscribe((t) => turns.push(t?.prompt ?? null));
+    const tabB = engine.observe({ kind: 'queueTurn', slug }).subscribe(() => undefined);
+    const turn = await until<QueueTurn | null>(engine.observe({ kind: 'queueTurn', slug }), (t) => t !== null);
+    expect(turn?.prompt).toBe('queued one');
+    // The reply ended, but the engine does not send it itself: it waits for the tab, which puts it in the input.
+    const waiting = await view(engine, slug, (v) => !v.pending);
+    expect(waiting.queue.map((q) => q.prompt)).toEqual(['queued one']);
+    expect(waiting.messages.filter((m) => m.role === 'user').map((m) => m.text)).toEqual(['one two three four five six']);
+    // The tab sends the input's text; a second tab answering the same offer is refused (sent once).
+    const [sentA, sentB] = await Promise.all([
+      engine.sendQueuedMessage(slug, turn?.id ?? '', 'queued one, as the input had it'),
+      engine.sendQueuedMessage(slug, turn?.id ?? '', 'queued one'),
+    ]);
+    expect(sentA).toMatchObject({ ok: true, slug });
+    expect(sentB).toEqual({ ok: false, error: 'This message is no longer queued' });
+    const final = await view(engine, slug, (v) => done(v) && v.messages.length === 4);
+    expect(final.queue).toEqual([]);
+    expect(final.messages.map((m) => [m.role, m.text])).toEqual([
+      ['user', 'one two three four five six'],
+      ['assistant', 'slow-model answers: one two three four five six'],
+      ['user', 'queued one, as the input had it'],
+      ['assistant', 'fake-model answers: queued one, as the input had it'],
+    ]);
+    expect(turns.at(-1)).toBeNull();
+    tabA.unsubscribe();
+    tabB.unsubscribe();
+    const log = await logOf('queue-turn');
+    expect(log.filter((e) => e.type === 'queue.messageRemoved').map((e) => (e.payload as { reason: string }).reason)).toEqual(['submitted']);
+  });
+
+  it('sends an offered message itself when no tab takes it in time, and offers the next when one on offer is removed', async () => {
+    const engine = newEngine('queue-turn-fallback', 300);
+    const first = await engine.sendMessage({ slug: null, prompt: 'one two three four five six', model: 'slow-model' });
+    if (!first.ok) throw new Error(first.error);
+    const slug = first.slug;
+    expect((await engine.sendMessage({ slug, prompt: 'removed on offer', model: 'fake-model' })).ok).toBe(true);
+    expect((await engine.sendMessage({ slug, prompt: 'nobody takes it', model: 'fake-model' })).ok).toBe(true);
+    const offered: string[] = [];
+    const tab = engine.observe({ kind: 'queueTurn', slug }).subscribe((t) => t && offered.push(t.prompt));
+    const turn = await until<QueueTurn | null>(engine.observe({ kind: 'queueTurn', slug }), (t) => t !== null);
+    expect(turn?.prompt).toBe('removed on offer');
+    expect(await engine.removeQueuedMessage(slug, turn?.id ?? '')).toEqual({ ok: true });
+    // The tab (hidden, say) never answers: the engine sends the message once the offer lapses.
+    const final = await view(engine, slug, (v) => done(v) && v.messages.length === 4);
+    tab.unsubscribe();
+    expect(offered).toEqual(['removed on offer', 'nobody takes it']);
+    expect(final.messages.map((m) => m.text)).toEqual(['one two three four five six', 'slow-model answers: one two three four five six', 'nobody takes it', 'fake-model answers: nobody takes it']);
+    expect(final.queue).toEqual([]);
+    expect(await engine.sendQueuedMessage(slug, turn?.id ?? '', 'late')).toEqual({ ok: false, error: 'This message is no longer queued' });
   });
 
   it('a queued message keeps its web search and depth: it searches the web when it is sent', async () => {

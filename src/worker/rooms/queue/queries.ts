@@ -4,9 +4,11 @@ import type { QueuedView } from '../../../protocol/engine';
 import { STREAM_THROTTLE_MS, type EngineCore } from '../../core';
 import { queuedViews } from '../replies/queue-store';
 import type { QueryHandlers } from '../../query-types';
+import { queueOffers } from './offers';
 
-export function queueQueries(core: EngineCore): Pick<QueryHandlers, 'queue'> {
+export function queueQueries(core: EngineCore): Pick<QueryHandlers, 'queue' | 'queueTurn'> {
   return {
+    queueTurn: ({ slug }) => queueOffers(core).watch(slug),
     queue: ({ slug }): Observable<QueuedView[]> =>
       core.changes$.pipe(
         filter((c) => c.all || c.slugs.has(slug)),
