@@ -288,7 +288,7 @@ describe('video constants (spec 000 section 9)', () => {
     // A video that takes 10 minutes: it stays processing while the fake clock runs.
     const slow = await startGateway({ port: 0, memory: true, inheritEnv: false, clientDir: null, log: () => undefined, env: { PARLEY_OFFLINE_VIDEO_MS: '600000', PARLEY_VIDEO_WORKER_MS: '20' } });
     const saved = globalThis.fetch;
-    globalThis.fetch = fetchThrough(slow.url);
+    globalThis.fetch = fetchThrough(slow.url, saved);
     const watch = watchFetch();
     const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
     /** Waits (real time) for the status calls to reach `n`. */
