@@ -90,7 +90,7 @@ describe('startGateway: a real server on loopback', () => {
   it('frames thinking and metadata the same way over a real socket; upstream errors are JSON', async () => {
     const ls = await fetch(`${gw.url}/auth/local-session`);
     const cookie = (ls.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-    // Each request its own requestId: a reused one replays the first reply (docs/gateway.md "Request binding").
+    // Each request its own requestId: a reused one replays the first reply (docs/gateway.md "Request ids").
     let n = 0;
     const post = (): Promise<Response> =>
       fetch(`${gw.url}/api/stream-gpt`, {
