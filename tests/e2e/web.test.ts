@@ -117,7 +117,8 @@ describe('web search and scraping in the browser', () => {
     expect(entries).toEqual([{ applied_usd_micro: '6000', note: 'web-search standard linkup' }]);
 
     // Hostile titles and snippets are text: nothing ran, nothing became markup.
-    expect(await reply.locator('img, svg, iframe, script').count()).toBe(0);
+    // (The message's own action buttons carry icons: an svg inside a button is the app's, not the reply's.)
+    expect(await reply.locator('img, svg:not(button *), iframe, script').count()).toBe(0);
     expect(await sources.textContent()).toContain('<img src=x onerror=');
     await page.waitForTimeout(300);
     expect(await pwned(page)).toBeUndefined();
@@ -408,7 +409,7 @@ describe('web search and scraping in the browser', () => {
     const url = page.url();
     await page.waitForTimeout(500);
 
-    expect(await answer.locator('script, img, svg, iframe, meta, style, object, link, form, embed').count()).toBe(0);
+    expect(await answer.locator('script, img, svg:not(button *), iframe, meta, style, object, link, form, embed').count()).toBe(0);
     // Links are http(s) only: one whose address was removed is plain text, not a link to the page itself.
     const hrefs = await answer.locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
     expect(hrefs).toEqual([`http://127.0.0.1:${port}/md-image`]); // the Markdown image, as a link (not fetched)
