@@ -118,8 +118,8 @@ export const SUGGESTION_COUNTS: Record<SuggestionKind, { fetched: number; used: 
 };
 /**
  * Spec 000 section 9: no-balance frequency 3, low-balance frequency 10, low-balance thresholds 0.1 USD and 0.1
- * nano. Ours (docs/decisions.md): the frequency is how often a "Add balance" card takes a place among the
- * suggestions: every 3rd card with no balance (neither USD nor nano above the paid-use threshold), every 10th with
+ * nano. Ours (docs/decisions.md): the frequency is the place of the one "Add balance" card among the
+ * suggestions: the 3rd with no balance (neither USD nor nano above the paid-use threshold), the 10th with
  * a low one (some balance, but USD below 0.1 and nano below 0.1).
  */
 export const NO_BALANCE_FREQUENCY = 3;

@@ -113,6 +113,78 @@ describe('layout', () => {
     expect(await share()).toBeGreaterThanOrEqual(0.6);
   });
 
+  it('phone composer and empty state at 390x844: no control cut off, "More tools" holds Add model and Web search, the suggestions page sideways with arrows inside the page, one "Add balance" card', async () => {
+    const context = await getStack().newContext();
+    const page = await context.newPage();
+    await page.setViewportSize(PHONE);
+    await page.goto('/conversation/new');
+    await waitForModels(page);
+    // From page load the message box has the focus.
+    await expect.poll(() => focusedLabel(page)).toBe('Message');
+    const suggestions = page.getByRole('region', { name: 'Suggestions' });
+    await suggestions.getByRole('listitem').first().waitFor();
+
+    // Every composer control is inside the viewport, or inside a strip that scrolls sideways.
+    const cut = () =>
+      page.evaluate(() => {
+        const out: string[] = [];
+        const area = document.querySelector('.composer-area');
+        for (const el of area ? Array.from(area.querySelectorAll<HTMLElement>('button, textarea, select, summary, label, [role="switch"], [role="separator"]')) : []) {
+          const r = el.getBoundingClientRect();
+          if (r.width === 0 || r.height === 0 || getComputedStyle(el).visibility === 'hidden') continue;
+          if (r.left >= 0 && r.right <= window.innerWidth + 0.5) continue;
+          let scroller: HTMLElement | null = el.parentElement;
+          while (scroller && !(/(auto|scroll)/.test(getComputedStyle(scroller).overflowX) && scroller.scrollWidth > scroller.clientWidth)) scroller = scroller.parentElement;
+          if (!scroller) out.push(el.getAttribute('aria-label') ?? el.textContent ?? el.tagName);
+        }
+        return out;
+      });
+    expect(await cut()).toEqual([]);
+    // No bare "width handle" line on a phone: the input fills the width and grows with its text.
+    expect(await page.getByRole('separator', { name: 'Resize message input height' }).isVisible()).toBe(false);
+    expect(await page.getByRole('separator', { name: 'Resize message input width' }).isVisible()).toBe(false);
+
+    // Add model and Web search wait behind "More tools"; opened, they are whole and usable; Escape closes it.
+    const more = page.getByRole('button', { name: 'More tools' });
+    const addModel = page.getByRole('button', { name: 'Add model' });
+    expect(await more.getAttribute('aria-expanded')).toBe('false');
+    expect(await addModel.isVisible()).toBe(false);
+    expect(await page.getByRole('switch', { name: 'Web search' }).isVisible()).toBe(false);
+    await more.click();
+    await addModel.waitFor({ state: 'visible' });
+    expect(await more.getAttribute('aria-expanded')).toBe('true');
+    for (const control of [addModel, page.getByRole('switch', { name: 'Web search' })]) {
+      const b = await box(control);
+      expect(b.x).toBeGreaterThanOrEqual(0);
+      expect(b.x + b.width).toBeLessThanOrEqual(PHONE.width);
+    }
+    expect(await cut()).toEqual([]);
+    await page.keyboard.press('Escape');
+    await addModel.waitFor({ state: 'hidden' });
+    expect(await focusedLabel(page)).toBe('More tools');
+
+    // The suggestions never widen the page; one "Add balance" card; the arrows page the strip.
+    expect(await page.evaluate(() => (document.scrollingElement?.scrollWidth ?? Infinity) <= window.innerWidth)).toBe(true);
+    expect(await suggestions.getByRole('link', { name: /Add balance/ }).count()).toBe(1);
+    const strip = suggestions.getByRole('list');
+    expect(await page.getByRole('button', { name: 'Previous suggestions' }).count()).toBe(0); // hidden at the start
+    for (const arrow of [page.getByRole('button', { name: 'Next suggestions' })]) {
+      const b = await box(arrow);
+      expect(b.x + b.width).toBeLessThanOrEqual(PHONE.width);
+      await arrow.click();
+    }
+    await expect.poll(() => strip.evaluate((el) => el.scrollLeft)).toBeGreaterThan(0);
+    await page.getByRole('button', { name: 'Previous suggestions' }).waitFor();
+    expect(await page.evaluate(() => (document.scrollingElement?.scrollWidth ?? Infinity) <= window.innerWidth)).toBe(true);
+
+    // On a wide screen the tools sit in the row (no "More tools"), and the resize handles are named grips.
+    await page.setViewportSize({ width: 1366, height: 850 });
+    await addModel.waitFor({ state: 'visible' });
+    expect(await more.isVisible()).toBe(false);
+    expect(await page.getByRole('separator', { name: 'Resize message input width' }).getAttribute('title')).toContain('Resize message input width');
+    expect(await page.evaluate(() => (document.scrollingElement?.scrollWidth ?? Infinity) <= window.innerWidth)).toBe(true);
+  });
+
   it('focus after first send: the message input has the focus on load and keeps it after the first send moves to the new route', async () => {
     const context = await getStack().newContext();
     const page = await openApp(context);

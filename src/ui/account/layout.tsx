@@ -114,6 +114,7 @@ function ResizeHandle({ axis, label, value, min, max, onDraft, onCommit }: { axi
       role="separator"
       tabIndex={0}
       aria-label={label}
+      title={`${label} (drag, or arrow keys)`}
       aria-orientation={axis === 'height' ? 'horizontal' : 'vertical'}
       aria-valuenow={value}
       aria-valuemin={min}

@@ -31,6 +31,7 @@ import { takesImages } from '../../protocol/vision';
 import { toChatMessage } from '../../shared/history';
 import { AttachButton, AttachmentChips, attachmentTokens, useAttachmentInput } from './Attachments';
 import { useComposerSize } from '../account/layout';
+import { MoreTools } from './MoreTools';
 
 interface Props {
   value: string;
@@ -216,48 +217,56 @@ export function Composer({ value, onChange, pending, sending = false, onSend, on
         </ul>
       )}
       <div className="composer-tools">
-        <div role="radiogroup" aria-label="Mode" className="mode-group">
-          {MODES.map((m) => (
-            <label key={m.id} className={state.mode === m.id ? 'mode on' : 'mode'}>
-              <input type="radio" name={`${ids}-mode`} value={m.id} checked={state.mode === m.id}
-                // On click, not change: a click on the mode already shown (Chat on a page still loading) counts too.
-                onClick={() => {
-                  if (applied.current !== pageKey) clickedMode.current = m.id;
-                }}
-                onChange={() => {
-                  composer.mode = m.id;
-                  // Multi-model is a chat capability: another mode ends it (spec 000 section 4, as an image model does).
-                  if (m.id !== 'chat') composer.extraModels = [];
-                }}
-              />
-              {m.label}
-            </label>
-          ))}
+        {/* On a phone the modes and model chips scroll sideways in their own strip; the tools after it stay put. */}
+        <div className="composer-tools-scroll">
+          <div role="radiogroup" aria-label="Mode" className="mode-group">
+            {MODES.map((m) => (
+              <label key={m.id} className={state.mode === m.id ? 'mode on' : 'mode'}>
+                <input type="radio" name={`${ids}-mode`} value={m.id} checked={state.mode === m.id}
+                  // On click, not change: a click on the mode already shown (Chat on a page still loading) counts too.
+                  onClick={() => {
+                    if (applied.current !== pageKey) clickedMode.current = m.id;
+                  }}
+                  onChange={() => {
+                    composer.mode = m.id;
+                    // Multi-model is a chat capability: another mode ends it (spec 000 section 4, as an image model does).
+                    if (m.id !== 'chat') composer.extraModels = [];
+                  }}
+                />
+                {m.label}
+              </label>
+            ))}
+          </div>
+          <div className="extras">
+            {state.extraModels.map((id, i) => (
+              <span className="extra-model" key={id}>
+                <ModelPicker
+                  label={`Extra model ${i + 1}`}
+                  value={id}
+                  models={textModels}
+                  exclude={[model, ...state.extraModels.filter((x) => x !== id)]}
+                  onChange={(next) => (composer.extraModels = composer.extraModels.map((x) => (x === id ? next : x)))}
+                />
+                <button type="button" className="icon" aria-label={`Remove ${names.get(id) ?? id}`} onClick={() => removeExtraModel(id)}>
+                  ×
+                </button>
+              </span>
+            ))}
+          </div>
         </div>
-        <div className="extras">
-          {state.extraModels.map((id, i) => (
-            <span className="extra-model" key={id}>
-              <ModelPicker
-                label={`Extra model ${i + 1}`}
-                value={id}
-                models={textModels}
-                exclude={[model, ...state.extraModels.filter((x) => x !== id)]}
-                onChange={(next) => (composer.extraModels = composer.extraModels.map((x) => (x === id ? next : x)))}
-              />
-              <button type="button" className="icon" aria-label={`Remove ${names.get(id) ?? id}`} onClick={() => removeExtraModel(id)}>
-                ×
+        {/* Issue 16: the secondary tools; on a phone they wait behind "More tools" (CSS shows the toggle there only). */}
+        {(state.mode === 'chat' || state.mode === 'voice') && (
+          <MoreTools>
+            {/* Multi-model is a chat capability: the other modes do not offer it (a phone has no row to spare). */}
+            {state.mode === 'chat' && (
+              <button type="button" className="add-model" onClick={addModel} disabled={!canAdd}>
+                Add model
               </button>
-            </span>
-          ))}
-          {/* Multi-model is a chat capability: the other modes do not offer it (a phone has no row to spare). */}
-          {state.mode === 'chat' && (
-            <button type="button" className="add-model" onClick={addModel} disabled={!canAdd}>
-              Add model
-            </button>
-          )}
-        </div>
-        {/* Web search feeds a text reply: the Chat and Voice modes; the media modes would ignore it. */}
-        {(state.mode === 'chat' || state.mode === 'voice') && <WebSearchSwitch />}
+            )}
+            {/* Web search feeds a text reply: the Chat and Voice modes; the media modes would ignore it. */}
+            <WebSearchSwitch />
+          </MoreTools>
+        )}
         {counts && (
           // A small indicator; the details open on a click or a tap (issue 16: developer detail out of the way).
           <details className="token-counts" aria-label="Token counts">

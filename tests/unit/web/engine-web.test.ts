@@ -118,7 +118,7 @@ describe('composer URLs and suggestions', () => {
     expect(findUrls(hostile)).toHaveLength(1);
   });
 
-  it('puts an "Add balance" card in every 3rd place with no balance, every 10th with a low one', () => {
+  it('puts one "Add balance" card, in the 3rd place with no balance, the 10th with a low one', () => {
     const items = Array.from({ length: 15 }, (_, i) => ({ id: `s${i}`, title: 't', prompt: 'p', gradient: 'g' }) satisfies Suggestion);
     expect(balanceLevel(0, 0)).toBe('none');
     expect(balanceLevel(0.05, 0)).toBe('low');
@@ -127,7 +127,8 @@ describe('composer URLs and suggestions', () => {
     expect(balanceLevel(0, 0.5)).toBe('ok');
     const none = withBalanceCards(items, 'none');
     expect(none.filter((c) => c.kind === 'prompt')).toHaveLength(15);
-    expect(none.map((c, i) => (c.kind === 'balance' ? i + 1 : 0)).filter(Boolean)).toEqual([3, 6, 9, 12, 15, 18, 21]);
+    expect(none.map((c, i) => (c.kind === 'balance' ? i + 1 : 0)).filter(Boolean)).toEqual([3]);
+    expect(withBalanceCards(items.slice(0, 1), 'none').map((c) => c.kind)).toEqual(['prompt', 'balance']);
     const low = withBalanceCards(items, 'low');
     expect(low.map((c, i) => (c.kind === 'balance' ? i + 1 : 0)).filter(Boolean)).toEqual([10]);
     expect(withBalanceCards(items, 'ok').every((c) => c.kind === 'prompt')).toBe(true);

@@ -2,10 +2,13 @@
  * Starter suggestions on an empty conversation (spec 000 sections 1 and 9): random prompts from the gateway for
  * the composer's mode (text in Chat, image in Image, video in Video; none in the other modes), SUGGESTION_COUNTS
  * used of those fetched. Choosing one puts its prompt in the message input (an image one also its model and size:
- * ConversationPage, media-state's suggestionChoice). With no balance every 3rd card, with
- * a low one every 10th, is an "Add balance" card that leads to the Wallet (docs/decisions.md).
+ * ConversationPage, media-state's suggestionChoice). With no balance the 3rd card, with a low one the 10th, is
+ * the one "Add balance" card that leads to the Wallet (docs/decisions.md). The cards are one row that scrolls
+ * sideways, with "Previous suggestions" / "Next suggestions" arrows (disabled at either end; issue 16).
  */
-import { useEffect, useState, type CSSProperties } from 'react';
+import { useCallback, useEffect, useRef, useState, type CSSProperties } from 'react';
+import { ChevronLeft, ChevronRight } from 'lucide-react';
+import { IconButton } from '../IconButton';
 import type { Mode } from '../../../events/model';
 import { SUGGESTION_COUNTS, type Suggestion, type SuggestionKind } from '../../../protocol/web';
 import { balanceLevel, withBalanceCards } from './suggestion-cards';
@@ -19,6 +22,25 @@ export function Suggestions({ mode, onPick }: { mode: Mode; onPick: (s: Suggesti
   const kind = KIND[mode];
   const [items, setItems] = useState<Suggestion[]>([]);
   const session = useQuery({ kind: 'session' });
+  const strip = useRef<HTMLUListElement>(null);
+  const [ends, setEnds] = useState({ start: true, end: true });
+  const measure = useCallback(() => {
+    const el = strip.current;
+    if (!el) return;
+    setEnds({ start: el.scrollLeft <= 4, end: el.scrollLeft + el.clientWidth >= el.scrollWidth - 4 });
+  }, []);
+  useEffect(() => {
+    const el = strip.current;
+    if (!el) return;
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [measure, items]);
+  const page = (direction: 1 | -1) => {
+    const el = strip.current;
+    if (el) el.scrollBy({ left: direction * Math.max(el.clientWidth * 0.8, 200), behavior: 'smooth' });
+  };
 
   useEffect(() => {
     if (!kind) return;
@@ -36,7 +58,13 @@ export function Suggestions({ mode, onPick }: { mode: Mode; onPick: (s: Suggesti
   const level = s ? balanceLevel(Number.parseFloat(s.usd_balance), Number.parseFloat(s.nano_balance)) : 'ok';
   return (
     <section className="suggestions" aria-label="Suggestions">
-      <ul>
+      {!(ends.start && ends.end) && (
+        <>
+          <IconButton className="suggestions-arrow previous" label="Previous suggestions" icon={ChevronLeft} disabled={ends.start} onClick={() => page(-1)} />
+          <IconButton className="suggestions-arrow next" label="Next suggestions" icon={ChevronRight} disabled={ends.end} onClick={() => page(1)} />
+        </>
+      )}
+      <ul ref={strip} onScroll={measure} data-more={ends.start ? (ends.end ? undefined : 'end') : ends.end ? 'start' : 'both'}>
         {withBalanceCards(items, level).map((card) =>
           card.kind === 'balance' ? (
             <li key={card.key} className="suggestion balance-card">

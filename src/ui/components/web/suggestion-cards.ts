@@ -14,14 +14,14 @@ export function balanceLevel(usd: number, nano: number): BalanceLevel {
 
 export type Card = { kind: 'prompt'; suggestion: Suggestion } | { kind: 'balance'; key: string };
 
-/** The suggestions with an "Add balance" card in every `frequency`-th place (no card when the balance is fine). */
+/**
+ * The suggestions with one "Add balance" card in the `frequency`-th place (3rd with no balance, 10th with a low
+ * one; issue 16: at most one such card, not one every few) and none when the balance is fine.
+ */
 export function withBalanceCards(suggestions: readonly Suggestion[], level: BalanceLevel): Card[] {
   const frequency = level === 'none' ? NO_BALANCE_FREQUENCY : level === 'low' ? LOW_BALANCE_FREQUENCY : 0;
-  const out: Card[] = [];
-  for (const s of suggestions) {
-    if (frequency > 0 && (out.length + 1) % frequency === 0) out.push({ kind: 'balance', key: `balance-${out.length}` });
-    out.push({ kind: 'prompt', suggestion: s });
-  }
+  const out: Card[] = suggestions.map((suggestion) => ({ kind: 'prompt', suggestion }));
+  if (frequency > 0) out.splice(Math.min(frequency - 1, out.length), 0, { kind: 'balance', key: 'balance' });
   return out;
 }
 
