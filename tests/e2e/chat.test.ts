@@ -69,6 +69,18 @@ describe('chat, end to end in Chromium', () => {
     await getStack().upstream.settled();
     expect(getStack().upstream.requests.at(-1)?.aborted).toBe(true);
     expect(await user(page).first().getAttribute('data-status')).toBe('done');
+    // The reply says it was stopped, next to its tokens line, and still does after a reload.
+    const mark = assistant(page).first().locator('.message-stopped');
+    await expect.poll(() => mark.textContent()).toBe('Stopped');
+    await page.reload();
+    await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+    await expect.poll(() => assistant(page).first().locator('.message-stopped').textContent(), { timeout: 15_000 }).toBe('Stopped');
+    // A reply that finished on its own has no such mark.
+    getStack().upstream.setScript(textReply('Short and whole.'));
+    await send(page, 'A short one');
+    await expect.poll(() => assistant(page).nth(1).getAttribute('data-status'), { timeout: 15_000 }).toBe('done');
+    await expect.poll(() => assistant(page).nth(1).textContent()).toContain('Short and whole.');
+    expect(await assistant(page).nth(1).locator('.message-stopped').count()).toBe(0);
   });
 
   it('renders hostile model output as inert text under a strict CSP', async () => {
