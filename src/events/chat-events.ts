@@ -54,6 +54,8 @@ export interface ReplyCompletedV1 {
   at: number;
   /** Input tokens the gateway counted for the request (the JSON export's completion). Absent on older events. */
   inputTokens?: number | null;
+  /** The user pressed Stop: the text is what arrived before. Absent on older events and on whole replies (= false). */
+  stopped?: boolean;
 }
 
 /**
@@ -168,11 +170,11 @@ export const chatEvents = {
   'reply.completed': defineEvent({
     version: 1,
     payload: shape<ReplyCompletedV1>(
-      { ...replyBase, text: str, thinking: str, cost: num, paymentSource: nullable(paymentSource), outputTokens: nullable(num), inputTokens: optional(nullable(num)) },
+      { ...replyBase, text: str, thinking: str, cost: num, paymentSource: nullable(paymentSource), outputTokens: nullable(num), inputTokens: optional(nullable(num)), stopped: optional(bool) },
       {
         test: (p) =>
           O(p) && replyOk(p) && S(p.text) && S(p.thinking) && N(p.cost) && isSource(p.paymentSource) && (p.outputTokens === null || N(p.outputTokens)) &&
-          (p.inputTokens === undefined || p.inputTokens === null || N(p.inputTokens)),
+          (p.inputTokens === undefined || p.inputTokens === null || N(p.inputTokens)) && (p.stopped === undefined || B(p.stopped)),
       },
     ),
     touches: (p) => pageAndList(p.conversationSlug),

@@ -50,6 +50,8 @@ export interface MessageRow {
   isPartial?: boolean;
   /** The reply stopped because the engine running it went away (leader tab closed) and could not be resumed. */
   interrupted?: boolean;
+  /** The user stopped the reply (reply.completed with stopped): its text is what arrived before. */
+  stopped?: boolean;
   /** Gateway request id of the reply (set when it starts): the idempotency key of its charge, and how to resume it. */
   requestId?: string;
   /** The reply's text when Continue last extended it (reply.continued): a resumed continuation starts after it. */

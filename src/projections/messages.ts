@@ -28,6 +28,7 @@ export const messagesProjection = defineProjection({
       if (p.paymentSource !== null) changes.paymentSource = p.paymentSource;
       if (p.outputTokens !== null) changes.outputTokens = p.outputTokens;
       if (p.inputTokens != null) changes.inputTokens = p.inputTokens;
+      if (p.stopped === true) changes.stopped = true;
       return [update('messages', p.messageId, changes)];
     },
     'reply.failed': (p, event) => {
@@ -66,7 +67,7 @@ export const messagesProjection = defineProjection({
     ],
     'message.retried': (p) => [update('messages', p.messageId, { hasError: undefined, error: undefined, status: 'done', updatedAt: p.at })],
     'reply.continued': (p) => [
-      update('messages', p.messageId, { status: 'streaming', requestId: p.requestId, continuedFrom: { text: p.text, thinking: p.thinking }, isPartial: undefined, updatedAt: p.at }),
+      update('messages', p.messageId, { status: 'streaming', requestId: p.requestId, continuedFrom: { text: p.text, thinking: p.thinking }, isPartial: undefined, stopped: undefined, updatedAt: p.at }),
     ],
     'conversation.duplicated': (p) => p.messages.map((m) => put('messages', m)),
     // The background migration moved a message's inline images into its images field (src/worker/rooms/library/migration.ts).

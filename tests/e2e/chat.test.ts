@@ -69,6 +69,54 @@ describe('chat, end to end in Chromium', () => {
     await getStack().upstream.settled();
     expect(getStack().upstream.requests.at(-1)?.aborted).toBe(true);
     expect(await user(page).first().getAttribute('data-status')).toBe('done');
+    // The reply says it was stopped, next to its tokens line, and still does after a reload.
+    const mark = assistant(page).first().locator('.message-stopped');
+    await expect.poll(() => mark.textContent()).toBe('Stopped');
+    await page.reload();
+    await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();
+    await expect.poll(() => assistant(page).first().locator('.message-stopped').textContent(), { timeout: 15_000 }).toBe('Stopped');
+    // A reply that finished on its own has no such mark.
+    getStack().upstream.setScript(textReply('Short and whole.'));
+    await send(page, 'A short one');
+    await expect.poll(() => assistant(page).nth(1).getAttribute('data-status'), { timeout: 15_000 }).toBe('done');
+    await expect.poll(() => assistant(page).nth(1).textContent()).toContain('Short and whole.');
+    expect(await assistant(page).nth(1).locator('.message-stopped').count()).toBe(0);
+  });
+
+  it('a link with ?model= refuses a quick Enter until the catalogue arrives, then sends to that model', async () => {
+    const OFFLINE = 'parley-offline'; // not the default model (the first upstream one is)
+    const context = await getStack().newContext();
+    // The catalogue is held back (the engine worker's request is routed too).
+    let release = () => undefined as void;
+    const held = new Promise<void>((r) => (release = r));
+    let asked = 0;
+    await context.route('**/api/models', async (route) => {
+      asked++;
+      await held;
+      await route.continue();
+    });
+    const page = await context.newPage();
+    await page.goto(`/conversation/new?model=${OFFLINE}`);
+    const input = page.getByRole('textbox', { name: 'Message' });
+    await input.fill('Which model is this?');
+    await expect.poll(() => asked, { timeout: 15_000 }).toBeGreaterThan(0);
+    await page.getByRole('status').getByText('Loading models…').waitFor();
+    const sendButton = page.getByRole('button', { name: 'Send', exact: true });
+    expect(await sendButton.isDisabled()).toBe(true);
+    await input.press('Enter');
+    // Nothing was sent: the text stays, no message is shown, the page is still the new conversation.
+    expect(await input.inputValue()).toBe('Which model is this?');
+    expect(await user(page).count()).toBe(0);
+    release();
+    await page.getByRole('combobox', { name: 'Model', exact: true }).and(page.locator(`[data-value="${OFFLINE}"]`)).waitFor();
+    await sendButton.and(page.locator(':enabled')).waitFor();
+    expect(await page.getByText('Loading models…').count()).toBe(0);
+    expect(new URL(page.url()).pathname).toBe('/conversation/new');
+    await input.press('Enter');
+    await page.locator('article[data-role="assistant"][data-status="done"]').waitFor({ timeout: 30_000 });
+    // One message, answered by the address's model (an early send would have gone to the default one).
+    expect(await user(page).count()).toBe(1);
+    expect(await assistant(page).first().getAttribute('data-model')).toBe(OFFLINE);
   });
 
   it('renders hostile model output as inert text under a strict CSP', async () => {

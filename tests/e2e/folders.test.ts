@@ -66,6 +66,10 @@ describe('folders', () => {
     await folders(page).getByRole('button', { name: 'Work', exact: true }).click();
     await expect.poll(() => listed(page)).toEqual(['Gamma talk', 'Beta talk', 'Alpha talk']);
     expect(await folders(page).getByRole('button', { name: 'Work', exact: true }).getAttribute('aria-pressed')).toBe('true');
+    // The count beside a folder counts what choosing it shows: Work's one and its subfolder's two.
+    await expect.poll(() => folders(page).getByRole('button', { name: 'Work', exact: true }).locator('.folder-count').textContent()).toBe('3');
+    expect(await folders(page).getByRole('button', { name: 'Work', exact: true }).getAttribute('title')).toBe('3 conversations');
+    expect(await folders(page).getByRole('button', { name: 'Reports', exact: true }).locator('.folder-count').textContent()).toBe('2');
 
     // One folder per conversation: moving Alpha to Reports takes it out of Work itself.
     await moveTo(page, 'Alpha talk', 'Work / Reports');

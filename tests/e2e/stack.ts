@@ -130,6 +130,8 @@ export async function chooseModel(page: Page, model: string): Promise<void> {
 
 export async function send(page: Page, text: string): Promise<void> {
   const input = page.getByRole('textbox', { name: 'Message' });
+  // Until the page's model is settled the composer ignores Enter ("Loading models…"): wait for its Send.
+  await page.getByRole('button', { name: 'Send', exact: true }).and(page.locator(':enabled')).waitFor();
   await input.fill(text);
   await input.press('Enter');
 }

@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useSnapshot } from 'valtio';
 import type { ActionResult } from '../../protocol/engine';
 import type { FolderView } from '../../protocol/account';
+import { folderCounts } from './folder-counts';
 import { engine, useQuery } from '../engine';
 import { folderView, report, treeOrder } from './folder-state';
 
@@ -136,6 +137,7 @@ export function Folders() {
   }
 
   const rows = treeOrder(folders ?? []);
+  const counts = folderCounts(folders ?? []);
   const hasChildren = new Set((folders ?? []).map((f) => f.parentId).filter((p): p is number => p !== null));
   // A folder shows when every folder above it is expanded.
   const parentOf = new Map((folders ?? []).map((f) => [f.id, f.parentId]));
@@ -186,12 +188,12 @@ export function Folders() {
                 type="button"
                 className="folder-filter"
                 aria-pressed={snap.active === folder.id}
-                title={`${folder.conversations} conversation${folder.conversations === 1 ? '' : 's'}`}
+                title={`${counts.get(folder.id) ?? 0} conversation${counts.get(folder.id) === 1 ? '' : 's'}`}
                 onClick={() => (folderView.active = folder.id)}
               >
                 <span className="folder-name">{folder.name}</span>
                 <span className="folder-count" aria-hidden="true">
-                  {folder.conversations}
+                  {counts.get(folder.id) ?? 0}
                 </span>
               </button>
             )}

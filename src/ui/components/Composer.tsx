@@ -116,10 +116,17 @@ export function Composer({ value, onChange, pending, sending = false, onSend, on
   const clickedMode = useRef<Mode | null>(null);
   const pageKey = `${slug ?? 'new'}${location.search}`;
   const path = usePath();
+  /**
+   * The page whose model is settled (the address applied, its model chosen): until then Send and Enter wait, so a
+   * quick Enter on `?model=X` does not go to the default model before the catalogue arrives (issue 16).
+   */
+  const [settledKey, setSettledKey] = useState<string | null>(null);
+  const loadingModels = !loaded || models.length === 0 || settledKey !== pageKey;
   useEffect(() => {
     const key = pageKey;
     if (!loaded || models.length === 0 || applied.current === key) return;
     applied.current = key;
+    let settleLater = false;
     const clicked = clickedMode.current;
     clickedMode.current = null;
     const last = messages.at(-1);
@@ -136,7 +143,13 @@ export function Composer({ value, onChange, pending, sending = false, onSend, on
       const chosen = models.find((m) => m.id === address.model);
       if (chosen) {
         // After the page's own effects (children's effects run first), which set a new conversation's default model.
-        if (chosen.modality === 'text') setTimeout(() => (view.model = chosen.id), 0);
+        if (chosen.modality === 'text') {
+          settleLater = true;
+          setTimeout(() => {
+            view.model = chosen.id;
+            setSettledKey(key);
+          }, 0);
+        }
         else if (chosen.modality === 'image' || chosen.modality === 'video') chooseMediaModel(chosen.modality, chosen.id);
         applyModelChoice(chosen);
       } else {
@@ -152,6 +165,7 @@ export function Composer({ value, onChange, pending, sending = false, onSend, on
       composer.mode = clicked;
       if (clicked !== 'chat') composer.extraModels = [];
     }
+    if (!settleLater) setSettledKey(key);
     // eslint-disable-next-line react-hooks/exhaustive-deps -- once per page and address, when loaded
   }, [loaded, models, slug, path]);
 
@@ -303,7 +317,7 @@ export function Composer({ value, onChange, pending, sending = false, onSend, on
         className="composer"
         onSubmit={(e) => {
           e.preventDefault();
-          onSend();
+          if (!loadingModels) onSend();
         }}
       >
         <AttachButton slug={slug} />
@@ -321,7 +335,7 @@ export function Composer({ value, onChange, pending, sending = false, onSend, on
             // enterSendsMessage (spec 001 section 9, default true); Shift+Enter inserts a newline.
             if (enterSends && e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
               e.preventDefault();
-              onSend();
+              if (!loadingModels) onSend();
             }
           }}
         />
@@ -330,14 +344,20 @@ export function Composer({ value, onChange, pending, sending = false, onSend, on
             Stop
           </button>
         )}
-        <button type="submit" className="send" disabled={sending}>
+        <button type="submit" className="send" disabled={sending || loadingModels}>
           Send
         </button>
       </form>
-      {sending && (
+      {sending ? (
         <p className="sending-note" role="status">
           Sending…
         </p>
+      ) : (
+        loadingModels && (
+          <p className="sending-note" role="status">
+            Loading models…
+          </p>
+        )
       )}
     </div>
   );

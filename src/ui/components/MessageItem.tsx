@@ -31,6 +31,7 @@ function sameMessage(a: MessageItemProps, b: MessageItemProps): boolean {
     x.hasError === y.hasError &&
     x.error === y.error &&
     x.interrupted === y.interrupted &&
+    x.stopped === y.stopped &&
     x.sentiment === y.sentiment &&
     x.isPartial === y.isPartial &&
     x.model === y.model &&

@@ -125,6 +125,23 @@ describe('reply lifecycle', () => {
     expect(bot).not.toHaveProperty('inputTokens');
   });
 
+  it('reply.completed of a stopped reply marks the message stopped; a continuation clears the mark', () => {
+    const stopped = makeEvent(
+      'reply.completed',
+      { messageId: 11, conversationSlug: SLUG, text: 'Forty', thinking: '', cost: 0, paymentSource: null, outputTokens: 2, stopped: true, at: T0 + 3000 },
+      id(),
+      T0 + 3000,
+    );
+    expect(stateOf([...base, started, stopped]).bot).toMatchObject({ status: 'done', prompt: 'Forty', stopped: true });
+    // An older event (no field) and a whole reply (false) leave no mark.
+    const whole = makeEvent('reply.completed', { messageId: 11, conversationSlug: SLUG, text: 'Forty-two.', thinking: '', cost: 0, paymentSource: null, outputTokens: 4, stopped: false, at: T0 + 3000 }, id(), T0 + 3000);
+    expect(stateOf([...base, started, whole]).bot).not.toHaveProperty('stopped');
+    const continued = makeEvent('reply.continued', { messageId: 11, conversationSlug: SLUG, model: 'm', requestId: 'req-2', text: 'Forty', thinking: '', at: T0 + 4000 }, id(), T0 + 4000);
+    const finished = makeEvent('reply.completed', { messageId: 11, conversationSlug: SLUG, text: 'Forty-two.', thinking: '', cost: 0, paymentSource: null, outputTokens: 4, at: T0 + 5000 }, id(), T0 + 5000);
+    expect(stateOf([...base, started, stopped, continued]).bot).not.toHaveProperty('stopped');
+    expect(stateOf([...base, started, stopped, continued, finished]).bot).not.toHaveProperty('stopped');
+  });
+
   it('reply.failed without a partial marks the user message and deletes the pending message', () => {
     const failed = makeEvent(
       'reply.failed',

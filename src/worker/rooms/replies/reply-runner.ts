@@ -163,7 +163,7 @@ export async function runReply(host: ReplyHost, reply: LiveReply, open: (signal:
     // The user pressed Stop: keep what arrived, like every chat app does.
     await host.append([
       ...(await imageEvents()),
-      makeEvent('reply.completed', { ...base, text, thinking, cost, paymentSource: meta?.paymentSource ?? null, outputTokens, inputTokens }, host.newEventId(), at),
+      makeEvent('reply.completed', { ...base, text, thinking, cost, paymentSource: meta?.paymentSource ?? null, outputTokens, inputTokens, stopped: true }, host.newEventId(), at),
     ]);
     return;
   }
