@@ -17,7 +17,7 @@ afterAll(() => fake?.close());
 const getStack = useStack(() => ({
   env: {
     PARLEY_IMAGE_PROVIDERS: JSON.stringify([{ name: 'fakeai', url: `${fake.url}/v1`, models: ['gpt-image-1'], imageToImage: ['gpt-image-1'] }]),
-    PARLEY_VIDEO_PROVIDERS: JSON.stringify([{ name: 'fakequeue', url: `${fake.url}/queue`, models: ['fake/kling-video'] }]),
+    PARLEY_VIDEO_PROVIDERS: JSON.stringify([{ name: 'fakequeue', url: `${fake.url}/queue`, models: ['fake/queue-video'] }]),
     PARLEY_OFFLINE_VIDEO_MS: '1500',
     PARLEY_VIDEO_WORKER_MS: '100',
     PARLEY_VIDEO_POLL_MS: '200',
@@ -156,7 +156,7 @@ describe('images, end to end in Chromium', () => {
     await imageShown(page);
     await send(page, '');
     await page.getByRole('region', { name: 'Notifications' }).getByText('Message is required').waitFor();
-    await assistant(page).last().getByRole('button', { name: 'Use image 1 as input' }).click();
+    await assistant(page).last().getByRole('button', { name: 'Use as input: image 1' }).click();
     await chooseModel(page, 'parley-offline-upscaler');
     await page.getByRole('group', { name: 'Image settings' }).getByLabel('Upscale factor').selectOption('3');
     await send(page, '');
@@ -234,7 +234,7 @@ describe('video jobs, end to end in Chromium', () => {
     fake.statuses = ['IN_PROGRESS', 'FAILED'];
     const page = await openApp(await getStack().newContext());
     await mode(page, 'Video');
-    await chooseModel(page, 'fake/kling-video');
+    await chooseModel(page, 'fake/queue-video');
     await send(page, 'a dragon');
     await assistant(page).last().getByText('The model could not render this prompt').waitFor({ timeout: 60_000 });
     expect(await assistant(page).last().getAttribute('data-status')).toBe('error');
@@ -246,7 +246,7 @@ describe('video jobs, end to end in Chromium', () => {
     await context.addInitScript(() => localStorage.setItem('parley:engine-timing', JSON.stringify({ videoPollMs: 300, videoTimeoutMs: 4000 })));
     const page = await openApp(context);
     await mode(page, 'Video');
-    await chooseModel(page, 'fake/kling-video');
+    await chooseModel(page, 'fake/queue-video');
     await send(page, 'forever');
     await assistant(page).last().locator('[data-video-status="processing"]').waitFor({ timeout: 30_000 });
     await assistant(page).last().getByText('Timed out waiting for video generation').waitFor({ timeout: 30_000 });
@@ -258,7 +258,7 @@ describe('video jobs, end to end in Chromium', () => {
     const context = await getStack().newContext();
     const leader = await openApp(context);
     await mode(leader, 'Video');
-    await chooseModel(leader, 'fake/kling-video');
+    await chooseModel(leader, 'fake/queue-video');
     await send(leader, 'handover clip');
     await assistant(leader).last().locator('[data-video-status]').waitFor();
     const path = new URL(leader.url()).pathname;

@@ -322,7 +322,7 @@ describe('the wallet and the Deposit dialog in detail', () => {
     const page = await openPage(context, '/wallet');
     await openDeposit(page);
     const dialog = page.getByRole('dialog', { name: 'Deposit' });
-    await dialog.getByRole('button', { name: 'Nano (XNO)' }).click();
+    await dialog.getByRole('button', { name: 'Nano XNO' }).click();
     await dialog.locator('code.nano-address').waitFor();
     const flag = dialog.getByRole('group', { name: 'Receive nano at' });
     expect(await flag.getByRole('radio', { name: "This session's deposit address" }).isChecked()).toBe(true);

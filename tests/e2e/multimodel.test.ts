@@ -63,12 +63,14 @@ describe('multi-model', () => {
     expect(a && b && Math.abs(a.y - b.y) < 4 && a.x !== b.x).toBe(true);
     await shoot(page, 'multimodel-1366');
 
-    // Stacked on a phone.
+    // On a phone: still side by side, in a strip that scrolls sideways (one column nearly the screen's width).
     await page.setViewportSize({ width: 390, height: 844 });
     await expect.poll(async () => {
       const [p, q] = [await offline.boundingBox(), await failing.boundingBox()];
-      return p && q ? Math.abs(p.x - q.x) < 4 && p.y !== q.y : false;
+      return p && q ? Math.abs(p.y - q.y) < 4 && p.x !== q.x : false;
     }).toBe(true);
+    expect(await group.evaluate((el) => el.scrollWidth > el.clientWidth + 100 && getComputedStyle(el).overflowX === 'auto')).toBe(true);
+    expect(await page.evaluate(() => (document.scrollingElement?.scrollWidth ?? 0) <= window.innerWidth)).toBe(true);
     await shoot(page, 'multimodel-390');
 
     // Multi-model stays on for the next prompt; removing the extra ends it.
