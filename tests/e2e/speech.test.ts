@@ -182,6 +182,8 @@ describe('autoplay and voice', () => {
     // A new document, and the message sent with script events: no click in it before the reply is read aloud.
     await page.goto('/conversation/new');
     await page.getByRole('textbox', { name: 'Message' }).waitFor();
+    // The composer takes a send once the page's model is settled (its Send enabled).
+    await page.getByRole('button', { name: 'Send', exact: true }).and(page.locator(':enabled')).waitFor();
     await page.evaluate(() => {
       const box = document.querySelector<HTMLTextAreaElement>('textarea[aria-label="Message"]');
       if (!box) throw new Error('no message box');
