@@ -59,8 +59,10 @@ describe('multi-model', () => {
     const group = page.getByRole('group', { name: 'Replies from 2 models' });
     await group.waitFor();
     // Side by side on a wide screen.
-    const [a, b] = [await offline.boundingBox(), await failing.boundingBox()];
-    expect(a && b && Math.abs(a.y - b.y) < 4 && a.x !== b.x).toBe(true);
+    await expect.poll(async () => {
+      const [a, b] = [await offline.boundingBox(), await failing.boundingBox()];
+      return a && b ? Math.abs(a.y - b.y) < 4 && a.x !== b.x : false;
+    }).toBe(true);
     await shoot(page, 'multimodel-1366');
 
     // On a phone: still side by side, in a strip that scrolls sideways (one column nearly the screen's width).
