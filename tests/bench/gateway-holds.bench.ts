@@ -21,6 +21,7 @@ import { startGateway } from '../../src/server/start';
 import { startFakeUpstream } from '../unit/server/fake-upstream';
 import { size } from './smoke';
 import type { BenchResult } from './types';
+import { percentile } from './stats';
 
 const WARMUP = size(60, 2);
 const ITERATIONS = size(500, 10);
@@ -28,12 +29,6 @@ const ITERATIONS = size(500, 10);
 const CPU_BLOCK = size(40, 2);
 const FREE = 'bench-free';
 const PAID = 'bench-paid';
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[i] as number;
-}
 
 /** Ms from t0 until the reply text holds 'Hello' (first) and until its metadata tag has arrived (whole). */
 async function timeToFirst(res: Response, t0: number): Promise<{ first: number; whole: number }> {

@@ -24,18 +24,13 @@ import { startGateway } from '../../src/server/start';
 import { startFakeUpstream } from '../unit/server/fake-upstream';
 import { size } from './smoke';
 import type { BenchResult } from './types';
+import { percentile } from './stats';
 
 const MODEL = 'bench-model';
 const CONCURRENCY = Number(process.env.BENCH_LOAD_CONCURRENCY ?? size(200, 10));
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? size(10, 1));
 /** Finished replies are kept this long in the bench gateway, so that the last heap figure can be taken soon after. */
 const RETAIN_MS = size(3000, 300);
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[i] as number;
-}
 
 /** A child process that prints one JSON line when ready and answers one line per command line on stdin. */
 interface Child {

@@ -16,16 +16,11 @@ import { startGateway } from '../../src/server/start';
 import { startFakeUpstream } from '../unit/server/fake-upstream';
 import { size } from './smoke';
 import type { BenchResult } from './types';
+import { percentile } from './stats';
 
 const WARMUP = size(60, 2);
 const ITERATIONS = size(500, 10);
 const MODEL = 'bench-model';
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[i] as number;
-}
 
 /** Reads until `done(textSoFar)` holds; returns the ms from t0 to that moment, then drains the rest. */
 async function timeToFirst(res: Response, t0: number, done: (text: string) => boolean): Promise<number> {

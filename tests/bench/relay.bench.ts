@@ -27,6 +27,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { SMOKE, size } from './smoke';
 import type { BenchResult } from './types';
+import { percentile } from './stats';
 
 const FREE = 'relay-free';
 const PAID = 'relay-paid';
@@ -41,12 +42,6 @@ const PER_CLIENT = size(4, 1);
 const WARMUP = size(300, 5);
 
 type Path = 'direct' | 'nginx' | 'free' | 'priced';
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[i] as number;
-}
 
 // ---- child processes -------------------------------------------------------------------------------------------
 
