@@ -83,6 +83,8 @@ export class EngineCore implements CoreHandlers {
   private sessionRefreshAgain = false;
   /** This engine's rooms, in the order they were made (disposed newest first). */
   private readonly rooms = new Map<RoomKind<Room>, Room>();
+  /** Each timed notice's closing timer, cleared when it closes or the engine ends. */
+  private readonly noticeTimers = new Map<string, ReturnType<typeof setTimeout>>();
   private disposed = false;
   /** Aborted on dispose: ends the engine's own waits (the catalogue's retry backoff). */
   private readonly life = new AbortController();
@@ -183,6 +185,9 @@ export class EngineCore implements CoreHandlers {
     this.disposed = true;
     this.life.abort();
     this.stopSignedOut();
+    // A notice's closing timer ends with the engine (up to 300 s would outlive it otherwise).
+    for (const timer of this.noticeTimers.values()) clearTimeout(timer);
+    this.noticeTimers.clear();
     for (const room of [...this.rooms.values()].reverse()) room.dispose();
     this.lifecycle?.dispose();
     this.db?.close();
@@ -229,7 +234,7 @@ export class EngineCore implements CoreHandlers {
     // topic closes that topic's earlier errors: a success (or a newer error) replaces what it resolves.
     const others = this.notices$.value.filter((n) => n.title !== notice.title && !(notice.topic !== undefined && isStaleError(n, notice.topic)));
     this.notices$.next([...others, { ...notice, id }]);
-    if (notice.durationMs !== null) setTimeout(() => void this.dismissNotice(id), notice.durationMs);
+    if (notice.durationMs !== null) this.noticeTimers.set(id, setTimeout(() => void this.dismissNotice(id), notice.durationMs));
   }
 
   /** Closes a topic's error notices once their cause is gone (a successful retry of the same action). */
@@ -239,6 +244,8 @@ export class EngineCore implements CoreHandlers {
   }
 
   async dismissNotice(id: string): Promise<void> {
+    clearTimeout(this.noticeTimers.get(id));
+    this.noticeTimers.delete(id);
     this.notices$.next(this.notices$.value.filter((n) => n.id !== id));
   }
 

@@ -1,7 +1,7 @@
 /**
  * Rooms stop what they started when their engine is disposed (issue 21): a video status poll, a video generate
  * call, a text-to-speech poll, a payment status poll, a library document status poll, the nano deposit socket and a
- * conversation's purge timer caught in flight by the dispose end there. Nothing is asked again, nothing is written to the closed database, and nothing rejects
+ * conversation's purge timer and a notice's closing timer caught in flight by the dispose end there. Nothing is asked again, nothing is written to the closed database, and nothing rejects
  * unhandled (the leader tab hands over the same way).
  */
 import 'fake-indexeddb/auto';
@@ -294,6 +294,22 @@ describe('a room stops its loops when the engine is disposed mid-poll', () => {
     } finally {
       vi.unstubAllGlobals();
     }
+  });
+
+  it('notices: a timed notice\'s closing timer ends with the engine', async () => {
+    const engine = newEngine();
+    await engine.whenStarted();
+    const set = vi.spyOn(globalThis, 'setTimeout');
+    // The spec's longest timed notice: 300 s, which would keep a disposed engine's timer alive for five minutes.
+    engine.notify({ title: 'Long notice', text: 'Stays five minutes', tone: 'blue', durationMs: 300_000 });
+    const call = set.mock.calls.findIndex((c) => c[1] === 300_000);
+    expect(call).toBeGreaterThanOrEqual(0);
+    const timer = set.mock.results[call]?.value as ReturnType<typeof setTimeout>;
+    const cleared = vi.spyOn(globalThis, 'clearTimeout');
+    engines.splice(engines.indexOf(engine), 1);
+    await engine.dispose();
+    expect(cleared).toHaveBeenCalledWith(timer);
+    expect(unhandled).toEqual([]);
   });
 
   it('the catalogue: an engine disposed while it waits to ask again for the models asks no more', async () => {
