@@ -9,6 +9,7 @@ import { ParleyDB } from '../../../src/worker/db/schema';
 import { Engine, INTERRUPTED_REASON } from '../../../src/worker/engine';
 import { appendEvents, readLog } from '../../../src/worker/log';
 import { startFakeUpstream, textReply, type FakeUpstream } from '../server/fake-upstream';
+import { fetchThrough } from './harness';
 
 let upstream: FakeUpstream;
 let gateway: RunningGateway;
@@ -26,16 +27,10 @@ beforeAll(async () => {
     env: { PARLEY_UPSTREAM_URL: upstream.url, PARLEY_UPSTREAM_MODELS: 'fake-model', PARLEY_OFFLINE_TOKEN_DELAY_MS: '0' },
   });
   // The engine calls same-origin paths with the session cookie, as in a browser: a fetch with a one-cookie jar.
-  let cookie = '';
+  const through = fetchThrough(gateway.url, realFetch);
   globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
-    const url = new URL(String(input), gateway.url);
-    if (url.pathname === '/auth/local-session') sessionCalls++;
-    const headers = new Headers(init?.headers);
-    if (cookie) headers.set('cookie', cookie);
-    const res = await realFetch(url, { ...init, headers });
-    const set = res.headers.get('set-cookie');
-    if (set) cookie = set.split(';')[0] ?? '';
-    return res;
+    if (new URL(String(input), gateway.url).pathname === '/auth/local-session') sessionCalls++;
+    return through(input, init);
   };
 });
 afterAll(async () => {

@@ -49,20 +49,25 @@ export function useEngineStack(handler: FakeScriptInput, models: readonly string
   return stack;
 }
 
+/** A fetch through a one-cookie jar; `forget()` empties the jar (the next call starts another browser's session). */
+export type JarFetch = typeof fetch & { forget: () => void };
+
 /**
  * A fetch that sends the engine's relative URLs to `base` and keeps the session cookie as a browser would (a jar of
- * one cookie). Every engine test points the global fetch at its gateway through this.
+ * one cookie; a cookie set with Max-Age=0 empties it). Every engine test points the global fetch at its gateway
+ * through this, directly or inside a wrapper of its own that counts, holds or answers some paths.
  */
-export function fetchThrough(base: string, realFetch: typeof fetch): typeof fetch {
+export function fetchThrough(base: string, realFetch: typeof fetch): JarFetch {
   let cookie = '';
-  return async (input: string | URL | Request, init?: RequestInit) => {
+  const through = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const headers = new Headers(init?.headers);
     if (cookie) headers.set('cookie', cookie);
     const res = await realFetch(new URL(String(input), base), { ...init, headers });
     const set = res.headers.get('set-cookie');
-    if (set) cookie = set.split(';')[0] ?? '';
+    if (set) cookie = /Max-Age=0/i.test(set) ? '' : (set.split(';')[0] ?? '');
     return res;
   };
+  return Object.assign(through, { forget: () => void (cookie = '') });
 }
 
 /**

@@ -11,7 +11,7 @@ import { startGateway, type RunningGateway } from '../../../src/server/start';
 import { Engine } from '../../../src/worker/engine';
 import { startFakeMedia, type FakeMedia } from '../server/fake-media';
 import { fakeSpeechProviders, startFakeSpeech, type FakeSpeech } from '../server/fake-speech';
-import { until } from './harness';
+import { fetchThrough, until } from './harness';
 
 let gateway: RunningGateway;
 let fake: FakeMedia;
@@ -35,14 +35,10 @@ beforeAll(async () => {
       PARLEY_IMAGE_PROVIDERS: JSON.stringify([{ name: 'fakeai', url: `${fake.url}/v1`, key: 'sk-test', models: ['cheap-image'], pricing: { 'cheap-image': '0.01' } }]),
     },
   });
-  let cookie = '';
+  const through = fetchThrough(gateway.url, realFetch);
   globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
-    const headers = new Headers(init?.headers);
-    if (cookie) headers.set('cookie', cookie);
     const url = new URL(String(input), gateway.url);
-    const res = await realFetch(url, { ...init, headers });
-    const set = res.headers.get('set-cookie');
-    if (set) cookie = set.split(';')[0] ?? '';
+    const res = await through(input, init);
     const held = swallow;
     if (held && url.pathname === held.path) {
       await res.arrayBuffer();

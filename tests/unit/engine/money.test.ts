@@ -10,30 +10,28 @@ import type { Notice, WalletView } from '../../../src/protocol/engine';
 import { startGateway, type RunningGateway } from '../../../src/server/start';
 import { Engine } from '../../../src/worker/engine';
 import { deriveAddress, derivePublicKey, deriveSecretKey } from 'nanocurrency';
+import { fetchThrough, type JarFetch } from './harness';
 
 /** A real nano account (checksum and all), as a user's wallet would show it. */
 const RETURN_ADDRESS = deriveAddress(derivePublicKey(deriveSecretKey('1'.repeat(64), 7)), { useNanoPrefix: true });
 
 let gateway: RunningGateway;
 const realFetch = globalThis.fetch;
-let cookie = '';
+/** The engines' cookie jar: emptied between tests, and where a test plays another browser. */
+let jar: JarFetch;
 /** Answers the test gives in place of the gateway's, by path; and every path the engine asked for. */
 const overrides = new Map<string, () => Response>();
 const asked: string[] = [];
 
 beforeAll(async () => {
   gateway = await startGateway({ port: 0, memory: true, inheritEnv: false, clientDir: null, log: () => undefined, env: { PARLEY_OFFLINE_TOKEN_DELAY_MS: '0' } });
+  jar = fetchThrough(gateway.url, realFetch);
   globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
     const url = new URL(String(input), gateway.url);
     asked.push(url.pathname);
     const override = overrides.get(url.pathname);
     if (override) return override();
-    const headers = new Headers(init?.headers);
-    if (cookie) headers.set('cookie', cookie);
-    const res = await realFetch(url, { ...init, headers });
-    const set = res.headers.get('set-cookie');
-    if (set) cookie = set.split(';')[0] ?? '';
-    return res;
+    return jar(input, init);
   };
 });
 afterAll(async () => {
@@ -50,7 +48,7 @@ function newEngine(dbName = `money-engine-${++n}`): Engine {
 }
 afterEach(async () => {
   for (const e of engines.splice(0)) await e.dispose();
-  cookie = '';
+  jar.forget();
   overrides.clear();
   vi.useRealTimers();
 });
@@ -205,7 +203,7 @@ describe('the money room', () => {
     expect(a.session$.value).toEqual({ session: null, canUsePaidModels: false, error: null });
 
     // Another browser: its own session, then the recovered one, with nothing of its own in between.
-    cookie = '';
+    jar.forget();
     const b = newEngine();
     await b.whenStarted();
     await b.refreshSession();

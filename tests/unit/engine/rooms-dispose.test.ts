@@ -18,10 +18,11 @@ import { makeEvent } from '../../../src/events/catalogue';
 import type { LibraryRow } from '../../../src/events/model';
 import { LIBRARY_JOBS } from '../../../src/worker/rooms/library/jobs';
 import type { SocketLike } from '../../../src/worker/rooms/money/nano-socket';
+import { fetchThrough, type JarFetch } from './harness';
 
 let gateway: RunningGateway;
 const realFetch = globalThis.fetch;
-let cookie = '';
+let jar: JarFetch;
 /** Every path the engines asked for, in order. */
 const asked: string[] = [];
 /** Answers the test gives in place of the gateway's, by path. */
@@ -62,6 +63,7 @@ beforeAll(async () => {
     log: () => undefined,
     env: { PARLEY_OFFLINE_TOKEN_DELAY_MS: '0', PARLEY_OFFLINE_VIDEO_MS: '600000', PARLEY_VIDEO_WORKER_MS: '20' },
   });
+  jar = fetchThrough(gateway.url, realFetch);
   globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
     const url = new URL(String(input), gateway.url);
     asked.push(url.pathname);
@@ -73,12 +75,7 @@ beforeAll(async () => {
     try {
       const override = overrides.get(url.pathname);
       if (override) return override();
-      const headers = new Headers(init?.headers);
-      if (cookie) headers.set('cookie', cookie);
-      const res = await realFetch(url, { ...init, headers });
-      const set = res.headers.get('set-cookie');
-      if (set) cookie = set.split(';')[0] ?? '';
-      return res;
+      return await jar(input, init);
     } finally {
       held?.answered();
     }
@@ -103,7 +100,7 @@ afterEach(async () => {
   overrides.clear();
   gates.clear();
   asked.length = 0;
-  cookie = '';
+  jar.forget();
   vi.restoreAllMocks();
 });
 

@@ -11,22 +11,17 @@ import { ACCOUNT_TEXT } from '../../../src/protocol/money-text';
 import type { Notice } from '../../../src/protocol/engine';
 import { startGateway, type RunningGateway } from '../../../src/server/start';
 import { Engine } from '../../../src/worker/engine';
+import { fetchThrough, type JarFetch } from './harness';
 
 let gateway: RunningGateway;
 const realFetch = globalThis.fetch;
-/** The engine's browser: its cookie jar (one cookie). */
-let jar = '';
+/** The engine's browser: its cookie jar (one cookie; a cookie cleared by the gateway leaves it empty). */
+let jar: JarFetch;
 
 beforeAll(async () => {
   gateway = await startGateway({ port: 0, memory: true, inheritEnv: false, clientDir: null, log: () => undefined, env: { PARLEY_OFFLINE_TOKEN_DELAY_MS: '0' } });
-  globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
-    const headers = new Headers(init?.headers);
-    if (jar) headers.set('cookie', jar);
-    const res = await realFetch(new URL(String(input), gateway.url), { ...init, headers });
-    const set = res.headers.get('set-cookie');
-    if (set) jar = /Max-Age=0/i.test(set) ? '' : (set.split(';')[0] ?? '');
-    return res;
-  };
+  jar = fetchThrough(gateway.url, realFetch);
+  globalThis.fetch = jar;
 });
 afterAll(async () => {
   globalThis.fetch = realFetch;
@@ -36,7 +31,7 @@ afterAll(async () => {
 const engines: Engine[] = [];
 afterEach(async () => {
   for (const e of engines.splice(0)) await e.dispose();
-  jar = '';
+  jar.forget();
 });
 let n = 0;
 async function browserEngine(): Promise<Engine> {

@@ -17,7 +17,7 @@ import { Engine } from '../../../src/worker/engine';
 import { appendEvents, readLog } from '../../../src/worker/log';
 import { MULTI_MODEL } from '../../../src/shared/messages';
 import { openAiError, startFakeUpstream, textReply, type FakeUpstream } from '../server/fake-upstream';
-import { until } from './harness';
+import { fetchThrough, until } from './harness';
 
 let upstream: FakeUpstream;
 let gateway: RunningGateway;
@@ -50,7 +50,7 @@ beforeAll(async () => {
       PARLEY_OFFLINE_TOKEN_DELAY_MS: '0',
     },
   });
-  let cookie = '';
+  const through = fetchThrough(gateway.url, realFetch);
   globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
     const url = new URL(String(input), gateway.url);
     if (url.pathname === '/api/web-search' && init?.method === 'POST') {
@@ -60,11 +60,7 @@ beforeAll(async () => {
       return new Response(JSON.stringify(found), { status: 200, headers: { 'content-type': 'application/json' } });
     }
     if (url.pathname === '/api/stream-gpt') streamedModels.push((JSON.parse(String(init?.body)) as { model: string }).model);
-    const headers = new Headers(init?.headers);
-    if (cookie) headers.set('cookie', cookie);
-    const res = await realFetch(url, { ...init, headers });
-    const set = res.headers.get('set-cookie');
-    if (set) cookie = set.split(';')[0] ?? '';
+    const res = await through(input, init);
     const garbage = multiGarbage;
     if (url.pathname === '/api/talk-to-gpt-multi' && garbage && res.body) {
       const bytes = new TextEncoder();

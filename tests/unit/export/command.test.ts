@@ -9,6 +9,7 @@ import { Engine } from '../../../src/worker/engine';
 import { EXPORT_NOTICE } from '../../../src/shared/messages';
 import { startFakeUpstream, textReply, type FakeUpstream } from '../server/fake-upstream';
 import { fonts } from './fixtures';
+import { fetchThrough } from '../engine/harness';
 
 let upstream: FakeUpstream;
 let gateway: RunningGateway;
@@ -24,16 +25,7 @@ beforeAll(async () => {
     log: () => undefined,
     env: { PARLEY_UPSTREAM_URL: upstream.url, PARLEY_UPSTREAM_MODELS: 'fake-model', PARLEY_OFFLINE_TOKEN_DELAY_MS: '0' },
   });
-  let cookie = '';
-  globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
-    const url = new URL(String(input), gateway.url);
-    const headers = new Headers(init?.headers);
-    if (cookie) headers.set('cookie', cookie);
-    const res = await realFetch(url, { ...init, headers });
-    const set = res.headers.get('set-cookie');
-    if (set) cookie = set.split(';')[0] ?? '';
-    return res;
-  };
+  globalThis.fetch = fetchThrough(gateway.url, realFetch);
   // The in-memory PGlite gateway can take a while to start on a busy machine.
 });
 afterAll(async () => {
