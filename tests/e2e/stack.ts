@@ -114,8 +114,12 @@ export function modelPicker(page: Page) {
   return page.getByRole('combobox', { name: 'Model', exact: true });
 }
 
+/**
+ * The first page after a stack starts compiles the engine worker and asks for the catalogue while the gateway warms
+ * up: on a busy 2-core machine (load 20+) that took over the default 30 s, so this one wait is longer.
+ */
 export async function waitForModels(page: Page): Promise<void> {
-  await modelPicker(page).and(page.locator('[data-value]:not([data-value=""]):enabled')).waitFor();
+  await modelPicker(page).and(page.locator('[data-value]:not([data-value=""]):enabled')).waitFor({ timeout: 90_000 });
 }
 
 /** Opens the picker, searches for the model id and chooses it. */

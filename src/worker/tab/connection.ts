@@ -71,6 +71,8 @@ export class EngineConnection {
   private leaderBridge: PortBridge | null = null;
   private isLeader = false;
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
+  /** A version mismatch asked for a reload: nothing more is attempted. */
+  private reloading = false;
   engineId: string | null = null;
 
   constructor(private readonly options: ConnectOptions) {}
@@ -176,13 +178,23 @@ export class EngineConnection {
       });
     }
     // Connect this tab straight to its own worker, then tell the others.
-    const { port1, port2 } = new MessageChannel();
-    this.handToEngine(port2);
-    void this.attach(port1).then((ok) => {
-      if (!ok) return;
+    void this.attachToOwnEngine().then(() => {
       const hello: EngineAnnouncement = { type: 'leader', tabId: this.tabId, engineId: this.engineId ?? '' };
       this.announcements.postMessage(hello);
     });
+  }
+
+  /**
+   * The leader's own engine answers its handshake once its database is open, which on a slow or busy device can take
+   * longer than the handshake timeout: then ask again on a fresh port until it answers. Giving up after one timeout
+   * left the leader tab, and every tab waiting on it, at "Loading…" for good.
+   */
+  private async attachToOwnEngine(): Promise<void> {
+    for (;;) {
+      const { port1, port2 } = new MessageChannel();
+      this.handToEngine(port2);
+      if ((await this.attach(port1)) || this.reloading) return;
+    }
   }
 
   private onAnnouncement(message: EngineAnnouncement): void {
@@ -236,6 +248,7 @@ export class EngineConnection {
     }
     if (!answer.ok) {
       // This tab's code is older or newer than the engine's: reload to get matching code.
+      this.reloading = true;
       location.reload();
       return false;
     }
