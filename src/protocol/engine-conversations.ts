@@ -110,6 +110,9 @@ export interface ConversationHandlers {
   /** Hides it at once; `restoreConversation` brings it back until the undo window passes, then it is purged. */
   deleteConversation(slug: string): Promise<ActionResult>;
   restoreConversation(slug: string): Promise<ActionResult>;
+  /** Deletes several at once (the sidebar's selection): one notice with one Undo (`restoreConversations`). */
+  deleteConversations(slugs: string[]): Promise<ActionResult>;
+  restoreConversations(slugs: string[]): Promise<ActionResult>;
   pinConversation(slug: string, pinned: boolean): Promise<ActionResult>;
   /** The conversation's system prompt; '' = the default ('Standard'). */
   setConversationInstructions(slug: string, instructions: string): Promise<ActionResult>;

@@ -29,7 +29,8 @@ export type * from './engine-tools';
 /** 10: a scrape's draft and skipped URLs, the depositNow notice action, a payment's network and USD value, image models' settings. */
 /** 11: signOutOtherBrowsers (issue 15 item 9). 12: restoreMessage and the undoMessage notice action (issue 16); the
  * queueTurn query and sendQueuedMessage (a queued message goes through the input, issue 20). */
-export const ENGINE_PROTOCOL_VERSION = 12;
+/** 13: deleteConversations and restoreConversations (a bulk delete with one Undo, issue 16). */
+export const ENGINE_PROTOCOL_VERSION = 13;
 
 /** Outcome of a conversation or preset command; `error` is shown to the user as is. */
 export type ActionResult = { ok: true } | { ok: false; error: string };
@@ -53,6 +54,8 @@ export interface Notice {
     /** "Go to wallet" that opens the Deposit dialog there (spec 001 section 2: when the caller asks for it). */
     | { label: string; kind: 'deposit' }
     | { label: string; kind: 'undo'; slug: string }
+    /** Brings back the conversations of a bulk delete (restoreConversations). */
+    | { label: string; kind: 'undoMany'; slugs: string[] }
     /** Brings a deleted message back (restoreMessage). */
     | { label: string; kind: 'undoMessage'; slug: string; deletionId: string }
     /** Sends a failed prompt again (the context memory notice, spec 000 section 4). */

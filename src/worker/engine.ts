@@ -65,6 +65,8 @@ const IN_ORDER = [
   'renameConversation',
   'deleteConversation',
   'restoreConversation',
+  'deleteConversations',
+  'restoreConversations',
   'pinConversation',
   'setConversationInstructions',
   'createFolder',

@@ -1,6 +1,7 @@
 /**
  * Folders in the browser (spec 001 section 4): nested folders, "Move to folder" from a conversation's actions, a
- * bulk move of a selection, the active folder filter, and deleting the active folder resets the filter to all.
+ * bulk move of a selection, the active folder filter, and deleting the active folder resets the filter to all; a bulk
+ * delete of a selection with one notice whose Undo brings them all back (issue 16).
  */
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -89,6 +90,24 @@ describe('folders', () => {
     expect(await folders(page).getByRole('button', { name: 'Reports', exact: true }).count()).toBe(0);
     expect(await folders(page).getByRole('button', { name: 'All conversations' }).getAttribute('aria-pressed')).toBe('true');
     await expect.poll(() => listed(page)).toEqual(['Delta talk', 'Gamma talk', 'Beta talk', 'Alpha talk']);
+  });
+
+  it('deletes a selection after a question, with one notice whose Undo brings them all back', async () => {
+    const context = await getStack().newContext();
+    const page = await openApp(context);
+    for (const text of ['Keep talk', 'Drop one', 'Drop two']) await newConversation(page, text);
+    await page.getByRole('button', { name: 'Select conversations' }).click();
+    await page.getByRole('checkbox', { name: 'Select Drop one' }).check();
+    await page.getByRole('checkbox', { name: 'Select Drop two' }).check();
+    await page.getByRole('button', { name: 'Delete selected' }).click();
+    const question = page.getByRole('dialog', { name: 'Delete 2 conversations?' });
+    await question.getByRole('button', { name: 'Delete', exact: true }).click();
+    await expect.poll(() => listed(page)).toEqual(['Keep talk']);
+    const notice = page.getByRole('region', { name: 'Notifications' }).getByRole('status').filter({ hasText: 'Conversations deleted' });
+    await expect.poll(() => notice.textContent()).toContain('2 conversations');
+    await notice.getByRole('button', { name: 'Undo' }).click();
+    await expect.poll(() => listed(page)).toEqual(['Drop two', 'Drop one', 'Keep talk']);
+    await expect.poll(() => notice.count()).toBe(0);
   });
 
   it('rename a folder, and a second tab follows the moves', async () => {

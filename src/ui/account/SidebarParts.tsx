@@ -1,13 +1,19 @@
 /**
  * Pieces of the sidebar from the account side: its header buttons (hide the sidebar, hide the conversation list:
- * sidebarOpen and conversationsSidebarVisible), the bulk selection bar ("Select conversations", "Move selected"),
+ * sidebarOpen and conversationsSidebarVisible), the bulk selection bar ("Select conversations", "Move selected",
+ * "Delete selected": one notice with one Undo),
  * and the search term kept between visits (lastUsedSearchTerm).
  */
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useSnapshot } from 'valtio';
+import type { ActionResult } from '../../protocol/engine';
 import type { Preferences } from '../../protocol/preferences';
 import { engine, useQuery } from '../engine';
 import { endSelection, folderView } from './folder-state';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+
+/** The question before a bulk delete (ours; Undo brings them back for as long as the notice stays). */
+export const bulkDeleteTitle = (n: number): string => (n === 1 ? 'Delete 1 conversation?' : `Delete ${n} conversations?`);
 
 export function savePreferences(changes: Partial<Preferences>): void {
   void engine((api) => api.setPreferences(changes));
@@ -50,8 +56,9 @@ export function SidebarHeader({ listVisible }: { listVisible: boolean }) {
   );
 }
 
-export function SelectionBar({ visibleIds }: { visibleIds: readonly number[] }) {
+export function SelectionBar({ visibleIds, all }: { visibleIds: readonly number[]; all: readonly { id: number; slug: string }[] }) {
   const snap = useSnapshot(folderView);
+  const [confirming, setConfirming] = useState(false);
   if (!snap.selecting) {
     return (
       <div className="selection-bar">
@@ -71,6 +78,24 @@ export function SelectionBar({ visibleIds }: { visibleIds: readonly number[] }) 
       <button type="button" disabled={snap.selected.length === 0} onClick={() => (folderView.moving = [...snap.selected])}>
         Move selected
       </button>
+      <button type="button" disabled={snap.selected.length === 0} onClick={() => setConfirming(true)}>
+        Delete selected
+      </button>
+      <ConfirmDialog
+        open={confirming}
+        title={bulkDeleteTitle(snap.selected.length)}
+        confirmLabel="Delete"
+        onCancel={() => setConfirming(false)}
+        onConfirm={() => {
+          const chosen = new Set(snap.selected);
+          const slugs = all.filter((c) => chosen.has(c.id)).map((c) => c.slug);
+          setConfirming(false);
+          endSelection();
+          void engine<ActionResult>((api) => api.deleteConversations(slugs));
+        }}
+      >
+        <p>They can be brought back with Undo while its notice shows.</p>
+      </ConfirmDialog>
       <button type="button" onClick={endSelection}>
         Done
       </button>

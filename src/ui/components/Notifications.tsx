@@ -22,6 +22,20 @@ function UndoButton({ label, slug, onDone }: { label: string; slug: string; onDo
   );
 }
 
+/** Brings back every conversation of a bulk delete (its notice's action). */
+function UndoManyButton({ label, slugs, onDone }: { label: string; slugs: string[]; onDone(): void }) {
+  return (
+    <button
+      type="button"
+      onClick={() => {
+        void engine<ActionResult>((api) => api.restoreConversations(slugs)).then(onDone);
+      }}
+    >
+      {label}
+    </button>
+  );
+}
+
 /** Brings a deleted message back (the "Message deleted" notice's action). */
 function UndoMessageButton({ label, slug, deletionId, onDone }: { label: string; slug: string; deletionId: string; onDone(): void }) {
   return (
@@ -85,6 +99,7 @@ function NoticeAction({ notice, onDismiss }: { notice: Notice; onDismiss(): void
       {notice.action?.kind === 'undo' && (
         <UndoButton label={notice.action.label} slug={notice.action.slug} onDone={onDismiss} />
       )}
+      {notice.action?.kind === 'undoMany' && <UndoManyButton label={notice.action.label} slugs={notice.action.slugs} onDone={onDismiss} />}
       {notice.action?.kind === 'undoMessage' && (
         <UndoMessageButton label={notice.action.label} slug={notice.action.slug} deletionId={notice.action.deletionId} onDone={onDismiss} />
       )}

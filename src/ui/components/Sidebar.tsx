@@ -38,7 +38,7 @@ export function Sidebar({ route }: { route: Route }) {
           <SidebarSearch query={query} onQuery={setQuery} activeSlug={activeSlug} />
           <div className="sidebar-scroll" hidden={searching}>
             <Folders />
-            <SelectionBar visibleIds={shown?.map((c) => c.id) ?? []} />
+            <SelectionBar visibleIds={shown?.map((c) => c.id) ?? []} all={conversations ?? []} />
             <nav aria-label="Conversations" className="conversation-list">
               {conversations === undefined && <p className="muted">Loading…</p>}
               {conversations?.length === 0 && <p className="muted">No conversations yet.</p>}

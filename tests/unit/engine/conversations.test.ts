@@ -121,6 +121,33 @@ describe('conversation management', () => {
     await expectReplayMatches(next, 'delete');
   });
 
+  it('deletes several at once with one notice and one Undo that brings them all back', async () => {
+    const engine = newEngine('bulk-delete');
+    const keep = await chat(engine, 'Keep this one');
+    const a = await chat(engine, 'Gone one');
+    const b = await chat(engine, 'Gone two');
+    // A slug named twice counts once; one already deleted or unknown is left out.
+    expect(await engine.deleteConversations([a, b, a, 'no-such-slug'])).toEqual({ ok: true });
+    expect((await list(engine, (l) => l.length === 1)).map((c) => c.slug)).toEqual([keep]);
+    const notices = engine.notices$.value.filter((n) => n.title === 'Conversations deleted');
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatchObject({ text: '2 conversations', tone: 'blue', durationMs: UNDO_WINDOW_MS, action: { label: 'Undo', kind: 'undoMany' } });
+    expect(notices[0]?.action?.kind === 'undoMany' && [...notices[0].action.slugs].sort()).toEqual([a, b].sort());
+    expect(await engine.deleteConversations([a, b])).toEqual({ ok: false, error: 'Conversation not found' });
+
+    expect(await engine.restoreConversations([a, b])).toEqual({ ok: true });
+    expect((await list(engine, (l) => l.length === 3)).map((c) => c.slug).sort()).toEqual([keep, a, b].sort());
+    expect((await page(engine, b, () => true)).messages).toHaveLength(2);
+    expect(engine.notices$.value.some((n) => n.title === 'Conversations deleted')).toBe(false);
+    expect(await engine.restoreConversations([a, b])).toEqual({ ok: false, error: 'Conversation not found' });
+
+    // One event per conversation, so a replay of the log gives the same list.
+    const types = (await readLog(engine.db)).map((e) => e.type);
+    expect(types.filter((t) => t === 'conversation.deleted')).toHaveLength(2);
+    expect(types.filter((t) => t === 'conversation.restored')).toHaveLength(2);
+    await expectReplayMatches(engine, 'bulk-delete');
+  });
+
   it('lists pinned conversations first, most recently pinned first', async () => {
     const engine = newEngine('pin');
     const a = await chat(engine, 'Alpha');

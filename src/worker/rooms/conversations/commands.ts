@@ -29,6 +29,9 @@ export const TITLE_CONTENT_CHARS = 4000;
 
 // Our own wording (the spec names no notice for these).
 export const CONVERSATION_DELETED = 'Conversation deleted';
+export const CONVERSATIONS_DELETED = 'Conversations deleted';
+/** The text of the notice of a bulk delete. */
+export const deletedCountText = (n: number): string => `${n} conversations`;
 export const UNDO = 'Undo';
 export const NAME_REQUIRED = 'A name is required';
 export const CONVERSATION_NOT_FOUND = 'Conversation not found';
@@ -183,6 +186,43 @@ export function conversationCommands(core: EngineCore): ConversationHandlers {
     }
   });
 
+  /** Hides conversations in one append (one event each), stopping their live replies first; purged after the undo window. */
+  async function hide(slugs: string[]): Promise<ActionResult> {
+    const chosen = new Set(slugs);
+    // A reply still streaming into one stops first (its end is recorded; the messages stay until the purge).
+    for (const reply of liveReplies(core).live.values()) {
+      if (!chosen.has(reply.slug)) continue;
+      reply.stoppedByUser = true;
+      if (reply.requestId) void gateway.cancelReply(reply.requestId).catch(() => undefined);
+      reply.controller.abort();
+    }
+    const at = Date.now();
+    try {
+      await core.append(slugs.map((slug) => makeEvent('conversation.deleted', { slug, at }, crypto.randomUUID(), at)));
+    } catch {
+      return { ok: false, error: 'Local storage unavailable' };
+    }
+    for (const slug of slugs) schedulePurge(slug, at);
+    return { ok: true };
+  }
+
+  /** Brings deleted conversations back in one append, and closes the notices that offered their Undo. */
+  async function restore(slugs: string[]): Promise<ActionResult> {
+    for (const slug of slugs) room.cancelPurge(slug);
+    const at = Date.now();
+    try {
+      await core.append(slugs.map((slug) => makeEvent('conversation.restored', { slug, at }, crypto.randomUUID(), at)));
+    } catch {
+      return { ok: false, error: 'Local storage unavailable' };
+    }
+    const back = new Set(slugs);
+    for (const n of core.notices$.value) {
+      const offered = n.action?.kind === 'undo' ? [n.action.slug] : n.action?.kind === 'undoMany' ? n.action.slugs : [];
+      if (offered.length > 0 && offered.every((s) => back.has(s))) void core.dismissNotice(n.id);
+    }
+    return { ok: true };
+  }
+
   return {
     async renameConversation(slug: string, name: string): Promise<ActionResult> {
       const clean = cleanName(name);
@@ -196,38 +236,37 @@ export function conversationCommands(core: EngineCore): ConversationHandlers {
     async deleteConversation(slug: string): Promise<ActionResult> {
       const conversation = await find(slug);
       if (!conversation || conversation.deletedAt !== undefined) return { ok: false, error: CONVERSATION_NOT_FOUND };
-      // A reply still streaming into it stops first (its end is recorded; the messages stay until the purge).
-      for (const reply of liveReplies(core).live.values()) {
-        if (reply.slug !== slug) continue;
-        reply.stoppedByUser = true;
-        if (reply.requestId) void gateway.cancelReply(reply.requestId).catch(() => undefined);
-        reply.controller.abort();
-      }
-      const at = Date.now();
-      const result = await record('conversation.deleted', { slug, at });
-      if (!result.ok) return result;
-      schedulePurge(slug, at);
-      core.notify({
-        title: CONVERSATION_DELETED,
-        text: conversation.name,
-        tone: 'blue',
-        durationMs: UNDO_WINDOW_MS,
-        action: { label: UNDO, kind: 'undo', slug },
-      });
+      const result = await hide([slug]);
+      if (result.ok) core.notify({ title: CONVERSATION_DELETED, text: conversation.name, tone: 'blue', durationMs: UNDO_WINDOW_MS, action: { label: UNDO, kind: 'undo', slug } });
+      return result;
+    },
+
+    async deleteConversations(slugs: string[]): Promise<ActionResult> {
+      await core.whenStarted();
+      if (!core.storageOk) return { ok: false, error: 'Local storage unavailable' };
+      // Only what is there and not deleted yet; one conversation named twice is one.
+      const rows = await core.db.conversations.where('slug').anyOf([...new Set(slugs)]).toArray();
+      const live = rows.filter((c) => c.deletedAt === undefined).map((c) => c.slug);
+      if (live.length === 0) return { ok: false, error: CONVERSATION_NOT_FOUND };
+      const result = await hide(live);
+      // One notice, one Undo for the whole selection (a notice per conversation would replace each other).
+      if (result.ok) core.notify({ title: CONVERSATIONS_DELETED, text: deletedCountText(live.length), tone: 'blue', durationMs: UNDO_WINDOW_MS, action: { label: UNDO, kind: 'undoMany', slugs: live } });
       return result;
     },
 
     async restoreConversation(slug: string): Promise<ActionResult> {
       const conversation = await find(slug);
       if (!conversation || conversation.deletedAt === undefined) return { ok: false, error: CONVERSATION_NOT_FOUND };
-      room.cancelPurge(slug);
-      const result = await record('conversation.restored', { slug, at: Date.now() });
-      if (result.ok) {
-        for (const n of core.notices$.value) {
-          if (n.action?.kind === 'undo' && n.action.slug === slug) void core.dismissNotice(n.id);
-        }
-      }
-      return result;
+      return restore([slug]);
+    },
+
+    async restoreConversations(slugs: string[]): Promise<ActionResult> {
+      await core.whenStarted();
+      if (!core.storageOk) return { ok: false, error: 'Local storage unavailable' };
+      const rows = await core.db.conversations.where('slug').anyOf([...new Set(slugs)]).toArray();
+      const deleted = rows.filter((c) => c.deletedAt !== undefined).map((c) => c.slug);
+      if (deleted.length === 0) return { ok: false, error: CONVERSATION_NOT_FOUND };
+      return restore(deleted);
     },
 
     async pinConversation(slug: string, pinned: boolean): Promise<ActionResult> {
