@@ -42,8 +42,8 @@ describe('POST /api/process-document', () => {
     expect(gw.logs).toContain(`process-document: budget.xls (${data.length} bytes): ${PROTECTED_MESSAGE}`);
   });
 
-  it('an encrypted PPT (Apache POI, password) and the CryptoAPI-encrypted XLS and DOC are refused with the one message', async () => {
-    for (const name of ['protected.ppt', 'protected-cryptoapi.xls', 'protected-cryptoapi.doc']) {
+  it('an encrypted PPT (Apache POI, password), the CryptoAPI-encrypted XLS and DOC, encrypted RARs are refused with the one message', async () => {
+    for (const name of ['protected.ppt', 'protected-cryptoapi.xls', 'protected-cryptoapi.doc', 'protected.rar', 'protected-header.rar']) {
       const r = await processDocument(name, new Uint8Array(readFileSync(join(__dirname, '../../fixtures/documents/protected', name))));
       expect(r).toMatchObject({ status: 422, body: { error: 'PROCESSING_FAILED', message: 'This file is password-protected. Remove the password and attach it again.' } });
     }

@@ -1,6 +1,7 @@
 /**
  * The document corpus made with real tools (tests/fixtures/documents/make.py: openpyxl, xlwt, python-docx,
- * LibreOffice, zip, 7z, qpdf; reference text from pdftotext or what the generator wrote), and Word 6 files written
+ * LibreOffice, zip, 7z, qpdf, Apache POI; reference text from pdftotext or what the generator wrote; RAR archives
+ * from libarchive's tests, rar-from-libarchive.sh), and Word 6 files written
  * from the format (make-word6.mjs: LibreOffice no longer saves Word 6/95; it reads these). Each sample is read by the
  * gateway (extractText) and, for PDF and DOCX, by the browser's readers too (pdf.js, mammoth), and must give at least
  * 95% of the reference's words; each password-protected file gets the one message; each damaged file a message that
@@ -47,7 +48,7 @@ const reference = (name: string): string => readFileSync(join(DIR, 'reference', 
 
 describe('document corpus: samples made with real tools', () => {
   it('has the formats it is made of', () => {
-    expect(samples.map(ext).sort()).toEqual(expect.arrayContaining(['doc', 'docx', 'epub', 'ods', 'odt', 'pdf', 'ppt', 'xls', 'xlsx']));
+    expect(samples.map(ext).sort()).toEqual(expect.arrayContaining(['doc', 'docx', 'epub', 'ods', 'odt', 'pdf', 'ppt', 'rar', 'xls', 'xlsx']));
   });
 
   for (const name of samples) {
@@ -78,6 +79,12 @@ describe('document corpus: samples made with real tools', () => {
     expect(text).toContain('Checked by the underwriting desk on Monday');
     expect(text).not.toContain('Yes');
   });
+
+  it('sample.rar, sample-unicode.rar (RAR 4) and sample-rar5.rar (libarchive\'s test archives, made with RAR): listed, text files read', async () => {
+    expect(await extractText(bytes('sample.rar'), 'rar')).toBe('RAR archive: 3 files\n- test.txt (0.0 KB)\n- testlink (0.0 KB)\n- testdir/test.txt (0.0 KB)\n\n--- test.txt ---\ntest text document\n\n--- testdir/test.txt ---\ntest text document');
+    expect(await extractText(bytes('sample-unicode.rar'), 'rar')).toContain('--- 表だよ/漢字長いファイル名long-filename-in-漢字.txt ---\nkanji');
+    expect(await extractText(bytes('sample-rar5.rar'), 'rar')).toContain('RAR archive: 4 files\n- test1.bin (4.0 KB)');
+  }, 60_000);
 
   it('sample-word6.doc: a Word 6 file is read, field codes dropped; a fast-saved one is refused in plain words', async () => {
     expect(await extractText(bytes('sample-word6.doc'), 'doc')).toContain('Page 1 of the café minutes');
@@ -134,7 +141,7 @@ describe('document corpus: samples made with real tools', () => {
 describe('document corpus: password-protected files', () => {
   const files = readdirSync(join(DIR, 'protected'));
   it('covers the formats real tools protect', () => {
-    expect(files.map(ext).sort()).toEqual(['7z', '7z', 'doc', 'doc', 'docx', 'ods', 'odt', 'pdf', 'ppt', 'pptx', 'xls', 'xls', 'xlsx', 'zip', 'zip']);
+    expect(files.map(ext).sort()).toEqual(['7z', '7z', 'doc', 'doc', 'docx', 'ods', 'odt', 'pdf', 'ppt', 'pptx', 'rar', 'rar', 'rar', 'xls', 'xls', 'xlsx', 'zip', 'zip']);
   });
   for (const name of files) {
     it(`${name}: refused with the one message, never read as text`, async () => {
