@@ -146,6 +146,7 @@ export function textBoxesAfterAnchors(documentXml: string): string | null {
       while (close >= 0) {
         if (inner >= 0 && inner < close) {
           const innerHeadEnd = xml.indexOf('>', inner);
+          if (innerHeadEnd < 0) break;
           if (xml[innerHeadEnd - 1] !== '/') depth++;
           scan = innerHeadEnd + 1;
           inner = openTag(xml, TAG, scan);
@@ -271,15 +272,15 @@ export interface DocxParts {
 }
 
 /**
- * A DOCX's text as both paths give it: the reader's body a line per paragraph (trimmed, blank lines dropped: mammoth
- * puts a blank line between paragraphs, officeparser does not), then the extra text (docxExtraText).
+ * A DOCX's text as both paths give it: the reader's body a paragraph per line, a blank line between them (as mammoth
+ * lays it out; officeparser puts none), then the extra text (docxExtraText).
  */
 export function docxText(body: string, extra: string): string {
   const lines = body
     .split('\n')
     .map((line) => line.trim())
     .filter((line) => line !== '')
-    .join('\n');
+    .join('\n\n');
   return [lines, extra].filter((t) => t !== '').join('\n\n');
 }
 

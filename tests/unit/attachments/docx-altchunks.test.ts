@@ -93,7 +93,7 @@ describe('DOCX text boxes', () => {
     const data = zipSync(files);
     const gateway = await extractText(data, 'docx');
     const { text: browser } = await readDocx(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer);
-    expect(gateway).toBe('Heading\nThe anchor paragraph continues here.\nSidebar text\nLast paragraph');
+    expect(gateway).toBe('Heading\n\nThe anchor paragraph continues here.\n\nSidebar text\n\nLast paragraph');
     expect(browser).toBe(gateway);
   }, 60_000);
 });

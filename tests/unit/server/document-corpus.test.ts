@@ -133,7 +133,7 @@ describe('document corpus: samples made with real tools', () => {
       expect(text).toContain('Approved by Oskar Lindqvist');
       expect(text.split('Sidebar: bring waterproof boots').length).toBe(2);
       // The text box (anchored at the end of the paragraph) right after it, before the content controls.
-      expect(text).toContain('The bridge reopens in May.\nSidebar: bring waterproof boots and a spare lantern.\nClient reference: Harbour Trust grant HT-2291');
+      expect(text).toContain('The bridge reopens in May.\n\nSidebar: bring waterproof boots and a spare lantern.\n\nClient reference: Harbour Trust grant HT-2291');
     }
   }, 60_000);
 });

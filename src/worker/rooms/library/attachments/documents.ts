@@ -141,7 +141,7 @@ function docxForReader(bytes: Uint8Array): ArrayBuffer {
   return zipped.buffer.slice(zipped.byteOffset, zipped.byteOffset + zipped.byteLength) as ArrayBuffer;
 }
 
-/** The text of a DOCX with mammoth, the same as the gateway's (docxText: a line per paragraph, then the extras). */
+/** The text of a DOCX with mammoth, the same as the gateway's (docxText: a paragraph per line, blank lines between, then the extras). */
 export async function readDocx(data: ArrayBuffer): Promise<DocumentText> {
   if (isEncryptedOoxml(new Uint8Array(data))) throw new ProtectedDocumentError();
   checkZipBomb(new Uint8Array(data));
