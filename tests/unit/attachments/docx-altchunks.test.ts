@@ -96,4 +96,16 @@ describe('DOCX text boxes', () => {
     expect(gateway).toBe('Heading\n\nThe anchor paragraph continues here.\n\nSidebar text\n\nLast paragraph');
     expect(browser).toBe(gateway);
   }, 60_000);
+
+  it('content controls nested three deep (one in a table cell) are read on both paths, the same text', async () => {
+    const files = unzipSync(makeDocx(['x']));
+    const sdt = (inner: string): string => `<w:sdt><w:sdtPr><w:tag w:val="t"/></w:sdtPr><w:sdtContent>${inner}</w:sdtContent></w:sdt>`;
+    const body = para('Top') + sdt(para('Outer text') + sdt(para('Inner text') + `<w:tbl><w:tr><w:tc>${sdt(para('Deep cell'))}</w:tc></w:tr></w:tbl>`)) + para('End');
+    files['word/document.xml'] = strToU8(`<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${body}</w:body></w:document>`);
+    const data = zipSync(files);
+    const gateway = await extractText(data, 'docx');
+    const { text: browser } = await readDocx(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer);
+    expect(gateway).toBe('Top\n\nOuter text\n\nInner text\n\nDeep cell\n\nEnd');
+    expect(browser).toBe(gateway);
+  }, 60_000);
 });
