@@ -2,9 +2,11 @@
  * The text a DOCX keeps outside the body's paragraphs that the two readers miss: altChunks (content another program
  * put in as HTML or plain text, word/afchunk*.htm and the like, named by the document's relationships), headers and
  * footers (word/header*.xml, word/footer*.xml), footnotes and endnotes (word/footnotes.xml, word/endnotes.xml): both
- * mammoth in the browser and officeparser on the gateway drop them all; and text boxes (w:txbxContent; officeparser
- * drops them, mammoth reads them). Shared by both paths so that they give the same words. Read by scanning for tags with indexOf (linear in the part's size, whatever its nesting): a
- * paragraph is the w:t runs up to its </w:p>, w:tab a tab.
+ * mammoth in the browser and officeparser on the gateway drop them all. Text boxes and content controls are read in
+ * place: both paths give their reader word/document.xml as documentForReaders makes it (officeparser drops text boxes
+ * and block content controls; mammoth reads a text box inside the paragraph that anchors it). Shared by both paths so
+ * that they give the same lines in the same order. Read by scanning for tags with indexOf (linear in the part's size,
+ * whatever its nesting): a paragraph is the w:t runs up to its </w:p>, w:tab a tab.
  */
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
@@ -86,10 +88,117 @@ export function notesText(xml: string, kind: 'footnote' | 'endnote'): string[] {
     .filter((t) => t !== '');
 }
 
-/** The text boxes of word/document.xml, a line per paragraph (a box given twice, as DrawingML and VML, once). */
-export function textBoxTexts(documentXml: string): string[] {
-  const xml = withoutElements(documentXml, '<mc:Fallback>', '</mc:Fallback>');
-  return elements(xml, 'w:txbxContent').flatMap((box) => paragraphTexts(box.inner));
+const escapeXml = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** A plain paragraph holding one line (tabs as w:tab). */
+const plainParagraph = (line: string): string =>
+  `<w:p><w:r>${line
+    .split('\t')
+    .map((part) => `<w:t xml:space="preserve">${escapeXml(part)}</w:t>`)
+    .join('<w:tab/>')}</w:r></w:p>`;
+
+/** Where the next `<tag` (the whole name: not `<tagX`) starts at or after `from`, or -1. */
+function openTag(xml: string, tag: string, from: number): number {
+  for (let at = xml.indexOf(`<${tag}`, from); at >= 0; at = xml.indexOf(`<${tag}`, at + 1)) {
+    const after = xml[at + tag.length + 1];
+    if (after === '>' || after === '/' || after === ' ' || after === '\n' || after === '\t' || after === '\r') return at;
+  }
+  return -1;
+}
+
+/**
+ * word/document.xml with each text box taken out of the paragraph that anchors it and put after that paragraph, a
+ * plain paragraph per line (a box written twice, as DrawingML and as its VML fallback, once). Null when it has none.
+ * One forward pass: each search starts past the last one's result (the next box, paragraph end, fallback are kept
+ * until the scan passes them), and a box's end is found by counting the boxes opened inside it.
+ */
+export function textBoxesAfterAnchors(documentXml: string): string | null {
+  const xml = documentXml;
+  const TAG = 'w:txbxContent';
+  const CLOSE = `</${TAG}>`;
+  let nextBox = openTag(xml, TAG, 0);
+  if (nextBox < 0) return null;
+  let nextParaEnd = xml.indexOf('</w:p>');
+  let nextFallback = xml.indexOf('<mc:Fallback');
+  let fallbackEnd = -1; // where the last mc:Fallback opened so far closes
+  let out = '';
+  let at = 0;
+  let pending: string[] = [];
+  for (;;) {
+    if (nextBox >= 0 && nextBox < at) nextBox = openTag(xml, TAG, at);
+    if (nextParaEnd >= 0 && nextParaEnd < at) nextParaEnd = xml.indexOf('</w:p>', at);
+    const box = nextBox;
+    if (box >= 0 && (nextParaEnd < 0 || box < nextParaEnd)) {
+      const headEnd = xml.indexOf('>', box);
+      if (headEnd < 0) break;
+      out += xml.slice(at, box);
+      if (xml[headEnd - 1] === '/') {
+        out += xml.slice(box, headEnd + 1); // <w:txbxContent/>
+        at = headEnd + 1;
+        continue;
+      }
+      // Its close, past the boxes opened inside it.
+      let depth = 1;
+      let scan = headEnd + 1;
+      let end = -1;
+      let inner = openTag(xml, TAG, scan);
+      let close = xml.indexOf(CLOSE, scan);
+      while (close >= 0) {
+        if (inner >= 0 && inner < close) {
+          const innerHeadEnd = xml.indexOf('>', inner);
+          if (innerHeadEnd < 0) break;
+          if (xml[innerHeadEnd - 1] !== '/') depth++;
+          scan = innerHeadEnd + 1;
+          inner = openTag(xml, TAG, scan);
+        } else {
+          scan = close + CLOSE.length;
+          if (--depth === 0) {
+            end = close;
+            break;
+          }
+          close = xml.indexOf(CLOSE, scan);
+        }
+      }
+      if (end < 0) {
+        // Never closed: the rest is left as it is.
+        out += xml.slice(box);
+        at = xml.length;
+        break;
+      }
+      while (nextFallback >= 0 && nextFallback < box) {
+        if (nextFallback > fallbackEnd) {
+          const fallbackClose = xml.indexOf('</mc:Fallback>', nextFallback);
+          fallbackEnd = fallbackClose < 0 ? xml.length : fallbackClose;
+        }
+        nextFallback = xml.indexOf('<mc:Fallback', nextFallback + 1);
+      }
+      if (box > fallbackEnd) pending.push(...paragraphTexts(xml.slice(headEnd + 1, end)));
+      out += `<${TAG}></${TAG}>`;
+      at = end + CLOSE.length;
+    } else if (nextParaEnd >= 0) {
+      out += xml.slice(at, nextParaEnd + '</w:p>'.length) + pending.map(plainParagraph).join('');
+      pending = [];
+      at = nextParaEnd + '</w:p>'.length;
+    } else {
+      break;
+    }
+  }
+  out += xml.slice(at);
+  if (pending.length > 0) {
+    const body = out.lastIndexOf('</w:body>');
+    const paragraphs = pending.map(plainParagraph).join('');
+    out = body < 0 ? out + paragraphs : out.slice(0, body) + paragraphs + out.slice(body);
+  }
+  return out;
+}
+
+/**
+ * word/document.xml as both paths give it to their reader (mammoth, officeparser): content controls unwrapped, text
+ * boxes after the paragraphs that anchor them. Null when there is nothing to change.
+ */
+export function documentForReaders(documentXml: string): string | null {
+  const unwrapped = unwrapContentControls(documentXml);
+  return textBoxesAfterAnchors(unwrapped ?? documentXml) ?? unwrapped;
 }
 
 /** Lines of the parts, each line once (a document's first-page, odd and even headers often repeat one another). */
@@ -153,7 +262,6 @@ export function altChunkNames(rels: string): string[] {
 }
 
 export interface DocxParts {
-  document?: string | undefined;
   footnotes?: string | undefined;
   endnotes?: string | undefined;
   /** word/header*.xml, word/footer*.xml, in the order of their numbers. */
@@ -164,15 +272,23 @@ export interface DocxParts {
 }
 
 /**
- * What to add after a reader's text: altChunks, text boxes (when the reader misses them), then headers, footers,
- * footnotes and endnotes, each under its name.
+ * A DOCX's text as both paths give it: the reader's body a paragraph per line, a blank line between them (as mammoth
+ * lays it out; officeparser puts none), then the extra text (docxExtraText).
  */
-export function docxExtraText(parts: DocxParts, withTextBoxes: boolean): string {
+export function docxText(body: string, extra: string): string {
+  const lines = body
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .join('\n\n');
+  return [lines, extra].filter((t) => t !== '').join('\n\n');
+}
+
+/** What to add after a reader's text: altChunks, then headers, footers, footnotes and endnotes, each under its name. */
+export function docxExtraText(parts: DocxParts): string {
   const blocks: string[] = [];
   const chunks = (parts.altChunks ?? []).flatMap(chunkText);
   if (chunks.length > 0) blocks.push(chunks.join('\n'));
-  const boxes = withTextBoxes && parts.document ? textBoxTexts(parts.document) : [];
-  if (boxes.length > 0) blocks.push(boxes.join('\n'));
   const headers = uniqueLines(parts.headers ?? []);
   if (headers.length > 0) blocks.push(`Headers:\n${headers.join('\n')}`);
   const footers = uniqueLines(parts.footers ?? []);
@@ -188,8 +304,8 @@ export function docxExtraText(parts: DocxParts, withTextBoxes: boolean): string 
  * The parts docxExtraText reads, from a DOCX's zip entries as `unzip` gives them (fflate's unzipSync with a filter;
  * passed in so that this module stays free of dependencies). The caller has checked the archive's sizes first.
  */
-export function docxParts(unzip: (wanted: (name: string) => boolean) => Record<string, Uint8Array>, withDocument: boolean): DocxParts {
-  const names = new Set(['word/footnotes.xml', 'word/endnotes.xml', 'word/_rels/document.xml.rels', ...(withDocument ? ['word/document.xml'] : [])]);
+export function docxParts(unzip: (wanted: (name: string) => boolean) => Record<string, Uint8Array>): DocxParts {
+  const names = new Set(['word/footnotes.xml', 'word/endnotes.xml', 'word/_rels/document.xml.rels']);
   const headerOrFooter = /^word\/(header|footer)(\d*)\.xml$/;
   const files = unzip((name) => names.has(name) || headerOrFooter.test(name));
   const decoder = new TextDecoder();
@@ -210,5 +326,5 @@ export function docxParts(unzip: (wanted: (name: string) => boolean) => Record<s
     const bytes = chunkFiles[name];
     return bytes ? [{ name, text: decoder.decode(bytes) }] : [];
   });
-  return { document: text('word/document.xml'), footnotes: text('word/footnotes.xml'), endnotes: text('word/endnotes.xml'), headers: numbered('header'), footers: numbered('footer'), altChunks };
+  return { footnotes: text('word/footnotes.xml'), endnotes: text('word/endnotes.xml'), headers: numbered('header'), footers: numbered('footer'), altChunks };
 }

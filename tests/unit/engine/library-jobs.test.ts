@@ -163,9 +163,9 @@ describe('upload failures shown to the user (spec 000 section 8)', () => {
     }
   }, 60_000);
 
-  it('a password-protected XLSX or PPTX the gateway refuses: its message as it is', async () => {
+  it('a password-protected XLSX, PPTX, PPT or RAR the gateway refuses: its message as it is', async () => {
     const engine = newEngine();
-    for (const name of ['protected.xlsx', 'protected.pptx']) {
+    for (const name of ['protected.xlsx', 'protected.pptx', 'protected.ppt', 'protected.rar']) {
       await added(engine, name, new Blob([readFileSync(join(CORPUS, 'protected', name))]));
       const r = await failure(engine, name);
       expect(r.error).toBe('This file is password-protected. Remove the password and attach it again.');

@@ -42,6 +42,13 @@ describe('POST /api/process-document', () => {
     expect(gw.logs).toContain(`process-document: budget.xls (${data.length} bytes): ${PROTECTED_MESSAGE}`);
   });
 
+  it('an encrypted PPT (Apache POI, password), the CryptoAPI-encrypted XLS and DOC, encrypted RARs are refused with the one message', async () => {
+    for (const name of ['protected.ppt', 'protected-cryptoapi.xls', 'protected-cryptoapi.doc', 'protected.rar', 'protected-header.rar']) {
+      const r = await processDocument(name, new Uint8Array(readFileSync(join(__dirname, '../../fixtures/documents/protected', name))));
+      expect(r).toMatchObject({ status: 422, body: { error: 'PROCESSING_FAILED', message: 'This file is password-protected. Remove the password and attach it again.' } });
+    }
+  }, 60_000);
+
   it('reads a DOCX: content, processing_time, processed_locally', async () => {
     const r = await processDocument('report.docx', makeDocx(['Quarterly report', 'Revenue grew 12%.']));
     expect(r.status).toBe(200);

@@ -8,7 +8,7 @@
 import { OfficeParser, type OfficeParserConfig } from 'officeparser';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { CLIENT_FORMATS } from '../../../protocol/attachments';
-import { docxExtraText, docxParts, unwrapContentControls } from '../../../protocol/docx-extras';
+import { documentForReaders, docxExtraText, docxParts, docxText } from '../../../protocol/docx-extras';
 import { rarText, sevenZipText, zipText } from './archives';
 import { epubNeedsSpineReader, epubText } from './epub';
 import { mobiText, oldWordText, pptText, stripTags, xlsText } from './legacy';
@@ -29,10 +29,11 @@ export function serverReads(ext: string): boolean {
 }
 
 /**
- * A DOCX with its content controls unwrapped (src/protocol/docx-extras.ts), re-zipped; the same bytes when it has
- * none, or when it declares more than OFFICE_LIMITS (officeparser then refuses it as before).
+ * A DOCX with its content controls unwrapped and its text boxes after their paragraphs (documentForReaders,
+ * src/protocol/docx-extras.ts, as the browser gives mammoth), re-zipped; the same bytes when it has neither, or when
+ * it declares more than OFFICE_LIMITS (officeparser then refuses it as before).
  */
-function withoutContentControls(data: Uint8Array): Uint8Array {
+function docxForReader(data: Uint8Array): Uint8Array {
   let total = 0;
   let entries = 0;
   unzipSync(data, {
@@ -44,10 +45,10 @@ function withoutContentControls(data: Uint8Array): Uint8Array {
   });
   if (entries > OFFICE_LIMITS.maxZipEntries || total > OFFICE_LIMITS.maxUncompressedBytes) return data;
   const document = unzipSync(data, { filter: (f) => f.name === 'word/document.xml' })['word/document.xml'];
-  const unwrapped = document ? unwrapContentControls(strFromU8(document)) : null;
-  if (unwrapped === null) return data;
+  const prepared = document ? documentForReaders(strFromU8(document)) : null;
+  if (prepared === null) return data;
   const files = unzipSync(data);
-  files['word/document.xml'] = strToU8(unwrapped);
+  files['word/document.xml'] = strToU8(prepared);
   return zipSync(files, { level: 1 });
 }
 
@@ -60,13 +61,13 @@ async function officeText(data: Uint8Array, ext: string, signal: AbortSignal): P
     fileType: ext as NonNullable<OfficeParserConfig['fileType']>,
     decompressionLimits: OFFICE_LIMITS,
   };
-  const ast = await OfficeParser.parseOffice(Buffer.from(ext === 'docx' ? withoutContentControls(data) : data), config);
+  const ast = await OfficeParser.parseOffice(Buffer.from(ext === 'docx' ? docxForReader(data) : data), config);
   if (ext === 'xlsx' || ext === 'ods') return sheetsText(ast.content);
   if (ext === 'docx') {
-    // officeparser reads neither text boxes nor footnotes and endnotes (src/protocol/docx-extras.ts); it has
-    // checked the archive's sizes against OFFICE_LIMITS by now.
-    const extra = docxExtraText(docxParts((wanted) => unzipSync(data, { filter: (f) => wanted(f.name) && f.originalSize <= OFFICE_LIMITS.maxUncompressedBytes }), true), true);
-    return [ast.toText(), extra].filter((t) => t !== '').join('\n\n');
+    // officeparser reads no altChunks, headers, footers, footnotes or endnotes (src/protocol/docx-extras.ts); it
+    // has checked the archive's sizes against OFFICE_LIMITS by now.
+    const extra = docxExtraText(docxParts((wanted) => unzipSync(data, { filter: (f) => wanted(f.name) && f.originalSize <= OFFICE_LIMITS.maxUncompressedBytes })));
+    return docxText(ast.toText(), extra);
   }
   return ast.toText();
 }

@@ -3,7 +3,8 @@
  * refused with one plain message rather than read as ciphertext (an encrypted .xls's cells decode to noise) or
  * failing with a reader's internal error. Each check reads a few structures of the format's published layout:
  *  - Office 97-2003 (.doc, .xls, .ppt) and OOXML saved with a password (a compound file holding EncryptedPackage):
- *    the FIB's fEncrypted bit, the FILEPASS record, the CryptSession10Container / EncryptedSummary stream;
+ *    the FIB's fEncrypted bit, the FILEPASS record; for .ppt the Current User stream's header token (MS-PPT
+ *    2.3.2: 0xF3D1C4DF when encrypted), the CryptSession10Container, or the EncryptedSummary stream;
  *  - OpenDocument: `encryption-data` in META-INF/manifest.xml;
  *  - zip: an entry with the encrypted flag, or AES (method 99);
  *  - 7z with encrypted headers: an encoded header using AES;
@@ -54,6 +55,15 @@ function biffHasFilePass(s: Uint8Array): boolean {
   return false;
 }
 
+/**
+ * The Current User stream of a .ppt: a CurrentUserAtom whose headerToken (after the 8-byte record header and the
+ * 4-byte size) is 0xF3D1C4DF when the document is encrypted (0xE391C05F when not). The records of an encrypted
+ * PowerPoint Document stream are ciphertext, headers included, so a walk over them (below) stops at the first one.
+ */
+function pptCurrentUserEncrypted(s: Uint8Array): boolean {
+  return s.length >= 16 && new DataView(s.buffer, s.byteOffset, s.byteLength).getUint32(12, true) === 0xf3d1c4df;
+}
+
 /** A PowerPoint Document stream holding a CryptSession10Container record (0x2F14). */
 function pptEncrypted(s: Uint8Array): boolean {
   const view = new DataView(s.buffer, s.byteOffset, s.byteLength);
@@ -85,6 +95,8 @@ function compoundProtected(data: Uint8Array): boolean {
   const book = streamOf(container, 'Workbook') ?? streamOf(container, 'Book');
   if (book !== null && biffHasFilePass(book)) return true;
   if (streamOf(container, 'EncryptedSummary') !== null) return true;
+  const user = streamOf(container, 'Current User');
+  if (user !== null && pptCurrentUserEncrypted(user)) return true;
   const ppt = streamOf(container, 'PowerPoint Document');
   if (ppt !== null && pptEncrypted(ppt)) return true;
   return false;

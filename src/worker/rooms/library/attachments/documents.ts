@@ -5,9 +5,9 @@
  * in Node tests with its legacy build.
  */
 import { UPLOAD } from '../../../../protocol/attachments';
-import { docxExtraText, docxParts } from '../../../../protocol/docx-extras';
+import { documentForReaders, docxExtraText, docxParts, docxText } from '../../../../protocol/docx-extras';
 import { annotationText } from '../../../../protocol/pdf-annotations';
-import { unzipSync } from 'fflate';
+import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 
 /** The part of pdf.js this code uses (pdfjs-dist's getDocument). */
 export interface PdfJs {
@@ -125,17 +125,34 @@ export function checkZipBomb(data: Uint8Array, maxTotal: number = DOCX_MAX_INFLA
   });
 }
 
-/** The raw text of a DOCX with mammoth (paragraphs separated by blank lines). */
+/**
+ * The DOCX mammoth reads: its word/document.xml as the gateway gives officeparser (documentForReaders: text boxes
+ * after the paragraphs that anchor them, content controls unwrapped), re-zipped; the same bytes when nothing changes.
+ * The archive's sizes have been checked (checkZipBomb).
+ */
+function docxForReader(bytes: Uint8Array): ArrayBuffer {
+  const whole = (): ArrayBuffer => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  const document = unzipSync(bytes, { filter: (f) => f.name === 'word/document.xml' })['word/document.xml'];
+  const prepared = document ? documentForReaders(strFromU8(document)) : null;
+  if (prepared === null) return whole();
+  const files = unzipSync(bytes);
+  files['word/document.xml'] = strToU8(prepared);
+  const zipped = zipSync(files, { level: 1 });
+  return zipped.buffer.slice(zipped.byteOffset, zipped.byteOffset + zipped.byteLength) as ArrayBuffer;
+}
+
+/** The text of a DOCX with mammoth, the same as the gateway's (docxText: a paragraph per line, blank lines between, then the extras). */
 export async function readDocx(data: ArrayBuffer): Promise<DocumentText> {
   if (isEncryptedOoxml(new Uint8Array(data))) throw new ProtectedDocumentError();
   checkZipBomb(new Uint8Array(data));
   const mammoth = (await import('mammoth')).default;
-  // The browser build reads `arrayBuffer`, the Node build (tests, benchmarks) `buffer`; JSZip takes either.
-  const result = await mammoth.extractRawText({ arrayBuffer: data, buffer: data } as unknown as { arrayBuffer: ArrayBuffer });
-  // mammoth reads text boxes but not footnotes and endnotes (src/protocol/docx-extras.ts).
   const bytes = new Uint8Array(data);
-  const extra = docxExtraText(docxParts((wanted) => unzipSync(bytes, { filter: (f) => wanted(f.name) }), false), false);
-  const text = [result.value, extra].join('\n\n').replace(/\n{3,}/g, '\n\n').trim();
+  const input = docxForReader(bytes);
+  // The browser build reads `arrayBuffer`, the Node build (tests, benchmarks) `buffer`; JSZip takes either.
+  const result = await mammoth.extractRawText({ arrayBuffer: input, buffer: input } as unknown as { arrayBuffer: ArrayBuffer });
+  // mammoth reads no altChunks, headers, footers, footnotes or endnotes (src/protocol/docx-extras.ts).
+  const extra = docxExtraText(docxParts((wanted) => unzipSync(bytes, { filter: (f) => wanted(f.name) })));
+  const text = docxText(result.value, extra);
   if (text === '') throw new NoTextError('No text content found in document');
   return { text };
 }
