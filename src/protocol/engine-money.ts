@@ -41,6 +41,16 @@ export interface WalletView {
   nano: { state: NanoSocketStateView; node: string | null; address: string | null; lastDeposit: { hash: string; amount: string; at: number } | null };
   /** The nano receiving flag; the return address itself is the session's nanoReturnAddress. */
   nanoReceiving: NanoReceiving;
+  /**
+   * The gateway's account-merge-check for this session (spec 001 section 7), asked when the session changes or its
+   * balance rises above the paid-use threshold; null until answered (or when the call failed: logged only).
+   */
+  account: AccountCheck | null;
+}
+/** GET /auth/account-merge-check: canMigrate = worth carrying to another browser and no recovery code saved yet. */
+export interface AccountCheck {
+  canMigrate: boolean;
+  hasRecoveryCode: boolean;
 }
 export interface MoneyQueries {
   wallet: { query: { kind: 'wallet' }; result: WalletView };
@@ -100,5 +110,5 @@ export interface MoneyHandlers {
   signOutOtherBrowsers(): Promise<ActionResult>;
   /** Opens the session of a recovery code in this browser. */
   recoverSession(code: string): Promise<ActionResult>;
-  accountMergeCheck(): Promise<{ canMigrate: boolean; hasRecoveryCode: boolean } | null>;
+  accountMergeCheck(): Promise<AccountCheck | null>;
 }

@@ -207,6 +207,43 @@ describe('money, end to end in Chromium', () => {
     // The first profile keeps the session too.
     expect(await sessionId(a)).toBe(id);
   });
+
+  it('a balance with no recovery code brings a calm prompt to save one (account-merge-check canMigrate); "Not now" puts it off', async () => {
+    const prompt = (page: Page) => page.getByRole('region', { name: 'Keep your balance safe' });
+    const a = await getStack().newContext();
+    const pageA = await openPage(a, '/conversation/new');
+    const idA = await sessionId(a);
+    await getStack().gateway.ledger.credit(idA, { key: `e2e-prompt-${Date.now()}`, usdMicro: 2_000_000n });
+    await pageA.reload();
+    await prompt(pageA).waitFor();
+    // A question, not an error notice.
+    expect(await notices(pageA).getByRole('alert').count()).toBe(0);
+    await shoot(pageA, 'recovery-prompt');
+    await prompt(pageA).getByRole('button', { name: 'Not now' }).click();
+    await prompt(pageA).waitFor({ state: 'hidden' });
+    await pageA.reload();
+    await balance(pageA).getByText('$2.00').waitFor();
+    expect(await prompt(pageA).count()).toBe(0);
+
+    // Another user saves the code from the prompt: shown once, then the prompt is gone for good.
+    const b = await getStack().newContext();
+    const pageB = await openPage(b, '/wallet');
+    await getStack().gateway.ledger.credit(await sessionId(b), { key: `e2e-prompt-b-${Date.now()}`, usdMicro: 1_000_000n });
+    await pageB.getByRole('button', { name: 'Refresh balance' }).click();
+    await prompt(pageB).getByRole('button', { name: 'Save a recovery code' }).click();
+    const shown = pageB.locator('.recovery-banner');
+    const code = (await shown.getByLabel('Your recovery code').textContent()) ?? '';
+    expect(code).toMatch(/^[0-9A-Z]{5}(-[0-9A-Z]{5}){4}$/);
+    await shoot(pageB, 'recovery-prompt-code');
+    await shown.getByRole('button', { name: 'I saved it' }).click();
+    await shown.waitFor({ state: 'detached' });
+    // The wallet's section knows a code exists now.
+    await pageB.getByRole('button', { name: 'Create a new recovery code' }).waitFor();
+    await pageB.reload();
+    await balance(pageB).getByText('$1.00').waitFor();
+    await pageB.getByRole('button', { name: 'Create a new recovery code' }).waitFor();
+    expect(await prompt(pageB).count()).toBe(0);
+  });
 });
 
 describe('the wallet and the Deposit dialog in detail', () => {

@@ -229,6 +229,8 @@ describe('the money room', () => {
   });
 
   it('converts nano to USD with the green notice', async () => {
+    const checks = () => asked.filter((p) => p === '/auth/account-merge-check').length;
+    const before = checks();
     const e = newEngine();
     await e.whenStarted();
     await e.refreshSession();
@@ -295,5 +297,44 @@ describe('the money room', () => {
     await wallet(e, (w) => w.payments.find((p) => p.id === made.transaction.id)?.status === 'completed');
     await notice(e, 'Deposit received');
     expect(e.session$.value.session?.usd_balance).toBe('7.000000');
+  });
+});
+
+describe('account-merge-check (spec 001 section 7): the recovery-code prompt', () => {
+  it('asks once the session holds a balance and has no recovery code; a saved code ends it in the wallet view', async () => {
+    const checks = () => asked.filter((p) => p === '/auth/account-merge-check').length;
+    const before = checks();
+    const e = newEngine();
+    await e.whenStarted();
+    await e.refreshSession();
+    const id = e.session$.value.session!.id;
+    // A new, empty session: nothing to carry to another browser yet.
+    expect((await wallet(e, (w) => w.account !== null)).account).toEqual({ canMigrate: false, hasRecoveryCode: false });
+    await gateway.ledger.credit(id, { key: `merge-seed-${id}`, usdMicro: 3_000_000n });
+    // The balance rising above the paid-use threshold asks again, without any call from the view.
+    await e.refreshSession();
+    expect(e.session$.value.canUsePaidModels).toBe(true);
+    expect((await wallet(e, (w) => w.account?.canMigrate === true)).account).toEqual({ canMigrate: true, hasRecoveryCode: false });
+    expect(checks() - before).toBe(2);
+    // Refreshes that change nothing ask nothing more.
+    await e.refreshSession();
+    expect(checks() - before).toBe(2);
+    const made = await e.createRecoveryCode();
+    expect(made.ok).toBe(true);
+    expect(e.money.wallet$.value.account).toEqual({ canMigrate: false, hasRecoveryCode: true });
+    // And the gateway agrees.
+    expect(await e.accountMergeCheck()).toEqual({ canMigrate: false, hasRecoveryCode: true });
+  });
+
+  it('a failed check is logged only and leaves no prompt', async () => {
+    overrides.set('/auth/account-merge-check', json({ error: 'UNAVAILABLE', message: 'down' }, 503));
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const e = newEngine();
+    await e.whenStarted();
+    await e.refreshSession();
+    await vi.waitFor(() => expect(warn).toHaveBeenCalledWith('account-merge-check failed', 'down'));
+    expect(e.money.wallet$.value.account).toBeNull();
+    expect(e.notices$.value.filter((n) => n.tone === 'red')).toEqual([]);
+    warn.mockRestore();
   });
 });

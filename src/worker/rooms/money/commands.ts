@@ -171,6 +171,7 @@ export function moneyCommands(core: EngineCore, room: MoneyRoom): MoneyHandlers 
 
     async createRecoveryCode() {
       const r = await money.recoveryCode();
+      if (r.ok) room.recoveryCodeSaved();
       return r.ok ? { ok: true, code: r.value.code } : red('Unable to create a recovery code', r.message); // ours
     },
 
@@ -189,14 +190,8 @@ export function moneyCommands(core: EngineCore, room: MoneyRoom): MoneyHandlers 
       return { ok: true };
     },
 
-    async accountMergeCheck() {
-      const r = await money.mergeCheck();
-      if (!r.ok) {
-        // Spec 001 section 8: account-merge-check failures are logged only.
-        console.warn('account-merge-check failed', r.message);
-        return null;
-      }
-      return r.value;
+    accountMergeCheck() {
+      return room.checkAccount();
     },
   };
 }
