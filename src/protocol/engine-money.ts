@@ -2,6 +2,7 @@
  * The engine's money room (src/worker/rooms/money/commands.ts): the wallet view and the money commands.
  * Joined into the engine API by ./engine.ts, which re-exports them.
  */
+import type { FaucetStatus } from './faucet';
 import type { Invitation, PaymentLimits, PaymentMethodsResponse, PaymentStatus, PaymentTransaction } from './payments';
 import type { ActionResult } from './engine';
 
@@ -94,6 +95,10 @@ export interface MoneyHandlers {
    */
   setNanoReceiving(to: NanoReceiving, returnAddress?: string): Promise<ActionResult>;
   convertNanoToUsd(amount?: string): Promise<MoneyResult<{ amount: string }>>;
+  /** The nano faucet here (src/protocol/faucet.ts); null when the gateway cannot be asked. */
+  faucetStatus(): Promise<FaucetStatus | null>;
+  /** Claims the session's free 0.1 XNO; a refusal raises a notice saying why. */
+  claimFaucet(): Promise<MoneyResult<{ amount: string }>>;
   checkReceivables(): Promise<MoneyResult<{ receivable: string }>>;
   getRepresentative(): Promise<MoneyResult<{ representative: string }>>;
   changeRepresentative(representative: string): Promise<MoneyResult<{ representative: string }>>;

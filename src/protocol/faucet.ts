@@ -39,3 +39,7 @@ export const FAUCET_TEXT = {
 } as const;
 
 export type FaucetRefusal = 'ALREADY_CLAIMED' | 'ADDRESS_USED' | 'FAUCET_EMPTY' | 'FAUCET_OFF';
+
+export function isFaucetRefusal(code: string): code is FaucetRefusal {
+  return code === 'ALREADY_CLAIMED' || code === 'ADDRESS_USED' || code === 'FAUCET_EMPTY' || code === 'FAUCET_OFF';
+}

@@ -24,6 +24,8 @@ const getStack = useStack(() => ({
     PARLEY_NANO_WS_URLS: 'ws://127.0.0.1:9/',
     PARLEY_NANO_USD_PRICE: '0.85',
     PARLEY_PAYMENT_RATES: JSON.stringify({ ZEC: '30', TON: '3' }),
+    // The nano faucet, funded with 1 XNO (every browser here comes from 127.0.0.1: one claim in all).
+    PARLEY_NANO_FAUCET_XNO: '1',
   },
 }));
 
@@ -247,6 +249,29 @@ describe('money, end to end in Chromium', () => {
 });
 
 describe('the wallet and the Deposit dialog in detail', () => {
+  it('the nano faucet: "Claim 0.1 free XNO" credits the session once; another session from the same address is told why not; hidden where off', async () => {
+    const page = await openPage(await getStack().newContext(), '/wallet');
+    const faucet = page.getByRole('region', { name: 'Free nano' });
+    await faucet.getByRole('button', { name: 'Claim 0.1 free XNO' }).click();
+    await notices(page).getByRole('status').filter({ hasText: 'Free nano received' }).filter({ hasText: '0.1 XNO was added to your balance.' }).waitFor();
+    await faucet.getByText('This session has had its free 0.1 XNO.').waitFor();
+    await expect.poll(() => page.locator('.wallet-figures').textContent()).toContain('0.1 XNO');
+    await shoot(page, 'faucet');
+
+    const second = await openPage(await getStack().newContext(), '/wallet');
+    await second.getByRole('region', { name: 'Free nano' }).getByRole('button', { name: 'Claim 0.1 free XNO' }).click();
+    await notices(second).getByText('Free nano was already claimed from your network address.').waitFor();
+    expect(await second.locator('.wallet-figures').textContent()).not.toContain('0.1 XNO');
+
+    // A server without a faucet shows no such section.
+    const off = await getStack().newContext({ withoutServiceWorker: true });
+    await off.route('**/nano/faucet', (route) => route.fulfill({ json: { enabled: false, amount: '0.1', claimed: false, empty: true } }));
+    const third = await openPage(off, '/wallet');
+    await third.getByRole('heading', { name: 'Recovery code' }).waitFor();
+    await third.getByRole('region', { name: 'Nano wallet' }).waitFor();
+    expect(await third.getByRole('heading', { name: 'Free nano' }).count()).toBe(0);
+  });
+
   it('every default amount of the method table (spec 001 section 9), shown for the card and two coins', async () => {
     const defaults = Object.fromEntries(DEPOSIT_METHODS.filter((m) => m.defaultAmount !== undefined).map((m) => [m.id, m.defaultAmount]));
     expect(defaults).toEqual({ USD: '5', EUR: '5', ZEC: '0.1', TON: '1', KAS: '10', EGLD: '0.5', PARLEY: '0.5' });

@@ -10,6 +10,7 @@ import type { Notice, WalletView } from '../../../src/protocol/engine';
 import { startGateway, type RunningGateway } from '../../../src/server/start';
 import { Engine } from '../../../src/worker/engine';
 import { deriveAddress, derivePublicKey, deriveSecretKey } from 'nanocurrency';
+import { FAUCET_TEXT } from '../../../src/protocol/faucet';
 
 /** A real nano account (checksum and all), as a user's wallet would show it. */
 const RETURN_ADDRESS = deriveAddress(derivePublicKey(deriveSecretKey('1'.repeat(64), 7)), { useNanoPrefix: true });
@@ -336,5 +337,28 @@ describe('account-merge-check (spec 001 section 7): the recovery-code prompt', (
     expect(e.money.wallet$.value.account).toBeNull();
     expect(e.notices$.value.filter((n) => n.tone === 'red')).toEqual([]);
     warn.mockRestore();
+  });
+});
+
+describe('the nano faucet in the engine', () => {
+  it('a claim refreshes the session with a green notice; a refusal is an orange notice that says why', async () => {
+    const e = newEngine();
+    await e.whenStarted();
+    await e.refreshSession();
+    // This gateway has no faucet: the status says so and a claim is refused in plain words.
+    expect(await e.faucetStatus()).toEqual({ enabled: false, amount: '0.1', claimed: false, empty: true });
+    expect(await e.claimFaucet()).toEqual({ ok: false, error: FAUCET_TEXT.FAUCET_OFF });
+    expect((await notice(e, FAUCET_TEXT.failedTitle)).tone).toBe('orange');
+    overrides.set('/nano/faucet', json({ error: 'ADDRESS_USED', message: 'x' }, 409));
+    expect(await e.claimFaucet()).toEqual({ ok: false, error: FAUCET_TEXT.ADDRESS_USED });
+    overrides.set('/nano/faucet', json({ error: 'RATE_LIMITED', message: 'x' }, 429));
+    expect(await e.claimFaucet()).toEqual({ ok: false, error: FAUCET_TEXT.RATE_LIMITED });
+    // A credited claim: the session is asked again (the balance shows it) and the user is told.
+    overrides.set('/nano/faucet', json({ amount: '0.1', nanoBalance: '0.100000' }));
+    const sessionsAsked = asked.filter((p) => p === '/auth/local-session').length;
+    expect(await e.claimFaucet()).toEqual({ ok: true, amount: '0.1' });
+    expect(asked.filter((p) => p === '/auth/local-session').length).toBeGreaterThan(sessionsAsked);
+    const ok = await notice(e, FAUCET_TEXT.claimedTitle);
+    expect(ok).toMatchObject({ tone: 'green', text: '0.1 XNO was added to your balance.' });
   });
 });

@@ -8,6 +8,7 @@ import { ACCOUNT_TEXT, creationError, DEPOSIT_TEXT, DEPOSIT_TOPIC, INVITATION_TO
 import { formatMoney, formatUsd, xnoDigits } from '../../../protocol/money-format';
 import { isTicker, NANO_ADDRESS_PATTERN, usdEquivalent } from '../../../protocol/payments';
 import type { EngineCore } from '../../core';
+import { FAUCET_TEXT, isFaucetRefusal } from '../../../protocol/faucet';
 import { money, type Result } from './money-client';
 import type { MoneyRoom } from './money-room';
 
@@ -167,6 +168,23 @@ export function moneyCommands(core: EngineCore, room: MoneyRoom): MoneyHandlers 
       core.resolveNotices(INVITATION_TOPIC);
       await core.refreshSession();
       return { ok: true };
+    },
+
+    async faucetStatus() {
+      const r = await money.faucet();
+      return r.ok ? r.value : null;
+    },
+
+    async claimFaucet() {
+      const r = await money.claimFaucet();
+      if (!r.ok) {
+        const text = r.status === 429 ? FAUCET_TEXT.RATE_LIMITED : isFaucetRefusal(r.error) ? FAUCET_TEXT[r.error] : r.message;
+        core.notify({ title: FAUCET_TEXT.failedTitle, text, tone: 'orange', durationMs: MONEY_DURATION.medium });
+        return { ok: false, error: text };
+      }
+      await core.refreshSession();
+      core.notify({ title: FAUCET_TEXT.claimedTitle, text: FAUCET_TEXT.claimed(r.value.amount), tone: 'green', durationMs: MONEY_DURATION.medium });
+      return { ok: true, amount: r.value.amount };
     },
 
     async createRecoveryCode() {
