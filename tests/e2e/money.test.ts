@@ -302,6 +302,13 @@ describe('the wallet and the Deposit dialog in detail', () => {
     await openDeposit(page);
     const dialog = page.getByRole('dialog', { name: 'Deposit' });
     await dialog.getByRole('button', { name: 'USDC on Base USDC' }).click();
+    // The currency options (the networks USDC is offered on here), loaded with the limits: a "Network" choice.
+    const network = dialog.getByRole('combobox', { name: 'Network' });
+    await expect.poll(() => network.locator('option').allTextContents()).toEqual(['Base', 'Optimism', 'Coinbase', 'Arbitrum', 'Binance']);
+    expect(await network.inputValue()).toBe('USDC@BASE');
+    await network.selectOption({ label: 'Optimism' });
+    await dialog.getByText('USDC on Optimism').waitFor();
+    await network.selectOption({ label: 'Base' });
     await dialog.getByRole('textbox', { name: 'Amount (USDC)' }).fill('3');
     await dialog.getByRole('button', { name: 'Continue to payment' }).click();
     const summary = dialog.getByRole('definition');
