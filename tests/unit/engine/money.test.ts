@@ -230,8 +230,6 @@ describe('the money room', () => {
   });
 
   it('converts nano to USD with the green notice', async () => {
-    const checks = () => asked.filter((p) => p === '/auth/account-merge-check').length;
-    const before = checks();
     const e = newEngine();
     await e.whenStarted();
     await e.refreshSession();
