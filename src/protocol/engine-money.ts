@@ -2,6 +2,7 @@
  * The engine's money room (src/worker/rooms/money/commands.ts): the wallet view and the money commands.
  * Joined into the engine API by ./engine.ts, which re-exports them.
  */
+import type { FaucetStatus } from './faucet';
 import type { Invitation, PaymentLimits, PaymentMethodsResponse, PaymentStatus, PaymentTransaction } from './payments';
 import type { ActionResult } from './engine';
 
@@ -41,6 +42,16 @@ export interface WalletView {
   nano: { state: NanoSocketStateView; node: string | null; address: string | null; lastDeposit: { hash: string; amount: string; at: number } | null };
   /** The nano receiving flag; the return address itself is the session's nanoReturnAddress. */
   nanoReceiving: NanoReceiving;
+  /**
+   * The gateway's account-merge-check for this session (spec 001 section 7), asked when the session changes or its
+   * balance rises above the paid-use threshold; null until answered (or when the call failed: logged only).
+   */
+  account: AccountCheck | null;
+}
+/** GET /auth/account-merge-check: canMigrate = worth carrying to another browser and no recovery code saved yet. */
+export interface AccountCheck {
+  canMigrate: boolean;
+  hasRecoveryCode: boolean;
 }
 export interface MoneyQueries {
   wallet: { query: { kind: 'wallet' }; result: WalletView };
@@ -84,6 +95,10 @@ export interface MoneyHandlers {
    */
   setNanoReceiving(to: NanoReceiving, returnAddress?: string): Promise<ActionResult>;
   convertNanoToUsd(amount?: string): Promise<MoneyResult<{ amount: string }>>;
+  /** The nano faucet here (src/protocol/faucet.ts); null when the gateway cannot be asked. */
+  faucetStatus(): Promise<FaucetStatus | null>;
+  /** Claims the session's free 0.1 XNO; a refusal raises a notice saying why. */
+  claimFaucet(): Promise<MoneyResult<{ amount: string }>>;
   checkReceivables(): Promise<MoneyResult<{ receivable: string }>>;
   getRepresentative(): Promise<MoneyResult<{ representative: string }>>;
   changeRepresentative(representative: string): Promise<MoneyResult<{ representative: string }>>;
@@ -100,5 +115,5 @@ export interface MoneyHandlers {
   signOutOtherBrowsers(): Promise<ActionResult>;
   /** Opens the session of a recovery code in this browser. */
   recoverSession(code: string): Promise<ActionResult>;
-  accountMergeCheck(): Promise<{ canMigrate: boolean; hasRecoveryCode: boolean } | null>;
+  accountMergeCheck(): Promise<AccountCheck | null>;
 }

@@ -77,6 +77,15 @@ export function networkLabel(network: string): string {
   return `${network[0] ?? ''}${network.slice(1).toLowerCase()}`;
 }
 
+/**
+ * The payment store's currency options (spec 001 section 4): the networks a coin is offered on here, the method
+ * rows of that ticker with a network whose provider is set. Reloaded with the limits and rates when the ticker
+ * changes (DepositDialog's AmountStep); more than one shows a "Network" choice.
+ */
+export function currencyOptions(ticker: string, methods: readonly { id: string; provider: string | null }[]): DepositMethod[] {
+  return DEPOSIT_METHODS.filter((m) => m.ticker === ticker && m.network !== undefined && methods.some((x) => x.id === m.id && x.provider !== null));
+}
+
 export function methodById(id: string): DepositMethod | undefined {
   return DEPOSIT_METHODS.find((x) => x.id === id);
 }

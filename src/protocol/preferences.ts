@@ -68,6 +68,8 @@ export interface Preferences {
   inputWidth: number;
   /** The install banner is not offered again. */
   installBannerHidden: boolean;
+  /** Ours: until when (ms since the epoch) "Not now" put off the recovery-code prompt (src/protocol/recovery-prompt.ts). */
+  recoveryPromptSnoozedUntil: number;
   /** Spec 001 section 9: true. Long pasted text becomes an attached text file. */
   largeTextPasteToFile: boolean;
   /** Example prompts on an empty conversation. */
@@ -112,6 +114,7 @@ export const DEFAULT_PREFERENCES: Preferences = {
   inputHeight: layout.DEFAULT_INPUT_HEIGHT,
   inputWidth: layout.DEFAULT_INPUT_WIDTH,
   installBannerHidden: false,
+  recoveryPromptSnoozedUntil: 0,
   largeTextPasteToFile: true,
   showExamplePromptsCarousel: true,
   imageCompressionEnabled: true,
@@ -158,6 +161,7 @@ export const PREFERENCE_CHECKS: { readonly [K in keyof Preferences]: (v: unknown
   inputHeight: (v) => isWhole(v, layout.INPUT_HEIGHT_MIN, layout.INPUT_HEIGHT_MAX),
   inputWidth: (v) => isWhole(v, layout.INPUT_WIDTH_MIN, layout.INPUT_WIDTH_MAX),
   installBannerHidden: (v) => typeof v === 'boolean',
+  recoveryPromptSnoozedUntil: (v) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0,
   largeTextPasteToFile: (v) => typeof v === 'boolean',
   showExamplePromptsCarousel: (v) => typeof v === 'boolean',
   imageCompressionEnabled: (v) => typeof v === 'boolean',

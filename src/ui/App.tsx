@@ -22,7 +22,7 @@ import { homeTarget, matchRoute, navigate, usePath } from './router';
 import { view } from './state';
 import { useTheme } from './theme';
 import { UpdatesLink, UpdatesPage } from './account/UpdatesPage';
-import { ConsentBanner, InstallBanner } from './account/Banners';
+import { ConsentBanner, InstallBanner, RecoveryPrompt } from './account/Banners';
 import { frameAttributes, PageLinksToggle, ShowSidebarButton } from './account/layout';
 import { useConnectivityNotices } from './account/connectivity';
 import { useAnalytics } from './account/analytics';
@@ -130,6 +130,7 @@ export function App() {
         <ShowSidebarButton />
         <Notifications>
           <ConsentBanner />
+          <RecoveryPrompt />
           <InstallBanner />
         </Notifications>
         <AudioPlayerBar />

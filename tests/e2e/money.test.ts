@@ -24,6 +24,8 @@ const getStack = useStack(() => ({
     PARLEY_NANO_WS_URLS: 'ws://127.0.0.1:9/',
     PARLEY_NANO_USD_PRICE: '0.85',
     PARLEY_PAYMENT_RATES: JSON.stringify({ ZEC: '30', TON: '3' }),
+    // The nano faucet, funded with 1 XNO (every browser here comes from 127.0.0.1: one claim in all).
+    PARLEY_NANO_FAUCET_XNO: '1',
   },
 }));
 
@@ -207,9 +209,69 @@ describe('money, end to end in Chromium', () => {
     // The first profile keeps the session too.
     expect(await sessionId(a)).toBe(id);
   });
+
+  it('a balance with no recovery code brings a calm prompt to save one (account-merge-check canMigrate); "Not now" puts it off', async () => {
+    const prompt = (page: Page) => page.getByRole('region', { name: 'Keep your balance safe' });
+    const a = await getStack().newContext();
+    const pageA = await openPage(a, '/conversation/new');
+    const idA = await sessionId(a);
+    await getStack().gateway.ledger.credit(idA, { key: `e2e-prompt-${Date.now()}`, usdMicro: 2_000_000n });
+    await pageA.reload();
+    await prompt(pageA).waitFor();
+    // A question, not an error notice.
+    expect(await notices(pageA).getByRole('alert').count()).toBe(0);
+    await shoot(pageA, 'recovery-prompt');
+    await prompt(pageA).getByRole('button', { name: 'Not now' }).click();
+    await prompt(pageA).waitFor({ state: 'hidden' });
+    await pageA.reload();
+    await balance(pageA).getByText('$2.00').waitFor();
+    expect(await prompt(pageA).count()).toBe(0);
+
+    // Another user saves the code from the prompt: shown once, then the prompt is gone for good.
+    const b = await getStack().newContext();
+    const pageB = await openPage(b, '/wallet');
+    await getStack().gateway.ledger.credit(await sessionId(b), { key: `e2e-prompt-b-${Date.now()}`, usdMicro: 1_000_000n });
+    await pageB.getByRole('button', { name: 'Refresh balance' }).click();
+    await prompt(pageB).getByRole('button', { name: 'Save a recovery code' }).click();
+    const shown = pageB.locator('.recovery-banner');
+    const code = (await shown.getByLabel('Your recovery code').textContent()) ?? '';
+    expect(code).toMatch(/^[0-9A-Z]{5}(-[0-9A-Z]{5}){4}$/);
+    await shoot(pageB, 'recovery-prompt-code');
+    await shown.getByRole('button', { name: 'I saved it' }).click();
+    await shown.waitFor({ state: 'detached' });
+    // The wallet's section knows a code exists now.
+    await pageB.getByRole('button', { name: 'Create a new recovery code' }).waitFor();
+    await pageB.reload();
+    await balance(pageB).getByText('$1.00').waitFor();
+    await pageB.getByRole('button', { name: 'Create a new recovery code' }).waitFor();
+    expect(await prompt(pageB).count()).toBe(0);
+  });
 });
 
 describe('the wallet and the Deposit dialog in detail', () => {
+  it('the nano faucet: "Claim 0.1 free XNO" credits the session once; another session from the same address is told why not; hidden where off', async () => {
+    const page = await openPage(await getStack().newContext(), '/wallet');
+    const faucet = page.getByRole('region', { name: 'Free nano' });
+    await faucet.getByRole('button', { name: 'Claim 0.1 free XNO' }).click();
+    await notices(page).getByRole('status').filter({ hasText: 'Free nano received' }).filter({ hasText: '0.1 XNO was added to your balance.' }).waitFor();
+    await faucet.getByText('This session has had its free 0.1 XNO.').waitFor();
+    await expect.poll(() => page.locator('.wallet-figures').textContent()).toContain('0.1 XNO');
+    await shoot(page, 'faucet');
+
+    const second = await openPage(await getStack().newContext(), '/wallet');
+    await second.getByRole('region', { name: 'Free nano' }).getByRole('button', { name: 'Claim 0.1 free XNO' }).click();
+    await notices(second).getByText('Free nano was already claimed from your network address.').waitFor();
+    expect(await second.locator('.wallet-figures').textContent()).not.toContain('0.1 XNO');
+
+    // A server without a faucet shows no such section.
+    const off = await getStack().newContext({ withoutServiceWorker: true });
+    await off.route('**/nano/faucet', (route) => route.fulfill({ json: { enabled: false, amount: '0.1', claimed: false, empty: true } }));
+    const third = await openPage(off, '/wallet');
+    await third.getByRole('heading', { name: 'Recovery code' }).waitFor();
+    await third.getByRole('region', { name: 'Nano wallet' }).waitFor();
+    expect(await third.getByRole('heading', { name: 'Free nano' }).count()).toBe(0);
+  });
+
   it('every default amount of the method table (spec 001 section 9), shown for the card and two coins', async () => {
     const defaults = Object.fromEntries(DEPOSIT_METHODS.filter((m) => m.defaultAmount !== undefined).map((m) => [m.id, m.defaultAmount]));
     expect(defaults).toEqual({ USD: '5', EUR: '5', ZEC: '0.1', TON: '1', KAS: '10', EGLD: '0.5', PARLEY: '0.5' });
@@ -240,6 +302,13 @@ describe('the wallet and the Deposit dialog in detail', () => {
     await openDeposit(page);
     const dialog = page.getByRole('dialog', { name: 'Deposit' });
     await dialog.getByRole('button', { name: 'USDC on Base USDC' }).click();
+    // The currency options (the networks USDC is offered on here), loaded with the limits: a "Network" choice.
+    const network = dialog.getByRole('combobox', { name: 'Network' });
+    await expect.poll(() => network.locator('option').allTextContents()).toEqual(['Base', 'Optimism', 'Coinbase', 'Arbitrum', 'Binance']);
+    expect(await network.inputValue()).toBe('USDC@BASE');
+    await network.selectOption({ label: 'Optimism' });
+    await dialog.getByText('USDC on Optimism').waitFor();
+    await network.selectOption({ label: 'Base' });
     await dialog.getByRole('textbox', { name: 'Amount (USDC)' }).fill('3');
     await dialog.getByRole('button', { name: 'Continue to payment' }).click();
     const summary = dialog.getByRole('definition');

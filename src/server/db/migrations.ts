@@ -384,6 +384,20 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX session_tokens_session_idx ON session_tokens (session_id)`,
     ],
   },
+  {
+    id: 14,
+    name: 'nano_faucet',
+    statements: [
+      // One row per claim of the free nano (nano/faucet.ts): one per session, one per client address (a keyed
+      // hash, never the address itself). No foreign key: a claim outlives its session, so the address stays used.
+      `CREATE TABLE faucet_claims (
+        session_id TEXT PRIMARY KEY,
+        address_hash TEXT NOT NULL UNIQUE,
+        nano_raw NUMERIC(40, 0) NOT NULL CHECK (nano_raw > 0),
+        claimed_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      )`,
+    ],
+  },
 ];
 
 const LOCK_ID = 727_001;

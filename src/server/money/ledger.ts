@@ -395,13 +395,21 @@ export class Ledger {
 
   /** Adds to a session's balance (deposits, admin credits). Idempotent by key. */
   async credit(sessionId: string, req: CreditRequest): Promise<CreditResult> {
+    return this.db.transaction((tx) => this.creditWithin(tx, sessionId, req));
+  }
+
+  /**
+   * `credit` inside the caller's transaction, so that a credit and the caller's own record of it (the nano faucet's
+   * claim, nano/faucet.ts) commit or roll back together.
+   */
+  async creditWithin(tx: Queryable, sessionId: string, req: CreditRequest): Promise<CreditResult> {
     checkKey(req.key);
     const usd = req.usdMicro ?? 0n;
     const nano = req.nanoRaw ?? 0n;
     checkAmount(usd, 'Credit amount (USD)');
     checkAmount(nano, 'Credit amount (nano)');
     if (usd === 0n && nano === 0n) throw new LedgerInputError('Credit amount must be above 0');
-    return this.db.transaction(async (tx) => {
+    {
       const exists = await tx.query('SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE', [sessionId]);
       if (exists.length === 0) throw new UnknownSessionError(sessionId);
       const inserted = await tx.query<{ id: string }>(
@@ -443,6 +451,6 @@ export class Ledger {
           after.usdMicro.toString(), after.nanoRaw.toString()],
       );
       return { duplicate: false, creditedUsdMicro: usd, creditedNanoRaw: nano, balance: after, entryId: entry.id };
-    });
+    }
   }
 }

@@ -12,6 +12,9 @@ import { formatUnits, parseDecimal } from '../money/amounts';
 import { checkAddress } from 'nanocurrency';
 import { NanoConfirmSchema, NanoConvertSchema, NanoRepresentativeSchema, NanoReturnAddressSchema, type NanoConfig } from '../../protocol/payments';
 import { convertNanoToUsd, NanoError, type NanoDeposits } from './service';
+import { FaucetRefused, type NanoFaucet } from './faucet';
+import type { ClientAddressFn } from '../guards/client-address';
+import { FAUCET_TEXT } from '../../protocol/faucet';
 
 async function guarded<T>(c: Context<AppEnv>, run: () => Promise<T>): Promise<Response> {
   try {
@@ -93,5 +96,29 @@ export function registerNanoRoutes(app: Hono<AppEnv>, db: Db, ledger: Ledger, na
     if (!p.ok) return p.response;
     const rep = p.data.representative;
     return guarded(c, async () => ({ success: true, ...(await nano.changeRepresentative(c.get('sessionId'), rep)) }));
+  });
+}
+
+/**
+ * The nano faucet (nano/faucet.ts): GET /nano/faucet -> FaucetStatus; POST /nano/faucet -> FaucetClaim, or 409 with
+ * ALREADY_CLAIMED, ADDRESS_USED or FAUCET_EMPTY, 404 FAUCET_OFF, 429 past the claims per address.
+ */
+export function registerFaucetRoutes(app: Hono<AppEnv>, faucet: NanoFaucet, limit: Limiter, address: ClientAddressFn): void {
+  app.get('/nano/faucet', async (c) => {
+    c.header('Cache-Control', 'no-store');
+    return c.json(await faucet.status(c.get('sessionId')));
+  });
+  app.post('/nano/faucet', async (c) => {
+    c.header('Cache-Control', 'no-store');
+    if (!faucet.enabled) return jsonError(c, 404, 'FAUCET_OFF', FAUCET_TEXT.FAUCET_OFF);
+    const refused = await limit.check(c);
+    if (refused) return refused;
+    try {
+      // No address (no socket: an in-process request) counts as one shared address.
+      return c.json(await faucet.claim(c.get('sessionId'), address(c) ?? 'unknown'));
+    } catch (e) {
+      if (e instanceof FaucetRefused) return jsonError(c, e.code === 'FAUCET_OFF' ? 404 : 409, e.code, FAUCET_TEXT[e.code]);
+      throw e;
+    }
   });
 }

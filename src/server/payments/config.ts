@@ -58,6 +58,10 @@ export interface MoneyConfig {
   sweepMs: number;
   /** Support address in the Daimo failure notice. */
   supportEmail: string;
+  /** What the nano faucet may give away in all, raw (PARLEY_NANO_FAUCET_XNO); 0 = no faucet (nano/faucet.ts). */
+  faucetRaw: bigint;
+  /** Faucet claims per client address. */
+  faucetRate: RateLimit;
 }
 
 function url(raw: string, name: string): string {
@@ -81,6 +85,17 @@ function decimalVar(env: Env, name: string, def: string): bigint {
     const v = parseDecimal(env[name]?.trim() || def, 6, name);
     if (v <= 0n) throw new ConfigError(`${name} must be above 0`);
     return v;
+  } catch (e) {
+    throw new ConfigError(e instanceof AmountError ? e.message : String(e));
+  }
+}
+
+/** PARLEY_NANO_FAUCET_XNO: unset or 0 = no faucet (the default). */
+function faucetFunds(env: Env): bigint {
+  const raw = env.PARLEY_NANO_FAUCET_XNO?.trim();
+  if (!raw) return 0n;
+  try {
+    return parseDecimal(raw, 30, 'PARLEY_NANO_FAUCET_XNO');
   } catch (e) {
     throw new ConfigError(e instanceof AmountError ? e.message : String(e));
   }
@@ -179,5 +194,10 @@ export function loadMoneyConfig(env: Env): MoneyConfig {
     },
     sweepMs: int(env, 'PARLEY_MONEY_SWEEP_MS', 5_000, 100, 3_600_000),
     supportEmail: env.PARLEY_SUPPORT_EMAIL?.trim() || 'support@parley.invalid',
+    faucetRaw: faucetFunds(env),
+    faucetRate: {
+      burst: int(env, 'PARLEY_FAUCET_RATE_BURST', 3, 1, 1_000_000),
+      perMinute: int(env, 'PARLEY_FAUCET_RATE_PER_MIN', 1, 0, 60_000_000),
+    },
   };
 }

@@ -12,8 +12,9 @@ import { createLimiter } from '../guards/rate-limit';
 import { Invitations } from '../invitations/service';
 import { registerInvitationRoutes } from '../invitations/routes';
 import type { Ledger } from '../money/ledger';
-import { registerNanoRoutes } from '../nano/routes';
+import { registerFaucetRoutes, registerNanoRoutes } from '../nano/routes';
 import { NanoDeposits } from '../nano/service';
+import { NanoFaucet } from '../nano/faucet';
 import { registerRecoveryRoutes } from '../sessions/recovery-routes';
 import type { MoneyConfig } from './config';
 import { checkRecharges } from './recharge';
@@ -41,6 +42,7 @@ export interface MoneyServices {
   payments: Payments;
   invitations: Invitations;
   nano: NanoDeposits | null;
+  faucet: NanoFaucet;
   /** One pass of the money sweep (tests call it directly). */
   sweep(): Promise<void>;
 }
@@ -54,6 +56,7 @@ export function createMoneyServices(db: Db, ledger: Ledger, cfg: MoneyConfig, lo
     payments,
     invitations,
     nano,
+    faucet: new NanoFaucet(db, ledger, cfg.faucetRaw),
     async sweep() {
       await payments.sweep();
       await checkRecharges(payments, db, log);
@@ -76,8 +79,10 @@ export function registerMoneyRoutes(
   registerPaymentRoutes(app, money.payments, ctx.costlyLimit);
   registerInvitationRoutes(app, money.invitations, guessLimit);
   registerNanoRoutes(app, ctx.db, ctx.ledger, money.nano, ctx.costlyLimit);
+  const faucetLimit = createLimiter(ctx.db, 'faucet', money.cfg.faucetRate, address, 'claims', ctx.log);
+  registerFaucetRoutes(app, money.faucet, faucetLimit, address);
   registerRecoveryRoutes(app, ctx, money.cfg.recoverySecret, guessLimit);
-  return { close: () => guessLimit.close() };
+  return { close: async () => void (await Promise.all([guessLimit.close(), faucetLimit.close()])) };
 }
 
 /** Runs the sweep at startup and then every cfg.sweepMs until stopped. */

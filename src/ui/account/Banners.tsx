@@ -1,9 +1,11 @@
 /**
  * Banners above the page: analytics consent (spec 001 sections 2 and 4: only when the status is pending and a
- * session exists) and the install banner (the browser's beforeinstallprompt, not shown once installBannerHidden).
+ * session exists), the recovery-code prompt (spec 001 section 7's canMigrate: a balance and no recovery code yet)
+ * and the install banner (the browser's beforeinstallprompt, not shown once installBannerHidden).
  */
 import { useEffect, useState, useSyncExternalStore } from 'react';
-import type { ActionResult } from '../../protocol/engine';
+import type { ActionResult, MoneyResult } from '../../protocol/engine';
+import { RECOVERY_PROMPT_SNOOZE_MS, RECOVERY_PROMPT_TEXT, shouldAskForRecoveryCode } from '../../protocol/recovery-prompt';
 import { engine, useQuery } from '../engine';
 import { report } from './folder-state';
 import { savePreferences } from './SidebarParts';
@@ -29,6 +31,62 @@ export function ConsentBanner() {
         </button>
         <button type="button" disabled={busy} onClick={() => void decide(false)}>
           Decline
+        </button>
+      </div>
+    </section>
+  );
+}
+
+/**
+ * A calm question, not an error: a session with money and no recovery code loses that money with this browser's
+ * data. "Save a recovery code" makes one here and shows it once; "Not now" asks again in a week.
+ */
+export function RecoveryPrompt() {
+  const session = useQuery({ kind: 'session' });
+  const wallet = useQuery({ kind: 'wallet' });
+  const preferences = useQuery({ kind: 'preferences' });
+  const [code, setCode] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const T = RECOVERY_PROMPT_TEXT;
+  if (code) {
+    return (
+      <section className="banner recovery-banner" aria-label="Recovery code">
+        <p>{T.saveNow}</p>
+        <code className="recovery-banner-code" aria-label="Your recovery code">
+          {code}
+        </code>
+        <p className="muted">Enter it on the Wallet page of another browser to open this session and its balance there.</p>
+        <div className="banner-actions">
+          <button type="button" onClick={() => void navigator.clipboard?.writeText(code)}>
+            Copy code
+          </button>
+          <button type="button" className="primary" onClick={() => setCode(null)}>
+            {T.saved}
+          </button>
+        </div>
+      </section>
+    );
+  }
+  if (!session || !wallet || !preferences) return null;
+  const ask = shouldAskForRecoveryCode({ canUsePaidModels: session.canUsePaidModels, account: wallet.account, snoozedUntil: preferences.recoveryPromptSnoozedUntil, now: Date.now() });
+  if (!ask) return null;
+  const save = async () => {
+    setBusy(true);
+    const r = await engine<MoneyResult<{ code: string }>>((api) => api.createRecoveryCode());
+    setBusy(false);
+    if (r.ok) setCode(r.code);
+  };
+  return (
+    <section className="banner recovery-banner" aria-label={T.title}>
+      <p>
+        <strong>{T.title}.</strong> {T.text}
+      </p>
+      <div className="banner-actions">
+        <button type="button" className="primary" disabled={busy} onClick={() => void save()}>
+          {T.save}
+        </button>
+        <button type="button" disabled={busy} onClick={() => savePreferences({ recoveryPromptSnoozedUntil: Date.now() + RECOVERY_PROMPT_SNOOZE_MS })}>
+          {T.later}
         </button>
       </div>
     </section>

@@ -8,7 +8,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { DEPOSIT_TEXT, validateDeposit } from '../../protocol/money-text';
 import type { ActionResult, MoneyResult, NanoReceiving } from '../../protocol/engine';
-import { DEPOSIT_METHODS, networkLabel, usdEquivalent, type DepositMethod, type PaymentLimits, type PaymentMethodsResponse, type PaymentTransaction } from '../../protocol/payments';
+import { currencyOptions, DEPOSIT_METHODS, networkLabel, usdEquivalent, type DepositMethod, type PaymentLimits, type PaymentMethodsResponse, type PaymentTransaction } from '../../protocol/payments';
 import { engine, useQuery } from '../engine';
 import { MethodLogo } from './MethodLogo';
 
@@ -97,6 +97,7 @@ function DepositSteps({ onClose }: { onClose(): void }) {
         <AmountStep
           method={method}
           onBack={() => setStep('method')}
+          onMethod={setMethod}
           onCreated={(id) => {
             setPaymentId(id);
             setStep('pay');
@@ -190,17 +191,21 @@ function MethodList({ loading, providerOf, onChoose }: { loading: boolean; provi
   );
 }
 
-function AmountStep({ method, onBack, onCreated }: { method: DepositMethod; onBack(): void; onCreated(id: string): void }) {
+function AmountStep({ method, onBack, onCreated, onMethod }: { method: DepositMethod; onBack(): void; onCreated(id: string): void; onMethod(m: DepositMethod): void }) {
   const [limits, setLimits] = useState<PaymentLimits | null | undefined>(undefined);
   const [value, setValue] = useState(method.defaultAmount ?? '');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [eurPerUsd, setEurPerUsd] = useState<number | null>(null);
+  const [options, setOptions] = useState<DepositMethod[]>([]);
 
-  // Changing the ticker reloads the minimum amount and the fiat rates (spec 001 section 4).
+  // Changing the ticker reloads the minimum amount, the currency options (the networks the coin is offered on
+  // here) and the fiat rates (spec 001 section 4).
   useEffect(() => {
     setLimits(undefined);
+    setOptions([]);
     void engine((api) => api.paymentLimits(method.ticker)).then(setLimits);
+    void engine((api) => api.paymentMethods()).then((r) => setOptions(r ? currencyOptions(method.ticker, r.methods) : []));
     void engine((api) => api.fiatRates()).then((r) => setEurPerUsd(r.state === 'loaded' ? r.eurPerUsd : null));
   }, [method.ticker]);
 
@@ -227,6 +232,25 @@ function AmountStep({ method, onBack, onCreated }: { method: DepositMethod; onBa
       <div className="method-chosen">
         <MethodLogo method={method} /> {method.name}
       </div>
+      {options.length > 1 && method.network && (
+        <>
+          <label htmlFor="deposit-network">Network</label>
+          <select
+            id="deposit-network"
+            value={method.id}
+            onChange={(e) => {
+              const next = options.find((m) => m.id === e.target.value);
+              if (next) onMethod(next);
+            }}
+          >
+            {options.map((m) => (
+              <option key={m.id} value={m.id}>
+                {networkLabel(m.network ?? '')}
+              </option>
+            ))}
+          </select>
+        </>
+      )}
       <label htmlFor="deposit-amount">Amount ({method.ticker})</label>
       <div className="amount-row">
         <span className="amount-symbol">{method.symbol}</span>

@@ -5,7 +5,7 @@
  */
 import { useEffect, useId, useState } from 'react';
 import type { ActionResult, MoneyResult } from '../../protocol/engine';
-import { engine } from '../engine';
+import { engine, useQuery } from '../engine';
 import { ConfirmDialog } from './ConfirmDialog';
 
 type Asking = 'new-code' | 'sign-out' | null;
@@ -14,14 +14,15 @@ export function RecoveryCode() {
   const [code, setCode] = useState<string | null>(null);
   const [typed, setTyped] = useState('');
   const [restored, setRestored] = useState(false);
-  const [hasCode, setHasCode] = useState<boolean | null>(null);
+  // The money room's account-merge-check: the same answer in every tab, and the prompt's (Banners.tsx).
+  const hasCode = useQuery({ kind: 'wallet' })?.account?.hasRecoveryCode ?? null;
   const [asking, setAsking] = useState<Asking>(null);
   const [busy, setBusy] = useState(false);
   const [signedOut, setSignedOut] = useState(false);
   const id = useId();
   useEffect(() => {
-    void engine((api) => api.accountMergeCheck()).then((r) => setHasCode(r?.hasRecoveryCode ?? null));
-  }, [code, restored]);
+    void engine((api) => api.accountMergeCheck());
+  }, [restored]);
 
   const act = async (fn: () => Promise<void>) => {
     setBusy(true);

@@ -10,7 +10,7 @@ import { formatMoney, formatUsd, formatXno, nanoShown, usdExact } from '../../pr
 import { networkLabel, shownPaymentStatus } from '../../protocol/payments';
 import { DepositButton } from './DepositDialog';
 import { RecoveryCode } from './RecoveryCode';
-import { AutoRecharge, NanoWallet, usePaymentSetup } from './WalletSections';
+import { AutoRecharge, FreeNano, NanoWallet, usePaymentSetup } from './WalletSections';
 
 const STATUS_LABEL = { pending: 'Pending', completed: 'Completed', failed: 'Failed', expired: 'Expired' } as const;
 
@@ -104,6 +104,7 @@ export function WalletPage() {
         </section>
       )}
 
+      <FreeNano />
       {(nano || nanoDeposits === true) && <NanoWallet address={data?.nanoDepositAddress ?? wallet?.nano.address ?? null} nano={wallet?.nano ?? null} deposits={nanoDeposits} />}
       <AutoRecharge settings={data?.recharge_settings ?? null} testPayments={setup === null ? null : setup.testPayments} />
       <RecoveryCode />

@@ -4,6 +4,7 @@ import type { SessionData } from '../../protocol/api';
 import type { ActionResult, MoneyResult, WalletView } from '../../protocol/engine';
 import { formatXno } from '../../protocol/money-format';
 import { ACCOUNT_TEXT } from '../../protocol/money-text';
+import { FAUCET_TEXT, type FaucetStatus } from '../../protocol/faucet';
 import { engine, useQuery } from '../engine';
 
 const SOCKET_LABEL = { idle: 'not connected', connecting: 'connecting', connected: 'connected', closed: 'closed', error: 'error' } as const;
@@ -118,6 +119,46 @@ export function NanoWallet({ address, nano, deposits }: { address: string | null
             Change representative
           </button>
         </form>
+      )}
+    </section>
+  );
+}
+
+/**
+ * The nano faucet (spec 001 sections 6 and 9), shown only where the operator turned it on: one free claim per
+ * session (src/server/nano/faucet.ts). The balance and the notice come from the engine.
+ */
+export function FreeNano() {
+  const [status, setStatus] = useState<FaucetStatus | null>(null);
+  const [busy, setBusy] = useState(false);
+  const sessionId = useQuery({ kind: 'session' })?.session?.id ?? null;
+  useEffect(() => {
+    if (sessionId === null) return;
+    void engine<FaucetStatus | null>((api) => api.faucetStatus()).then(setStatus);
+  }, [sessionId]);
+  if (!status?.enabled) return null;
+  const claim = async () => {
+    setBusy(true);
+    await engine<MoneyResult<{ amount: string }>>((api) => api.claimFaucet());
+    setStatus(await engine<FaucetStatus | null>((api) => api.faucetStatus()));
+    setBusy(false);
+  };
+  return (
+    <section aria-labelledby="faucet-title" className="wallet-section">
+      <h2 id="faucet-title">Free nano</h2>
+      {status.claimed ? (
+        <p className="muted">This session has had its free {status.amount} XNO.</p>
+      ) : status.empty ? (
+        <p className="muted">{FAUCET_TEXT.FAUCET_EMPTY}</p>
+      ) : (
+        <>
+          <p className="muted">This server gives each session {status.amount} XNO to try paid models, once.</p>
+          <div className="wallet-actions">
+            <button type="button" disabled={busy} onClick={() => void claim()}>
+              Claim {status.amount} free XNO
+            </button>
+          </div>
+        </>
       )}
     </section>
   );

@@ -11,6 +11,7 @@ import { startGateway, type RunningGateway } from '../../../src/server/start';
 import { Engine } from '../../../src/worker/engine';
 import { deriveAddress, derivePublicKey, deriveSecretKey } from 'nanocurrency';
 import { fetchThrough, type JarFetch } from './harness';
+import { FAUCET_TEXT } from '../../../src/protocol/faucet';
 
 /** A real nano account (checksum and all), as a user's wallet would show it. */
 const RETURN_ADDRESS = deriveAddress(derivePublicKey(deriveSecretKey('1'.repeat(64), 7)), { useNanoPrefix: true });
@@ -293,5 +294,67 @@ describe('the money room', () => {
     await wallet(e, (w) => w.payments.find((p) => p.id === made.transaction.id)?.status === 'completed');
     await notice(e, 'Deposit received');
     expect(e.session$.value.session?.usd_balance).toBe('7.000000');
+  });
+});
+
+describe('account-merge-check (spec 001 section 7): the recovery-code prompt', () => {
+  it('asks once the session holds a balance and has no recovery code; a saved code ends it in the wallet view', async () => {
+    const checks = () => asked.filter((p) => p === '/auth/account-merge-check').length;
+    const before = checks();
+    const e = newEngine();
+    await e.whenStarted();
+    await e.refreshSession();
+    const id = e.session$.value.session!.id;
+    // A new, empty session: nothing to carry to another browser yet.
+    expect((await wallet(e, (w) => w.account !== null)).account).toEqual({ canMigrate: false, hasRecoveryCode: false });
+    await gateway.ledger.credit(id, { key: `merge-seed-${id}`, usdMicro: 3_000_000n });
+    // The balance rising above the paid-use threshold asks again, without any call from the view.
+    await e.refreshSession();
+    expect(e.session$.value.canUsePaidModels).toBe(true);
+    expect((await wallet(e, (w) => w.account?.canMigrate === true)).account).toEqual({ canMigrate: true, hasRecoveryCode: false });
+    expect(checks() - before).toBe(2);
+    // Refreshes that change nothing ask nothing more.
+    await e.refreshSession();
+    expect(checks() - before).toBe(2);
+    const made = await e.createRecoveryCode();
+    expect(made.ok).toBe(true);
+    expect(e.money.wallet$.value.account).toEqual({ canMigrate: false, hasRecoveryCode: true });
+    // And the gateway agrees.
+    expect(await e.accountMergeCheck()).toEqual({ canMigrate: false, hasRecoveryCode: true });
+  });
+
+  it('a failed check is logged only and leaves no prompt', async () => {
+    overrides.set('/auth/account-merge-check', json({ error: 'UNAVAILABLE', message: 'down' }, 503));
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const e = newEngine();
+    await e.whenStarted();
+    await e.refreshSession();
+    await vi.waitFor(() => expect(warn).toHaveBeenCalledWith('account-merge-check failed', 'down'));
+    expect(e.money.wallet$.value.account).toBeNull();
+    expect(e.notices$.value.filter((n) => n.tone === 'red')).toEqual([]);
+    warn.mockRestore();
+  });
+});
+
+describe('the nano faucet in the engine', () => {
+  it('a claim refreshes the session with a green notice; a refusal is an orange notice that says why', async () => {
+    const e = newEngine();
+    await e.whenStarted();
+    await e.refreshSession();
+    // This gateway has no faucet: the status says so and a claim is refused in plain words.
+    expect(await e.faucetStatus()).toEqual({ enabled: false, amount: '0.1', claimed: false, empty: true });
+    expect(await e.claimFaucet()).toEqual({ ok: false, error: FAUCET_TEXT.FAUCET_OFF });
+    expect((await notice(e, FAUCET_TEXT.failedTitle)).tone).toBe('orange');
+    overrides.set('/nano/faucet', json({ error: 'ADDRESS_USED', message: 'x' }, 409));
+    expect(await e.claimFaucet()).toEqual({ ok: false, error: FAUCET_TEXT.ADDRESS_USED });
+    overrides.set('/nano/faucet', json({ error: 'RATE_LIMITED', message: 'x' }, 429));
+    expect(await e.claimFaucet()).toEqual({ ok: false, error: FAUCET_TEXT.RATE_LIMITED });
+    // A credited claim: the session is asked again (the balance shows it) and the user is told.
+    overrides.set('/nano/faucet', json({ amount: '0.1', nanoBalance: '0.100000' }));
+    const sessionsAsked = asked.filter((p) => p === '/auth/local-session').length;
+    expect(await e.claimFaucet()).toEqual({ ok: true, amount: '0.1' });
+    expect(asked.filter((p) => p === '/auth/local-session').length).toBeGreaterThan(sessionsAsked);
+    const ok = await notice(e, FAUCET_TEXT.claimedTitle);
+    expect(ok).toMatchObject({ tone: 'green', text: '0.1 XNO was added to your balance.' });
   });
 });

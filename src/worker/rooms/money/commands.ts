@@ -8,6 +8,7 @@ import { ACCOUNT_TEXT, creationError, DEPOSIT_TEXT, DEPOSIT_TOPIC, INVITATION_TO
 import { formatMoney, formatUsd, xnoDigits } from '../../../protocol/money-format';
 import { isTicker, NANO_ADDRESS_PATTERN, usdEquivalent } from '../../../protocol/payments';
 import type { EngineCore } from '../../core';
+import { FAUCET_TEXT, isFaucetRefusal } from '../../../protocol/faucet';
 import { money, type Result } from './money-client';
 import type { MoneyRoom } from './money-room';
 
@@ -169,8 +170,26 @@ export function moneyCommands(core: EngineCore, room: MoneyRoom): MoneyHandlers 
       return { ok: true };
     },
 
+    async faucetStatus() {
+      const r = await money.faucet();
+      return r.ok ? r.value : null;
+    },
+
+    async claimFaucet() {
+      const r = await money.claimFaucet();
+      if (!r.ok) {
+        const text = r.status === 429 ? FAUCET_TEXT.RATE_LIMITED : isFaucetRefusal(r.error) ? FAUCET_TEXT[r.error] : r.message;
+        core.notify({ title: FAUCET_TEXT.failedTitle, text, tone: 'orange', durationMs: MONEY_DURATION.medium });
+        return { ok: false, error: text };
+      }
+      await core.refreshSession();
+      core.notify({ title: FAUCET_TEXT.claimedTitle, text: FAUCET_TEXT.claimed(r.value.amount), tone: 'green', durationMs: MONEY_DURATION.medium });
+      return { ok: true, amount: r.value.amount };
+    },
+
     async createRecoveryCode() {
       const r = await money.recoveryCode();
+      if (r.ok) room.recoveryCodeSaved();
       return r.ok ? { ok: true, code: r.value.code } : red('Unable to create a recovery code', r.message); // ours
     },
 
@@ -189,14 +208,8 @@ export function moneyCommands(core: EngineCore, room: MoneyRoom): MoneyHandlers 
       return { ok: true };
     },
 
-    async accountMergeCheck() {
-      const r = await money.mergeCheck();
-      if (!r.ok) {
-        // Spec 001 section 8: account-merge-check failures are logged only.
-        console.warn('account-merge-check failed', r.message);
-        return null;
-      }
-      return r.value;
+    accountMergeCheck() {
+      return room.checkAccount();
     },
   };
 }

@@ -5,6 +5,7 @@
  */
 import type { FiatPrices, Invitation, NanoConfig, PaymentLimits, PaymentMethodsResponse, PaymentStatus, PaymentTransaction } from '../../../protocol/payments';
 import type { LocalSessionResponse } from '../../../protocol/api';
+import type { FaucetClaim, FaucetStatus } from '../../../protocol/faucet';
 import { noteGatewayAnswer } from '../../infra/signed-out';
 
 export type Result<T> = { ok: true; value: T } | { ok: false; status: number; error: string; message: string; limit?: string };
@@ -65,5 +66,7 @@ export const money = {
   recoveryCode: () => request<{ code: string }>('POST', '/api/session/recovery-code'),
   signOutOthers: () => request<{ ok: true }>('POST', '/api/session/sign-out-others'),
   recover: (code: string) => request<LocalSessionResponse>('POST', '/auth/recover', { code }),
+  faucet: () => request<FaucetStatus>('GET', '/nano/faucet'),
+  claimFaucet: () => request<FaucetClaim>('POST', '/nano/faucet'),
   mergeCheck: () => request<{ canMigrate: boolean; hasRecoveryCode: boolean }>('GET', '/auth/account-merge-check'),
 };

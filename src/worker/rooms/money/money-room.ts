@@ -7,7 +7,7 @@ import { BehaviorSubject } from 'rxjs';
 import { makeEvent } from '../../../events/catalogue';
 import { upcast } from '../../../events/upcasters';
 import { applyPayments, EMPTY_PAYMENTS, foldPayments, pendingPayments, type PaymentRecord, type PaymentsState } from '../../../projections/payments';
-import type { FiatRatesView, NanoReceiving, WalletView } from '../../../protocol/engine';
+import type { AccountCheck, FiatRatesView, NanoReceiving, WalletView } from '../../../protocol/engine';
 import { DEPOSIT_TEXT, DEPOSIT_TOPIC, MONEY_DURATION } from '../../../protocol/money-text';
 import { formatMoney, formatXno } from '../../../protocol/money-format';
 import { FIAT_RATES_CACHE_MS, type PaymentTransaction } from '../../../protocol/payments';
@@ -28,7 +28,7 @@ function formatRaw(raw: bigint): string {
 }
 
 export class MoneyRoom implements Room {
-  readonly wallet$ = new BehaviorSubject<WalletView>({ pending: null, payments: [], nano: { state: 'idle', node: null, address: null, lastDeposit: null }, nanoReceiving: 'deposit' });
+  readonly wallet$ = new BehaviorSubject<WalletView>({ pending: null, payments: [], nano: { state: 'idle', node: null, address: null, lastDeposit: null }, nanoReceiving: 'deposit', account: null });
   private payments: PaymentsState = EMPTY_PAYMENTS;
   /** Deposits started at or before this time (ms) are no longer the pendingTransaction (the receiving flag changed). */
   private pendingClearedAt = 0;
@@ -40,6 +40,10 @@ export class MoneyRoom implements Room {
   private readonly stopped = new AbortController();
   /** Failures that already raised their own notice (a Daimo redeem). */
   private readonly quietFailures = new Set<string>();
+  /** The session (and whether it held a balance) the last account-merge-check was asked for. */
+  private accountAskedFor: string | null = null;
+  /** Bumped by every answer or local change of `account`, so a slower, older answer is dropped. */
+  private accountVersion = 0;
 
   constructor(
     private readonly core: EngineCore,
@@ -50,6 +54,20 @@ export class MoneyRoom implements Room {
       let next = this.payments;
       for (const e of events) next = applyPayments(next, e);
       if (next !== this.payments) this.setPayments(next);
+    });
+    // The account-merge-check (spec 001 section 7) for each session, and again once its balance rises above the
+    // paid-use threshold: a user with money and no recovery code is asked to save one (src/ui/account/Banners.tsx).
+    core.session$.subscribe((v) => {
+      if (!v.session) return;
+      const key = `${v.session.id}:${v.canUsePaidModels}`;
+      if (key === this.accountAskedFor) return;
+      // Another session (recovered, or a new one after a sign-out): what was known of the old one no longer holds.
+      if (!this.accountAskedFor?.startsWith(`${v.session.id}:`) && this.wallet$.value.account) {
+        this.accountVersion++;
+        this.wallet$.next({ ...this.wallet$.value, account: null });
+      }
+      this.accountAskedFor = key;
+      void this.checkAccount();
     });
     // A session with a deposit address watches it from the start (a send made while the wallet was closed counts).
     core.session$.subscribe((v) => {
@@ -91,6 +109,25 @@ export class MoneyRoom implements Room {
     if (to === this.wallet$.value.nanoReceiving) return;
     this.pendingClearedAt = Date.now();
     this.wallet$.next({ ...this.wallet$.value, nanoReceiving: to, pending: null });
+  }
+
+  /** Asks the gateway's account-merge-check; failures are logged only (spec 001 section 8). */
+  async checkAccount(): Promise<AccountCheck | null> {
+    const version = ++this.accountVersion;
+    const r = await money.mergeCheck();
+    if (this.stopped.signal.aborted) return null;
+    if (!r.ok) {
+      console.warn('account-merge-check failed', r.message);
+      return null;
+    }
+    if (version === this.accountVersion) this.wallet$.next({ ...this.wallet$.value, account: r.value });
+    return r.value;
+  }
+
+  /** A recovery code was just made: nothing to ask any more (in every tab). */
+  recoveryCodeSaved(): void {
+    this.accountVersion++;
+    this.wallet$.next({ ...this.wallet$.value, account: { canMigrate: false, hasRecoveryCode: true } });
   }
 
   dispose(): void {
