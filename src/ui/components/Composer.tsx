@@ -11,7 +11,7 @@ import { useSnapshot } from 'valtio';
 import type { ModelInfo } from '../../protocol/api';
 import type { Mode } from '../../events/model';
 import type { ActionResult, MessageView, QueuedView } from '../../protocol/engine';
-import { MAX_EXTRA_MODELS } from '../../protocol/multi';
+import { MAX_EXTRA_MODELS } from '../../protocol/multi-limits';
 import { countTokens, TOKEN_COUNT_DEBOUNCE_MS, type TokenCounts } from '../../shared/tokens';
 import { MODE_UNAVAILABLE, MODEL_ERROR, WEB_SEARCH_UNAVAILABLE } from '../../shared/messages';
 import { addExtraModel, applyModelChoice, composer, MODES, modeForModel, readAddress, nextExtraModel, removeExtraModel } from '../composer-state';
