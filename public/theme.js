@@ -6,7 +6,7 @@
     var t = localStorage.getItem('parley.theme');
     if (t === 'system') t = matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
     if (t === 'dark' || t === 'light') document.documentElement.setAttribute('data-theme', t);
-  } catch (e) {
+  } catch {
     // Storage blocked: the default (dark) stays until the engine's preference arrives.
   }
 })();

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { PaymentSource } from './stream';
-import { IMAGE_SETTING_NAMES, NEGATIVE_PROMPT_MAX_CHARS, type ImageSettingName } from './media-limits';
+import { NEGATIVE_PROMPT_MAX_CHARS, type ImageSettingName } from './media-limits';
 
 export { DEFAULT_MEDIA_MODEL, IMAGE_SETTING_NAMES, mediaModelOf, NEGATIVE_PROMPT_MAX_CHARS, type ImageSettingName } from './media-limits';
 

@@ -3,7 +3,7 @@
  * suggestions"). Shared by the gateway (src/server/search, scrape, suggestions) and the engine.
  */
 import { z } from 'zod';
-import { MAX_SCRAPE_URLS, type SuggestionKind } from './web-limits';
+import type { SuggestionKind } from './web-limits';
 
 export { LOW_BALANCE_FREQUENCY, LOW_BALANCE_NANO, LOW_BALANCE_USD, MAX_SCRAPE_URLS, NO_BALANCE_FREQUENCY, SCRAPE_PRICE_MICRO_PER_PAGE, SEARCH_STATUS_UNKNOWN, SUGGESTION_COUNTS, TOO_MANY_SCRAPE_URLS, type SuggestionKind } from './web-limits';
 
