@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import type { Plugin } from 'vite';
 
 /** Files of public/ the shell needs (they are copied, not bundled, so the bundle does not list them). */
-export const PUBLIC_SHELL_FILES = ['/manifest.webmanifest', '/icons/icon.svg', '/icons/icon-192.png', '/icons/icon-512.png', '/icons/icon-maskable-512.png', '/icons/apple-touch-icon.png'];
+export const PUBLIC_SHELL_FILES = ['/theme.js', '/manifest.webmanifest', '/icons/icon.svg', '/icons/icon-192.png', '/icons/icon-512.png', '/icons/icon-maskable-512.png', '/icons/apple-touch-icon.png'];
 
 /** Bundle files precached: the shell's scripts, styles and fonts; not source maps, Pyodide or the PDF export's fonts. */
 export function precacheable(fileName: string): boolean {

@@ -5,24 +5,12 @@
  */
 import { z } from 'zod';
 import type { PaymentSource } from './stream';
+import { NEGATIVE_PROMPT_MAX_CHARS, type ImageSettingName } from './media-limits';
 
-/** Spec 000 section 9: default image model flux-schnell, video longstories. */
-export const DEFAULT_MEDIA_MODEL = { image: 'flux-schnell', video: 'longstories' } as const;
-
-/**
- * The model an image or video request goes to: `chosen` when the catalogue has it, else the spec's default when it
- * has that, else its first model of the modality ('' when it has none). The view and the engine share it, so a
- * request sent with no model (the catalogue had not reached the tab yet) goes where the view would have sent it.
- */
-export function mediaModelOf(mode: 'image' | 'video', models: readonly { id: string; modality: string }[], chosen = ''): string {
-  const ofMode = models.filter((m) => m.modality === mode);
-  return (ofMode.find((m) => m.id === chosen) ?? ofMode.find((m) => m.id === DEFAULT_MEDIA_MODEL[mode]) ?? ofMode[0])?.id ?? '';
-}
+export { DEFAULT_MEDIA_MODEL, IMAGE_SETTING_NAMES, mediaModelOf, NEGATIVE_PROMPT_MAX_CHARS, type ImageSettingName } from './media-limits';
 
 /** Longest prompt any image or video call accepts (the per-family video limits are lower: ./video-rules.ts). */
 export const MEDIA_PROMPT_MAX_CHARS = 4000;
-/** Longest negative prompt. */
-export const NEGATIVE_PROMPT_MAX_CHARS = 2000;
 /** Most input images of one call (gpt-4o-image takes 5: spec 000 section 5). */
 export const MAX_INPUT_IMAGES = 5;
 /** Largest data URL of one input image (about 15 MB of image as base64). */
@@ -34,13 +22,6 @@ const DataUrl = z
   .string()
   .max(MAX_IMAGE_DATA_URL_CHARS)
   .regex(/^data:image\/(png|jpeg|jpg|webp|gif|bmp|tiff);base64,[A-Za-z0-9+/=]+$/, 'must be a base64 data URL of an image');
-
-/**
- * The per-model settings an image model takes (spec 000 section 3: "shown as that model's controls"); each image
- * model of the catalogue lists its own (ModelInfo.imageSettings) and the composer shows those controls only.
- */
-export const IMAGE_SETTING_NAMES = ['nImages', 'resolution', 'width', 'height', 'aspect_ratio', 'seed', 'guidance_scale', 'negative_prompt', 'upscale_factor'] as const;
-export type ImageSettingName = (typeof IMAGE_SETTING_NAMES)[number];
 
 /**
  * The settings of an image model served through the OpenAI images API, by family: OpenAI's own models take a

@@ -6,10 +6,9 @@
 import { z } from 'zod';
 import { ChatMessageSchema } from './api';
 import type { StreamMetadata } from './stream';
+import { MAX_EXTRA_MODELS, MAX_MULTI_MODELS } from './multi-limits';
 
-/** Spec 000 sections 5 and 9: at most 4 additional text models (so 5 models in one request). */
-export const MAX_EXTRA_MODELS = 4;
-export const MAX_MULTI_MODELS = MAX_EXTRA_MODELS + 1;
+export { MAX_EXTRA_MODELS, MAX_MULTI_MODELS } from './multi-limits';
 
 const ModelId = z.string().min(1).max(200);
 

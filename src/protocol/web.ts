@@ -3,11 +3,10 @@
  * suggestions"). Shared by the gateway (src/server/search, scrape, suggestions) and the engine.
  */
 import { z } from 'zod';
+import type { SuggestionKind } from './web-limits';
 
-/** Spec 001 section 9: scraping up to 25 URLs. */
-export const MAX_SCRAPE_URLS = 25;
-/** The notice when a message would go past MAX_SCRAPE_URLS (the gateway's TOO_MANY_URLS message too). */
-export const TOO_MANY_SCRAPE_URLS = `At most ${MAX_SCRAPE_URLS} URLs can be scraped for one message`;
+export { LOW_BALANCE_FREQUENCY, LOW_BALANCE_NANO, LOW_BALANCE_USD, MAX_SCRAPE_URLS, NO_BALANCE_FREQUENCY, SCRAPE_PRICE_MICRO_PER_PAGE, SEARCH_STATUS_UNKNOWN, SUGGESTION_COUNTS, TOO_MANY_SCRAPE_URLS, type SuggestionKind } from './web-limits';
+
 /** The most text kept of one scraped page (the gateway cuts extracted text there; a message stores no more). */
 export const SCRAPED_CONTENT_MAX_CHARS = 20_000;
 export const MAX_URL_CHARS = 2000;
@@ -17,8 +16,6 @@ export type SearchDepth = 'standard' | 'deep';
 
 /** Spec 001 section 9 (feed facts): web search costs $0.006 standard and $0.06 deep. Micro-USD. */
 export const SEARCH_PRICE_MICRO: Record<SearchDepth, number> = { standard: 6_000, deep: 60_000 };
-/** Ours (the feed names no figure): one scraped page costs $0.001; a page that fails costs nothing. Micro-USD. */
-export const SCRAPE_PRICE_MICRO_PER_PAGE = 1_000;
 
 const requestId = z.string().min(8).max(100);
 
@@ -44,8 +41,6 @@ export interface WebSearchResponse {
   paymentSource: 'USD' | 'nano';
 }
 
-/** The switch's reason when the gateway could not be asked whether search is available (the engine asks again). */
-export const SEARCH_STATUS_UNKNOWN = 'Web search is not available right now: the server could not be asked.';
 
 /** GET /api/web-search: whether search can be used, and why not. */
 export interface WebSearchStatus {
@@ -88,7 +83,6 @@ export interface ScrapeResponse {
   paymentSource: 'USD' | 'nano';
 }
 
-export type SuggestionKind = 'text' | 'image' | 'video';
 
 export interface Suggestion {
   id: string;
@@ -107,25 +101,6 @@ export interface SuggestionsResponse {
   suggestions: Suggestion[];
 }
 
-/**
- * Spec 000 section 9: 20 text prompts fetched and 15 used; 15 image and 15 video prompts. The gateway answers the
- * fetched number at random; the view shows the used number.
- */
-export const SUGGESTION_COUNTS: Record<SuggestionKind, { fetched: number; used: number }> = {
-  text: { fetched: 20, used: 15 },
-  image: { fetched: 15, used: 15 },
-  video: { fetched: 15, used: 15 },
-};
-/**
- * Spec 000 section 9: no-balance frequency 3, low-balance frequency 10, low-balance thresholds 0.1 USD and 0.1
- * nano. Ours (docs/decisions.md): the frequency is the place of the one "Add balance" card among the
- * suggestions: the 3rd with no balance (neither USD nor nano above the paid-use threshold), the 10th with
- * a low one (some balance, but USD below 0.1 and nano below 0.1).
- */
-export const NO_BALANCE_FREQUENCY = 3;
-export const LOW_BALANCE_FREQUENCY = 10;
-export const LOW_BALANCE_USD = 0.1;
-export const LOW_BALANCE_NANO = 0.1;
 
 /**
  * The reply metadata's `webNotice` (and the X-Parley-Web-Search: not-run header) when a POST /api/stream-gpt request

@@ -8,12 +8,6 @@ import { Sidebar } from './components/Sidebar';
 import { ConversationPage } from './components/ConversationPage';
 import { Notifications } from './components/Notifications';
 import { AudioPlayerBar } from './speech/AudioPlayerBar';
-import { SettingsPage } from './components/SettingsPage';
-import { WalletPage } from './components/WalletPage';
-import { GalleryPage } from './media/GalleryPage';
-import { ImageViewer } from './media/ImageViewer';
-import { InvitationsPage } from './components/InvitationsPage';
-import { LibraryPage } from './components/LibraryPage';
 import { ToolSplit } from './components/ToolSplit';
 import { Link } from './components/Link';
 import { ErrorBoundary } from './components/ErrorBoundary';
@@ -21,14 +15,26 @@ import { useQuery } from './engine';
 import { homeTarget, matchRoute, navigate, usePath } from './router';
 import { view } from './state';
 import { useTheme } from './theme';
-import { UpdatesLink, UpdatesPage } from './account/UpdatesPage';
+import { UpdatesLink } from './account/UpdatesLink';
+import { media } from './media/media-state';
 import { ConsentBanner, InstallBanner, RecoveryPrompt } from './account/Banners';
 import { frameAttributes, PageLinksToggle, ShowSidebarButton } from './account/layout';
 import { useConnectivityNotices } from './account/connectivity';
 import { useAnalytics } from './account/analytics';
 
-// Developer tools: loaded only when opened (no cost to the first page).
+// Every page but the conversation, the image viewer and the developer tools are lazy chunks, loaded when opened
+// (docs/benchmarks.md, "cold start"): the first page's script carries the frame and the conversation only.
 const InspectorPage = lazy(() => import('./inspector/InspectorPage'));
+const WalletPage = lazy(() => import('./components/WalletPage').then((m) => ({ default: m.WalletPage })));
+const SettingsPage = lazy(() => import('./components/SettingsPage').then((m) => ({ default: m.SettingsPage })));
+const GalleryPage = lazy(() => import('./media/GalleryPage').then((m) => ({ default: m.GalleryPage })));
+const ImageViewer = lazy(() => import('./media/ImageViewer').then((m) => ({ default: m.ImageViewer })));
+const InvitationsPage = lazy(() => import('./components/InvitationsPage').then((m) => ({ default: m.InvitationsPage })));
+const LibraryPage = lazy(() => import('./components/LibraryPage').then((m) => ({ default: m.LibraryPage })));
+const UpdatesPage = lazy(() => import('./account/UpdatesPage').then((m) => ({ default: m.UpdatesPage })));
+
+/** A lazy page's place while its chunk loads: empty, filling the page's area, so nothing moves when it arrives. */
+const pageLoading = <div className="page-loading" aria-busy="true" />;
 
 /** The Inspector's keyboard shortcut: Ctrl+Alt+I. */
 export function isInspectorShortcut(e: Pick<KeyboardEvent, 'ctrlKey' | 'altKey' | 'metaKey' | 'shiftKey' | 'code'>): boolean {
@@ -39,6 +45,7 @@ export function App() {
   const path = usePath();
   const route = matchRoute(path);
   const { drawerOpen } = useSnapshot(view);
+  const { viewer } = useSnapshot(media);
   const preferences = useQuery({ kind: 'preferences' });
   const menuButton = useRef<HTMLButtonElement>(null);
   const drawer = useRef<HTMLDivElement>(null);
@@ -140,13 +147,19 @@ export function App() {
             <ConversationPage key={route.slug === 'new' ? 'new' : 'conversation'} slug={route.slug} />
           </ToolSplit>
         )}
-        {route.name === 'wallet' && <WalletPage />}
-        {route.name === 'settings' && <SettingsPage />}
-        {route.name === 'gallery' && <GalleryPage />}
-        <ImageViewer />
-        {route.name === 'invitations' && <InvitationsPage />}
-        {route.name === 'library' && <LibraryPage />}
-        {route.name === 'updates' && <UpdatesPage />}
+        <Suspense fallback={pageLoading}>
+          {route.name === 'wallet' && <WalletPage />}
+          {route.name === 'settings' && <SettingsPage />}
+          {route.name === 'gallery' && <GalleryPage />}
+          {route.name === 'invitations' && <InvitationsPage />}
+          {route.name === 'library' && <LibraryPage />}
+          {route.name === 'updates' && <UpdatesPage />}
+        </Suspense>
+        {viewer && (
+          <Suspense fallback={null}>
+            <ImageViewer />
+          </Suspense>
+        )}
         {route.name === 'inspector' && (
           <Suspense fallback={<p className="muted">Loading the Inspector…</p>}>
             <InspectorPage />

@@ -6,7 +6,7 @@ import { proxy } from 'valtio';
 import type { Mode } from '../events/model';
 import type { ModelInfo, Modality } from '../protocol/api';
 import type { MessageView } from '../protocol/engine';
-import { MAX_EXTRA_MODELS } from '../protocol/multi';
+import { MAX_EXTRA_MODELS } from '../protocol/multi-limits';
 
 export const MODES: readonly { id: Mode; label: string }[] = [
   { id: 'chat', label: 'Chat' },

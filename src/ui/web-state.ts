@@ -5,7 +5,7 @@
  */
 import { proxy } from 'valtio';
 import type { ScrapedPage, WebSearchStatus } from '../protocol/web';
-import { MAX_SCRAPE_URLS } from '../protocol/web';
+import { MAX_SCRAPE_URLS } from '../protocol/web-limits';
 import type { SendMessageInput } from '../protocol/engine';
 import { composer } from './composer-state';
 

@@ -5,7 +5,6 @@
 import { lazy, Suspense, useEffect, type MouseEvent } from 'react';
 import type { ActionResult } from '../../protocol/engine';
 import { engine, useQuery } from '../engine';
-import { Link } from '../components/Link';
 import { navigate } from '../router';
 import { report } from './folder-state';
 
@@ -14,22 +13,6 @@ const Markdown = lazy(() => import('../components/Markdown'));
 
 const DATE = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
 
-/** The "Updates" page link; its name includes the unread count (DESIGN UI contract). */
-export function UpdatesLink({ current }: { current: boolean }) {
-  const updates = useQuery({ kind: 'updates' });
-  const unread = updates?.unread ?? 0;
-  return (
-    <Link href="/updates" current={current} className="updates-link">
-      Updates
-      {unread > 0 && (
-        <span className="badge unread-badge">
-          {unread}
-          <span className="visually-hidden"> unread</span>
-        </span>
-      )}
-    </Link>
-  );
-}
 
 /**
  * An entry's links to the app's own routes (`/gallery`, `/media?mode=image`, ...) open in this tab through the

@@ -10,7 +10,7 @@ import { formatFileSize, INLINE_IMAGE_TOKENS } from '../../protocol/attachments'
 import type { ActionResult, MessageView } from '../../protocol/engine';
 import type { AddFileResult, LibraryItemView } from '../../protocol/library';
 import { engine } from '../engine';
-import { statusLabel } from './LibraryPage';
+import { statusLabel } from './library-status';
 
 /** Ours: pasted text at least this long becomes a text file (when largeTextPasteToFile is on). */
 export const LARGE_PASTE_CHARS = 5_000;

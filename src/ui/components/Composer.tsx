@@ -6,12 +6,12 @@
  * section 4). A mode the engine has no handler for (the `modes` query) says so next to the group; Send in one gets
  * the same plain message from the engine. Token counts are estimates, recomputed 400 ms after the last keystroke.
  */
-import { useEffect, useId, useMemo, useRef, useState, type RefObject } from 'react';
+import { lazy, Suspense, useEffect, useId, useMemo, useRef, useState, type RefObject } from 'react';
 import { useSnapshot } from 'valtio';
 import type { ModelInfo } from '../../protocol/api';
 import type { Mode } from '../../events/model';
 import type { ActionResult, MessageView, QueuedView } from '../../protocol/engine';
-import { MAX_EXTRA_MODELS } from '../../protocol/multi';
+import { MAX_EXTRA_MODELS } from '../../protocol/multi-limits';
 import { countTokens, TOKEN_COUNT_DEBOUNCE_MS, type TokenCounts } from '../../shared/tokens';
 import { MODE_UNAVAILABLE, MODEL_ERROR, WEB_SEARCH_UNAVAILABLE } from '../../shared/messages';
 import { addExtraModel, applyModelChoice, composer, MODES, modeForModel, readAddress, nextExtraModel, removeExtraModel } from '../composer-state';
@@ -19,9 +19,6 @@ import { engine, useQuery } from '../engine';
 import { showLocalNotice, view } from '../state';
 import { ModelPicker } from './ModelPicker';
 import { usePath } from '../router';
-import { AudioControls } from '../speech/AudioControls';
-import { VoiceMode } from '../speech/VoiceMode';
-import { MediaControls } from '../media/MediaControls';
 import { chooseMediaModel, mediaModelFor } from '../media/media-state';
 import { ScrapeBar } from './web/ScrapeBar';
 import { WebSearchSwitch } from './web/WebSearchSwitch';
@@ -32,6 +29,11 @@ import { toChatMessage } from '../../shared/history';
 import { AttachButton, AttachmentChips, attachmentTokens, useAttachmentInput } from './Attachments';
 import { useComposerSize } from '../account/layout';
 import { MoreTools } from './MoreTools';
+
+// The controls of the audio, voice, image and video modes are lazy chunks, loaded when their mode is chosen.
+const AudioControls = lazy(() => import('../speech/AudioControls').then((m) => ({ default: m.AudioControls })));
+const VoiceMode = lazy(() => import('../speech/VoiceMode').then((m) => ({ default: m.VoiceMode })));
+const MediaControls = lazy(() => import('../media/MediaControls').then((m) => ({ default: m.MediaControls })));
 
 interface Props {
   value: string;
@@ -300,11 +302,13 @@ export function Composer({ value, onChange, pending, sending = false, onSend, on
           {nonChat}
         </p>
       )}
-      {state.mode === 'audio' && available?.includes('audio') && <AudioControls />}
-      {state.mode === 'voice' && available?.includes('voice') && <VoiceMode slug={slug} model={model} />}
-      {(state.mode === 'image' || state.mode === 'video') && !nonChat && (
-        <MediaControls mode={state.mode} model={models.find((m) => m.id === mediaModelFor(state.mode as 'image' | 'video', models))} />
-      )}
+      <Suspense fallback={null}>
+        {state.mode === 'audio' && available?.includes('audio') && <AudioControls />}
+        {state.mode === 'voice' && available?.includes('voice') && <VoiceMode slug={slug} model={model} />}
+        {(state.mode === 'image' || state.mode === 'video') && !nonChat && (
+          <MediaControls mode={state.mode} model={models.find((m) => m.id === mediaModelFor(state.mode as 'image' | 'video', models))} />
+        )}
+      </Suspense>
       {state.webSearch && webSnap.status?.available === false && (
         <p className="mode-note" role="status">
           {webSnap.status.reason ?? WEB_SEARCH_UNAVAILABLE}

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useSnapshot } from 'valtio';
 import type { ActionResult, SendMessageResult } from '../../protocol/engine';
 import { chooseMediaModel, media, mediaModelFor, restoreMediaModel, suggestionChoice } from '../media/media-state';
@@ -11,7 +11,6 @@ import { ConversationHeader } from './ConversationHeader';
 import { InstructionsButton } from './SystemPromptDialog';
 import { ExportMenu } from './ExportMenu';
 import { ScratchpadButton } from './ToolSplit';
-import { MessageList } from './MessageList';
 import { ErrorBoundary } from './ErrorBoundary';
 import { formatTotalCost } from './cost-format';
 import { Suggestions } from './web/Suggestions';
@@ -20,6 +19,23 @@ import { useAttachmentInput } from './Attachments';
 import { audioPicker, audioSendExtras, speechView } from '../speech/speech-state';
 import { markSent, useAutoRead } from '../speech/auto-read';
 import { useQueueTurn } from './queue-turn';
+import { loadMessageList } from './lazy-chunks';
+
+// The message list (the virtualiser, message rows, their actions and media) is a lazy chunk: an empty or new
+// conversation shows the same frame without it, and main.tsx starts loading it after the first paint, while the
+// engine reads the messages.
+const MessageList = lazy(() => loadMessageList().then((m) => ({ default: m.MessageList })));
+
+/** The list's frame with no rows: a new conversation's empty state, and the list's place while its chunk loads. */
+function EmptyMessages({ children }: { children?: ReactNode }) {
+  return (
+    <div className="messages-frame">
+      <section className="messages" aria-label="Messages">
+        {children}
+      </section>
+    </div>
+  );
+}
 
 /** Notice.topic of the send's own errors, closed by the next message sent. */
 const SEND_TOPIC = 'send';
@@ -201,12 +217,9 @@ export function ConversationPage({ slug }: { slug: string }) {
         <ScratchpadButton />
       </ConversationHeader>
       <ErrorBoundary resetKey={conversation?.conversation.slug} fallback={<p className="messages-failed" role="alert">The messages could not be shown. Reload the page to try again.</p>}>
-      <MessageList
-        messages={conversation?.messages ?? []}
-        partial={conversation?.partial ?? false}
-        models={models?.models ?? []}
-        empty={
-          isNew && (
+      {(conversation?.messages.length ?? 0) === 0 ? (
+        <EmptyMessages>
+          {isNew && (
             <div className="empty">
               <h2>What shall we talk about?</h2>
               <p className="muted">Pick a model, type a message and press Enter.</p>
@@ -221,9 +234,13 @@ export function ConversationPage({ slug }: { slug: string }) {
                   focusComposer();
                 }} />}
             </div>
-          )
-        }
-      />
+          )}
+        </EmptyMessages>
+      ) : (
+        <Suspense fallback={<EmptyMessages />}>
+          <MessageList messages={conversation?.messages ?? []} partial={conversation?.partial ?? false} models={models?.models ?? []} />
+        </Suspense>
+      )}
       </ErrorBoundary>
       <Composer
         value={snap.drafts[draftKey] ?? ''}

@@ -3,7 +3,7 @@
  * name, ticker, colour, symbol; methods no configured provider takes are grouped, collapsed, under "Not available on this server"), 2. the amount (the
  * section 9 default, the limits from GET /api/transaction/limits/{ticker}, every section 5 message, the USD value),
  * 3. pay (the provider's checkout in a new tab; nano: the session's own deposit address). It closes itself when the
- * deposit completes (the engine polls it, spec 001 section 4).
+ * deposit completes (the engine polls it, spec 001 section 4). The button and the dialog element are ./DepositButton.tsx.
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { DEPOSIT_TEXT, validateDeposit } from '../../protocol/money-text';
@@ -12,35 +12,10 @@ import { currencyOptions, DEPOSIT_METHODS, networkLabel, usdEquivalent, type Dep
 import { engine, useQuery } from '../engine';
 import { MethodLogo } from './MethodLogo';
 
-export function DepositButton({ openInitially = false, onOpened }: { openInitially?: boolean; onOpened?(): void }) {
-  const dialog = useRef<HTMLDialogElement>(null);
-  const [open, setOpen] = useState(false);
-  const show = () => {
-    setOpen(true);
-    if (!dialog.current?.open) dialog.current?.showModal();
-  };
-  useEffect(() => {
-    if (openInitially) {
-      show();
-      onOpened?.();
-    }
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- opens once when asked to; a new onOpened each render must not reopen it
-  }, [openInitially]);
-  return (
-    <>
-      <button type="button" className="primary" onClick={show}>
-        Deposit
-      </button>
-      <dialog ref={dialog} className="deposit-dialog" aria-label="Deposit" onClose={() => setOpen(false)}>
-        {open && <DepositSteps onClose={() => dialog.current?.close()} />}
-      </dialog>
-    </>
-  );
-}
-
 type Step = 'method' | 'amount' | 'pay';
 
-function DepositSteps({ onClose }: { onClose(): void }) {
+/** The dialog's content (a lazy chunk: ./DepositButton.tsx loads it when the dialog opens). */
+export function DepositSteps({ onClose }: { onClose(): void }) {
   const wallet = useQuery({ kind: 'wallet' });
   const [available, setAvailable] = useState<PaymentMethodsResponse | null>(null);
   const [method, setMethod] = useState<DepositMethod | null>(null);

@@ -11,25 +11,11 @@ import type { AddFileResult, LibraryFile, LibraryItemView } from '../../protocol
 import { engine, useQuery } from '../engine';
 import { navigate } from '../router';
 import { Link } from './Link';
+import { statusLabel } from './library-status';
 
 /** Items per page (spec 000 section 9: the library page size is supplied by the caller). */
 export const LIBRARY_PAGE_SIZE = 20;
 
-export function statusLabel(item: Pick<LibraryItemView, 'status' | 'progress'>): string {
-  const pct = item.progress !== null && item.progress > 0 && item.progress < 1 ? ` ${Math.round(item.progress * 100)}%` : '';
-  switch (item.status) {
-    case 'not started':
-      return 'Not started';
-    case 'uploading':
-      return `Uploading${pct}`;
-    case 'processing':
-      return `Processing${pct}`;
-    case 'completed':
-      return 'Ready';
-    case 'error':
-      return 'Failed';
-  }
-}
 
 function Thumbnail({ item }: { item: LibraryItemView }) {
   const [url, setUrl] = useState<string | null>(null);

@@ -6,7 +6,7 @@ import { navigate } from '../router';
 import { dismissLocalNotice, view } from '../state';
 import { AutoTitleQuestion } from './AutoTitleQuestion';
 import { resumeAudio } from '../speech/player';
-import { DepositButton } from './DepositDialog';
+import { DepositButton } from './DepositButton';
 
 /** Brings a deleted conversation back (the deletion notice's action). */
 function UndoButton({ label, slug, onDone }: { label: string; slug: string; onDone(): void }) {

@@ -8,7 +8,7 @@ import { engine, useQuery } from '../engine';
 import { navigate, usePath } from '../router';
 import { formatMoney, formatUsd, formatXno, nanoShown, usdExact } from '../../protocol/money-format';
 import { networkLabel, shownPaymentStatus } from '../../protocol/payments';
-import { DepositButton } from './DepositDialog';
+import { DepositButton } from './DepositButton';
 import { RecoveryCode } from './RecoveryCode';
 import { AutoRecharge, FreeNano, NanoWallet, usePaymentSetup } from './WalletSections';
 

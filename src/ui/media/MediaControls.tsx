@@ -9,7 +9,7 @@ import { useEffect, useId, useRef, useState } from 'react';
 import { useSnapshot } from 'valtio';
 import type { ModelSettings } from '../../events/model';
 import type { ModelInfo } from '../../protocol/api';
-import { IMAGE_SETTING_NAMES, NEGATIVE_PROMPT_MAX_CHARS, type ImageSettingName } from '../../protocol/media';
+import { IMAGE_SETTING_NAMES, NEGATIVE_PROMPT_MAX_CHARS, type ImageSettingName } from '../../protocol/media-limits';
 import type { ActionResult } from '../../protocol/engine';
 import { freeFluxLeft, freeImageQuota, maxInputImages, UPSCALE_FACTORS, utcDate, type FreeImageQuota, type UpscaleFactor } from '../../protocol/image-rules';
 import { engine, useQuery } from '../engine';

@@ -5,7 +5,7 @@
 import { proxy } from 'valtio';
 import type { ModelSettings } from '../../events/model';
 import { addInputImage } from '../../protocol/image-rules';
-import { mediaModelOf } from '../../protocol/media';
+import { mediaModelOf } from '../../protocol/media-limits';
 import { composer } from '../composer-state';
 
 export interface ViewerImage {

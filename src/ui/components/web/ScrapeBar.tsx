@@ -8,7 +8,7 @@
 import { useEffect } from 'react';
 import { useSnapshot } from 'valtio';
 import type { ScrapeOutcome } from '../../../protocol/engine';
-import { MAX_SCRAPE_URLS, SCRAPE_PRICE_MICRO_PER_PAGE, TOO_MANY_SCRAPE_URLS } from '../../../protocol/web';
+import { MAX_SCRAPE_URLS, SCRAPE_PRICE_MICRO_PER_PAGE, TOO_MANY_SCRAPE_URLS } from '../../../protocol/web-limits';
 import { engine, useQuery } from '../../engine';
 import { showLocalNotice } from '../../state';
 import { newUrls, web } from '../../web-state';

@@ -10,7 +10,8 @@ import { useCallback, useEffect, useRef, useState, type CSSProperties } from 're
 import { ChevronLeft, ChevronRight } from 'lucide-react';
 import { IconButton } from '../IconButton';
 import type { Mode } from '../../../events/model';
-import { SUGGESTION_COUNTS, type Suggestion, type SuggestionKind } from '../../../protocol/web';
+import { SUGGESTION_COUNTS, type SuggestionKind } from '../../../protocol/web-limits';
+import type { Suggestion } from '../../../protocol/web';
 import { balanceLevel, withBalanceCards } from './suggestion-cards';
 import { engine, useQuery } from '../../engine';
 import { Link } from '../Link';

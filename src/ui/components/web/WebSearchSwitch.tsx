@@ -9,7 +9,7 @@ import { useSnapshot } from 'valtio';
 import { composer } from '../../composer-state';
 import { engine, useQuery } from '../../engine';
 import { web } from '../../web-state';
-import { SEARCH_STATUS_UNKNOWN } from '../../../protocol/web';
+import { SEARCH_STATUS_UNKNOWN } from '../../../protocol/web-limits';
 
 export function WebSearchSwitch() {
   const ids = useId();

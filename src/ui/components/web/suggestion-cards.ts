@@ -1,5 +1,6 @@
 /** Where "Add balance" cards go among the starter suggestions (docs/decisions.md, "Suggestion frequencies"). */
-import { LOW_BALANCE_FREQUENCY, LOW_BALANCE_NANO, LOW_BALANCE_USD, NO_BALANCE_FREQUENCY, type Suggestion } from '../../../protocol/web';
+import { LOW_BALANCE_FREQUENCY, LOW_BALANCE_NANO, LOW_BALANCE_USD, NO_BALANCE_FREQUENCY } from '../../../protocol/web-limits';
+import type { Suggestion } from '../../../protocol/web';
 
 /** Spec 001: the paid-use threshold. */
 const PAID_THRESHOLD = 0.00001;
