@@ -101,7 +101,8 @@ export function Composer({ value, onChange, pending, sending = false, onSend, on
   const paste = useAttachmentInput(slug, preferences?.largeTextPasteToFile ?? true);
   // Study Mode tutors text replies (Chat and Voice); while on, its chip shows in the row, else with the other tools.
   const textMode = state.mode === 'chat' || state.mode === 'voice';
-  const studyOn = useStudyMode(slug, instructions).on;
+  const study = useStudyMode(slug, instructions);
+  const studyOn = study.on;
 
   // Spec 001 sections 5 and 9: the input is at least its height preference (clamped to the window) and grows with
   // its text up to the window's limit; its width is the width preference, clamped (src/ui/account/layout.tsx).
@@ -273,12 +274,12 @@ export function Composer({ value, onChange, pending, sending = false, onSend, on
               </span>
             ))}
           </div>
-          {textMode && studyOn && <StudyModeToggle slug={slug} instructions={instructions} />}
         </div>
+        {textMode && studyOn && <StudyModeToggle slug={slug} study={study} />}
         {/* Issue 16: the secondary tools; on a phone they wait behind "More tools" (CSS shows the toggle there only). */}
         {textMode && (
           <MoreTools>
-            {!studyOn && <StudyModeToggle slug={slug} instructions={instructions} />}
+            {!studyOn && <StudyModeToggle slug={slug} study={study} />}
             {/* Multi-model is a chat capability: the other modes do not offer it (a phone has no row to spare). */}
             {state.mode === 'chat' && (
               <button type="button" className="add-model" onClick={addModel} disabled={!canAdd}>

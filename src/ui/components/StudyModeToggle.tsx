@@ -4,8 +4,9 @@
  * Turning it on sets them (on a new conversation, for its first message); turning it off gives back the
  * instructions it replaced in this tab, else 'Standard'.
  *
- * Where it sits: off, among the secondary tools (behind "More tools" on a phone); on, in the tools row beside the
- * modes, so it shows while on at every width. Moving between the two remounts it: the focus follows it.
+ * Where it sits: off, among the secondary tools (behind "More tools" on a phone); on, in the tools row just before
+ * them, so it shows while on at every width (on a phone as its icon, the name kept for screen readers and in
+ * the tooltip). Moving between the two remounts it: the focus follows it.
  */
 import { useEffect, useRef } from 'react';
 import { GraduationCap } from 'lucide-react';
@@ -22,15 +23,24 @@ const replaced = new Map<string, string>();
 let refocus = false;
 
 /** Whether Study Mode is on for the conversation: its instructions are the Study Mode preset's. */
-export function useStudyMode(slug: string | null, instructions: string | undefined): { on: boolean; prompt: string | undefined; current: string } {
+export interface StudyModeState {
+  on: boolean;
+  /** The Study Mode preset's text; undefined until the presets arrived. */
+  prompt: string | undefined;
+  /** The instructions in force now ('' = Standard). */
+  current: string;
+}
+
+export function useStudyMode(slug: string | null, instructions: string | undefined): StudyModeState {
   const presets = useQuery({ kind: 'instructions' });
   const prompt = presets?.find((p) => p.id === STUDY_MODE_PRESET_ID)?.instructions;
   const current = useCurrentInstructions(slug, instructions);
   return { on: prompt !== undefined && current === prompt, prompt, current };
 }
 
-export function StudyModeToggle({ slug, instructions }: { slug: string | null; instructions: string | undefined }) {
-  const { on, prompt, current } = useStudyMode(slug, instructions);
+/** The chip; `study` comes from the composer's useStudyMode, so the chip mounted in its new place has it at once. */
+export function StudyModeToggle({ slug, study }: { slug: string | null; study: StudyModeState }) {
+  const { on, prompt, current } = study;
   const ref = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     if (!refocus) return;
@@ -60,7 +70,7 @@ export function StudyModeToggle({ slug, instructions }: { slug: string | null; i
       }}
     >
       <GraduationCap size={14} strokeWidth={2} aria-hidden />
-      {STUDY_MODE_LABEL}
+      <span className="study-mode-text">{STUDY_MODE_LABEL}</span>
     </button>
   );
 }
