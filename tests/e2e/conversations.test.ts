@@ -133,3 +133,30 @@ describe('search and instructions in Chromium', () => {
     expect(await question.count()).toBe(0);
   });
 });
+
+describe('date groups', () => {
+  it('groups the list under Today, then by age as the days pass; pinned ones stay on top under Pinned', async () => {
+    const context = await getStack().newContext();
+    const page = await openApp(context);
+    await converse(page, 'Tell me about otters', 'Otters hold hands.');
+    await converse(page, 'Tell me about crows', 'Crows remember faces.');
+    const headings = () => list(page).getByRole('heading').allTextContents();
+    await expect.poll(headings).toEqual(['Today']);
+    await act(page, 'Tell me about otters', 'Pin');
+    await expect.poll(headings).toEqual(['Pinned', 'Today']);
+    // Each group is a list named by its heading.
+    expect(await list(page).getByRole('region', { name: 'Today' }).getByRole('link').allTextContents()).toEqual(['Tell me about crows']);
+
+    // Three days later (the page's clock): the same conversations are from the previous 7 days, then 40 days later a month's.
+    const now = Date.now();
+    await page.clock.setFixedTime(now + 3 * 24 * 3_600_000);
+    await page.reload();
+    await expect.poll(headings).toEqual(['Pinned', 'Previous 7 days']);
+    await page.clock.setFixedTime(now + 40 * 24 * 3_600_000);
+    await page.reload();
+    const month = new Date(now).toLocaleString('en-US', { month: 'long' });
+    const sameYear = new Date(now).getFullYear() === new Date(now + 40 * 24 * 3_600_000).getFullYear();
+    await expect.poll(headings).toEqual(['Pinned', sameYear ? month : `${month} ${new Date(now).getFullYear()}`]);
+    expect(await names(page)).toEqual(['Tell me about otters', 'Tell me about crows']);
+  });
+});
