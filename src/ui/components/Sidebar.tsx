@@ -49,7 +49,7 @@ export function Sidebar({ route }: { route: Route }) {
               {conversations?.length === 0 && <p className="muted">No conversations yet.</p>}
               {conversations !== undefined && conversations.length > 0 && shown?.length === 0 && <p className="muted">No conversations in this folder.</p>}
               {groups.map((g, i) => (
-                <section key={g.label} className="list-group" aria-labelledby={`${ids}-${i}`}>
+                <div key={g.label} role="group" className="list-group" aria-labelledby={`${ids}-${i}`}>
                   <h3 className="list-group-label" id={`${ids}-${i}`}>
                     {g.label}
                   </h3>
@@ -58,7 +58,7 @@ export function Sidebar({ route }: { route: Route }) {
                       <ConversationItem key={c.id} conversation={c} current={c.slug === activeSlug} />
                     ))}
                   </ul>
-                </section>
+                </div>
               ))}
             </nav>
           </div>
