@@ -92,6 +92,8 @@ export interface ReplyInterruptedV1 {
 
 export const conversationShape: Shape = {
   id: int, uuid: str, slug: str, name: str, createdAt: num, updatedAt: num, latestMessage: str, isMediaOnly: bool,
+  /** Its instructions when chosen before the first message or by default (issue 16); absent = 'Standard'. */
+  instructions: optional(str),
 };
 /** message.added v1: the pre-branch row (status may be missing in very old rows; the upcaster fills it). */
 const messageV1Shape: Shape = {
@@ -130,7 +132,7 @@ export const chatEvents = {
       test: (p) => {
         if (!O(p) || !O(p.conversation)) return false;
         const c = p.conversation;
-        return I(c.id) && S(c.uuid) && S(c.slug) && S(c.name) && N(c.createdAt) && N(c.updatedAt) && S(c.latestMessage) && B(c.isMediaOnly);
+        return I(c.id) && S(c.uuid) && S(c.slug) && S(c.name) && N(c.createdAt) && N(c.updatedAt) && S(c.latestMessage) && B(c.isMediaOnly) && (c.instructions === undefined || S(c.instructions));
       },
     }),
     touches: (p) => pageAndList(p.conversation.slug),

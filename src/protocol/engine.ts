@@ -141,6 +141,12 @@ export interface SendMessageInput {
   webSearch?: { depth: SearchDepth };
   /** Audio mode: the voice, speed and the model's extra settings (spec 001 section 3); default: the preferences'. */
   speech?: SpeechChoice;
+  /**
+   * A new conversation's instructions (system prompt), chosen before its first message (issue 16): stored on the
+   * conversation it creates ('' = the built-in 'Standard'). Absent: the `defaultInstructions` preference. Ignored
+   * when `slug` names an existing conversation (its own instructions apply).
+   */
+  instructions?: string;
 }
 
 export type SendMessageResult =

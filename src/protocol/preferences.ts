@@ -76,6 +76,11 @@ export interface Preferences {
   showExamplePromptsCarousel: boolean;
   /** Spec 001 section 5: images over 3.5 MB are compressed when this is on (the default); off, they are refused. */
   imageCompressionEnabled: boolean;
+  /**
+   * Instructions (system prompt) a new conversation starts with (issue 16); '' = the built-in 'Standard'. The
+   * conversation keeps its own copy: changing this later does not change conversations already made.
+   */
+  defaultInstructions: string;
 }
 
 /** Languages the code viewer runs (Python) or previews (HTML). */
@@ -118,11 +123,15 @@ export const DEFAULT_PREFERENCES: Preferences = {
   largeTextPasteToFile: true,
   showExamplePromptsCarousel: true,
   imageCompressionEnabled: true,
+  defaultInstructions: '',
 };
 
 /** Longest search term kept; most folders kept open. */
 export const SEARCH_TERM_MAX = 200;
 export const EXPANDED_FOLDERS_MAX = 1000;
+
+/** Longest system prompt kept on a conversation, a preset or the default instructions. */
+export const INSTRUCTIONS_MAX_CHARS = 20_000;
 
 /** Bounds of maxTokens: a positive whole number, no larger than the biggest context window we know of. */
 export const MAX_TOKENS_LIMIT = 1_000_000;
@@ -165,6 +174,7 @@ export const PREFERENCE_CHECKS: { readonly [K in keyof Preferences]: (v: unknown
   largeTextPasteToFile: (v) => typeof v === 'boolean',
   showExamplePromptsCarousel: (v) => typeof v === 'boolean',
   imageCompressionEnabled: (v) => typeof v === 'boolean',
+  defaultInstructions: (v) => typeof v === 'string' && v.length <= INSTRUCTIONS_MAX_CHARS,
 };
 
 /** A plain object of at most 50 entries whose values pass `ok` (the per-model speech choices). */

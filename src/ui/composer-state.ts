@@ -22,7 +22,17 @@ export const composer = proxy({
   extraModels: [] as string[],
   /** online=true turns it on, source=translate off (spec 000 section 2). No search provider exists yet. */
   webSearch: false,
+  /**
+   * The instructions chosen for the new conversation before its first message ('' = 'Standard'); null = none chosen,
+   * so it starts with the default instructions of Settings (issue 16). Sent with the first message, then cleared.
+   */
+  newInstructions: null as string | null,
 });
+
+/** The instructions a new conversation would start with: the ones chosen for it, else the default ones. */
+export function newConversationInstructions(chosen: string | null, defaultInstructions: string | undefined): string {
+  return chosen ?? defaultInstructions ?? '';
+}
 
 const MODALITY_MODE: Record<Modality, Mode> = { text: 'chat', image: 'image', video: 'video', audio: 'audio' };
 

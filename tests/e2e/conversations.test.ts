@@ -133,3 +133,36 @@ describe('search and instructions in Chromium', () => {
     expect(await question.count()).toBe(0);
   });
 });
+
+describe('date groups', () => {
+  it('groups the list under Today, then by age as the days pass; pinned ones stay on top under Pinned', async () => {
+    const context = await getStack().newContext();
+    const page = await openApp(context);
+    await converse(page, 'Tell me about otters', 'Otters hold hands.');
+    await converse(page, 'Tell me about crows', 'Crows remember faces.');
+    const headings = () => list(page).getByRole('heading').allTextContents();
+    await expect.poll(headings).toEqual(['Today']);
+    await act(page, 'Tell me about otters', 'Pin');
+    await expect.poll(headings).toEqual(['Pinned', 'Today']);
+    // Each group is a group named by its heading.
+    expect(await list(page).getByRole('group', { name: 'Today' }).getByRole('link').allTextContents()).toEqual(['Tell me about crows']);
+
+    // Three days later, then 40 (a new tab's clock; time flows on from there): the same conversations, older groups.
+    const now = Date.now();
+    const later = async (days: number) => {
+      const tab = await context.newPage();
+      await tab.clock.install({ time: now + days * 24 * 3_600_000 });
+      await tab.clock.resume();
+      await tab.goto('/conversation/new');
+      return tab;
+    };
+    const tab3 = await later(3);
+    await expect.poll(() => list(tab3).getByRole('heading').allTextContents(), { timeout: 30_000 }).toEqual(['Pinned', 'Previous 7 days']);
+    await tab3.close();
+    const tab40 = await later(40);
+    const month = new Date(now).toLocaleString('en-US', { month: 'long' });
+    const sameYear = new Date(now).getFullYear() === new Date(now + 40 * 24 * 3_600_000).getFullYear();
+    await expect.poll(() => list(tab40).getByRole('heading').allTextContents(), { timeout: 30_000 }).toEqual(['Pinned', sameYear ? month : `${month} ${new Date(now).getFullYear()}`]);
+    expect(await names(tab40)).toEqual(['Tell me about otters', 'Tell me about crows']);
+  });
+});

@@ -252,6 +252,54 @@ describe('autoplay and voice', () => {
     }
   });
 
+  it('voice mode with the microphone refused: plain advice and Retry, the typed conversation still works; allowed, Retry listens', async () => {
+    const stack = getStack();
+    fake.transcript = 'Now I can speak';
+    // A fake device but no fake prompt: headless Chromium refuses the microphone until the context grants it.
+    const browser = await launch(['--use-fake-device-for-media-stream']);
+    try {
+      const context = await browser.newContext({ baseURL: stack.url });
+      const page = await openApp(context, '/conversation/new?mode=voice');
+      const voice = page.getByRole('group', { name: 'Voice conversation' });
+      await voice.getByRole('button', { name: 'Start voice conversation' }).click();
+      const advice = voice.getByRole('alert');
+      await advice.getByText('The microphone is blocked').waitFor({ timeout: 20_000 });
+      expect(await advice.textContent()).toContain("Allow the microphone for this site in the browser's settings");
+      expect(await page.getByText(/Speech recognition failed|not-allowed|NotAllowedError/).count()).toBe(0);
+      // The typed conversation goes on.
+      stack.upstream.setScript(textReply('Typed reply arrives.'));
+      await send(page, 'Typed instead');
+      await assistant(page).last().getByText('Typed reply arrives.').waitFor({ timeout: 20_000 });
+      // Allowed now: Retry listens.
+      await context.grantPermissions(['microphone']);
+      await voice.getByRole('button', { name: 'Retry' }).click();
+      await voice.getByText('Listening…').waitFor({ timeout: 20_000 });
+      expect(await advice.count()).toBe(0);
+      await voice.getByRole('button', { name: 'End voice conversation' }).click();
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('voice mode with no microphone at all says none was found, with Retry', async () => {
+    const stack = getStack();
+    // The prompt is accepted, but there is no fake device (and a test machine has no real one).
+    const browser = await launch(['--use-fake-ui-for-media-stream']);
+    try {
+      const context = await browser.newContext({ baseURL: stack.url });
+      const page = await openApp(context, '/conversation/new?mode=voice');
+      const voice = page.getByRole('group', { name: 'Voice conversation' });
+      await voice.getByRole('button', { name: 'Start voice conversation' }).click();
+      const advice = voice.getByRole('alert');
+      await advice.getByText('No microphone found').waitFor({ timeout: 20_000 });
+      await advice.getByRole('button', { name: 'Retry' }).click();
+      await advice.getByText('No microphone found').waitFor({ timeout: 20_000 });
+      expect(await page.getByRole('textbox', { name: 'Message' }).isEditable()).toBe(true);
+    } finally {
+      await browser.close();
+    }
+  });
+
   it('voice mode hands the words to the composer through session storage (transcriptId) when asked to review them', async () => {
     const stack = getStack();
     fake.transcript = 'Draft this for me';

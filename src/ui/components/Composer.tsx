@@ -29,6 +29,7 @@ import { toChatMessage } from '../../shared/history';
 import { AttachButton, AttachmentChips, attachmentTokens, useAttachmentInput } from './Attachments';
 import { useComposerSize } from '../account/layout';
 import { MoreTools } from './MoreTools';
+import { StudyModeToggle, useStudyMode } from './StudyModeToggle';
 
 // The controls of the audio, voice, image and video modes are lazy chunks, loaded when their mode is chosen.
 const AudioControls = lazy(() => import('../speech/AudioControls').then((m) => ({ default: m.AudioControls })));
@@ -57,6 +58,8 @@ interface Props {
   loaded?: boolean;
   /** Files on this composer, not sent yet (the `attachments` query). */
   attachments?: readonly LibraryItemView[];
+  /** The conversation's instructions ('' or absent = Standard), for the Study Mode chip. */
+  instructions?: string;
 }
 
 
@@ -86,7 +89,7 @@ const NO_MESSAGES: readonly MessageView[] = [];
 const NO_MODELS: readonly ModelInfo[] = [];
 const NO_QUEUE: readonly QueuedView[] = [];
 
-export function Composer({ value, onChange, pending, sending = false, onSend, onStop, slug = null, queued = NO_QUEUE, messages = NO_MESSAGES, models = NO_MODELS, model = '', loaded = false, attachments }: Props) {
+export function Composer({ value, onChange, pending, sending = false, onSend, onStop, slug = null, queued = NO_QUEUE, messages = NO_MESSAGES, models = NO_MODELS, model = '', loaded = false, attachments, instructions }: Props) {
   const ref = useRef<HTMLTextAreaElement>(null);
   const state = useSnapshot(composer);
   const webSnap = useSnapshot(web);
@@ -98,6 +101,10 @@ export function Composer({ value, onChange, pending, sending = false, onSend, on
   const textModels = useMemo(() => models.filter((m) => m.modality === 'text'), [models]);
   const names = useMemo(() => new Map(models.map((m) => [m.id, m.name])), [models]);
   const paste = useAttachmentInput(slug, preferences?.largeTextPasteToFile ?? true);
+  // Study Mode tutors text replies (Chat and Voice); while on, its chip shows in the row, else with the other tools.
+  const textMode = state.mode === 'chat' || state.mode === 'voice';
+  const study = useStudyMode(slug, instructions);
+  const studyOn = study.on;
 
   // Spec 001 sections 5 and 9: the input is at least its height preference (clamped to the window) and grows with
   // its text up to the window's limit; its width is the width preference, clamped (src/ui/account/layout.tsx).
@@ -270,9 +277,11 @@ export function Composer({ value, onChange, pending, sending = false, onSend, on
             ))}
           </div>
         </div>
+        {textMode && studyOn && <StudyModeToggle slug={slug} study={study} />}
         {/* Issue 16: the secondary tools; on a phone they wait behind "More tools" (CSS shows the toggle there only). */}
-        {(state.mode === 'chat' || state.mode === 'voice') && (
+        {textMode && (
           <MoreTools>
+            {!studyOn && <StudyModeToggle slug={slug} study={study} />}
             {/* Multi-model is a chat capability: the other modes do not offer it (a phone has no row to spare). */}
             {state.mode === 'chat' && (
               <button type="button" className="add-model" onClick={addModel} disabled={!canAdd}>

@@ -124,12 +124,15 @@ export function ConversationPage({ slug }: { slug: string }) {
     let result: SendMessageResult;
     const mode = composer.mode;
     const isMedia = mode === 'image' || mode === 'video';
+    // A new conversation's instructions chosen before its first message go with it (absent: the default ones).
+    const chosenInstructions = targetSlug === null ? composer.newInstructions : null;
+    const firstInstructions = chosenInstructions !== null ? { instructions: chosenInstructions } : {};
     try {
       // A system prompt or a setting saved just before is what is sent: the engine runs writes in order (core.inOrder).
       result = await engine<SendMessageResult>((api) =>
         isMedia
-          ? api.sendMessage({ slug: targetSlug, prompt, model: mediaModelFor(mode, models?.models ?? []), mode, inputImageIds: [...media.inputImageIds] })
-          : api.sendMessage({ slug: targetSlug, prompt, model, mode, extraModels: [...composer.extraModels], attachments, ...webSendExtras(preferences?.linkupDepth ?? 'standard'), ...audioSendExtras(models?.models, preferences) }),
+          ? api.sendMessage({ slug: targetSlug, prompt, model: mediaModelFor(mode, models?.models ?? []), mode, inputImageIds: [...media.inputImageIds], ...firstInstructions })
+          : api.sendMessage({ slug: targetSlug, prompt, model, mode, extraModels: [...composer.extraModels], attachments, ...webSendExtras(preferences?.linkupDepth ?? 'standard'), ...audioSendExtras(models?.models, preferences), ...firstInstructions }),
       );
     } finally {
       sendingRef.current = false;
@@ -145,6 +148,7 @@ export function ConversationPage({ slug }: { slug: string }) {
     markSent(result.slug, result.userMessageId);
     // Spec 000 section 4: a chat prompt is cleared once the user message is saved (and an image request's inputs).
     view.drafts[draftKey] = '';
+    if (targetSlug === null) composer.newInstructions = null;
     if (isMedia) media.inputImageIds = [];
     clearWebDraft();
     focusComposer();
@@ -256,6 +260,7 @@ export function ConversationPage({ slug }: { slug: string }) {
         model={model}
         loaded={(models?.models.length ?? 0) > 0 && (isNew || conversation !== undefined)}
         attachments={attached}
+        instructions={conversation?.conversation.instructions}
       />
     </div>
   );

@@ -3,6 +3,7 @@
  * words. Every change goes to the engine at once (it is logged and reaches every tab); nothing is kept here.
  */
 import { WebSettings } from './web/WebSettings';
+import { DefaultInstructionsSetting } from './DefaultInstructionsSetting';
 import { SpeechSettings } from '../speech/SpeechSettings';
 import { useEffect, useId } from 'react';
 import type { Preferences, Theme } from '../../protocol/preferences';
@@ -99,6 +100,7 @@ export function SettingsPage() {
           <Toggle label="Enter sends message" checked={preferences.enterSendsMessage} onChange={(v) => save({ enterSendsMessage: v })} hint="When off, Enter starts a new line; send with the Send button." />
           <Toggle label="Show thinking" checked={preferences.showThinkingBlocks} onChange={(v) => save({ showThinkingBlocks: v })} hint="Show a model's reasoning above its reply." />
           <Toggle label={EXPLICIT_CONTENT_LABEL} checked={preferences.showExplicitContent} onChange={(v) => save({ showExplicitContent: v })} hint="For adults only: lets image and video models make what they flag as explicit. Off by default." />
+          <DefaultInstructionsSetting preferences={preferences} save={save} />
           <WebSettings preferences={preferences} save={save} />
           <SpeechSettings preferences={preferences} models={models?.models} save={save} />
           <AccountSettings preferences={preferences} save={save} />

@@ -1,8 +1,10 @@
 /**
- * The conversation list (navigation "Conversations"): pinned conversations first, each with its actions menu;
+ * The conversation list (navigation "Conversations"): pinned conversations first, then the others under date
+ * groups (Today, Yesterday, Previous 7 days, ...: ./date-groups.ts), each with its actions menu;
  * the search box above it; the balance below (the log's export and import are in Settings, "Data").
  */
-import { useState } from 'react';
+import { useId, useMemo, useState } from 'react';
+import { groupByDate } from './date-groups';
 import { useQuery } from '../engine';
 import { type Route } from '../router';
 import { Balance } from './Balance';
@@ -26,6 +28,9 @@ export function Sidebar({ route }: { route: Route }) {
   const { active } = useSnapshot(folderView);
   const listVisible = preferences?.conversationsSidebarVisible ?? true;
   const shown = conversations === undefined ? undefined : filterByFolder(conversations, folders, active);
+  // Pinned on top, then date groups by last activity (issue 16), in the browser's time zone.
+  const groups = useMemo(() => groupByDate(shown ?? [], Date.now()), [shown]);
+  const ids = useId();
 
   return (
     <aside className="sidebar">
@@ -43,11 +48,18 @@ export function Sidebar({ route }: { route: Route }) {
               {conversations === undefined && <p className="muted">Loading…</p>}
               {conversations?.length === 0 && <p className="muted">No conversations yet.</p>}
               {conversations !== undefined && conversations.length > 0 && shown?.length === 0 && <p className="muted">No conversations in this folder.</p>}
-              <ul>
-                {shown?.map((c) => (
-                  <ConversationItem key={c.id} conversation={c} current={c.slug === activeSlug} />
-                ))}
-              </ul>
+              {groups.map((g, i) => (
+                <div key={g.label} role="group" className="list-group" aria-labelledby={`${ids}-${i}`}>
+                  <h3 className="list-group-label" id={`${ids}-${i}`}>
+                    {g.label}
+                  </h3>
+                  <ul>
+                    {g.items.map((c) => (
+                      <ConversationItem key={c.id} conversation={c} current={c.slug === activeSlug} />
+                    ))}
+                  </ul>
+                </div>
+              ))}
             </nav>
           </div>
         </>

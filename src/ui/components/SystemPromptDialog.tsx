@@ -3,12 +3,18 @@
  * opening dialog "System prompt". Choose a preset or write your own; the text is stored on the conversation,
  * persisted 400 ms after the last keystroke (spec 000 section 9). Presets can be saved, updated and deleted here;
  * the built-ins ('Standard', 'Study Mode') cannot. 'Standard' is stored as '' so it follows the app's default.
+ *
+ * A new conversation has instructions too (issue 16): before its first message they are kept in the composer's
+ * state (composer.newInstructions; else the default instructions of Settings) and go with that message, which
+ * stores them on the conversation it creates.
  */
 import { useEffect, useRef, useState } from 'react';
+import { useSnapshot } from 'valtio';
 import type { ActionResult } from '../../protocol/engine';
 import type { InstructionRow } from '../../events/model';
 import { engine, useQuery } from '../engine';
 import { showLocalNotice } from '../state';
+import { composer, newConversationInstructions } from '../composer-state';
 
 /** Spec 000 section 9: instruction persistence debounced 400 ms. */
 export const PERSIST_DEBOUNCE_MS = 400;
@@ -21,16 +27,31 @@ function report(result: ActionResult | { ok: true; id: number }): boolean {
   return result.ok;
 }
 
+/** Saves a conversation's instructions: in the engine once it exists, in the composer's state before. */
+export function saveInstructions(slug: string | null, text: string): void {
+  if (slug === null) {
+    composer.newInstructions = text;
+    return;
+  }
+  void engine<ActionResult>((api) => api.setConversationInstructions(slug, text)).then(report);
+}
+
+/** The instructions in force: the conversation's ('' = Standard), or for a new one those it would start with. */
+export function useCurrentInstructions(slug: string | null, instructions: string | undefined): string {
+  const state = useSnapshot(composer);
+  const preferences = useQuery({ kind: 'preferences' });
+  return slug === null ? newConversationInstructions(state.newInstructions, preferences?.defaultInstructions) : (instructions ?? '');
+}
+
 export function InstructionsButton({ slug, instructions }: { slug: string | null; instructions: string | undefined }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const [open, setOpen] = useState(false);
+  const current = useCurrentInstructions(slug, instructions);
   return (
     <>
       <button
         type="button"
         className="instructions-button"
-        disabled={slug === null}
-        title={slug === null ? 'Send a first message, then set this conversation’s instructions' : undefined}
         onClick={() => {
           setOpen(true);
           dialog.current?.showModal();
@@ -39,13 +60,13 @@ export function InstructionsButton({ slug, instructions }: { slug: string | null
         Instructions
       </button>
       <dialog ref={dialog} className="system-prompt-dialog" aria-label="System prompt" onClose={() => setOpen(false)}>
-        {open && slug !== null && <SystemPromptEditor slug={slug} stored={instructions ?? ''} onClose={() => dialog.current?.close()} />}
+        {open && <SystemPromptEditor slug={slug} stored={current} onClose={() => dialog.current?.close()} />}
       </dialog>
     </>
   );
 }
 
-function SystemPromptEditor({ slug, stored, onClose }: { slug: string; stored: string; onClose(): void }) {
+function SystemPromptEditor({ slug, stored, onClose }: { slug: string | null; stored: string; onClose(): void }) {
   const presets = useQuery({ kind: 'instructions' });
   const standard = presets?.find((p) => p.id === STANDARD_ID);
   const [text, setText] = useState<string | null>(null);
@@ -67,7 +88,7 @@ function SystemPromptEditor({ slug, stored, onClose }: { slug: string; stored: s
     pending.current = null;
     if (value === null) return;
     const toStore = standard && value === standard.instructions ? '' : value;
-    void engine<ActionResult>((api) => api.setConversationInstructions(slug, toStore)).then(report);
+    saveInstructions(slug, toStore);
   }
 
   function change(value: string) {
@@ -117,7 +138,7 @@ function SystemPromptEditor({ slug, stored, onClose }: { slug: string; stored: s
         </select>
       </label>
       <label className="field">
-        <span>Instructions for this conversation</span>
+        <span>{slug === null ? 'Instructions for the new conversation' : 'Instructions for this conversation'}</span>
         <textarea value={shown} rows={10} onChange={(e) => change(e.target.value)} />
       </label>
       <p className="muted hint">

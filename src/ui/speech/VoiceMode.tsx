@@ -2,11 +2,12 @@
  * Voice mode's panel (spec 000 section 4): its state (listening, thinking, speaking) always in view, the way in
  * ("Start voice conversation") and out ("End voice conversation"), "Done speaking", and "Review before sending"
  * (the words go to the composer through the spec's transcriptId). The loop is ./voice-loop.ts.
+ * A blocked or missing microphone gets plain advice and Retry here (issue 16); the message box below stays usable.
  */
 import { useEffect, useRef, useState } from 'react';
 import { useSnapshot } from 'valtio';
 import { player } from './player';
-import { CANNOT_LISTEN, pickListener, type Listener } from './voice-capture';
+import { CANNOT_LISTEN, MICROPHONE_ADVICE, pickListener, type Listener } from './voice-capture';
 import { doneSpeaking, endVoice, startVoice, voice, type VoicePhase } from './voice-loop';
 
 const LABEL: Record<VoicePhase, string> = { off: 'Voice conversation is off', listening: 'Listening…', thinking: 'Thinking…', speaking: 'Speaking…' };
@@ -34,12 +35,22 @@ export function VoiceMode({ slug, model }: { slug: string | null; model: string 
         {v.phase === 'speaking' && p.status === 'paused' ? 'Paused' : LABEL[v.phase]}
       </p>
       {v.heard && v.phase !== 'off' && <p className="voice-heard muted">You said: “{v.heard}”</p>}
+      {v.microphone && v.phase === 'off' && (
+        <div className="voice-microphone" role="alert">
+          <p className="voice-microphone-title">{MICROPHONE_ADVICE[v.microphone].title}</p>
+          <p>{MICROPHONE_ADVICE[v.microphone].text}</p>
+          <p className="muted">You can still type your message below.</p>
+          <button type="button" className="voice-retry" onClick={() => startVoice(way, slug, () => modelRef.current)}>
+            Retry
+          </button>
+        </div>
+      )}
       <div className="voice-actions">
-        {v.phase === 'off' ? (
+        {v.phase === 'off' && !v.microphone ? (
           <button type="button" className="voice-start" onClick={() => startVoice(way, slug, () => modelRef.current)}>
             Start voice conversation
           </button>
-        ) : (
+        ) : v.phase === 'off' ? null : (
           <>
             {v.phase === 'listening' && (
               <button type="button" onClick={doneSpeaking}>

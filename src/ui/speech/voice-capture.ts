@@ -8,6 +8,9 @@
  */
 import type { TranscribeConfig } from '../../protocol/speech';
 import { engine } from '../engine';
+import { MicrophoneError, microphoneProblem } from './microphone';
+
+export { MICROPHONE_ADVICE, MicrophoneError, type MicrophoneProblem } from './microphone';
 
 export const CANNOT_LISTEN = 'Voice mode cannot listen: no transcription service is configured on this server and this browser has no speech recognition.';
 const SILENCE_MS = 1200;
@@ -15,6 +18,15 @@ const MAX_MS = 30_000;
 const SPEECH_RMS = 0.02;
 
 export type Listener = 'gateway' | 'browser' | null;
+
+async function openMicrophone(): Promise<MediaStream> {
+  try {
+    return await navigator.mediaDevices.getUserMedia({ audio: true });
+  } catch (e) {
+    const problem = microphoneProblem(e);
+    throw problem ? new MicrophoneError(problem, e instanceof Error ? e.name : String(e)) : e;
+  }
+}
 
 interface RecognitionLike {
   lang: string;
@@ -58,7 +70,7 @@ function record(lang: string): Utterance {
   let doneEarly = false;
   let cancelled = false;
   const text = (async () => {
-    const stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+    const stream = await openMicrophone();
     const recorder = new MediaRecorder(stream);
     const parts: Blob[] = [];
     recorder.ondataavailable = (e) => {
@@ -125,7 +137,11 @@ function recognize(lang: string): Utterance {
         if (res?.isFinal) finalText += res[0]?.transcript ?? '';
       }
     };
-    r.onerror = (e) => (e.error === 'no-speech' || e.error === 'aborted' ? resolve('') : reject(new Error(`Speech recognition failed: ${e.error}`)));
+    r.onerror = (e) => {
+      if (e.error === 'no-speech' || e.error === 'aborted') return resolve('');
+      const problem = microphoneProblem(e.error);
+      reject(problem ? new MicrophoneError(problem, e.error) : new Error(`Speech recognition failed: ${e.error}`));
+    };
     r.onend = () => resolve(finalText.trim());
   });
   r.start();

@@ -10,7 +10,7 @@ import { connection, engine } from '../engine';
 import { navigate } from '../router';
 import { showLocalNotice } from '../state';
 import { player, readAloud, stopAudio } from './player';
-import { listen, type Listener, type Utterance } from './voice-capture';
+import { listen, MicrophoneError, type Listener, type MicrophoneProblem, type Utterance } from './voice-capture';
 
 export type VoicePhase = 'off' | 'listening' | 'thinking' | 'speaking';
 
@@ -20,6 +20,8 @@ export const voice = proxy({
   heard: '',
   /** Hand the words to the composer instead of sending them. */
   review: false,
+  /** Why the microphone could not be used at the last start (advice and Retry shown); null = no problem. */
+  microphone: null as MicrophoneProblem | null,
 });
 
 let utterance: Utterance | null = null;
@@ -67,10 +69,13 @@ async function loop(way: 'gateway' | 'browser', model: () => string): Promise<vo
     try {
       text = (await u.text).trim();
     } catch (e) {
-      if (active) showLocalNotice({ title: 'Could not hear you', text: e instanceof Error ? e.message : String(e), tone: 'red', durationMs: 8000 });
+      // A blocked or missing microphone is advice in the voice panel with Retry, not an error notice.
+      if (e instanceof MicrophoneError) voice.microphone = e.problem;
+      else if (active) showLocalNotice({ title: 'Could not hear you', text: e instanceof Error ? e.message : String(e), tone: 'red', durationMs: 8000 });
       break;
     }
     utterance = null;
+    voice.microphone = null;
     if (!active) break;
     if (text === '') continue;
     voice.heard = text;
@@ -108,6 +113,7 @@ export function startVoice(way: 'gateway' | 'browser', conversation: string | nu
   active = true;
   slug = conversation;
   voice.heard = '';
+  voice.microphone = null;
   void loop(way, model);
 }
 

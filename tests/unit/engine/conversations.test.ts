@@ -171,6 +171,42 @@ describe('conversation management', () => {
     expect(systemMessageFor(row, 'Fake Model', Date.now())).toEqual({ role: 'system', content: 'You are Fake Model. Be terse.' });
     await expectReplayMatches(engine, 'system-prompt');
   });
+
+  it('a new conversation takes the instructions chosen before its first message, else the default ones, and its first request carries them', async () => {
+    const engine = newEngine('first-instructions');
+    const systemOf = (index: number) => (upstream.requests.filter((r) => r.path.endsWith('/chat/completions'))[index]?.body?.messages?.[0] ?? null);
+    const instructionsOf = async (slug: string) => (await engine.db.conversations.where('slug').equals(slug).first())?.instructions;
+    const before = upstream.requests.filter((r) => r.path.endsWith('/chat/completions')).length;
+
+    // Chosen on the new conversation: stored with it and sent with the first message.
+    const chosen = await engine.sendMessage({ slug: null, prompt: 'Teach me fractions', model: 'fake-model', instructions: 'Answer as {{modelName}}, in rhyme.' });
+    if (!chosen.ok) throw new Error(chosen.error);
+    await page(engine, chosen.slug, (v) => v.messages.some((m) => m.role === 'assistant' && m.status === 'done'));
+    expect(await instructionsOf(chosen.slug)).toBe('Answer as {{modelName}}, in rhyme.');
+    expect(systemOf(before)).toEqual({ role: 'system', content: 'Answer as fake-model, in rhyme.' });
+
+    // None chosen: the default instructions of Settings; a later change of the default leaves it as it was.
+    await engine.setPreferences({ defaultInstructions: 'Always answer in French.' });
+    const byDefault = await chat(engine, 'Bonjour');
+    expect(await instructionsOf(byDefault)).toBe('Always answer in French.');
+    expect(systemOf(before + 1)).toEqual({ role: 'system', content: 'Always answer in French.' });
+    await engine.setPreferences({ defaultInstructions: '' });
+    expect(await instructionsOf(byDefault)).toBe('Always answer in French.');
+
+    // 'Standard' chosen ('') over a default: nothing stored, the built-in prompt is sent.
+    await engine.setPreferences({ defaultInstructions: 'Always answer in French.' });
+    const standard = await engine.sendMessage({ slug: null, prompt: 'Plain please', model: 'fake-model', instructions: '' });
+    if (!standard.ok) throw new Error(standard.error);
+    await page(engine, standard.slug, (v) => v.messages.some((m) => m.role === 'assistant' && m.status === 'done'));
+    expect(await instructionsOf(standard.slug)).toBeUndefined();
+
+    // An existing conversation keeps its own: the field is ignored there.
+    const again = await engine.sendMessage({ slug: chosen.slug, prompt: 'More', model: 'fake-model', instructions: 'ignored' });
+    expect(again.ok).toBe(true);
+    expect(await instructionsOf(chosen.slug)).toBe('Answer as {{modelName}}, in rhyme.');
+    await page(engine, chosen.slug, (v) => v.messages.filter((m) => m.role === 'assistant' && m.status === 'done').length === 2);
+    await expectReplayMatches(engine, 'first-instructions');
+  });
 });
 
 describe('instruction presets', () => {

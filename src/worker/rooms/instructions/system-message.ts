@@ -9,10 +9,10 @@
 import type { ChatMessage } from '../../../protocol/api';
 import type { ConversationRow, InstructionRow } from '../../../events/model';
 
-/** Spec 000 section 1: a built-in preset named 'Standard' with id 0 is always present. */
-/** Longest system prompt kept on a conversation or a preset. */
-export const INSTRUCTIONS_MAX_CHARS = 20_000;
+/** Longest system prompt kept on a conversation or a preset (declared with the preferences, which keep one too). */
+export { INSTRUCTIONS_MAX_CHARS } from '../../../protocol/preferences';
 
+/** Spec 000 section 1: a built-in preset named 'Standard' with id 0 is always present. */
 export const STANDARD_PRESET_ID = 0;
 export const STANDARD_PRESET_NAME = 'Standard';
 export const STUDY_MODE_PRESET_ID = -1;

@@ -27,6 +27,8 @@ import { ATTACHMENTS_UNAVAILABLE, MESSAGE_REQUIRED, MODE_UNAVAILABLE, MODEL_ERRO
 import { enqueueMessage } from './queue-store';
 import { attachmentStep, modeHandler, type PreparedAttachments } from './submit-plugins';
 import { liveReplies } from './live';
+import { firstChars } from '../../../projections/projection';
+import { INSTRUCTIONS_MAX_CHARS } from '../instructions/system-message';
 
 export const REPLY_IN_PROGRESS = 'Please wait for the current response to complete.';
 
@@ -162,6 +164,9 @@ export function submitter(core: EngineCore, balanceProbe: BalanceProbe): Submit 
         latestMessage: '',
         isMediaOnly: mode !== 'chat',
       };
+      // The instructions chosen before the first message, else the default ones (issue 16), go with it.
+      const instructions = firstChars(input.instructions ?? core.preferences$.value.defaultInstructions, INSTRUCTIONS_MAX_CHARS);
+      if (instructions.trim() !== '') conversation.instructions = instructions;
       events.unshift(makeEvent('conversation.created', { conversation }, crypto.randomUUID(), now));
     } else {
       history = await activeHistory(core, conversation.slug);

@@ -1,0 +1,75 @@
+/**
+ * Settings, "Instructions" (issue 16): the default instructions (system prompt) a new conversation starts with
+ * (the defaultInstructions preference; '' = the built-in 'Standard'). Pick a preset or write them; the text is
+ * saved 400 ms after the last keystroke and when the field is left (spec 000 section 9's debounce). Each
+ * conversation keeps its own copy, changed with its "Instructions" button or the composer's Study Mode chip.
+ */
+import { useEffect, useId, useRef, useState } from 'react';
+import type { Preferences } from '../../protocol/preferences';
+import { useQuery } from '../engine';
+import { PERSIST_DEBOUNCE_MS } from './SystemPromptDialog';
+
+const STANDARD_ID = 0;
+const CUSTOM = 'custom';
+
+export function DefaultInstructionsSetting({ preferences, save }: { preferences: Preferences; save(changes: Partial<Preferences>): void }) {
+  const id = useId();
+  const presets = useQuery({ kind: 'instructions' });
+  const standard = presets?.find((p) => p.id === STANDARD_ID);
+  const stored = preferences.defaultInstructions;
+  const [text, setText] = useState<string | null>(null);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const pending = useRef<string | null>(null);
+  const shown = text ?? (stored === '' ? (standard?.instructions ?? '') : stored);
+  const selected = presets?.find((p) => p.instructions === shown);
+
+  function flush() {
+    clearTimeout(timer.current);
+    const value = pending.current;
+    pending.current = null;
+    if (value === null) return;
+    // 'Standard' (or nothing) is stored as '': it follows the app's default prompt.
+    const toStore = value.trim() === '' || (standard && value === standard.instructions) ? '' : value;
+    if (toStore !== stored) save({ defaultInstructions: toStore });
+  }
+  function change(value: string) {
+    setText(value);
+    pending.current = value;
+    clearTimeout(timer.current);
+    timer.current = setTimeout(flush, PERSIST_DEBOUNCE_MS);
+  }
+  useEffect(() => () => flush(), []); // eslint-disable-line react-hooks/exhaustive-deps -- on unmount only; flush reads refs
+
+  return (
+    <>
+      <h2 className="settings-section">Instructions</h2>
+      <div className="setting">
+        <label htmlFor={`${id}-preset`}>Default instructions preset</label>
+        <select
+          id={`${id}-preset`}
+          value={selected ? String(selected.id) : CUSTOM}
+          onChange={(e) => {
+            const p = presets?.find((x) => String(x.id) === e.target.value);
+            if (!p) return;
+            change(p.instructions);
+            flush();
+          }}
+        >
+          {presets?.map((p) => (
+            <option key={p.id} value={String(p.id)}>
+              {p.name}
+            </option>
+          ))}
+          {!selected && <option value={CUSTOM}>Custom</option>}
+        </select>
+      </div>
+      <div className="setting setting-wide">
+        <label htmlFor={`${id}-text`}>Default instructions</label>
+        <textarea id={`${id}-text`} rows={6} value={shown} onChange={(e) => change(e.target.value)} onBlur={flush} aria-describedby={`${id}-hint`} />
+        <p id={`${id}-hint`} className="setting-hint muted">
+          New conversations start with these. Change them for one conversation with its Instructions button.
+        </p>
+      </div>
+    </>
+  );
+}
