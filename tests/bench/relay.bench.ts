@@ -14,7 +14,9 @@
  * Processes: this client (node:http, one keep-alive agent per path), the upstream and the gateway (PGlite in
  * memory) each in a child started from this file with PARLEY_BENCH_RELAY (in this process in a smoke run), and nginx. nginx is installed with
  * apt-get when it is missing (full run only); a smoke run without it skips the nginx path and says so, and its
- * ratios are then to direct. BENCH_CPU_PROF_DIR=dir writes the gateway's CPU profile (node --cpu-prof) there.
+ * ratios are then to direct. BENCH_CPU_PROF_DIR=dir writes the gateway's CPU profile (node --cpu-prof) there;
+ * BENCH_RELAY_PATHS=free (a comma list of paths) times only those, so that a profile past "warmed up" is one path's
+ * (read it with scripts/cpuprofile-top.mjs --from SECONDS).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -405,7 +407,8 @@ export default async function bench(): Promise<BenchResult[]> {
       priced: viaGateway(PAID),
     };
     if (nginx) targets.nginx = { url: new URL(`${nginx.url}${new URL(upstream.url).pathname.replace(/\/$/, '')}/chat/completions`), agent: agent(), headers: upstreamHeaders, body: () => directBody };
-    const paths = (['direct', 'nginx', 'free', 'priced'] as const).filter((p) => targets[p] !== undefined);
+    const only = process.env.BENCH_RELAY_PATHS?.split(',').map((p) => p.trim());
+    const paths = (['direct', 'nginx', 'free', 'priced'] as const).filter((p) => targets[p] !== undefined && (only === undefined || only.includes(p)));
 
     // Warm-up: JIT, connections, PGlite's prepared statements.
     for (const p of paths) {
@@ -458,6 +461,8 @@ export default async function bench(): Promise<BenchResult[]> {
     );
 
     const results: BenchResult[] = [];
+    // A profiling run of some paths: the table above is its figure.
+    if (only !== undefined) return results;
     const added = (p: Path, limit: number): void => {
       const v = q(seq, p, 50) - q(seq, 'direct', 50);
       results.push({

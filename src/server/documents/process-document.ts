@@ -18,7 +18,7 @@ import { baseName, fileExtension, formatFileSize, SERVER_MAX_FILE_SIZE, UPLOAD }
 import type { ProcessDocumentResponse } from '../../protocol/attachments-api';
 import { type RouteContext } from '../context';
 import { jsonError, type AppEnv } from '../http';
-import { serverReads } from '../parse/readers/document';
+import { serverReads } from '../parse/readers/server-formats';
 import { uploadRefused, UPLOAD_RETRY_AFTER_S, type UploadRefusal } from '../guards/upload-budget';
 import { ParseError } from '../parse/pool';
 

@@ -311,6 +311,86 @@ export async function settleHold(
   };
 }
 
+/** One settle of a batch (settleHolds). */
+export interface BatchedSettle {
+  sessionId: string;
+  key: string;
+  actualUsdMicro: bigint;
+  countReply: boolean;
+  note: string | null;
+}
+
+/**
+ * Many settles in one statement (group commit, as reserveHoldsInUsd): each open hold of the batch is claimed,
+ * charged min(actual, its maximum) from its source with the rest given back, and recorded by one charge entry,
+ * exactly as settleHold does one; each session's balance moves once by the sum of its holds, and each entry's
+ * balance-after is that session's balance after the batch's holds up to and including it. A settle whose hold is not
+ * open (settled, released, expired), belongs to another session or is twice in the batch gets null, and is settled
+ * alone after this statement (settleHold and what follows it in the Ledger). If the statement fails (an entry key
+ * already taken), nothing of it is kept and every settle of the batch is done alone.
+ */
+export async function settleHolds(q: Queryable, items: readonly BatchedSettle[]): Promise<(SettleOutcome | null)[]> {
+  const seen = new Set<string>();
+  const rows: { i: number; k: string; s: string; a: string; r: number; n: string | null }[] = [];
+  items.forEach((it, i) => {
+    if (seen.has(it.key)) return;
+    seen.add(it.key);
+    rows.push({ i, k: it.key, s: it.sessionId, a: it.actualUsdMicro.toString(), r: it.countReply ? 1 : 0, n: it.note });
+  });
+  const done = await q.query<{ i: number; source: string; taken_usd: string; taken_nano: string; nano_price_usd_micro: string; usd_after: string; nano_after: string; entry_id: string }>(
+    `WITH x AS (
+       SELECT * FROM jsonb_to_recordset($1::text::jsonb) AS x(i int, k text, s text, a bigint, r int, n text)
+     ), h AS (
+       UPDATE ledger_holds lh SET status = 'settled', closed_at = now(), settled_usd_micro = LEAST(x.a, lh.max_usd_micro)
+       FROM x WHERE lh.hold_key = x.k AND lh.session_id = x.s AND lh.status = 'held'
+       RETURNING x.i, x.k, x.a, x.r, x.n, lh.session_id, lh.source, lh.held_usd_micro, lh.held_nano_raw, lh.nano_price_usd_micro,
+         CASE WHEN lh.source = 'USD' THEN LEAST(x.a, lh.max_usd_micro) ELSE 0 END AS taken_usd,
+         CASE WHEN lh.source = 'nano' THEN LEAST(lh.held_nano_raw,
+           div(LEAST(x.a, lh.max_usd_micro)::numeric * ${10n ** 30n}::numeric + lh.nano_price_usd_micro - 1, lh.nano_price_usd_micro))
+         ELSE 0 END AS taken_nano
+     ), g AS (
+       SELECT session_id, sum(held_usd_micro - taken_usd) AS du, sum(held_nano_raw - taken_nano) AS dn, sum(r) AS nr
+       FROM h GROUP BY session_id
+     ), u AS (
+       UPDATE sessions s SET usd_micro = s.usd_micro + g.du, nano_raw = s.nano_raw + g.dn, num_replies = s.num_replies + g.nr
+       FROM g WHERE s.id = g.session_id
+       RETURNING s.id, s.usd_micro, s.nano_raw
+     ), w AS (
+       SELECT h.*,
+         u.usd_micro - COALESCE(sum(h.held_usd_micro - h.taken_usd) OVER later, 0) AS usd_after,
+         u.nano_raw - COALESCE(sum(h.held_nano_raw - h.taken_nano) OVER later, 0) AS nano_after
+       FROM h JOIN u ON u.id = h.session_id
+       WINDOW later AS (PARTITION BY h.session_id ORDER BY h.i ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING)
+     ), e AS (
+       INSERT INTO ledger_entries (idempotency_key, session_id, kind, requested_usd_micro, status, source,
+         applied_usd_micro, applied_nano_raw, usd_after_micro, nano_after_raw, counts_reply, note)
+       SELECT w.k, w.session_id, 'charge', w.a, 'applied', w.source, w.taken_usd, w.taken_nano, w.usd_after, w.nano_after, w.r > 0, w.n
+       FROM w
+       RETURNING idempotency_key, id
+     )
+     SELECT w.i, w.source, w.taken_usd::text AS taken_usd, w.taken_nano::text AS taken_nano,
+       w.nano_price_usd_micro::text AS nano_price_usd_micro, w.usd_after::text AS usd_after, w.nano_after::text AS nano_after,
+       e.id::text AS entry_id
+     FROM w JOIN e ON e.idempotency_key = w.k`,
+    [JSON.stringify(rows)],
+  );
+  const out: (SettleOutcome | null)[] = items.map(() => null);
+  for (const d of done) {
+    const it = items[d.i] as BatchedSettle;
+    out[d.i] = {
+      sessionId: it.sessionId,
+      source: d.source as HoldSource,
+      takenUsdMicro: BigInt(d.taken_usd),
+      takenNanoRaw: BigInt(d.taken_nano),
+      nanoPriceUsdMicro: BigInt(d.nano_price_usd_micro),
+      requestedUsdMicro: it.actualUsdMicro,
+      balance: { usdMicro: BigInt(d.usd_after), nanoRaw: BigInt(d.nano_after) },
+      entryId: d.entry_id,
+    };
+  }
+  return out;
+}
+
 /**
  * Gives an open hold back in full; true if it was open (a second release, or a release after a settle, is a
  * no-op). `forget` deletes the hold instead of marking it released: for a request that never reached its upstream,

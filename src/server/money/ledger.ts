@@ -28,7 +28,10 @@ import {
   reserveHold,
   reserveHoldsInUsd,
   settleHold,
+  settleHolds,
   type BatchedReserve,
+  type BatchedSettle,
+  type SettleOutcome,
   sweepExpiredHolds,
   type HoldRowView,
   type ReserveRequest,
@@ -137,6 +140,8 @@ export class Ledger {
   readonly freeReplies: FreeReplyLog;
   /** Reserves arriving in one turn share one statement (holds.ts, reserveHoldsInUsd); a lone one runs alone. */
   private readonly reserves: Batcher<BatchedReserve, ReserveResult | null>;
+  /** Settles arriving in one turn share one statement (holds.ts, settleHolds); a lone one runs alone. */
+  private readonly settles: Batcher<BatchedSettle, SettleOutcome | null>;
 
   constructor(
     private readonly db: Db,
@@ -147,6 +152,8 @@ export class Ledger {
     this.reserves = new Batcher(async (items) =>
       items.length === 1 ? [null] : reserveHoldsInUsd(this.db, items, this.options.nanoPriceUsdMicro),
     );
+    // A batch that fails (a key already naming another entry) leaves every settle of it to be done alone.
+    this.settles = new Batcher(async (items) => (items.length === 1 ? [null] : settleHolds(this.db, items).catch(() => items.map(() => null))));
   }
 
   /** Writes what is queued (free replies' entries); the database may close after. */
@@ -337,14 +344,15 @@ export class Ledger {
    * Settles a hold with the actual cost: takes min(actual, the hold's maximum), gives back the rest, records one
    * charge entry under the hold's key. Idempotent: a second settle returns the first result (duplicate: true).
    * A hold that is no longer open (expired after its TTL, or released) is charged like any cost known up front:
-   * from the balance if it covers it, else not at all (status 'insufficient').
+   * from the balance if it covers it, else not at all (status 'insufficient'). Settles that arrive together share
+   * one statement (holds.ts, settleHolds); any the batch leaves is done alone, after it.
    */
   async settle(sessionId: string, key: string, actualUsdMicro: bigint, opts: { countReply?: boolean; note?: string } = {}): Promise<ChargeResult> {
     checkKey(key);
     checkAmount(actualUsdMicro, 'Settle amount');
-    let done;
+    let done = await this.settles.add({ sessionId, key, actualUsdMicro, countReply: opts.countReply === true, note: opts.note ?? null });
     try {
-      done = await settleHold(this.db, key, actualUsdMicro, { countReply: opts.countReply === true, note: opts.note ?? null });
+      done ??= await settleHold(this.db, key, actualUsdMicro, { countReply: opts.countReply === true, note: opts.note ?? null });
     } catch (e) {
       if (e instanceof HoldKeyError) throw new LedgerInputError(e.message);
       throw e;

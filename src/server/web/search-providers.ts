@@ -5,7 +5,7 @@
  * anything else is dropped) and a text snippet, all bounded in length. Nothing a provider returns is trusted as
  * markup: it reaches the model and the view as text.
  */
-import { tidyText } from '../parse/readers/page';
+import { tidyText } from '../parse/readers/tidy-text';
 
 export type SearchDepth = 'standard' | 'deep';
 

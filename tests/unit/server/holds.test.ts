@@ -144,6 +144,46 @@ describe('ledger holds', () => {
     await expectLedgerBalanced(db, rich);
   });
 
+  it('settles arriving together share one statement; each charges its own hold once and records the balance after it', async () => {
+    const usd = await sessionWith(100_000n);
+    const nano = await sessionWith(0n, 10n ** 30n);
+    for (let i = 0; i < 8; i++) await ledger.reserve(usd, { key: `s:${usd}:${i}`, maxUsdMicro: 10_000n, ttlMs: HOUR });
+    for (let i = 0; i < 2; i++) await ledger.reserve(nano, { key: `s:${nano}:${i}`, maxUsdMicro: 100_000n, ttlMs: HOUR });
+    await ledger.release(`s:${usd}:7`); // released: its settle is a plain charge, decided alone
+    let statements = 0;
+    const counting: Db = { ...db, query: (sql, params) => ((statements += sql.includes('ledger_holds') || sql.includes('ledger_entries') ? 1 : 0), db.query(sql, params)) };
+    const batched = new Ledger(counting, { nanoPriceUsdMicro: 1_000_000n });
+    const asks = [
+      ...Array.from({ length: 7 }, (_, i) => ({ id: usd, key: `s:${usd}:${i}`, cost: 1_000n * BigInt(i + 1) })),
+      { id: usd, key: `s:${usd}:0`, cost: 1_000n }, // the same hold twice in the batch
+      { id: usd, key: `s:${usd}:7`, cost: 500n },
+      { id: nano, key: `s:${nano}:0`, cost: 2_000n },
+      { id: nano, key: `s:${nano}:1`, cost: 200_000n }, // above its hold: charged the hold
+    ];
+    const results = await Promise.all(asks.map((a) => batched.settle(a.id, a.key, a.cost, { countReply: true })));
+    expect(results.slice(0, 7).map((r) => r.chargedUsdMicro)).toEqual([1_000n, 2_000n, 3_000n, 4_000n, 5_000n, 6_000n, 7_000n]);
+    expect(results[7]).toMatchObject({ duplicate: true, chargedUsdMicro: 1_000n });
+    expect(results[8]).toMatchObject({ status: 'applied', chargedUsdMicro: 500n });
+    expect(results[9]).toMatchObject({ source: 'nano', chargedNanoRaw: 2n * 10n ** 27n });
+    expect(results[10]).toMatchObject({ source: 'nano', chargedNanoRaw: 10n ** 29n });
+    // 100,000 - 28,000 charged - 500 charged after the release; 1 XNO - 0.002 - 0.1 XNO.
+    expect(await ledger.balance(usd)).toEqual({ usdMicro: 71_500n, nanoRaw: 0n });
+    expect(await ledger.balance(nano)).toEqual({ usdMicro: 0n, nanoRaw: 10n ** 30n - 2n * 10n ** 27n - 10n ** 29n });
+    // Each entry's balance-after: the holds still open at that point count as taken.
+    const after = new Map(
+      (await db.query<{ k: string; a: string }>(`SELECT idempotency_key AS k, usd_after_micro::text AS a FROM ledger_entries WHERE session_id = $1 AND kind = 'charge'`, [usd])).map(
+        (r) => [r.k, r.a],
+      ),
+    );
+    // 30,000 left after the holds and the release; each settle gives back 10,000 less its cost.
+    expect(Array.from({ length: 7 }, (_, i) => after.get(`s:${usd}:${i}`))).toEqual(['39000', '47000', '54000', '60000', '65000', '69000', '72000']);
+    expect(statements).toBeLessThan(asks.length - 3);
+    const n = await db.query<{ num_replies: number }>('SELECT num_replies FROM sessions WHERE id = $1', [usd]);
+    expect(Number(n[0]?.num_replies)).toBe(8);
+    await expectLedgerBalanced(db, usd);
+    await expectLedgerBalanced(db, nano);
+  });
+
   it('holds a dead gateway left open expire: a sweep gives their money back, once', async () => {
     const id = await sessionWith(100_000n);
     // The gateway that made these "dies": it never settles. One expires at once, one in an hour.

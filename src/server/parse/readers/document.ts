@@ -7,13 +7,13 @@
  */
 import { OfficeParser, type OfficeParserConfig } from 'officeparser';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
-import { CLIENT_FORMATS } from '../../../protocol/attachments';
 import { documentForReaders, docxExtraText, docxParts, docxText } from '../../../protocol/docx-extras';
 import { rarText, sevenZipText, zipText } from './archives';
 import { epubNeedsSpineReader, epubText } from './epub';
 import { mobiText, oldWordText, pptText, stripTags, xlsText } from './legacy';
 import { ExtractError, MAX_TEXT_CHARS, readGuarded } from './extract';
 import { pdfText } from './pdf';
+import { OFFICE_TYPES, TEXT_TYPES } from './server-formats';
 import { decodeTextLoose, looksLikeText } from './text';
 
 export { damagedMessage, ExtractError, MAX_TEXT_CHARS } from './extract';
@@ -21,12 +21,7 @@ export { damagedMessage, ExtractError, MAX_TEXT_CHARS } from './extract';
 /** Inflated size and entry count officeparser may reach in a zip-based document. */
 const OFFICE_LIMITS = { maxUncompressedBytes: 100 * 1024 * 1024, maxZipEntries: 5_000, maxTableCells: 2_000_000 };
 
-const OFFICE_TYPES = new Set(['docx', 'pptx', 'xlsx', 'odt', 'odp', 'ods', 'rtf', 'epub']);
-const TEXT_TYPES = new Set<string>(CLIENT_FORMATS.filter((f) => !['pdf', 'jpg', 'jpeg', 'png', 'tiff', 'bmp', 'gif', 'webp'].includes(f)));
-
-export function serverReads(ext: string): boolean {
-  return OFFICE_TYPES.has(ext) || TEXT_TYPES.has(ext) || ['doc', 'ppt', 'xls', 'mobi', 'zip', 'rar', '7z', 'pdf'].includes(ext);
-}
+export { serverReads } from './server-formats';
 
 /**
  * A DOCX with its content controls unwrapped and its text boxes after their paragraphs (documentForReaders,

@@ -12,6 +12,9 @@ import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import type { FetchedPage } from '../../net/fetch';
 import { capNesting } from './nesting';
+import { tidyText } from './tidy-text';
+
+export { tidyText };
 import { SCRAPED_CONTENT_MAX_CHARS } from '../../../protocol/web';
 
 /** Most characters of a page's text kept for the model (about 5,000 tokens). */
@@ -51,32 +54,6 @@ function metaCharset(body: Buffer): string | null {
   const head = body.subarray(0, 2048).toString('latin1');
   const m = /<meta[^>]{0,200}?charset\s*=\s*["']?([\w-]{1,40})/i.exec(head);
   return m?.[1] ?? null;
-}
-
-/**
- * Collapses runs of spaces and tabs, trims lines and keeps at most one blank line between paragraphs. One pass by
- * character code (no regex that can backtrack on a hostile page).
- */
-export function tidyText(text: string): string {
-  let out = '';
-  let pendingSpace = false;
-  let newlines = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 10) {
-      newlines++;
-      pendingSpace = false;
-    } else if (c === 32 || c === 9 || c === 13 || c === 12 || c === 11 || c === 0xa0) {
-      pendingSpace = out.length > 0 && newlines === 0;
-    } else {
-      if (newlines > 0 && out.length > 0) out += newlines > 1 ? '\n\n' : '\n';
-      else if (pendingSpace) out += ' ';
-      newlines = 0;
-      pendingSpace = false;
-      out += text[i];
-    }
-  }
-  return out;
 }
 
 function clip(text: string, max: number): { text: string; cut: boolean } {
