@@ -11,6 +11,8 @@ import { OFFLINE_MODEL, OFFLINE_MODEL_ID, OfflineProvider } from '../providers/o
 import { OFFLINE_IMAGE_CHAT_MODEL, OFFLINE_IMAGE_CHAT_MODEL_ID, OfflineImageChatProvider } from '../media/providers/image-chat-offline';
 import { ImageLinesProvider, OpenAiProvider } from '../providers/openai';
 import type { TextProvider } from '../providers/types';
+import { modelParams, upstreamParams } from '../providers/sampling';
+import type { SamplingName } from '../../protocol/sampling';
 import { isVisionModel } from '../../protocol/vision';
 import { IMAGE_LINES_CAPABILITY, isImageChatModel } from '../../protocol/image-rules';
 
@@ -21,6 +23,8 @@ export interface CatalogueEntry {
   upstreamModel: string;
   /** null = free. */
   price: PriceUnits | null;
+  /** The model settings its upstream takes (providers/sampling.ts); absent = none. */
+  params?: readonly SamplingName[];
 }
 
 const FREE: PriceUnits = { inputMicroPerM: 0n, outputMicroPerM: 0n };
@@ -142,6 +146,7 @@ export class Catalogue {
         const p = price ?? FREE;
         // A chat model that answers with pictures: asked for them, its stream turned into image lines.
         const imageChat = isImageChatModel(model);
+        const params = modelParams(upstreamParams(u.config.url, u.config.params), model);
         add({
           info: {
             id,
@@ -154,17 +159,19 @@ export class Catalogue {
             offline: false,
             contextLength: u.contextLengths.get(model) ?? DEFAULT_CONTEXT_LENGTH,
             description: `${model} via ${u.config.name}`,
+            parameters: params,
           },
           provider: imageChat ? u.imageLines : u.provider,
           upstreamModel: model,
           price: free ? null : price,
+          params,
         });
       }
     }
     for (const e of this.options.extra ?? []) add(e);
-    add({ info: { ...OFFLINE_MODEL, contextLength: OFFLINE_CONTEXT_LENGTH }, provider: this.offline, upstreamModel: OFFLINE_MODEL_ID, price: null });
+    add({ info: { ...OFFLINE_MODEL, contextLength: OFFLINE_CONTEXT_LENGTH, parameters: [] }, provider: this.offline, upstreamModel: OFFLINE_MODEL_ID, price: null });
     // Spec 000 section 7: a chat model answering in the Gemini image model's JSON lines, built in.
-    add({ info: OFFLINE_IMAGE_CHAT_MODEL, provider: this.offlineImageChat, upstreamModel: OFFLINE_IMAGE_CHAT_MODEL_ID, price: null });
+    add({ info: { ...OFFLINE_IMAGE_CHAT_MODEL, parameters: [] }, provider: this.offlineImageChat, upstreamModel: OFFLINE_IMAGE_CHAT_MODEL_ID, price: null });
     this.entries = entries;
     this.order = order;
   }
