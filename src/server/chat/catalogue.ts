@@ -67,6 +67,20 @@ export interface CatalogueOptions {
   speech?: { list(): ModelInfo[] };
 }
 
+/** Spec 000 section 9: the default text model, then what stands closest to it at other providers, in order. */
+export const DEFAULT_TEXT_MODEL = 'chatgpt-4o-latest';
+export const DEFAULT_TEXT_MODEL_MATCHES: readonly string[] = [DEFAULT_TEXT_MODEL, 'gpt-4o-latest', 'gpt-4o', 'gpt-4o-2024-11-20', 'gpt-4o-2024-08-06'];
+
+/** The first id of `ids` that is one of the matches (by the model's own id: 'openai/chatgpt-4o-latest' counts). */
+export function preferredDefault(ids: readonly string[]): string | undefined {
+  const own = (id: string) => id.slice(id.lastIndexOf('/') + 1).toLowerCase();
+  for (const match of DEFAULT_TEXT_MODEL_MATCHES) {
+    const hit = ids.find((id) => own(id) === match);
+    if (hit !== undefined) return hit;
+  }
+  return undefined;
+}
+
 export class Catalogue {
   private entries = new Map<string, CatalogueEntry>();
   private order: string[] = [];
@@ -176,9 +190,13 @@ export class Catalogue {
     this.order = order;
   }
 
-  /** Default model: the first configured upstream model, else the offline model. */
+  /**
+   * Default model (spec 000 section 9: chatgpt-4o-latest): that model when an upstream offers it, else the
+   * upstream's closest match (DEFAULT_TEXT_MODEL_MATCHES, in order), else the first configured upstream model, else
+   * the offline model.
+   */
   get defaultModel(): string {
-    return this.order[0] ?? OFFLINE_MODEL_ID;
+    return preferredDefault(this.order) ?? this.order[0] ?? OFFLINE_MODEL_ID;
   }
 
   list(): ModelInfo[] {

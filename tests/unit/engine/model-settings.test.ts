@@ -107,6 +107,13 @@ describe('model settings in chat requests', () => {
     expect(of('other-model')).toMatchObject({ temperature: 1.5, max_tokens: 333 });
   });
 
+  it("before a conversation exists, the balance probe's conversationUUID is the spec's placeholder '{hash}'", async () => {
+    const engine = newEngine();
+    const r = await engine.sendMessage({ slug: null, prompt: 'Costly', model: 'paid-model' });
+    expect(r.ok).toBe(false);
+    expect(streamBodies()[0]).toMatchObject({ model: 'paid-model', conversationUUID: '{hash}', recommendedTier: 'paid' });
+  });
+
   it('a Regenerate sends the model settings too', async () => {
     const engine = newEngine();
     const v = await sendAndWait(engine, { slug: null, prompt: 'Again', model: 'fake-model' });
