@@ -125,6 +125,20 @@ export interface ModelSettings {
   /** Upscalers: 2, 3 or 4 (spec 001 section 9). */
   upscale_factor?: 2 | 3 | 4;
   voice?: string;
+  // Text models' settings (the "Model settings" panel; src/protocol/sampling.ts has their ranges).
+  temperature?: number;
+  top_p?: number;
+  top_k?: number;
+  frequency_penalty?: number;
+  presence_penalty?: number;
+  repetition_penalty?: number;
+  min_p?: number;
+  top_a?: number;
+  /** The reply's length limit for this model (else the maxTokens preference). */
+  maxTokens?: number;
+  reasoning_effort?: string;
+  /** One stop sequence. */
+  stop?: string;
 }
 
 /** Spec 000 section 3: a message queued while a reply generates. */

@@ -4,6 +4,7 @@
  */
 import type { ImageSettingName } from './media';
 import { z } from 'zod';
+import { samplingShape, type SamplingName } from './sampling';
 
 /** Error body of every non-2xx JSON answer. */
 export interface ErrorBody {
@@ -43,10 +44,16 @@ export const StreamGptRequestSchema = z.object({
   recommendedTier: z.string().max(50).optional(),
   transactionDetails: z.object({ linkupDepth: z.string().max(50).optional() }).optional(),
   scrapedUrls: z.array(z.string().max(2000)).max(25).optional(),
-  maxTokens: z.number().int().positive().max(1_000_000).optional(),
-  temperature: z.number().min(0).max(2).optional(),
+  /** The model settings the user set (src/protocol/sampling.ts): passed to the upstream when it takes them. */
+  ...samplingShape,
 });
 export type StreamGptRequest = z.infer<typeof StreamGptRequestSchema>;
+
+/**
+ * Spec 000 section 9: the conversationUUID a request carries when no conversation exists yet (the balance probe
+ * before a new conversation's first message, a file read for the new-conversation composer), verbatim.
+ */
+export const PLACEHOLDER_CONVERSATION_UUID = '{hash}';
 
 export type Modality = 'text' | 'image' | 'video' | 'audio';
 
@@ -74,6 +81,11 @@ export interface ModelInfo {
   imageSettings?: ImageSettingName[];
   /** Image models taking 'resolution': the sizes offered ('WxH'). */
   resolutions?: string[];
+  /**
+   * Text models: the model settings the gateway passes to this model's upstream (src/server/providers/sampling.ts);
+   * the "Model settings" panel offers these (and Max tokens, which every model takes).
+   */
+  parameters?: SamplingName[];
 }
 
 export interface ModelsResponse {

@@ -45,6 +45,8 @@ export interface WebHandlers {
   scrapeUrls(urls: string[], draft?: ScrapeDraft): Promise<ScrapeOutcome>;
   /** Random starter prompts for an empty conversation; [] when the gateway cannot be asked. */
   suggestions(kind: SuggestionKind): Promise<Suggestion[]>;
+  /** Recommended text models (GET /api/suggestions?kind=models: 20 fetched; the view shows 15); [] on failure. */
+  modelSuggestions(): Promise<string[]>;
 }
 
 /** What a scratchpad entry holds: a note typed in the panel, a message's text, code, or a code run's output. */

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ChatMessageSchema } from './api';
+import { SamplingSchema, samplingShape } from './sampling';
 import type { StreamMetadata } from './stream';
 import { MAX_EXTRA_MODELS, MAX_MULTI_MODELS } from './multi-limits';
 
@@ -37,23 +38,15 @@ export const TalkToGptMultiRequestSchema = z
     prompt: z.string().max(1_000_000).optional(),
     instructions: z.string().max(100_000).optional(),
     requestId: z.string().min(8).max(100).optional(),
-    temperature: z.number().min(0).max(2).optional(),
-    maxTokens: z.number().int().positive().max(1_000_000).optional(),
-    top_p: z.number().min(0).max(1).optional(),
-    top_k: z.number().int().min(0).max(10_000).optional(),
-    frequency_penalty: z.number().min(-2).max(2).optional(),
-    presence_penalty: z.number().min(-2).max(2).optional(),
-    repetition_penalty: z.number().min(0).max(2).optional(),
-    min_p: z.number().min(0).max(1).optional(),
-    top_a: z.number().min(0).max(1).optional(),
-    reasoning_effort: z.enum(['minimal', 'low', 'medium', 'high']).optional(),
+    /** Settings for every model (src/protocol/sampling.ts); `modelSettings` overrides them per model id. */
+    ...samplingShape,
     response_format: z.record(z.string(), z.unknown()).optional(),
     structured_outputs: z.boolean().optional(),
-    stop: z.union([z.string().max(200), z.array(z.string().max(200)).max(4)]).optional(),
     thinking: z.union([z.boolean(), z.record(z.string(), z.unknown())]).optional(),
     promptCaching: z.boolean().optional(),
     recommendedTier: z.string().max(50).optional(),
-    modelSettings: z.record(z.string(), z.unknown()).optional(),
+    /** Each model's own settings, by model id (what Parley's engine sends: the settings the user set per model). */
+    modelSettings: z.record(ModelId, SamplingSchema).optional(),
     isMultiModel: z.boolean().optional(),
   })
   .refine((r) => r.modelPayloads !== undefined || (r.prompt !== undefined && r.prompt.trim() !== ''), {

@@ -7,6 +7,7 @@ import { AmountError, parseDecimal, type PriceUnits } from './money/amounts';
 import { loadMediaConfig, type MediaConfig } from './media/config';
 import { loadMoneyConfig, type MoneyConfig } from './payments/config';
 import { ConfigError, intVar, type Env, type RateLimit } from './env-vars';
+import { SAMPLING_NAMES, type SamplingName } from '../protocol/sampling';
 
 export interface UpstreamConfig {
   /** Provider label and id (ModelInfo.provider). */
@@ -18,6 +19,8 @@ export interface UpstreamConfig {
   models: string[] | null;
   /** USD per 1M tokens by model id; models missing here are free. */
   pricing: Map<string, PriceUnits>;
+  /** The model settings it takes (src/server/providers/sampling.ts); null = by its URL. */
+  params: SamplingName[] | null;
 }
 
 export interface GatewayConfig {
@@ -81,6 +84,7 @@ const ProviderSchema = z.object({
   key: z.string().optional().nullable(),
   models: ModelsValue.optional().nullable(),
   pricing: PricingSchema.optional().nullable(),
+  params: z.union([z.string(), z.array(z.string())]).optional().nullable(),
 });
 const ProvidersSchema = z.array(ProviderSchema).max(50);
 
@@ -132,6 +136,16 @@ function modelList(v: string | string[] | null | undefined): string[] | null {
   return list.length > 0 ? [...new Set(list)] : null;
 }
 
+/** A list of model settings an upstream takes ('temperature,top_p'; 'none' for none); null when not given. */
+function paramList(v: string | string[] | null | undefined, where: string): SamplingName[] | null {
+  if (v === undefined || v === null || (typeof v === 'string' && v.trim() === '')) return null;
+  const list = (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter((s) => s.length > 0 && s !== 'none');
+  for (const name of list) {
+    if (!(SAMPLING_NAMES as readonly string[]).includes(name)) throw new ConfigError(`${where}: unknown model setting '${name}' (known: ${SAMPLING_NAMES.join(', ')})`);
+  }
+  return [...new Set(list)] as SamplingName[];
+}
+
 function baseUrl(raw: string, where: string): string {
   let u: URL;
   try {
@@ -161,6 +175,7 @@ export function loadConfig(env: Env): GatewayConfig {
       key: env.PARLEY_UPSTREAM_KEY?.trim() || null,
       models: modelList(env.PARLEY_UPSTREAM_MODELS),
       pricing: parsePricing(parseJsonVar(env, 'PARLEY_UPSTREAM_PRICING') ?? {}, 'PARLEY_UPSTREAM_PRICING'),
+      params: paramList(env.PARLEY_UPSTREAM_PARAMS, 'PARLEY_UPSTREAM_PARAMS'),
     });
   }
   const many = parseJsonVar(env, 'PARLEY_PROVIDERS');
@@ -180,6 +195,7 @@ export function loadConfig(env: Env): GatewayConfig {
         key: p.key?.trim() || null,
         models: modelList(p.models),
         pricing: parsePricing(p.pricing ?? {}, `${where}.pricing`),
+        params: paramList(p.params, `${where}.params`),
       });
     });
   }

@@ -11,6 +11,8 @@ import { OFFLINE_MODEL, OFFLINE_MODEL_ID, OfflineProvider } from '../providers/o
 import { OFFLINE_IMAGE_CHAT_MODEL, OFFLINE_IMAGE_CHAT_MODEL_ID, OfflineImageChatProvider } from '../media/providers/image-chat-offline';
 import { ImageLinesProvider, OpenAiProvider } from '../providers/openai';
 import type { TextProvider } from '../providers/types';
+import { modelParams, upstreamParams } from '../providers/sampling';
+import type { SamplingName } from '../../protocol/sampling';
 import { isVisionModel } from '../../protocol/vision';
 import { IMAGE_LINES_CAPABILITY, isImageChatModel } from '../../protocol/image-rules';
 
@@ -21,6 +23,8 @@ export interface CatalogueEntry {
   upstreamModel: string;
   /** null = free. */
   price: PriceUnits | null;
+  /** The model settings its upstream takes (providers/sampling.ts); absent = none. */
+  params?: readonly SamplingName[];
 }
 
 const FREE: PriceUnits = { inputMicroPerM: 0n, outputMicroPerM: 0n };
@@ -61,6 +65,20 @@ export interface CatalogueOptions {
   media?: { list(): ModelInfo[] };
   /** Speech models (src/server/speech/catalogue.ts), listed after the others; see attachSpeech. */
   speech?: { list(): ModelInfo[] };
+}
+
+/** Spec 000 section 9: the default text model, then what stands closest to it at other providers, in order. */
+export const DEFAULT_TEXT_MODEL = 'chatgpt-4o-latest';
+export const DEFAULT_TEXT_MODEL_MATCHES: readonly string[] = [DEFAULT_TEXT_MODEL, 'gpt-4o-latest', 'gpt-4o', 'gpt-4o-2024-11-20', 'gpt-4o-2024-08-06'];
+
+/** The first id of `ids` that is one of the matches (by the model's own id: 'openai/chatgpt-4o-latest' counts). */
+export function preferredDefault(ids: readonly string[]): string | undefined {
+  const own = (id: string) => id.slice(id.lastIndexOf('/') + 1).toLowerCase();
+  for (const match of DEFAULT_TEXT_MODEL_MATCHES) {
+    const hit = ids.find((id) => own(id) === match);
+    if (hit !== undefined) return hit;
+  }
+  return undefined;
 }
 
 export class Catalogue {
@@ -142,6 +160,7 @@ export class Catalogue {
         const p = price ?? FREE;
         // A chat model that answers with pictures: asked for them, its stream turned into image lines.
         const imageChat = isImageChatModel(model);
+        const params = modelParams(upstreamParams(u.config.url, u.config.params), model);
         add({
           info: {
             id,
@@ -154,24 +173,30 @@ export class Catalogue {
             offline: false,
             contextLength: u.contextLengths.get(model) ?? DEFAULT_CONTEXT_LENGTH,
             description: `${model} via ${u.config.name}`,
+            parameters: params,
           },
           provider: imageChat ? u.imageLines : u.provider,
           upstreamModel: model,
           price: free ? null : price,
+          params,
         });
       }
     }
     for (const e of this.options.extra ?? []) add(e);
-    add({ info: { ...OFFLINE_MODEL, contextLength: OFFLINE_CONTEXT_LENGTH }, provider: this.offline, upstreamModel: OFFLINE_MODEL_ID, price: null });
+    add({ info: { ...OFFLINE_MODEL, contextLength: OFFLINE_CONTEXT_LENGTH, parameters: [] }, provider: this.offline, upstreamModel: OFFLINE_MODEL_ID, price: null });
     // Spec 000 section 7: a chat model answering in the Gemini image model's JSON lines, built in.
-    add({ info: OFFLINE_IMAGE_CHAT_MODEL, provider: this.offlineImageChat, upstreamModel: OFFLINE_IMAGE_CHAT_MODEL_ID, price: null });
+    add({ info: { ...OFFLINE_IMAGE_CHAT_MODEL, parameters: [] }, provider: this.offlineImageChat, upstreamModel: OFFLINE_IMAGE_CHAT_MODEL_ID, price: null });
     this.entries = entries;
     this.order = order;
   }
 
-  /** Default model: the first configured upstream model, else the offline model. */
+  /**
+   * Default model (spec 000 section 9: chatgpt-4o-latest): that model when an upstream offers it, else the
+   * upstream's closest match (DEFAULT_TEXT_MODEL_MATCHES, in order), else the first configured upstream model, else
+   * the offline model.
+   */
   get defaultModel(): string {
-    return this.order[0] ?? OFFLINE_MODEL_ID;
+    return preferredDefault(this.order) ?? this.order[0] ?? OFFLINE_MODEL_ID;
   }
 
   list(): ModelInfo[] {

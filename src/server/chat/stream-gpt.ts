@@ -24,6 +24,7 @@ import { planReplyHold } from '../money/reply-hold';
 import { replyCostMicro } from '../money/amounts';
 import { OutputBudget, replyLimitMessage } from '../providers/output-budget';
 import { UpstreamStreamError, type ProviderChatRequest } from '../providers/types';
+import { passSampling } from '../providers/sampling';
 import type { ReplySink } from './reply-sink';
 import { attachReply, openSink, registerReplyRoutes, replyKey, STREAM_HEADERS, watchClientGone } from './stream-resume';
 import { stripModelSuffix } from './catalogue';
@@ -102,8 +103,13 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
 
     const providerReq: ProviderChatRequest = { model: entry.upstreamModel, conversation };
     if (req.maxTokens !== undefined) providerReq.maxTokens = req.maxTokens;
-    if (req.temperature !== undefined) providerReq.temperature = req.temperature;
+    // The settings the user set, cut to what this model's upstream takes (providers/sampling.ts).
+    const sampling = passSampling(req, entry.params ?? [], entry.upstreamModel);
+    if (Object.keys(sampling).length > 0) providerReq.sampling = sampling;
     const note = `stream-gpt ${entry.info.id}`;
+    // recommendedTier: the tier the client's catalogue gave the model; a stale one is worth a line in the log.
+    const tier = entry.price === null ? 'free' : 'paid';
+    if (req.recommendedTier !== undefined && req.recommendedTier !== tier) ctx.log(`stream-gpt: ${entry.info.id} is ${tier}, the client sent recommendedTier '${req.recommendedTier}'`);
 
     // A paid reply reserves its maximum cost first (docs/gateway.md, "Holds"); the budget it holds for the
     // output is what the upstream is allowed to produce.

@@ -31,6 +31,7 @@ import { formatNanoRawCeil, formatUsdMicro, replyCostMicro } from '../money/amou
 import type { CatalogueEntry } from './catalogue';
 import { OutputBudget, replyLimitMessage } from '../providers/output-budget';
 import { UpstreamStreamError, type ProviderChatRequest, type ProviderEvent } from '../providers/types';
+import { passSampling } from '../providers/sampling';
 import { STALL_MESSAGE, upstreamRefusal } from './stream-gpt';
 import { openSink, watchClientGone } from './stream-resume';
 import { stripModelSuffix } from './catalogue';
@@ -103,8 +104,12 @@ export function registerTalkToGptMultiRoute(app: Hono<AppEnv>, ctx: RouteContext
       const conversation = conversations[index] as ChatPayload;
       const key = `multi:${sessionId}:${requestId}:${index}`;
       const providerReq: ProviderChatRequest = { model: entry.upstreamModel, conversation };
-      if (req.maxTokens !== undefined) providerReq.maxTokens = req.maxTokens;
-      if (req.temperature !== undefined) providerReq.temperature = req.temperature;
+      // The request's settings for every model, then this model's own (modelSettings), cut to what it takes.
+      const own = { ...req, ...req.modelSettings?.[modelId] };
+      const maxTokens = own.maxTokens;
+      if (maxTokens !== undefined) providerReq.maxTokens = maxTokens;
+      const sampling = passSampling(own, entry.params ?? [], entry.upstreamModel);
+      if (Object.keys(sampling).length > 0) providerReq.sampling = sampling;
       let hold: OpenHold | null = null;
       let stall: ReturnType<typeof setTimeout> | null = null;
       const refuse = async (status: number, error: string, message: string): Promise<Refused> => {
@@ -114,7 +119,7 @@ export function registerTalkToGptMultiRoute(app: Hono<AppEnv>, ctx: RouteContext
       };
       try {
         if (entry.price !== null) {
-          const plan = planReplyHold(entry.price, conversation.inputTokens, req.maxTokens);
+          const plan = planReplyHold(entry.price, conversation.inputTokens, maxTokens);
           const r = await reservePaidCall(ctx.ledger, sessionId, { key, maxUsdMicro: plan.maxUsdMicro, note: `talk-to-gpt-multi ${entry.info.id}` }, ctx.log);
           if (!r.ok && r.kind === 'short') {
             const { requiredUsdMicro: usd, requiredNanoRaw: raw } = r.shortfall;

@@ -8,6 +8,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { HttpClient, readText, type StreamingResponse } from './http-client';
 import { SseParser, SseTooLargeError, type SseEvent } from './sse';
 import { estimateOutputTokens, IMAGE_OUTPUT_TOKENS } from './output-budget';
+import { samplingJson } from './sampling';
 import { UpstreamStreamError, type OpenStreamResult, type ProviderChatRequest, type ProviderEvent, type TextProvider } from './types';
 
 export interface OpenAiProviderOptions {
@@ -331,7 +332,7 @@ export class OpenAiProvider implements TextProvider {
     const head = `{"model":${JSON.stringify(req.model)},"messages":`;
     let tail = ',"stream":true,"stream_options":{"include_usage":true}';
     if (req.maxTokens !== undefined) tail += `,"max_tokens":${req.maxTokens}`;
-    if (req.temperature !== undefined) tail += `,"temperature":${req.temperature}`;
+    if (req.sampling) tail += samplingJson(req.sampling);
     if (imageLines) tail += ',"modalities":["image","text"]';
     tail += '}';
     const json = req.conversation.json;

@@ -3,6 +3,7 @@
  * stream-gpt route (src/server/chat/stream-gpt.ts) frames them for the wire (src/protocol/stream.ts).
  */
 import type { ChatPayload } from '../body/chat-payload';
+import type { Sampling } from '../../protocol/sampling';
 
 export interface ProviderChatRequest {
   /** The provider's own model id. */
@@ -10,7 +11,8 @@ export interface ProviderChatRequest {
   /** The conversation: its messages as JSON, the input-token estimate, what the offline engine reads. */
   conversation: ChatPayload;
   maxTokens?: number;
-  temperature?: number;
+  /** The model settings to send, already cut to what the model takes (./sampling.ts passSampling). */
+  sampling?: Sampling;
 }
 
 export type ProviderEvent =

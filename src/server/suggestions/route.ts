@@ -7,7 +7,7 @@ import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { SUGGESTION_COUNTS, type Suggestion, type SuggestionKind, type SuggestionsResponse } from '../../protocol/web';
+import { MODEL_SUGGESTION_COUNTS, rankModelSuggestions, SUGGESTION_COUNTS, type ModelSuggestionsResponse, type Suggestion, type SuggestionKind, type SuggestionsResponse } from '../../protocol/web';
 import { type RouteContext } from '../context';
 import { jsonError, type AppEnv } from '../http';
 
@@ -50,11 +50,18 @@ export function pickRandom<T>(items: readonly T[], n: number): T[] {
   return pool.slice(0, count);
 }
 
-export function registerSuggestionsRoute(app: Hono<AppEnv>, _ctx: RouteContext): void {
+export function registerSuggestionsRoute(app: Hono<AppEnv>, ctx: RouteContext): void {
   const sets = loadSuggestions();
   app.get('/api/suggestions', (c) => {
     const kind = c.req.query('kind') ?? 'text';
-    if (!(KINDS as readonly string[]).includes(kind)) return jsonError(c, 400, 'BAD_REQUEST', `kind must be one of ${KINDS.join(', ')}`);
+    if (kind === 'models') {
+      // Recommended models (spec 000 section 9: 20 fetched, 15 used), ranked from the catalogue.
+      const { models, defaultModel } = ctx.catalogue.response();
+      const answer: ModelSuggestionsResponse = { kind: 'models', models: rankModelSuggestions(models, defaultModel, MODEL_SUGGESTION_COUNTS.fetched) };
+      c.header('Cache-Control', 'no-store');
+      return c.json(answer);
+    }
+    if (!(KINDS as readonly string[]).includes(kind)) return jsonError(c, 400, 'BAD_REQUEST', `kind must be one of ${[...KINDS, 'models'].join(', ')}`);
     const k = kind as SuggestionKind;
     const answer: SuggestionsResponse = { kind: k, suggestions: pickRandom(sets[k], SUGGESTION_COUNTS[k].fetched) };
     c.header('Cache-Control', 'no-store');

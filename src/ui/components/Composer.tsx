@@ -18,6 +18,7 @@ import { addExtraModel, applyModelChoice, composer, MODES, modeForModel, readAdd
 import { engine, useQuery } from '../engine';
 import { showLocalNotice, view } from '../state';
 import { ModelPicker } from './ModelPicker';
+import { ModelSettingsButton } from './ModelSettings';
 import { usePath } from '../router';
 import { chooseMediaModel, mediaModelFor } from '../media/media-state';
 import { ScrapeBar } from './web/ScrapeBar';
@@ -270,6 +271,7 @@ export function Composer({ value, onChange, pending, sending = false, onSend, on
                   exclude={[model, ...state.extraModels.filter((x) => x !== id)]}
                   onChange={(next) => (composer.extraModels = composer.extraModels.map((x) => (x === id ? next : x)))}
                 />
+                <ModelSettingsButton model={textModels.find((m) => m.id === id)} />
                 <button type="button" className="icon" aria-label={`Remove ${names.get(id) ?? id}`} onClick={() => removeExtraModel(id)}>
                   ×
                 </button>

@@ -6,6 +6,7 @@
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import type { ModelInfo } from '../../protocol/api';
 import { ModelPicker } from './ModelPicker';
+import { ModelSettingsButton } from './ModelSettings';
 
 interface Props {
   title: string;
@@ -51,6 +52,7 @@ export function ConversationHeader({ title, model, models, onModelChange, totalC
       </div>
       <div className="conversation-tools">
         <ModelPicker value={model} onChange={onModelChange} models={models} />
+        <ModelSettingsButton model={models.find((m) => m.id === model)} />
         <button
           ref={toggle}
           type="button"

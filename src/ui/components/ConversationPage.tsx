@@ -14,6 +14,7 @@ import { ScratchpadButton } from './ToolSplit';
 import { ErrorBoundary } from './ErrorBoundary';
 import { formatTotalCost } from './cost-format';
 import { Suggestions } from './web/Suggestions';
+import { ModelSuggestions } from './web/ModelSuggestions';
 import { clearWebDraft, web, webSendExtras } from '../web-state';
 import { useAttachmentInput } from './Attachments';
 import { audioPicker, audioSendExtras, speechView } from '../speech/speech-state';
@@ -237,6 +238,17 @@ export function ConversationPage({ slug }: { slug: string }) {
                   }
                   focusComposer();
                 }} />}
+              {composerSnap.mode === 'chat' && (
+                <ModelSuggestions
+                  models={textModels}
+                  current={model}
+                  onPick={(id) => {
+                    pickedHere.current = true;
+                    view.model = id;
+                    focusComposer();
+                  }}
+                />
+              )}
             </div>
           )}
         </EmptyMessages>

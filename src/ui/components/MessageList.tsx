@@ -37,6 +37,7 @@ export function MessageList({ messages, models, empty, partial = false }: Props)
   const [atEnd, setAtEnd] = useState(true);
   // One lookup for all rows rather than a search of the catalogue per message.
   const names = useMemo(() => new Map(models.map((m) => [m.id, m.name])), [models]);
+  const infos = useMemo(() => new Map(models.map((m) => [m.id, m])), [models]);
   // Multi-model replies share a row (side by side); a marker shows where the latest request's context began.
   const built = useRef<RowsOf | null>(null);
   const rows = useMemo(() => (built.current = updateRows(built.current, messages)).rows, [messages]);
@@ -119,7 +120,7 @@ export function MessageList({ messages, models, empty, partial = false }: Props)
             return (
               <div key={row.key} data-index={row.index} ref={virtualizer.measureElement} className="message-row" style={{ transform: `translateY(${row.start}px)` }}>
                 {r.kind === 'message' && <MessageItem message={r.message} modelName={names.get(r.message.model) ?? r.message.model} last={row.index === rows.length - 1} />}
-                {r.kind === 'multi' && <MultiModelReplies messages={r.messages} names={names} last={row.index === rows.length - 1} />}
+                {r.kind === 'multi' && <MultiModelReplies messages={r.messages} names={names} models={infos} last={row.index === rows.length - 1} />}
                 {r.kind === 'omitted' && <OmittedMarker count={r.count} />}
               </div>
             );

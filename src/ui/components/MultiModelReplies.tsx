@@ -4,15 +4,19 @@
  * not sent to the model; src/worker/rooms/replies/context-window.ts).
  */
 import type { MessageView } from '../../protocol/engine';
+import type { ModelInfo } from '../../protocol/api';
 import { MessageItem } from './MessageItem';
+import { ModelSettingsButton } from './ModelSettings';
 
 export { listRows, type ListRow } from './list-rows';
 
-export function MultiModelReplies({ messages, names, last = false }: { messages: readonly MessageView[]; names: ReadonlyMap<string, string>; last?: boolean }) {
+export function MultiModelReplies({ messages, names, models, last = false }: { messages: readonly MessageView[]; names: ReadonlyMap<string, string>; models?: ReadonlyMap<string, ModelInfo>; last?: boolean }) {
   return (
     <div className="multi-replies" role="group" aria-label={`Replies from ${messages.length} models`}>
       {messages.map((m) => (
         <div className="multi-reply" key={m.id}>
+          {/* The column's header: its model's settings, for the next prompt. */}
+          <ModelSettingsButton model={models?.get(m.model)} className="multi-reply-settings" />
           <MessageItem message={m} modelName={names.get(m.model) ?? m.model} last={last} />
         </div>
       ))}

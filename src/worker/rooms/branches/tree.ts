@@ -16,6 +16,7 @@ import { CONVERSATION_NOTICE, DURATION } from '../../../shared/messages';
 import { ReplyStreamParser } from '../replies/stream-parser';
 import type { LiveReply } from '../replies/reply-runner';
 import { liveReplies } from '../replies/live';
+import { allModelSettings, recommendedTier, requestSettings } from '../replies/model-settings';
 
 /** Notice bodies the spec does not quote (ours, docs/errors.md). */
 export const TREE_TEXT = {
@@ -138,12 +139,15 @@ export async function appendAndReply(core: EngineCore, plan: ReplyPlan): Promise
     liveReplies(core).live.delete(reply.messageId);
     throw error;
   }
+  const info = core.models$.value.models.find((m) => m.id === plan.model);
+  const settings = requestSettings((await allModelSettings(core))[plan.model], info ?? {}, core.preferences$.value.maxTokens);
   const request: StreamGptRequest = {
     model: plan.model,
     messages: plan.messages,
     conversationUUID: plan.conversation.uuid,
     requestId: plan.requestId,
-    maxTokens: core.preferences$.value.maxTokens,
+    ...settings,
+    ...(info ? { recommendedTier: recommendedTier(info) } : {}),
   };
   liveReplies(core).startReply(reply, (signal) => gateway.streamReply(request, signal), plan.model);
 }

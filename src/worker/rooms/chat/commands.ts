@@ -3,7 +3,7 @@
  * POST /api/stream-gpt after a pending assistant message; several through ../multimodel/commands.ts, with no pending
  * message), its balance probe (step 2), and the commands Send and Stop.
  */
-import type { ChatMessage, ModelInfo, StreamGptRequest } from '../../../protocol/api';
+import { PLACEHOLDER_CONVERSATION_UUID, type ChatMessage, type ModelInfo, type StreamGptRequest } from '../../../protocol/api';
 import type { ChatHandlers, SendMessageInput, SendMessageResult } from '../../../protocol/engine';
 import type { ConversationRow, MessageRow } from '../../../events/model';
 import { makeEvent } from '../../../events/catalogue';
@@ -21,6 +21,7 @@ import { searchForAll, searchThenReply } from '../web/commands';
 import { activeHistory, sessionCurrency, submitter, type BalanceProbe, type Submit } from '../replies/submit';
 import { registerModeHandler, type ModeHandler, type Submission } from '../replies/submit-plugins';
 import { liveReplies } from '../replies/live';
+import { allModelSettings, recommendedTier, requestSettings } from '../replies/model-settings';
 
 export { isPending, REPLY_IN_PROGRESS, sessionCurrency } from '../replies/submit';
 
@@ -45,15 +46,21 @@ export const chatBalanceProbe: BalanceProbe = async (core, { conversation, promp
   const history = conversation ? await activeHistory(core, conversation.slug) : [];
   const user = { id: 0, conversationSlug: '', timestamp: now, role: 'user', prompt, model: '', status: 'done', parentMessageId: null, alternativeGroup: null, branchIndex: 0, isActiveBranch: true, branchDepth: 0, updatedAt: now } satisfies MessageRow;
   const maxTokens = core.preferences$.value.maxTokens;
-  const conversationUUID = conversation?.uuid ?? 'new-conversation';
+  const conversationUUID = conversation?.uuid ?? PLACEHOLDER_CONVERSATION_UUID;
   const controller = new AbortController();
   try {
-    const payloads = paid.map((m, modelIndex) => ({ modelIndex, model: m.id, messages: buildRequestMessages(conversation ?? { instructions: '' }, history, user, m, maxTokens, now).messages }));
+    // Each model's own settings: its maxTokens sizes the hold the gateway asks for.
+    const all = await allModelSettings(core);
+    const settings = paid.map((m) => requestSettings(all[m.id], m, maxTokens));
+    const payloads = paid.map((m, modelIndex) => ({ modelIndex, model: m.id, messages: buildRequestMessages(conversation ?? { instructions: '' }, history, user, m, (settings[modelIndex] as { maxTokens: number }).maxTokens, now).messages }));
     const [first] = payloads;
     const body =
-      payloads.length === 1 && first
-        ? await gateway.streamReply({ model: first.model, messages: first.messages, conversationUUID, maxTokens }, controller.signal)
-        : await gateway.multiReply({ conversationUUID, models: paid.map((m) => m.id), modelPayloads: payloads, maxTokens, isMultiModel: true }, controller.signal);
+      payloads.length === 1 && first && paid[0]
+        ? await gateway.streamReply({ model: first.model, messages: first.messages, conversationUUID, ...settings[0], recommendedTier: recommendedTier(paid[0]) }, controller.signal)
+        : await gateway.multiReply(
+            { conversationUUID, models: paid.map((m) => m.id), modelPayloads: payloads, maxTokens, modelSettings: Object.fromEntries(paid.map((m, i) => [m.id, settings[i] ?? {}])), recommendedTier: 'paid', isMultiModel: true },
+            controller.signal,
+          );
     controller.abort();
     void body.cancel().catch(() => undefined);
     await core.refreshSession();
@@ -72,8 +79,12 @@ const LOCAL_STORAGE_FAILED: SendMessageResult = { ok: false, error: MODEL_ERROR.
 async function runChat(s: Submission): Promise<SendMessageResult> {
   const { core, conversation, history, user, events, model, extras, maxTokens, now } = s;
   const slug = conversation.slug;
+  // The settings the user set for each model (its "Model settings" panel), cut to what it takes.
+  const all = await allModelSettings(core);
+  const settingsOf = (m: ModelInfo) => requestSettings(all[m.id], m, maxTokens);
+  const mainSettings = settingsOf(model);
   // The user message records what its request left out (the view marks where the context began).
-  const main = buildRequestMessages(conversation, history, user, model, maxTokens, now);
+  const main = buildRequestMessages(conversation, history, user, model, mainSettings.maxTokens, now);
   if (main.omitted > 0) user.contextOmitted = main.omitted;
 
   // (7, several models) Multi-model: no pending message here; each model's reply is stored once it starts.
@@ -83,7 +94,10 @@ async function runChat(s: Submission): Promise<SendMessageResult> {
     } catch {
       return LOCAL_STORAGE_FAILED;
     }
-    const targets = [model, ...extras].map((m) => ({ model: m, messages: m === model ? main.messages : buildRequestMessages(conversation, history, user, m, maxTokens, now).messages }));
+    const targets = [model, ...extras].map((m) => {
+      const settings = m === model ? mainSettings : settingsOf(m);
+      return { model: m, settings, messages: m === model ? main.messages : buildRequestMessages(conversation, history, user, m, settings.maxTokens, now).messages };
+    });
     if (s.input.webSearch) {
       const depth = s.input.webSearch.depth;
       void searchForAll(core, user, depth, targets).then((t) => t && startMultiModel(core, { conversation, user, targets: t, maxTokens }));
@@ -109,7 +123,16 @@ async function runChat(s: Submission): Promise<SendMessageResult> {
   }
 
   // (7) Call the chat handler.
-  const request: StreamGptRequest = { model: model.id, messages: main.messages, conversationUUID: conversation.uuid, requestId, maxTokens };
+  const scrapedUrls = (user.scrapedContent ?? []).map((p) => p.url).slice(0, 25);
+  const request: StreamGptRequest = {
+    model: model.id,
+    messages: main.messages,
+    conversationUUID: conversation.uuid,
+    requestId,
+    ...mainSettings,
+    recommendedTier: recommendedTier(model),
+    ...(scrapedUrls.length > 0 ? { scrapedUrls } : {}),
+  };
   const open = (r: StreamGptRequest, signal: AbortSignal) => gateway.streamReply(r, signal);
   // With web search on, the search runs first and its results join the request (../web/commands.ts).
   liveReplies(core).startReply(reply, s.input.webSearch ? searchThenReply(core, { user, depth: s.input.webSearch.depth, request }, open) : (signal) => open(request, signal), model.id);

@@ -8,7 +8,7 @@
  */
 import { makeEvent, type NewEvent } from '../../../events/catalogue';
 import type { LibraryRow } from '../../../events/model';
-import type { ModelInfo } from '../../../protocol/api';
+import { PLACEHOLDER_CONVERSATION_UUID, type ModelInfo } from '../../../protocol/api';
 import { IMAGE_DESCRIPTION } from '../../../protocol/attachments';
 import { DESCRIPTION_MAX_IMAGE_BYTES, type ImageDescriptionRequest } from '../../../protocol/attachments-api';
 import { IMAGE_DESCRIPTION_DEFAULTS, takesImages } from '../../../protocol/vision';
@@ -125,7 +125,7 @@ export const libraryAttachmentStep: AttachmentStep = {
       prompt: request.prompt,
       models,
       budgetChars: filesBudgetChars(models, request.prompt, core.preferences$.value.maxTokens),
-      conversationUUID: request.conversationUUID ?? 'new-conversation',
+      conversationUUID: request.conversationUUID ?? PLACEHOLDER_CONVERSATION_UUID,
       wait: request.queued === true,
     });
     if (!result.ok) return { error: result.error };

@@ -15,6 +15,7 @@ import { makeEvent, type NewEvent } from '../../../events/catalogue';
 import type { ConversationRow, MessageRow } from '../../../events/model';
 import type { ChatMessage, ModelInfo } from '../../../protocol/api';
 import type { TalkToGptMultiRequest } from '../../../protocol/multi';
+import type { Sampling } from '../../../protocol/sampling';
 import { encodeMetadata, type StreamMetadata } from '../../../protocol/stream';
 import type { EngineCore } from '../../core';
 import { classifyModelError, streamFailureText } from '../../infra/errors';
@@ -31,6 +32,8 @@ export interface MultiModelTarget {
   model: ModelInfo;
   /** This model's messages (system prompt and the history that fits its context window). */
   messages: ChatMessage[];
+  /** The settings the user set for this model (../replies/model-settings.ts). */
+  settings?: Sampling;
 }
 
 export interface MultiModelRun {
@@ -111,6 +114,9 @@ export async function startMultiModel(core: EngineCore, run: MultiModelRun): Pro
     prompt: typeof user.prompt === 'string' ? user.prompt : '',
     requestId,
     maxTokens: run.maxTokens,
+    // Each model's own settings (its "Model settings" panel), by model id.
+    modelSettings: Object.fromEntries(targets.map((t) => [t.model.id, t.settings ?? {}])),
+    recommendedTier: targets.some((t) => !t.model.free) ? 'paid' : 'free',
     isMultiModel: true,
   };
   let body: ReadableStream<Uint8Array>;

@@ -134,5 +134,14 @@ export function webCommands(core: EngineCore): WebHandlers {
         return [];
       }
     },
+
+    async modelSuggestions() {
+      try {
+        await ready();
+        return (await webClient.modelSuggestions()).models;
+      } catch {
+        return [];
+      }
+    },
   };
 }

@@ -1,5 +1,5 @@
 /** The engine's client of the web routes (docs/protocol.md, "Web search, scraping and suggestions"). */
-import type { ScrapeRequest, ScrapeResponse, SuggestionKind, SuggestionsResponse, WebSearchRequest, WebSearchResponse, WebSearchStatus } from '../../../protocol/web';
+import type { ScrapeRequest, ScrapeResponse, ModelSuggestionsResponse, SuggestionKind, SuggestionsResponse, WebSearchRequest, WebSearchResponse, WebSearchStatus } from '../../../protocol/web';
 import { gatewayErrorOf } from '../../infra/gateway';
 
 async function answer<T>(res: Response): Promise<T> {
@@ -26,4 +26,5 @@ export const webClient = {
   search: (request: WebSearchRequest, signal?: AbortSignal) => post<WebSearchResponse>('/api/web-search', request, signal),
   scrape: (request: ScrapeRequest) => post<ScrapeResponse>('/api/scrape', request),
   suggestions: (kind: SuggestionKind) => get<SuggestionsResponse>(`/api/suggestions?kind=${kind}`),
+  modelSuggestions: () => get<ModelSuggestionsResponse>('/api/suggestions?kind=models'),
 };
