@@ -137,7 +137,7 @@ describe('images, end to end in Chromium', () => {
     await send(page, 'a lighthouse');
     await imageShown(page);
     expect(fake.requests.at(-1)?.path).toBe('/v1/images/generations');
-    await assistant(page).last().getByRole('button', { name: 'Use as input: image 1' }).click();
+    await assistant(page).last().getByRole('button', { name: 'Use as input', exact: true }).click();
     await page.getByRole('button', { name: 'Remove input image 1' }).waitFor();
     await send(page, 'make it blue');
     await expect.poll(() => assistant(page).count()).toBe(2);
@@ -156,7 +156,7 @@ describe('images, end to end in Chromium', () => {
     await imageShown(page);
     await send(page, '');
     await page.getByRole('region', { name: 'Notifications' }).getByText('Message is required').waitFor();
-    await assistant(page).last().getByRole('button', { name: 'Use as input: image 1' }).click();
+    await assistant(page).last().getByRole('button', { name: 'Use as input', exact: true }).click();
     await chooseModel(page, 'parley-offline-upscaler');
     await page.getByRole('group', { name: 'Image settings' }).getByLabel('Upscale factor').selectOption('3');
     await send(page, '');

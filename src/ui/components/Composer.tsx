@@ -22,6 +22,7 @@ import { usePath } from '../router';
 import { AudioControls } from '../speech/AudioControls';
 import { VoiceMode } from '../speech/VoiceMode';
 import { MediaControls } from '../media/MediaControls';
+import { InputImages } from '../media/InputImages';
 import { chooseMediaModel, mediaModelFor } from '../media/media-state';
 import { ScrapeBar } from './web/ScrapeBar';
 import { WebSearchSwitch } from './web/WebSearchSwitch';
@@ -311,6 +312,7 @@ export function Composer({ value, onChange, pending, sending = false, onSend, on
         </p>
       )}
       <ScrapeBar text={value} />
+      <InputImages models={models} mode={state.mode} model={state.mode === 'image' || state.mode === 'video' ? models.find((m) => m.id === mediaModelFor(state.mode as 'image' | 'video', models)) : undefined} />
       <AttachmentChips slug={slug} items={attachments} />
       {size.handles}
       <form
