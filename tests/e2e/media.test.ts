@@ -24,7 +24,7 @@ const getStack = useStack(() => ({
   },
 }));
 
-async function mode(page: Page, name: 'Image' | 'Video'): Promise<void> {
+async function mode(page: Page, name: 'Image' | 'Video' | 'Chat'): Promise<void> {
   await page.getByRole('radiogroup', { name: 'Mode' }).getByRole('radio', { name }).check();
   await page.getByRole('group', { name: `${name} settings` }).waitFor();
 }
@@ -139,6 +139,13 @@ describe('images, end to end in Chromium', () => {
     expect(fake.requests.at(-1)?.path).toBe('/v1/images/generations');
     await assistant(page).last().getByRole('button', { name: 'Use as input', exact: true }).click();
     await page.getByRole('button', { name: 'Remove input image 1' }).waitFor();
+    // The composer shows it with the requests that use it (its name is its visible line), and says Chat does not.
+    const input = page.getByRole('group', { name: 'Input image: used by Image edit / Video / Upscale' });
+    await input.locator('img[src^="blob:"]').waitFor();
+    expect(await input.textContent()).not.toContain('Not sent with');
+    await mode(page, 'Chat');
+    await input.getByText('Not sent with Chat').waitFor();
+    await mode(page, 'Image');
     await send(page, 'make it blue');
     await expect.poll(() => assistant(page).count()).toBe(2);
     await imageShown(page);
