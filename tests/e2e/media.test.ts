@@ -24,7 +24,7 @@ const getStack = useStack(() => ({
   },
 }));
 
-async function mode(page: Page, name: 'Image' | 'Video' | 'Chat'): Promise<void> {
+async function mode(page: Page, name: 'Image' | 'Video'): Promise<void> {
   await page.getByRole('radiogroup', { name: 'Mode' }).getByRole('radio', { name }).check();
   await page.getByRole('group', { name: `${name} settings` }).waitFor();
 }
@@ -143,7 +143,7 @@ describe('images, end to end in Chromium', () => {
     const input = page.getByRole('group', { name: 'Input image: used by Image edit / Video / Upscale' });
     await input.locator('img[src^="blob:"]').waitFor();
     expect(await input.textContent()).not.toContain('Not sent with');
-    await mode(page, 'Chat');
+    await page.getByRole('radiogroup', { name: 'Mode' }).getByRole('radio', { name: 'Chat' }).check();
     await input.getByText('Not sent with Chat').waitFor();
     await mode(page, 'Image');
     await send(page, 'make it blue');
