@@ -34,6 +34,8 @@ export interface LibraryCompletedV1 {
   /** An image that was compressed or converted: its stored type and size now. */
   mimeType?: string;
   sizeBytes?: number;
+  /** An image's thumbnail (a Blob in `files`, made in the file worker); absent when the image is its own. */
+  thumbId?: number;
 }
 /** It was taken off a conversation's composer before being sent (the link row goes; the item stays). */
 export interface LibraryItemUnlinkedV1 {
@@ -79,7 +81,8 @@ export interface MessageImagesExtractedV1 {
 const STATUS = new Set<string>(LIBRARY_STATUSES);
 const item = (v: unknown): boolean =>
   O(v) && I(v.id) && I(v.fileId) && S(v.name) && N(v.createdAt) && N(v.lastModified) && Array.isArray(v.content) && v.content.every(S) &&
-  (v.type === 'image' || v.type === 'file') && S(v.status) && STATUS.has(v.status as string) && N(v.order) && N(v.processingTime);
+  (v.type === 'image' || v.type === 'file') && S(v.status) && STATUS.has(v.status as string) && N(v.order) && N(v.processingTime) &&
+  (v.contentHash === undefined || S(v.contentHash));
 const link = (v: unknown): boolean => O(v) && I(v.id) && I(v.libraryId);
 
 // The library queries follow library events themselves (src/worker/rooms/library/queries.ts).
@@ -100,7 +103,7 @@ export const libraryEvents = {
   }),
   'library.itemCompleted': defineEvent({
     version: 1,
-    payload: tested<LibraryCompletedV1>((p) => O(p) && I(p.id) && Array.isArray(p.content) && p.content.every(S) && N(p.processingTime) && typeof p.processedLocally === 'boolean' && N(p.at)),
+    payload: tested<LibraryCompletedV1>((p) => O(p) && I(p.id) && Array.isArray(p.content) && p.content.every(S) && N(p.processingTime) && typeof p.processedLocally === 'boolean' && N(p.at) && (p.thumbId === undefined || I(p.thumbId))),
     touches: () => NOTHING,
   }),
   'library.itemFailed': defineEvent({

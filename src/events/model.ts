@@ -175,6 +175,10 @@ export interface LibraryRow {
   jobId?: string;
   /** Size before compression (an image that was compressed). */
   originalSize?: number;
+  /** An image's thumbnail in `files` (made in the file worker once it is prepared); absent: the image is its own. */
+  thumbId?: number;
+  /** SHA-256 of the bytes as added (hex), computed in the engine worker: one library row per identical file. */
+  contentHash?: string;
 }
 
 /** The file analyser's verdict (spec 000 section 5; src/worker/rooms/library/attachments/analyser.ts). */
@@ -196,6 +200,8 @@ export interface MessageFile {
   name: string;
   type: 'image' | 'file';
   sizeBytes: number;
+  /** An image's thumbnail file (its library row's), shown with the sent message while the library keeps it. */
+  thumbId?: number;
   /** A document's text as sent (cut to the model's context), or an image's description. */
   text?: string;
   /** Shown with the message: how much of a document fit the model's context. */

@@ -75,6 +75,36 @@ export function fitInputImages<T>(modelId: string, current: readonly T[]): T[] {
   return max === 1 ? current.slice(-1) : current.slice(0, max);
 }
 
+/** The capability of an upscaling model (the gateway's catalogue declares it: src/server/media/catalogue.ts). */
+export const UPSCALE_CAPABILITY = 'upscale';
+
+/** What an input image ("Use as input", "Add image") is used by: the requests that carry it (issue 16). */
+export const INPUT_IMAGE_USES = ['Image edit', 'Video', 'Upscale'] as const;
+export type InputImageUse = (typeof INPUT_IMAGE_USES)[number];
+
+/**
+ * Whether a request of this mode to this model carries the input images, and as what: an image model taking
+ * image-to-image edits it (an upscaler upscales it), a video model taking image-to-video starts from it. Chat,
+ * audio and voice requests, and image or video models without those capabilities, never carry it (the engine's
+ * submit path drops it: src/worker/rooms/media/commands.ts).
+ */
+export function inputImageUse(mode: string, model: { capabilities: readonly string[] }): InputImageUse | null {
+  if (mode === 'image' && model.capabilities.includes(UPSCALE_CAPABILITY)) return 'Upscale';
+  if (mode === 'image' && model.capabilities.includes('image-to-image')) return 'Image edit';
+  if (mode === 'video' && model.capabilities.includes('image-to-video')) return 'Video';
+  return null;
+}
+
+/** The uses the catalogue offers, in INPUT_IMAGE_USES order (the composer's "Input image: used by ..."). */
+export function inputImageUses(models: readonly { modality: string; capabilities: readonly string[] }[]): InputImageUse[] {
+  const found = new Set<InputImageUse>();
+  for (const m of models) {
+    const use = m.modality === 'image' || m.modality === 'video' ? inputImageUse(m.modality, m) : null;
+    if (use) found.add(use);
+  }
+  return INPUT_IMAGE_USES.filter((u) => found.has(u));
+}
+
 /** A UTC calendar date, YYYY-MM-DD. */
 export function utcDate(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);

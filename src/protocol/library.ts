@@ -27,6 +27,10 @@ export interface LibraryItemView {
   preview: string;
   /** Conversations it is attached to (slugs). */
   conversations: string[];
+  /** Sent messages that carry it (every row of this file, de-duplicated: issue 16). */
+  messageCount: number;
+  /** The file to show as its thumbnail (an image once prepared: its small copy, or the image itself); null otherwise. */
+  thumbFileId: number | null;
 }
 
 export interface LibraryPageView {

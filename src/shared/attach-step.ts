@@ -84,7 +84,7 @@ export interface AttachStepOptions {
 }
 
 function imageFile(row: LibraryRow, text?: string): MessageFile {
-  return { libraryId: row.id, name: row.name, type: 'image', sizeBytes: row.sizeBytes ?? 0, ...(text === undefined ? {} : { text }) };
+  return { libraryId: row.id, name: row.name, type: 'image', sizeBytes: row.sizeBytes ?? 0, thumbId: row.thumbId ?? row.fileId, ...(text === undefined ? {} : { text }) };
 }
 
 /** Images: inline parts for a vision model, else described. Returns the parts and the image files, in order. */

@@ -90,6 +90,32 @@ describe('attachments in the conversation', () => {
     expect(await chips(page).count()).toBe(0);
   });
 
+  it('the same image attached twice is one Library row; the composer and the sent message show its thumbnail', async () => {
+    const page = await openChat();
+    const bytes = await pngBytes(page, 400, 300);
+    await fileInput(page).setInputFiles({ name: 'red.png', mimeType: 'image/png', buffer: bytes });
+    await ready(page, 'red.png');
+    // A thumbnail in the composer's chip (an object URL of the small copy made in the file worker).
+    await chip(page, 'red.png').locator('img[src^="blob:"]').waitFor();
+    await page.getByRole('button', { name: 'Remove red.png' }).click();
+    await expect.poll(() => chips(page).count()).toBe(0);
+    // The same bytes under another name: the library's row comes back to the composer, no new row.
+    await fileInput(page).setInputFiles({ name: 'red copy.png', mimeType: 'image/png', buffer: bytes });
+    await ready(page, 'red.png');
+    await chip(page, 'red.png').locator('img[src^="blob:"]').waitFor();
+    await send(page, 'What is this?');
+    await sentAndAnswered(page, 1);
+    await user(page).last().getByRole('list', { name: 'Attached files' }).getByRole('listitem').filter({ hasText: 'red.png' }).locator('img[src^="blob:"]').waitFor();
+    if (shots) await page.screenshot({ path: `${shots}/attachments-thumbs-1366.png` });
+
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Library' }).click();
+    const rows = page.getByRole('list', { name: 'Library files' }).getByRole('listitem');
+    await rows.first().getByText('Used in 1 message').waitFor();
+    expect(await rows.count()).toBe(1);
+    await rows.first().locator('img.library-thumb[src^="blob:"]').waitFor();
+    if (shots) await page.screenshot({ path: `${shots}/library-1366.png` });
+  });
+
   it('a vision model gets the image inline, shown in the message', async () => {
     const page = await openChat(VISION_MODEL);
     await fileInput(page).setInputFiles({ name: 'red.png', mimeType: 'image/png', buffer: await pngBytes(page) });
@@ -101,7 +127,8 @@ describe('attachments in the conversation', () => {
     const prompt = lastPrompt() as { type: string; image_url?: { url: string } }[];
     expect(prompt.map((p) => p.type)).toEqual(['text', 'image_url']);
     expect(prompt[1]?.image_url?.url).toMatch(/^data:image\/png;base64,/);
-    expect(await user(page).last().locator('.message-images img').getAttribute('alt')).toBe('red.png');
+    // The sent message shows the image's thumbnail beside its name.
+    await user(page).last().getByRole('listitem').filter({ hasText: 'red.png' }).locator('img[src^="blob:"]').waitFor();
     if (shots) await page.screenshot({ path: `${shots}/attachments-vision-1366.png` });
   });
 

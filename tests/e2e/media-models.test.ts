@@ -126,7 +126,7 @@ describe('a Midjourney-style grid', () => {
     expect(crops).toHaveLength(4);
     expect(new Set(crops).size).toBe(4);
 
-    await choose.getByRole('button', { name: 'Use as input: image 3' }).click();
+    await choose.getByRole('button', { name: 'Use image 3 as input' }).click();
     await chooseModel(page, 'parley-offline-image');
     await page.getByRole('button', { name: 'Remove input image 1' }).waitFor();
     await send(page, 'the same castle at night');

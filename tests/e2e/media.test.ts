@@ -137,8 +137,15 @@ describe('images, end to end in Chromium', () => {
     await send(page, 'a lighthouse');
     await imageShown(page);
     expect(fake.requests.at(-1)?.path).toBe('/v1/images/generations');
-    await assistant(page).last().getByRole('button', { name: 'Use as input: image 1' }).click();
+    await assistant(page).last().getByRole('button', { name: 'Use as input', exact: true }).click();
     await page.getByRole('button', { name: 'Remove input image 1' }).waitFor();
+    // The composer shows it with the requests that use it (its name is its visible line), and says Chat does not.
+    const input = page.getByRole('group', { name: 'Input image: used by Image edit / Video / Upscale' });
+    await input.locator('img[src^="blob:"]').waitFor();
+    expect(await input.textContent()).not.toContain('Not sent with');
+    await page.getByRole('radiogroup', { name: 'Mode' }).getByRole('radio', { name: 'Chat' }).check();
+    await input.getByText('Not sent with Chat').waitFor();
+    await mode(page, 'Image');
     await send(page, 'make it blue');
     await expect.poll(() => assistant(page).count()).toBe(2);
     await imageShown(page);
@@ -156,7 +163,7 @@ describe('images, end to end in Chromium', () => {
     await imageShown(page);
     await send(page, '');
     await page.getByRole('region', { name: 'Notifications' }).getByText('Message is required').waitFor();
-    await assistant(page).last().getByRole('button', { name: 'Use as input: image 1' }).click();
+    await assistant(page).last().getByRole('button', { name: 'Use as input', exact: true }).click();
     await chooseModel(page, 'parley-offline-upscaler');
     await page.getByRole('group', { name: 'Image settings' }).getByLabel('Upscale factor').selectOption('3');
     await send(page, '');

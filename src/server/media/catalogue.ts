@@ -14,6 +14,7 @@ import { OFFLINE_UPSCALER_MODEL_ID, OfflineUpscalerProvider } from './providers/
 import { QueueVideoProvider } from './providers/video-queue';
 import type { MediaConfig } from './config';
 import { defaultImageSettings, type ImageSettingName } from '../../protocol/media';
+import { UPSCALE_CAPABILITY } from '../../protocol/image-rules';
 
 export interface ImageModel {
   kind: 'image';
@@ -52,7 +53,7 @@ const NOT_A_MODEL = 'Built into Parley. Not an AI model:';
 const OFFLINE_IMAGE_SETTINGS: ImageSettingName[] = ['nImages', 'width', 'height', 'aspect_ratio', 'seed'];
 const OFFLINE_GRID_SETTINGS: ImageSettingName[] = ['aspect_ratio', 'seed'];
 /** The capability of an upscaling model: it takes one image and the factor (spec 001 section 9), no size. */
-export const UPSCALE_CAPABILITY = 'upscale';
+export { UPSCALE_CAPABILITY } from '../../protocol/image-rules';
 /** Spec 000 section 5 names the Upscaler by its id, as the empty-prompt rule does (imagePrompt). */
 export function isUpscalerModel(upstreamModel: string): boolean {
   return upstreamModel.toLowerCase().includes('upscaler');

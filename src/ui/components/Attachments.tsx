@@ -11,6 +11,7 @@ import type { ActionResult, MessageView } from '../../protocol/engine';
 import type { AddFileResult, LibraryItemView } from '../../protocol/library';
 import { engine } from '../engine';
 import { statusLabel } from './library-status';
+import { FileThumb } from './FileThumb';
 
 /** Ours: pasted text at least this long becomes a text file (when largeTextPasteToFile is on). */
 export const LARGE_PASTE_CHARS = 5_000;
@@ -49,6 +50,7 @@ function Chip({ item, slug }: { item: LibraryItemView; slug: string | null }) {
   const busy = item.status === 'uploading' || item.status === 'processing' || item.status === 'not started';
   return (
     <li className="attachment-chip" data-status={item.status} title={item.error ? `${item.name}: ${item.error}` : item.name}>
+      <FileThumb fileId={item.thumbFileId} type={item.type} fileType={item.fileType} />
       <span className="attachment-name">{item.name}</span>
       <span className="attachment-meta">
         {formatFileSize(item.sizeBytes)} · {statusLabel(item)}
@@ -81,8 +83,10 @@ export function attachmentTokens(items: readonly LibraryItemView[] | undefined, 
 
 /** The files a sent message carries: inline images, chips with name and size, descriptions and cut notes. */
 export function MessageFiles({ message }: { message: Pick<MessageView, 'prompt' | 'files'> }) {
-  const images = Array.isArray(message.prompt) ? message.prompt.flatMap((p) => (p.type === 'image_url' && p.image_url.url.startsWith('data:image/') ? [p.image_url.url] : [])) : [];
   const files = message.files ?? [];
+  // Images sent before thumbnails were kept (issue 16) show from the prompt's inline copy.
+  const thumbs = files.some((f) => f.thumbId !== undefined);
+  const images = thumbs || !Array.isArray(message.prompt) ? [] : message.prompt.flatMap((p) => (p.type === 'image_url' && p.image_url.url.startsWith('data:image/') ? [p.image_url.url] : []));
   if (images.length === 0 && files.length === 0) return null;
   return (
     <div className="message-files">
@@ -97,6 +101,7 @@ export function MessageFiles({ message }: { message: Pick<MessageView, 'prompt' 
         <ul className="attachment-chips" aria-label="Attached files">
           {files.map((f) => (
             <li key={f.libraryId} className="attachment-chip attachment-chip-sent" title={f.name}>
+              <FileThumb fileId={f.thumbId} type={f.type} fileType={f.name.split('.').pop() ?? ''} className={f.thumbId !== undefined ? 'attachment-thumb attachment-thumb-sent' : 'attachment-thumb'} />
               <span className="attachment-name">{f.name}</span>
               <span className="attachment-meta">{formatFileSize(f.sizeBytes)}</span>
             </li>

@@ -20,6 +20,7 @@ import { showLocalNotice, view } from '../state';
 import { ModelPicker } from './ModelPicker';
 import { ModelSettingsButton } from './ModelSettings';
 import { usePath } from '../router';
+import { InputImages } from '../media/InputImages';
 import { chooseMediaModel, mediaModelFor } from '../media/media-state';
 import { ScrapeBar } from './web/ScrapeBar';
 import { WebSearchSwitch } from './web/WebSearchSwitch';
@@ -326,6 +327,7 @@ export function Composer({ value, onChange, pending, sending = false, onSend, on
         </p>
       )}
       <ScrapeBar text={value} />
+      <InputImages models={models} mode={state.mode} model={state.mode === 'image' || state.mode === 'video' ? models.find((m) => m.id === mediaModelFor(state.mode as 'image' | 'video', models)) : undefined} />
       <AttachmentChips slug={slug} items={attachments} />
       {size.handles}
       <form

@@ -1,6 +1,7 @@
 import { lazy, Suspense, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useSnapshot } from 'valtio';
 import type { ActionResult, SendMessageResult } from '../../protocol/engine';
+import { inputImageUse } from '../../protocol/image-rules';
 import { chooseMediaModel, media, mediaModelFor, restoreMediaModel, suggestionChoice } from '../media/media-state';
 import { engine, useConversation, useQuery } from '../engine';
 import { decodeSlugPrompt, navigate } from '../router';
@@ -150,7 +151,9 @@ export function ConversationPage({ slug }: { slug: string }) {
     // Spec 000 section 4: a chat prompt is cleared once the user message is saved (and an image request's inputs).
     view.drafts[draftKey] = '';
     if (targetSlug === null) composer.newInstructions = null;
-    if (isMedia) media.inputImageIds = [];
+    // The input images went with this request only if its mode and model take them (protocol/image-rules.ts).
+    const sentTo = isMedia ? models?.models.find((m) => m.id === mediaModelFor(mode, models.models)) : undefined;
+    if (isMedia && sentTo && inputImageUse(mode, sentTo) !== null) media.inputImageIds = [];
     clearWebDraft();
     focusComposer();
     if (result.slug !== targetSlug) {

@@ -12,34 +12,11 @@ import { engine, useQuery } from '../engine';
 import { navigate } from '../router';
 import { Link } from './Link';
 import { statusLabel } from './library-status';
+import { FileThumb } from './FileThumb';
 
 /** Items per page (spec 000 section 9: the library page size is supplied by the caller). */
 export const LIBRARY_PAGE_SIZE = 20;
 
-
-function Thumbnail({ item }: { item: LibraryItemView }) {
-  const [url, setUrl] = useState<string | null>(null);
-  useEffect(() => {
-    if (item.type !== 'image' || item.status !== 'completed') return;
-    let made: string | null = null;
-    let live = true;
-    void engine<LibraryFile>((api) => api.libraryFile(item.id)).then((r) => {
-      if (!live || !r.ok) return;
-      made = URL.createObjectURL(r.file);
-      setUrl(made);
-    });
-    return () => {
-      live = false;
-      if (made) URL.revokeObjectURL(made);
-    };
-  }, [item.id, item.type, item.status, item.lastModified]);
-  if (item.type === 'image' && url) return <img className="library-thumb" src={url} alt="" />;
-  return (
-    <span className="library-thumb library-thumb-file" aria-hidden="true">
-      {(item.fileType || 'file').slice(0, 4).toUpperCase()}
-    </span>
-  );
-}
 
 async function download(item: LibraryItemView): Promise<void> {
   const r = await engine<LibraryFile>((api) => api.libraryFile(item.id));
@@ -85,7 +62,7 @@ function UseIn({ item }: { item: LibraryItemView }) {
 function LibraryRowView({ item, names }: { item: LibraryItemView; names: ReadonlyMap<string, string> }) {
   return (
     <li className="library-item" data-status={item.status}>
-      <Thumbnail item={item} />
+      <FileThumb fileId={item.thumbFileId} type={item.type} fileType={item.fileType} className="library-thumb" />
       <div className="library-item-main">
         <span className="library-item-name">{item.name}</span>
         <span className="library-item-meta muted">
@@ -100,9 +77,10 @@ function LibraryRowView({ item, names }: { item: LibraryItemView; names: Readonl
           <progress className="library-progress" max={1} value={item.progress} aria-label={`${item.name} progress`} />
         )}
         {item.error && <span className="library-error">{item.error}</span>}
+        {item.messageCount > 0 && <span className="library-used-count muted">{`Used in ${item.messageCount} message${item.messageCount === 1 ? '' : 's'}`}</span>}
         {item.conversations.length > 0 && (
           <span className="library-used muted">
-            Used in:{' '}
+            Attached in:{' '}
             {item.conversations.map((slug, i) => (
               <span key={slug}>
                 {i > 0 && ', '}

@@ -2,11 +2,10 @@
  * The composer's image and video controls (spec 000 sections 3 and 5): the chosen model's settings, kept per model
  * id as engine data (nImages, resolution or aspect ratio: choosing one clears the other, as a size wins at the
  * gateway; width and height, seed, guidance scale, negative prompt; duration for video), each shown only when the
- * model declares it (ModelInfo.imageSettings), and the input images of image-to-image (or the image of image-to-video): "Add image" and one chip per
- * image with "Remove input image N". Models taking one image replace it; gpt-image-1 takes 4, gpt-4o-image 5.
+ * model declares it (ModelInfo.imageSettings), and the input images of image-to-image (or the image of image-to-video): "Add image" (the chosen images
+ * show above the message box in every mode: ./InputImages.tsx). Models taking one image replace it; gpt-image-1 takes 4, gpt-4o-image 5.
  */
 import { useEffect, useId, useRef, useState } from 'react';
-import { useSnapshot } from 'valtio';
 import type { ModelSettings } from '../../events/model';
 import type { ModelInfo } from '../../protocol/api';
 import { IMAGE_SETTING_NAMES, NEGATIVE_PROMPT_MAX_CHARS, type ImageSettingName } from '../../protocol/media-limits';
@@ -14,22 +13,9 @@ import type { ActionResult } from '../../protocol/engine';
 import { freeFluxLeft, freeImageQuota, maxInputImages, UPSCALE_FACTORS, utcDate, type FreeImageQuota, type UpscaleFactor } from '../../protocol/image-rules';
 import { engine, useQuery } from '../engine';
 import { showLocalNotice } from '../state';
-import { useFileUrl } from './files';
 import { media, addAsInput } from './media-state';
 
 const ASPECTS = ['1:1', '16:9', '9:16', '4:3', '3:4'];
-
-function InputChip({ fileId, index }: { fileId: number; index: number }) {
-  const url = useFileUrl(fileId);
-  return (
-    <span className="input-chip">
-      {url && <img src={url} alt="" />}
-      <button type="button" className="icon" aria-label={`Remove input image ${index + 1}`} onClick={() => (media.inputImageIds = media.inputImageIds.filter((id) => id !== fileId))}>
-        ×
-      </button>
-    </span>
-  );
-}
 
 function NumberSetting({ label, value, min, max, step = 1, placeholder, onChange }: { label: string; value: number | undefined; min: number; max: number; step?: number; placeholder: string; onChange(v: number | undefined): void }) {
   const id = useId();
@@ -102,7 +88,6 @@ function FreeImagesLeft({ quota }: { quota: FreeImageQuota }) {
 
 export function MediaControls({ mode, model }: { mode: 'image' | 'video'; model: ModelInfo | undefined }) {
   const all = useQuery({ kind: 'modelSettings' });
-  const { inputImageIds } = useSnapshot(media);
   const file = useRef<HTMLInputElement>(null);
   if (!model) return null;
   const settings: ModelSettings = all?.[model.id] ?? {};
@@ -143,9 +128,6 @@ export function MediaControls({ mode, model }: { mode: 'image' | 'video'; model:
       {mode === 'image' && freeQuota !== null && !model.free && <FreeImagesLeft quota={freeQuota} />}
       {takesImages && (
         <span className="media-inputs">
-          {inputImageIds.map((id, i) => (
-            <InputChip key={id} fileId={id} index={i} />
-          ))}
           <button type="button" onClick={() => file.current?.click()}>
             Add image
           </button>

@@ -18,6 +18,11 @@ export const VIDEO_STATE_TEXT: Record<string, string> = {
   cancelled: 'The video generation was cancelled.',
 };
 
+/** The "Use as input" button's text, which is also its accessible name: one image, or which of several. */
+export function asInputLabel(index: number, count: number): string {
+  return count === 1 ? 'Use as input' : `Use image ${index + 1} as input`;
+}
+
 function Thumb({ image, label, onOpen }: { image: ImageRef; label: string; onOpen(): void }) {
   const url = useFileUrl(image.thumbId);
   const ratio = image.width > 0 && image.height > 0 ? `${image.width} / ${image.height}` : '1 / 1';
@@ -78,14 +83,13 @@ export const MessageMedia = memo(function MessageMedia({ message, prompt }: { me
                   </button>
                   <button
                     type="button"
-                    // The name starts with the visible text (WCAG label in name), then says which image.
-                    aria-label={`Use as input: image ${i + 1}`}
+                    // Its accessible name is its visible text (issue 16); with several images the text says which.
                     onClick={() => {
                       addAsInput(message.model, img.fileId);
-                      showLocalNotice({ title: 'Image added as input', text: 'It goes with your next image request.', tone: 'green', durationMs: 5000 });
+                      showLocalNotice({ title: 'Image added as input', text: 'It shows above the message box, with the requests that use it.', tone: 'green', durationMs: 5000 });
                     }}
                   >
-                    Use as input
+                    {asInputLabel(i, images.length)}
                   </button>
                 </figcaption>
               )}

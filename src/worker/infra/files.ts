@@ -24,6 +24,15 @@ async function thumbnail(blob: Blob, width: number, height: number): Promise<Blo
   return canvas.convertToBlob({ type: 'image/webp', quality: 0.8 });
 }
 
+/**
+ * A thumbnail of an image (at most THUMB_MAX px, WebP), or null when the image is small enough to be its own or
+ * this worker cannot draw. Run in a file worker for attachments (rooms/library/jobs.ts), never on the page.
+ */
+export async function imageThumbnail(blob: Blob): Promise<Blob | null> {
+  const size = imageSize(new Uint8Array(await blob.slice(0, 64 * 1024).arrayBuffer()));
+  return size ? thumbnail(blob, size.width, size.height) : null;
+}
+
 /** Stores image bytes (and a thumbnail) as Blobs; returns the reference a message keeps. */
 export async function storeImage(db: ParleyDB, ids: IdAllocator, blob: Blob, now: number): Promise<ImageRef> {
   const head = new Uint8Array(await blob.slice(0, 64 * 1024).arrayBuffer());

@@ -33,7 +33,7 @@ describe('the attachment step', () => {
     expect(r.prompt).toEqual([{ type: 'text', text: 'What is in these?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw==' } }]);
     expect(promptTokens(r.prompt as never) - promptTokens('What is in these?')).toBe(85);
     // The chip, and nothing added to the text.
-    expect(r.files).toEqual([{ libraryId: 7, name: 'cat.png', type: 'image', sizeBytes: 4 }]);
+    expect(r.files).toEqual([{ libraryId: 7, name: 'cat.png', type: 'image', sizeBytes: 4, thumbId: 2 }]);
     expect(filesContext(r.files)).toBe('');
   });
 

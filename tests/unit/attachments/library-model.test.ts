@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { makeEvent, type NewEvent } from '../../../src/events/catalogue';
 import type { LibraryRow } from '../../../src/events/model';
 import { checkPayload } from '../../../src/events/validate';
-import { libraryProjection } from '../../../src/projections/library';
+import { dedupeLibraryRows, libraryFileKey, libraryProjection } from '../../../src/projections/library';
 import { MemoryStore } from '../../../src/projections/memory-store';
 import { legacyLibraryEvents } from '../../../src/worker/db/legacy-library';
 import { pollJob } from '../../../src/worker/rooms/library/jobs';
@@ -50,6 +50,37 @@ describe('library status transitions', () => {
     const events = legacyLibraryEvents([item({ status: 'COMPLETED' }), item({ id: 2, status: 'weird' })], [{ id: 3, libraryId: 1, conversationId: 4 }], []);
     expect(events.map((e) => e.type)).toEqual(['library.itemAdded', 'library.itemAdded', 'library.itemLinked']);
     expect(events.map((e) => (e.type === 'library.itemAdded' ? e.payload.item.status : null))).toEqual(['completed', 'completed', null]);
+  });
+});
+
+describe('one library row per identical file (issue 16)', () => {
+  it('groups rows by content hash, and rows without one by type, name and size as added; the first row that did not fail is shown', () => {
+    const store = apply([
+      makeEvent('library.itemAdded', { item: item({ id: 1, createdAt: 10, contentHash: 'ab', name: 'x.pdf', status: 'error' }) }, 'a', 10),
+      makeEvent('library.itemAdded', { item: item({ id: 2, createdAt: 11, contentHash: 'ab', name: 'copy of x.pdf' }) }, 'b', 11),
+      makeEvent('library.itemAdded', { item: item({ id: 3, createdAt: 12, contentHash: 'ab' }) }, 'c', 12),
+      makeEvent('library.itemAdded', { item: item({ id: 4, createdAt: 13, name: 'old.pdf', sizeBytes: 5 }) }, 'd', 13),
+      makeEvent('library.itemAdded', { item: item({ id: 5, createdAt: 14, name: 'old.pdf', sizeBytes: 5 }) }, 'e', 14),
+      makeEvent('library.itemAdded', { item: item({ id: 6, createdAt: 15, name: 'old.pdf', sizeBytes: 6 }) }, 'f', 15),
+    ]);
+    const rows = [1, 2, 3, 4, 5, 6].map((id) => store.get('library', id) as LibraryRow).reverse();
+    const groups = dedupeLibraryRows(rows);
+    expect(groups.map((g) => [g.row.id, g.ids])).toEqual([
+      [6, [6]],
+      [4, [4, 5]],
+      [2, [1, 2, 3]],
+    ]);
+    expect(libraryFileKey(item({ contentHash: 'ab' }))).toBe('sha256:ab');
+  });
+
+  it('a thumbnail made with the image is kept on its row; a payload with a bad thumbId or hash is refused', () => {
+    const store = apply([
+      makeEvent('library.itemAdded', { item: item({ type: 'image' }) }, 'a', 10),
+      makeEvent('library.itemCompleted', { id: 1, content: [], processingTime: 1, processedLocally: true, mimeType: 'image/jpeg', sizeBytes: 9, thumbId: 77, at: 12 }, 'c', 12),
+    ]);
+    expect(store.get('library', 1)).toMatchObject({ status: 'completed', thumbId: 77, mimeType: 'image/jpeg' });
+    expect(checkPayload('library.itemCompleted', { id: 1, content: [], processingTime: 1, processedLocally: true, thumbId: 'x', at: 1 })).toMatch(/not a valid/);
+    expect(checkPayload('library.itemAdded', { item: item({ contentHash: 5 as unknown as string }) })).toMatch(/not a valid/);
   });
 });
 

@@ -94,7 +94,9 @@ describe('attachments on send', () => {
     ]);
     const user = await userMessage(engine, r.slug);
     expect(Array.isArray(user.prompt)).toBe(true);
-    expect(user.files).toEqual([{ libraryId: id, name: 'dot.png', type: 'image', sizeBytes: PNG.length }]);
+    // Its thumbnail is the library's (here the image itself: Node makes none).
+    const row = await engine.db.library.get(id);
+    expect(user.files).toEqual([{ libraryId: id, name: 'dot.png', type: 'image', sizeBytes: PNG.length, thumbId: row?.fileId }]);
   });
 
   it("a document longer than the model's context is cut, with the note on the message and in the prompt", async () => {

@@ -34,6 +34,8 @@ vi.mock('../../../src/worker/rooms/library/file-jobs', async () => {
       fake.enabledSeen.push(enabled);
       return fake.prepareImage ? fake.prepareImage(blob, name, enabled, onCompressing) : image.prepareImage(blob, name, { compressionEnabled: enabled, onCompressing });
     },
+    // Node has no OffscreenCanvas: the image is its own thumbnail.
+    thumbnail: async (): Promise<Blob | null> => null,
     readPdf: (blob: Blob) => fake.read(blob),
     readDocx: (blob: Blob) => fake.read(blob),
     readText: (blob: Blob) => fake.read(blob),

@@ -109,6 +109,45 @@ describe('adding files', () => {
     expect(await engine.db.libraryConversations.count()).toBe(0);
   });
 
+  it('the same bytes again, under another name or on another composer, reuse the one library row (by SHA-256)', async () => {
+    const engine = newEngine();
+    const bytes = makePptx(['Same slide']) as BlobPart;
+    const a = await engine.addFile({ name: 'deck.pptx', file: new Blob([bytes]), slug: null });
+    expect(await engine.removeAttachment(null, a.ok ? a.id : 0)).toEqual({ ok: true });
+    const b = await engine.addFile({ name: 'deck (1).pptx', file: new Blob([bytes]), slug: null });
+    const c = await engine.addFile({ name: 'deck.pptx', file: new Blob([bytes]), slug: null, attach: false });
+    expect(a.ok && b.ok && c.ok && a.id === b.id && b.id === c.id).toBe(true);
+    expect(await engine.db.library.count()).toBe(1);
+    expect((await engine.db.library.toArray())[0]?.contentHash).toMatch(/^[0-9a-f]{64}$/);
+    // Reused on the composer it was taken off.
+    expect((await firstValueFrom(attachments(engine, null))).map((i) => i.id)).toEqual([a.ok ? a.id : 0]);
+    // Other bytes are another row.
+    const d = await engine.addFile({ name: 'deck.pptx', file: new Blob([makePptx(['Other slide']) as BlobPart]), slug: null });
+    expect(d.ok && a.ok && d.id !== a.id).toBe(true);
+    expect(await engine.db.library.count()).toBe(2);
+  });
+
+  it('a log with duplicate rows of one file (written before hashes) replays to one library row used in every message', async () => {
+    const engine = newEngine();
+    await engine.whenStarted();
+    const now = Date.now();
+    const dup = (id: number, at: number): LibraryRow => ({ id, createdAt: at, lastModified: at, fileId: id + 1, name: 'photo.jpg', content: [], processingTime: 0, type: 'image', status: 'completed', order: 1, sizeBytes: 900, originalSize: 11_000_000 });
+    await engine.append([
+      makeEvent('library.itemAdded', { item: dup(100, now) }, 'd1', now),
+      makeEvent('library.itemAdded', { item: dup(200, now + 1) }, 'd2', now + 1),
+      makeEvent('library.itemAdded', { item: { ...dup(300, now + 2), name: 'other.jpg' } }, 'd3', now + 2),
+      makeEvent('library.messageLinked', { conversationSlug: 'a', links: [{ id: 401, messageId: 41, libraryId: 100 }], at: now }, 'm1', now),
+      makeEvent('library.messageLinked', { conversationSlug: 'b', links: [{ id: 402, messageId: 42, libraryId: 200 }], at: now }, 'm2', now),
+    ]);
+    const page = await first(library(engine), (p) => p.total === 2);
+    const photo = page.items.find((i) => i.name === 'photo.jpg');
+    expect(photo).toMatchObject({ id: 100, messageCount: 2 });
+    expect(page.items.find((i) => i.name === 'other.jpg')?.messageCount).toBe(0);
+    // Deleting the row deletes both rows of that file.
+    expect(await engine.deleteLibraryItem(100)).toEqual({ ok: true });
+    expect((await engine.db.library.toArray()).map((r) => r.id)).toEqual([300]);
+  });
+
   it('pasted text becomes Pasted text N.txt', async () => {
     const engine = newEngine();
     const r = await engine.addPastedText('x'.repeat(5000), null);

@@ -202,6 +202,65 @@ describe('images', () => {
   });
 });
 
+describe('input images go only with the requests that take them (issue 16)', () => {
+  /** The bodies the engine posts to the gateway while `run` runs, by path. */
+  async function posted(run: () => Promise<void>): Promise<{ path: string; body: string }[]> {
+    const seen: { path: string; body: string }[] = [];
+    const inner = globalThis.fetch;
+    globalThis.fetch = (async (input: string | URL | Request, init?: RequestInit) => {
+      if (typeof init?.body === 'string') seen.push({ path: new URL(String(input), 'http://x').pathname, body: init.body });
+      return inner(input, init);
+    }) as typeof fetch;
+    try {
+      await run();
+    } finally {
+      globalThis.fetch = inner;
+    }
+    return seen;
+  }
+
+  it('a chat request and a text-to-image model without image-to-image do not carry it; an image edit and a video do', async () => {
+    const engine = newEngine('media-input-gating');
+    const first = await engine.generateImage({ slug: null, prompt: 'red sunset', model: 'parley-offline-image', settings: { width: 64, height: 64 } });
+    const slug = first.ok ? first.slug : '';
+    const made = await assistant(engine, slug, (m) => m.status === 'done');
+    const input = made.images?.[0]?.fileId ?? 0;
+    const messages = async (n: number) =>
+      (await until<{ messages: MessageRow[] }>(engine.observe({ kind: 'conversation', slug }), (v) => v.messages.length === n && v.messages.every((m) => m.status === 'done' || m.status === 'error' || m.videoStatus !== undefined))).messages;
+
+    const chat = await posted(async () => {
+      const sent = await engine.sendMessage({ slug, prompt: 'describe it', model: 'parley-offline', mode: 'chat', inputImageIds: [input] });
+      expect(sent.ok).toBe(true);
+      await messages(4);
+    });
+    const stream = chat.filter((r) => r.path === '/api/stream-gpt');
+    expect(stream).toHaveLength(1);
+    expect(stream[0]?.body).not.toContain('data:image/');
+    expect((await messages(4))[2]?.images).toBeUndefined();
+
+    // The grid model takes no image-to-image: its request goes without the input image.
+    const grid = await posted(async () => {
+      await engine.generateImage({ slug, prompt: 'a castle', model: 'parley-offline-grid', inputImageIds: [input] });
+      await messages(6);
+    });
+    expect(grid.find((r) => r.path === '/api/generate-image')?.body).not.toContain('imageDataUrl');
+    expect((await messages(6))[4]?.images).toBeUndefined();
+
+    const edit = await posted(async () => {
+      await engine.generateImage({ slug, prompt: 'make it blue', model: 'parley-offline-image', inputImageIds: [input] });
+      await messages(8);
+    });
+    expect(edit.find((r) => r.path === '/api/generate-image')?.body).toContain('"imageDataUrl":"data:image/');
+    expect((await messages(8))[6]?.images?.map((i) => i.fileId)).toEqual([input]);
+
+    const video = await posted(async () => {
+      await engine.generateVideo({ slug, prompt: 'it moves', model: 'parley-offline-video', inputImageIds: [input], settings: { duration: 1 } });
+      await messages(10);
+    });
+    expect(video.find((r) => r.path === '/api/generate-video')?.body).toContain('"imageDataUrl":"data:image/');
+  });
+});
+
 describe('video jobs', () => {
   it('a job completes: the video is kept as a Blob and the message says completed', async () => {
     const engine = newEngine('media-video');

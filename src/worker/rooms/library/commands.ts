@@ -19,6 +19,15 @@ import { migrateInlineImages } from './migration';
 import { libraryAttachmentStep } from './submit-attachments';
 import { draftLinks } from './queries';
 import { registerAttachmentStep } from '../replies/submit-plugins';
+import { libraryFileKey } from '../../../projections/library';
+
+/** SHA-256 of a file's bytes, hex (crypto.subtle in the engine worker: the page never reads the file). */
+export async function sha256Hex(file: Blob): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', await file.arrayBuffer()));
+  let hex = '';
+  for (const b of digest) hex += b.toString(16).padStart(2, '0');
+  return hex;
+}
 
 const IMAGE_EXT = new Set<string>(IMAGE_EXTENSIONS);
 /** Image formats a browser shows but the image upload does not accept (refused with 'Unsupported image format'). */
@@ -45,6 +54,18 @@ export function libraryCommands(core: EngineCore, jobs: LibraryJobs = core.room(
     attachmentCalls.reportUnsupported(ext, size);
     return { ok: false, title, error };
   };
+
+  async function attachLibraryItem(id: number, slug: string | null): Promise<ActionResult> {
+    await core.whenStarted();
+    const item = await core.db.library.get(id);
+    if (!item) return { ok: false, error: 'This file is no longer in the library' };
+    const conversationId = await composerConversationId(core, slug);
+    if (conversationId === null) return { ok: false, error: 'Conversation not found' };
+    if ((await draftLinks(core, conversationId, slug)).some((d) => d.item.id === id)) return { ok: true };
+    const now = Date.now();
+    await core.append([makeEvent('library.itemLinked', { link: { id: core.ids.next(now), libraryId: id, conversationId }, at: now }, crypto.randomUUID(), now)]);
+    return { ok: true };
+  }
 
   async function addFile(input: { name: string; file: Blob; slug: string | null; attach?: boolean }): Promise<AddFileResult> {
     await core.whenStarted();
@@ -78,6 +99,21 @@ export function libraryCommands(core: EngineCore, jobs: LibraryJobs = core.room(
       // Spec 000 section 5: .docx in the browser with server fallback; .doc needs the server; the rest as analysed.
       processing = ext === 'docx' && file.size <= 10 * 1024 * 1024 ? 'client' : analysis.recommendedProcessing;
     }
+    // One library row per identical file (issue 16): the same bytes again reuse the row (attached to this composer).
+    let contentHash: string;
+    try {
+      contentHash = await sha256Hex(file);
+    } catch {
+      return refuse(UPLOAD.errorTitle, UPLOAD.analysisFailed, ext, file.size);
+    }
+    const same = await core.db.library.filter((r) => r.contentHash === contentHash && r.status !== 'error').first();
+    if (same) {
+      if (attach) {
+        const r = await attachLibraryItem(same.id, input.slug);
+        if (!r.ok) return { ok: false, title: UPLOAD.errorTitle, error: r.error };
+      } else core.notify({ title: 'Already in the library', text: same.name, tone: 'blue', durationMs: 3_000 });
+      return { ok: true, id: same.id, name: same.name };
+    }
     const now = Date.now();
     const fileId = core.ids.next(now);
     const id = core.ids.next(now);
@@ -102,6 +138,7 @@ export function libraryCommands(core: EngineCore, jobs: LibraryJobs = core.room(
       progress: null,
       processing,
       originalSize: file.size,
+      contentHash,
     };
     try {
       // The bytes first: an item whose append then fails leaves an orphan Blob, swept at the next start.
@@ -139,26 +176,19 @@ export function libraryCommands(core: EngineCore, jobs: LibraryJobs = core.room(
       return { ok: true };
     },
 
-    async attachLibraryItem(id: number, slug: string | null): Promise<ActionResult> {
-      await core.whenStarted();
-      const item = await core.db.library.get(id);
-      if (!item) return { ok: false, error: 'This file is no longer in the library' };
-      const conversationId = await composerConversationId(core, slug);
-      if (conversationId === null) return { ok: false, error: 'Conversation not found' };
-      if ((await draftLinks(core, conversationId, slug)).some((d) => d.item.id === id)) return { ok: true };
-      const now = Date.now();
-      await core.append([makeEvent('library.itemLinked', { link: { id: core.ids.next(now), libraryId: id, conversationId }, at: now }, crypto.randomUUID(), now)]);
-      return { ok: true };
-    },
+    attachLibraryItem,
 
     async deleteLibraryItem(id: number): Promise<ActionResult> {
       await core.whenStarted();
       const item = await core.db.library.get(id);
       if (!item) return { ok: false, error: 'This file is no longer in the library' };
-      jobs.cancel(id);
+      // The library shows one row per identical file: deleting it deletes every row of that file.
+      const key = libraryFileKey(item);
+      const rows = await core.db.library.filter((r) => libraryFileKey(r) === key).toArray();
+      for (const r of rows) jobs.cancel(r.id);
       const now = Date.now();
-      await core.append([makeEvent('library.itemDeleted', { id, at: now }, crypto.randomUUID(), now)]);
-      await core.db.files.delete(item.fileId).catch(() => undefined);
+      await core.append(rows.map((r) => makeEvent('library.itemDeleted', { id: r.id, at: now }, crypto.randomUUID(), now)));
+      await core.db.files.bulkDelete(rows.flatMap((r) => (r.thumbId === undefined ? [r.fileId] : [r.fileId, r.thumbId]))).catch(() => undefined);
       return { ok: true };
     },
 

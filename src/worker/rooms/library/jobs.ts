@@ -123,7 +123,7 @@ export class LibraryJobs implements Room {
     await this.append([makeEvent('library.itemProgressed', { id, status, progress, ...(jobId ? { jobId } : {}), at: now }, crypto.randomUUID(), now)]);
   }
 
-  private async complete(item: LibraryRow, content: string[], processingTime: number, processedLocally: boolean, media: { mimeType?: string; sizeBytes?: number } = {}): Promise<void> {
+  private async complete(item: LibraryRow, content: string[], processingTime: number, processedLocally: boolean, media: { mimeType?: string; sizeBytes?: number; thumbId?: number } = {}): Promise<void> {
     if (!(await this.core.db.library.get(item.id))) return;
     const now = Date.now();
     await this.append([makeEvent('library.itemCompleted', { id: item.id, content, processingTime, processedLocally, ...media, at: now }, crypto.randomUUID(), now)]);
@@ -179,9 +179,15 @@ export class LibraryJobs implements Room {
       this.compressionStarted(item.name, blob.size);
     };
     let result: ImageValidation;
+    let thumb: Blob | null = null;
     try {
       const enabled = this.core.preferences$.value.imageCompressionEnabled;
-      result = await withFileWorker<ImageValidation>((api) => api.prepareImage(blob, item.name, enabled, Comlink.proxy(onCompressing)));
+      // The thumbnail is made in the same file worker from the prepared (compressed) image: the page never decodes the original.
+      result = await withFileWorker<ImageValidation>(async (api) => {
+        const prepared = await api.prepareImage(blob, item.name, enabled, Comlink.proxy(onCompressing));
+        if (prepared.isValid) thumb = await api.thumbnail(prepared.file.blob);
+        return prepared;
+      });
     } finally {
       if (compressing) this.compressionEnded();
     }
@@ -194,7 +200,12 @@ export class LibraryJobs implements Room {
         this.core.notify({ title: IMAGE_UPLOAD.compressedTitle, text: IMAGE_UPLOAD.compressedText(formatFileSize(file.originalSize), formatFileSize(file.finalSize), percent), tone: 'green', durationMs: SUCCESS_MS });
       }
     }
-    await this.complete(item, [], (performance.now() - started) / 1000, true, { mimeType: file.mimeType, sizeBytes: file.finalSize });
+    let thumbId: number | undefined;
+    if (thumb) {
+      thumbId = this.core.ids.next(Date.now());
+      await this.core.db.files.put({ id: thumbId, file: thumb });
+    }
+    await this.complete(item, [], (performance.now() - started) / 1000, true, { mimeType: file.mimeType, sizeBytes: file.finalSize, ...(thumbId === undefined ? {} : { thumbId }) });
   }
 
   private async runClient(item: LibraryRow, blob: Blob, signal: AbortSignal): Promise<void> {

@@ -10,10 +10,11 @@ import type { LibraryItemView, LibraryPageView } from '../../../protocol/library
 import { STREAM_THROTTLE_MS, type EngineCore } from '../../core';
 import type { QueryHandlers } from '../../query-types';
 import { loadQueues } from '../replies/queue-store';
+import { dedupeLibraryRows } from '../../../projections/library';
 
 const PREVIEW_CHARS = 300;
 
-export function toItemView(row: LibraryRow, conversations: string[]): LibraryItemView {
+export function toItemView(row: LibraryRow, conversations: string[], messageCount = 0): LibraryItemView {
   const text = row.content.join('\n\n');
   return {
     id: row.id,
@@ -32,6 +33,9 @@ export function toItemView(row: LibraryRow, conversations: string[]): LibraryIte
     textChars: text.length,
     preview: text.slice(0, PREVIEW_CHARS),
     conversations,
+    messageCount,
+    // A completed image is stored compressed (at most 3.5 MB); its thumbnail was made in a file worker.
+    thumbFileId: row.type === 'image' && row.status === 'completed' ? (row.thumbId ?? row.fileId) : null,
   };
 }
 
@@ -82,14 +86,19 @@ export function libraryQueries(core: EngineCore): Pick<QueryHandlers, 'library' 
     const needle = search.trim().toLowerCase();
     const rows = (await core.db.library.toArray()).filter((r) => needle === '' || r.name.toLowerCase().includes(needle));
     rows.sort((a, b) => b.createdAt - a.createdAt || b.id - a.id);
-    const slice = rows.slice((p - 1) * size, p * size);
+    // One row per identical file (issue 16), linked to the conversations and messages of all its rows.
+    const groups = dedupeLibraryRows(rows);
+    const slice = groups.slice((p - 1) * size, p * size);
     const slugs = await slugsById();
-    const links = await core.db.libraryConversations.where('libraryId').anyOf(slice.map((r) => r.id)).toArray();
-    const items = slice.map((r) => {
-      const conversations = [...new Set(links.filter((l) => l.libraryId === r.id).map((l) => slugs.get(l.conversationId)).filter((s): s is string => s !== undefined))];
-      return toItemView(r, conversations);
+    const ids = slice.flatMap((g) => g.ids);
+    const [links, sent] = await Promise.all([core.db.libraryConversations.where('libraryId').anyOf(ids).toArray(), core.db.messageLibrary.where('libraryId').anyOf(ids).toArray()]);
+    const items = slice.map((g) => {
+      const members = new Set(g.ids);
+      const conversations = [...new Set(links.filter((l) => members.has(l.libraryId)).map((l) => slugs.get(l.conversationId)).filter((s): s is string => s !== undefined))];
+      const messages = new Set(sent.filter((m) => members.has(m.libraryId)).map((m) => m.messageId));
+      return toItemView(g.row, conversations, messages.size);
     });
-    return { items, total: rows.length, page: p, pageSize: size };
+    return { items, total: groups.length, page: p, pageSize: size };
   }
 
   async function attachments(slug: string | null): Promise<LibraryItemView[]> {

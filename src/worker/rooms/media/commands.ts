@@ -7,7 +7,7 @@
 import { makeEvent } from '../../../events/catalogue';
 import type { ImageRef, MessageRow, ModelSettings } from '../../../events/model';
 import type { ActionResult, MediaHandlers, MediaSubmitInput, SendMessageResult } from '../../../protocol/engine';
-import { fitInputImages, imagePrompt } from '../../../protocol/image-rules';
+import { fitInputImages, imagePrompt, inputImageUse } from '../../../protocol/image-rules';
 import { VIDEO_GENERATE_TIMEOUT_MS, checkVideoRequest } from '../../../protocol/video-rules';
 import { VIDEO_UNEXPECTED, type GenerateImageRequest, type GenerateVideoRequest } from '../../../protocol/media';
 import { foldFavourites, foldModelSettings, MODEL_SETTINGS_EVENT } from '../../../projections/model-settings';
@@ -104,7 +104,8 @@ export function mediaCommands(core: EngineCore): MediaHandlers {
   async function runMedia(sub: Submission, mode: 'image' | 'video'): Promise<SendMessageResult> {
     const { input, model, conversation, user, events, now } = sub;
     const settings = { ...(await settingsOf(model.id)), ...input.settings };
-    const ids = input.inputImageIds ?? [];
+    // Only a request whose mode and model take an input image carries it (issue 16: protocol/image-rules.ts).
+    const ids = inputImageUse(mode, model) === null ? [] : (input.inputImageIds ?? []);
     const inputs = await inputRefs(mode === 'image' ? fitInputImages(model.id, ids) : ids.slice(0, 1));
     const prompt = typeof user.prompt === 'string' ? user.prompt : '';
     const image = inputs[0];

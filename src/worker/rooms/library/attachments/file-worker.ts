@@ -9,12 +9,15 @@ import * as Comlink from 'comlink';
 import { getDocument, GlobalWorkerOptions } from 'pdfjs-dist';
 import pdfWorkerUrl from 'pdfjs-dist/build/pdf.worker.min.mjs?url';
 import { prepareImage, type ImageValidation } from './image';
+import { imageThumbnail } from '../../../infra/files';
 import { readDocx, readPdf, readTextFile, type DocumentText, type PdfJs, type ReadProgress } from './documents';
 
 GlobalWorkerOptions.workerSrc = pdfWorkerUrl;
 
 export interface FileWorkerApi {
   prepareImage(file: Blob, name: string, compressionEnabled: boolean, onCompressing: () => void): Promise<ImageValidation>;
+  /** A small WebP of a prepared image for the composer, the message and the library (null: the image is its own). */
+  thumbnail(file: Blob): Promise<Blob | null>;
   readPdf(file: Blob, onProgress: (p: ReadProgress) => void): Promise<DocumentText>;
   readDocx(file: Blob): Promise<DocumentText>;
   readText(file: Blob): Promise<DocumentText>;
@@ -22,6 +25,7 @@ export interface FileWorkerApi {
 
 const api: FileWorkerApi = {
   prepareImage: (file, name, compressionEnabled, onCompressing) => prepareImage(file, name, { compressionEnabled, onCompressing: () => void onCompressing() }),
+  thumbnail: (file) => imageThumbnail(file).catch(() => null),
   async readPdf(file, onProgress) {
     return readPdf({ getDocument } as unknown as PdfJs, new Uint8Array(await file.arrayBuffer()), { onProgress: (p) => void onProgress(p) });
   },
