@@ -19,6 +19,9 @@ export const SHARE_OWNER_HEADER = 'x-share-owner';
 /** A share id: 22 characters of base64url (128 random bits), so ids cannot be guessed or listed. */
 export const SHARE_ID_PATTERN = /^[A-Za-z0-9_-]{22}$/;
 
+/** What a deleted or unknown share link shows (the gateway's 404 page and the share page alike). */
+export const SHARE_MISSING_TEXT = 'This shared conversation does not exist, or its owner deleted it.';
+
 export interface ShareCreated {
   id: string;
   /** Path of the share's page on this origin: `/share/{id}`. */

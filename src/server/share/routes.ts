@@ -8,7 +8,7 @@
  */
 import type { Hono } from 'hono';
 import { LOG_FORMAT } from '../../events/codec';
-import { SHARE_ID_PATTERN, SHARE_MAX_BYTES, SHARE_MAX_PER_SESSION, SHARE_OWNER_HEADER, sharePath, type ShareCreated } from '../../protocol/share';
+import { SHARE_ID_PATTERN, SHARE_MAX_BYTES, SHARE_MISSING_TEXT, SHARE_MAX_PER_SESSION, SHARE_OWNER_HEADER, sharePath, type ShareCreated } from '../../protocol/share';
 import type { RateLimit } from '../env-vars';
 import { createLimiter } from '../guards/rate-limit';
 import { jsonError, readLimitedText, type AppEnv } from '../http';
@@ -52,6 +52,15 @@ const LOG_HEADERS = {
   'Content-Security-Policy': "default-src 'none'; sandbox",
   'Content-Disposition': 'attachment; filename="parley-shared.ndjson"',
   'Cache-Control': 'no-store',
+  'Referrer-Policy': 'no-referrer',
+};
+
+const MISSING_PAGE = `<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="dark light"><title>Not found · Parley</title><body style="font-family: system-ui, sans-serif; margin: 2rem;"><p>${SHARE_MISSING_TEXT}</p><p><a href="/">Open Parley</a></p></body></html>`;
+const MISSING_HEADERS = {
+  'Content-Type': 'text/html; charset=utf-8',
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
   'Referrer-Policy': 'no-referrer',
 };
 
@@ -100,12 +109,12 @@ export function registerShareRoutes(app: Hono<AppEnv>, ctx: RouteContext, settin
     return new Response(c.req.method === 'HEAD' ? null : body, { status: 200, headers: LOG_HEADERS });
   });
 
-  // The page: the app (served further down); 404 when the share does not exist, so a deleted link says so.
+  // The page: the app (served further down) while the share exists. Else a 404 page of its own, never cached and
+  // with no script: the app's index.html would be revalidated (304) to the copy the browser kept from before.
   app.get('/share/:id', async (c, next) => {
     const id = c.req.param('id');
-    const exists = SHARE_ID_PATTERN.test(id) && (await shareExists(ctx.db, id));
-    await next();
-    if (!exists && c.res.status === 200) c.res = new Response(c.res.body, { status: 404, headers: c.res.headers });
+    if (SHARE_ID_PATTERN.test(id) && (await shareExists(ctx.db, id))) return next();
+    return new Response(c.req.method === 'HEAD' ? null : MISSING_PAGE, { status: 404, headers: MISSING_HEADERS });
   });
 
   return { close: () => limiter.close() };

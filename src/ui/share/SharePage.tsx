@@ -9,7 +9,7 @@ import { useEffect, useState } from 'react';
 import { decodeLog, LogFormatError } from '../../events/codec';
 import type { MessageRow } from '../../events/model';
 import { conversationState, foldState } from '../../inspect';
-import { SHARE_ID_PATTERN, shareLogPath } from '../../protocol/share';
+import { SHARE_ID_PATTERN, SHARE_MISSING_TEXT, shareLogPath } from '../../protocol/share';
 import { useTheme } from '../theme';
 import { ReadOnlyConversation } from '../components/ReadOnlyConversation';
 import './share.css';
@@ -66,7 +66,7 @@ export default function SharePage({ id }: { id: string }) {
       )}
       {loaded.state === 'missing' && (
         <p className="share-status" role="alert">
-          This shared conversation does not exist, or its owner deleted it.
+          {SHARE_MISSING_TEXT}
         </p>
       )}
       {loaded.state === 'failed' && (

@@ -16,7 +16,7 @@ import { loadConfig } from '../../../src/server/config';
 import { openDatabase } from '../../../src/server/db/open';
 import type { Db } from '../../../src/server/db/types';
 import { createShare, deleteShare, readShare } from '../../../src/server/share/store';
-import { SHARE_OWNER_HEADER, type ShareCreated } from '../../../src/protocol/share';
+import { SHARE_MISSING_TEXT, SHARE_OWNER_HEADER, type ShareCreated } from '../../../src/protocol/share';
 import { encodeLog } from '../../../src/events/codec';
 import { newSession } from './helpers';
 import { startTempPostgres, type TempPostgres } from './pg-server';
@@ -90,7 +90,10 @@ describe('share routes (embedded PGlite)', () => {
 
     // The owner token deletes it (from any session holding it: the engine keeps it); then 404 everywhere.
     expect((await del(other.cookie, made.ownerToken)).status).toBe(200);
-    expect((await app.request(made.url)).status).toBe(404);
+    const gone = await app.request(made.url, { headers: { 'if-none-match': page.headers.get('etag') ?? '' } });
+    expect(gone.status).toBe(404);
+    expect(await gone.text()).toContain(SHARE_MISSING_TEXT);
+    expect(gone.headers.get('content-security-policy')).toContain("default-src 'none'");
     expect((await app.request(`${made.url}/log`)).status).toBe(404);
     expect((await del(owner.cookie, made.ownerToken)).status).toBe(404);
   });

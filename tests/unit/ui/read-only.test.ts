@@ -11,7 +11,7 @@ const rows: MessageRow[] = [
   row(2, { alternativeGroup: 'g', branchIndex: 0, isActiveBranch: false }),
   row(3, { parentMessageId: 2 }),
   row(4, { parentMessageId: 1, alternativeGroup: 'g', branchIndex: 1 }),
-  row(5, { parentMessageId: 4, images: [{ url: 'https://example.test/a.png' }] as MessageRow['images'] }),
+  row(5, { parentMessageId: 4, images: [{ fileId: 1, thumbId: 1, mimeType: 'image/png', width: 1, height: 1 }] as MessageRow['images'] }),
 ];
 
 describe('branchView: a read-only conversation with its branches', () => {
