@@ -3,7 +3,7 @@ export { cloneStore, foldState, slugsOf, TABLES, Timeline } from './state';
 export type { LogState } from './state';
 export { diffStates, fieldChanges, formatDiff, sameValue } from './diff';
 export type { Change, FieldChange, StateDiff } from './diff';
-export { conversationState, mentionsConversation, redactEvent, redactText, trimLog } from './repro';
+export { conversationState, mentionsConversation, redactEvent, redactText, shareLog, trimLog } from './repro';
 export type { ConversationState } from './repro';
 export { checkLog } from './check';
 export type { CheckResult } from './check';

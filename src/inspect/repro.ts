@@ -22,6 +22,15 @@ export function trimLog<E extends ProjectedEvent>(events: readonly E[], slug: st
   return out;
 }
 
+/**
+ * The events a shared copy of conversation `slug` keeps: only those that change it, none of the global ones
+ * (preferences, the library, folders, money are the sharer's own and shape nothing its messages show). Folding
+ * them gives the same conversation row and messages as the whole log (tests/unit/inspect/share-log.test.ts).
+ */
+export function shareLog<E extends ProjectedEvent>(events: readonly E[], slug: string): E[] {
+  return events.filter((e) => slugsOf(e).includes(slug));
+}
+
 /** Whether any event of the log changes conversation `slug`. */
 export function mentionsConversation(events: readonly ProjectedEvent[], slug: string): boolean {
   return events.some((e) => slugsOf(e).includes(slug));

@@ -21,6 +21,32 @@ export interface ExportHandlers {
   exportAllConversations(): Promise<ExportFile>;
 }
 
+/** A conversation's published share link, as the engine keeps it (the owner token stays in the engine). */
+export interface ShareLink {
+  id: string;
+  /** Path on this origin: /share/{id}. */
+  url: string;
+  /** Published with the words replaced by placeholder letters. */
+  redacted: boolean;
+  publishedAt: number;
+}
+
+/** The read-only copy of a conversation as a file the user saves (NDJSON event log), or why not. */
+export type ShareFile = { ok: true; fileName: string; text: string; events: number } | { ok: false; error: string };
+
+/**
+ * Share links (src/worker/rooms/share/commands.ts; spec 001 section 2): a conversation's events as a file, or
+ * published through the gateway as a link only its owner can delete.
+ */
+export interface ShareHandlers {
+  shareFile(slug: string, options: { redact: boolean }): Promise<ShareFile>;
+  /** Publishes the conversation as it is now (replacing the link published before, if any). */
+  publishShare(slug: string, options: { redact: boolean }): Promise<{ ok: true; link: ShareLink } | { ok: false; error: string }>;
+  /** Deletes the published link (the gateway then answers 404 for it). */
+  deleteShare(slug: string): Promise<ActionResult>;
+  /** The published link of a conversation, or null. */
+  shareLink(slug: string): Promise<ShareLink | null>;
+}
 
 /** What scraping URLs for the composer gave: the pages read and why others were not (src/worker/rooms/web/commands.ts). */
 export type ScrapeOutcome =

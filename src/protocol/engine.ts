@@ -11,7 +11,7 @@ import type { ConsentHandlers, ConsentQueries, FolderHandlers, FolderQueries, Up
 import type { ConversationQueries, InstructionQueries, QueueQueries, ConversationHandlers, InstructionHandlers, BranchHandlers, MessageHandlers, QueueHandlers } from './engine-conversations';
 import type { MoneyQueries, MoneyHandlers } from './engine-money';
 import type { MediaQueries, MediaHandlers, SpeechChoice, SpeechQueries, SpeechHandlers } from './engine-media';
-import type { ScratchpadQueries, ExportHandlers, WebHandlers, ScratchpadHandlers } from './engine-tools';
+import type { ScratchpadQueries, ExportHandlers, WebHandlers, ScratchpadHandlers, ShareHandlers } from './engine-tools';
 
 // Each domain's views, queries and handlers live in its own module; re-exported so that every import of this path stays.
 export type * from './engine-conversations';
@@ -194,6 +194,7 @@ export type CommandHandlers =
   & BranchHandlers
   & MessageHandlers
   & ExportHandlers
+  & ShareHandlers
   & QueueHandlers
   & WebHandlers
   & ScratchpadHandlers

@@ -36,6 +36,7 @@ import { DEFAULT_CONSENT_CONFIG, type ConsentConfig } from './consent/config';
 import { loadParseConfig, loadUploadLimits, type ParseConfig } from './parse/config';
 import { ParsePool } from './parse/pool';
 import { UploadBudget } from './guards/upload-budget';
+import { registerShareRoutes, type ShareSettings } from './share/routes';
 
 export interface AppDeps {
   /** Migrated database (openDatabase in src/server/db/open.ts). */
@@ -73,6 +74,8 @@ export interface AppDeps {
   warmReaders?: boolean;
   /** Upload bytes held in memory, within caps (guards/upload-budget.ts); default: the caps of an empty environment. */
   uploads?: UploadBudget;
+  /** Share links' size, rate and count limits (src/server/share/routes.ts); default DEFAULT_SHARE_SETTINGS. */
+  share?: ShareSettings;
 }
 
 export const DEFAULT_SETTINGS: AppSettings = {
@@ -94,6 +97,8 @@ const LARGE_BODY_ROUTES = new Set(['/api/stream-gpt', '/api/talk-to-gpt-multi', 
 for (const path of ATTACHMENT_BODY_ROUTES) LARGE_BODY_ROUTES.add(path);
 /** Voice recordings (src/server/speech/transcribe-route.ts checks their own limit). */
 LARGE_BODY_ROUTES.add('/api/transcribe');
+/** A shared conversation's log (src/server/share/routes.ts checks its own limit). */
+LARGE_BODY_ROUTES.add('/api/share');
 
 /** Routes that spend money or upstream capacity: limited per client address (PARLEY_COSTLY_RATE_*). */
 const COSTLY_ROUTES = ['/api/stream-gpt', '/api/talk-to-gpt-multi', '/api/conversation-summary', '/api/generate-image', '/api/generate-openai-image', '/api/generate-video'];
@@ -155,6 +160,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   registerWebRoutes(app, ctx, deps.web);
   deps.catalogue.attachSpeech(registerSpeechRoutes(app, ctx, deps.speech).catalogue);
   registerConsentRoutes(app, ctx, deps.consent ?? DEFAULT_CONSENT_CONFIG);
+  const shares = registerShareRoutes(app, ctx, deps.share);
+  deps.onClose?.(() => shares.close());
   if (deps.adminToken) {
     app.use('/admin/*', adminAccessGuard(settings.guards.adminLoopbackOnly));
     registerAdminRoutes(app, ctx, deps.adminToken);

@@ -65,6 +65,8 @@ self.addEventListener('fetch', (event) => {
   if (request.mode === 'navigate') {
     // The app's own pages only: the gateway's pages (the test checkout, /preview) are never the app shell.
     if (/^\/(api|auth|admin|preview|pay|checkout|transaction|invitations|nano)(\/|$)/.test(url.pathname)) return;
+    // A shared conversation is online only: its page's status (404 once deleted) and its log come from the gateway.
+    if (url.pathname.startsWith('/share/')) return;
     event.respondWith(page(request));
     return;
   }

@@ -44,6 +44,12 @@ export function matchRoute(path: string): Route {
   return { name: 'home' };
 }
 
+/** The id of a share link's page (/share/{id}, src/protocol/share.ts; checked by the page), or null for any other path. */
+export function shareRouteId(pathname: string): string | null {
+  const m = /^\/share\/([^/]+)\/?$/.exec(pathname);
+  return m?.[1] ?? null;
+}
+
 /** The prompt carried by an unknown slug: URL-decoded (spec 000 section 2); malformed escapes are kept as typed. */
 export function decodeSlugPrompt(slug: string): string {
   try {

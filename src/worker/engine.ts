@@ -14,6 +14,7 @@ import { branchCommands } from './rooms/branches/commands';
 import { chatCommands } from './rooms/chat/commands';
 import { preferencesCommands } from './rooms/preferences/commands';
 import { exportCommands } from './rooms/export/commands';
+import { shareCommands } from './rooms/share/commands';
 import { messageCommands } from './rooms/messages/commands';
 import { conversationCommands } from './rooms/conversations/commands';
 import { instructionCommands } from './rooms/instructions/commands';
@@ -109,6 +110,7 @@ export class Engine extends EngineCore {
       ...branchCommands(this),
       ...messageCommands(this),
       ...exportCommands(this),
+      ...shareCommands(this),
       ...queueCommands(this),
       ...webCommands(this),
       ...scratchpadCommands(this),

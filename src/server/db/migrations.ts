@@ -398,6 +398,23 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    id: 15,
+    name: 'shared_conversations',
+    statements: [
+      // Share links (src/server/share/): a conversation's repro log published by its owner. The id is random
+      // (128 bits); only the hash of the owner token is kept. Deleted by the owner, or with the session.
+      `CREATE TABLE shared_conversations (
+        id TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        owner_token_hash TEXT NOT NULL,
+        body TEXT NOT NULL,
+        bytes INTEGER NOT NULL CHECK (bytes >= 0),
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      )`,
+      `CREATE INDEX shared_conversations_session_idx ON shared_conversations (session_id)`,
+    ],
+  },
 ];
 
 const LOCK_ID = 727_001;

@@ -8,7 +8,8 @@
  *   origin or one of PARLEY_ALLOWED_ORIGINS;
  * - have Content-Type application/json (a cross-origin page can only send that after a CORS preflight, which the
  *   gateway never grants); POST /api/transcribe takes a recording as audio/* (not a CORS-safelisted type either, so
- *   it too needs the preflight that is never granted).
+ *   it too needs the preflight that is never granted), and POST /api/share an event log as application/x-ndjson
+ *   (the same).
  * Requests from non-browser clients (no Origin, no Sec-Fetch-Site) pass on to the session or admin token check.
  */
 import type { MiddlewareHandler } from 'hono';
@@ -20,6 +21,11 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export function isAudioContentType(value: string | undefined): boolean {
   const type = (value?.split(';')[0] ?? '').trim().toLowerCase();
   return /^audio\/[a-z0-9.+-]+$/.test(type) || type === 'video/webm';
+}
+
+/** application/x-ndjson (an event log: POST /api/share), not CORS-safelisted either. */
+export function isNdjsonContentType(value: string | undefined): boolean {
+  return (value?.split(';')[0] ?? '').trim().toLowerCase() === 'application/x-ndjson';
 }
 
 export function isJsonContentType(value: string | undefined): boolean {
@@ -65,7 +71,7 @@ export function crossSiteGuard(allowedOrigins: readonly string[], multipartPaths
       return jsonError(c, 403, 'CROSS_SITE', `Refused: requests from the origin '${origin.slice(0, 200)}' are not allowed`);
     }
     const type = c.req.header('content-type');
-    if (!isJsonContentType(type) && !(multipartPaths.has(c.req.path) && isMultipartContentType(type)) && !(c.req.path === '/api/transcribe' && isAudioContentType(type))) {
+    if (!isJsonContentType(type) && !(multipartPaths.has(c.req.path) && isMultipartContentType(type)) && !(c.req.path === '/api/transcribe' && isAudioContentType(type)) && !(c.req.path === '/api/share' && isNdjsonContentType(type))) {
       return jsonError(c, 415, 'UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON, sent with Content-Type: application/json');
     }
     return next();

@@ -11,6 +11,7 @@ import { composer, lastTurnModels } from '../composer-state';
 import { ConversationHeader } from './ConversationHeader';
 import { InstructionsButton } from './SystemPromptDialog';
 import { ExportMenu } from './ExportMenu';
+import { ShareButton } from './ShareDialog';
 import { ScratchpadButton } from './ToolSplit';
 import { ErrorBoundary } from './ErrorBoundary';
 import { formatTotalCost } from './cost-format';
@@ -222,6 +223,7 @@ export function ConversationPage({ slug }: { slug: string }) {
       >
         <InstructionsButton slug={conversation ? conversation.conversation.slug : null} instructions={conversation?.conversation.instructions} />
         <ExportMenu slug={conversation ? conversation.conversation.slug : null} />
+        <ShareButton slug={conversation ? conversation.conversation.slug : null} />
         <ScratchpadButton />
       </ConversationHeader>
       <ErrorBoundary resetKey={conversation?.conversation.slug} fallback={<p className="messages-failed" role="alert">The messages could not be shown. Reload the page to try again.</p>}>

@@ -1,4 +1,5 @@
-import { Suspense, lazy, memo, useState, type CSSProperties } from 'react';
+import { Suspense, lazy, memo, useContext, useState, type CSSProperties } from 'react';
+import { ReadOnlyContext } from './read-only';
 import type { MessageView } from '../../protocol/engine';
 import { AlternativesNav } from './AlternativesNav';
 import { MessageActions, tree } from './MessageActions';
@@ -125,6 +126,8 @@ function MessageContent({ message, modelName, last = false }: MessageItemProps) 
   const isAssistant = message.role === 'assistant';
   const [editing, setEditing] = useState(false);
   const [copied, setCopied] = useState(false);
+  // A read-only copy (share page, Inspector): the branch navigator works in the view only; no other action.
+  const readOnly = useContext(ReadOnlyContext);
   const slug = message.conversationSlug;
   const copy = () =>
     void navigator.clipboard.writeText(message.text).then(() => {
@@ -201,11 +204,11 @@ function MessageContent({ message, modelName, last = false }: MessageItemProps) 
               index={message.alternatives.index}
               count={message.alternatives.count}
               disabled={status === 'pending' || status === 'streaming'}
-              onSwitch={(direction) => void tree((api) => api.switchBranch(slug, message.id, direction))}
+              onSwitch={(direction) => (readOnly ? readOnly.switchBranch(message.id, direction) : void tree((api) => api.switchBranch(slug, message.id, direction)))}
             />
           )}
           <MessageMeta message={message} />
-          <MessageActions message={message} status={status} copied={copied} onCopy={copy} onEdit={() => setEditing(true)} />
+          {!readOnly && <MessageActions message={message} status={status} copied={copied} onCopy={copy} onEdit={() => setEditing(true)} />}
         </div>
       )}
       {message.isPartial && <p className="message-note">Partial reply: the stream ended early.</p>}
@@ -214,7 +217,7 @@ function MessageContent({ message, modelName, last = false }: MessageItemProps) 
           {message.error}
         </p>
       )}
-      {message.canContinue && (
+      {message.canContinue && !readOnly && (
         <div className="message-footer">
           <button type="button" onClick={() => void tree((api) => api.continueReply(slug, message.id))}>
             Continue

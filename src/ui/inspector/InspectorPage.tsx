@@ -10,10 +10,8 @@ import { decodeLog, encodeLog, LogFormatError } from '../../events/codec';
 import type { NewEvent, StoredEvent } from '../../events/catalogue';
 import { conversationState, diffStates, filterEvents, formatDiff, redactEvent, slugsOf, Timeline, trimLog } from '../../inspect';
 import type { EventFilter } from '../../inspect';
-import { promptText } from '../../projections/projection';
-import type { MessageView } from '../../protocol/engine';
 import { engine, useQuery } from '../engine';
-import { MessageList } from '../components/MessageList';
+import { ReadOnlyConversation } from '../components/ReadOnlyConversation';
 import './inspector.css';
 
 type LogEvent = NewEvent | StoredEvent;
@@ -226,8 +224,7 @@ function Scrubber({ timeline, slugs, initial, at }: { timeline: Timeline; slugs:
   const view = useMemo(() => {
     if (slug === '') return null;
     const state = conversationState(timeline.stateAt(shown), slug);
-    const messages: MessageView[] = state.messages.filter((m) => m.isActiveBranch !== false).map((m) => ({ ...m, text: promptText(m.prompt) }));
-    return { name: state.conversation?.name ?? null, messages };
+    return { name: state.conversation?.name ?? null, rows: state.messages };
   }, [timeline, slug, shown]);
   const e = shown > 0 ? timeline.events[shown - 1] : undefined;
   return (
@@ -250,10 +247,10 @@ function Scrubber({ timeline, slugs, initial, at }: { timeline: Timeline; slugs:
         </output>
       </div>
       {view && (
-        // inert: the app's own message list, shown read-only (its actions would change the live conversation).
-        <div className="inspector-conversation" inert>
-          <p className="muted">{view.name === null ? 'This conversation does not exist yet at this point.' : `“${view.name}” · ${view.messages.length} messages`}</p>
-          <MessageList messages={view.messages} models={models?.models ?? []} empty={<p className="muted">No messages yet.</p>} />
+        // The app's own message list, read-only: its branch navigator switches in this view; no other action.
+        <div className="inspector-conversation">
+          <p className="muted">{view.name === null ? 'This conversation does not exist yet at this point.' : `“${view.name}” · ${view.rows.length} messages`}</p>
+          <ReadOnlyConversation rows={view.rows} models={models?.models ?? []} empty={<p className="muted">No messages yet.</p>} />
         </div>
       )}
     </section>

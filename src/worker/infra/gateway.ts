@@ -10,6 +10,7 @@ import type {
 import type { TalkToGptMultiRequest } from '../../protocol/multi';
 import type { GenerateImageRequest, GenerateImageResponse, GenerateVideoRequest, GenerateVideoResponse, VideoStatusResponse } from '../../protocol/media';
 import { noteGatewayAnswer } from './signed-out';
+import { SHARE_OWNER_HEADER, type ShareCreated } from '../../protocol/share';
 
 export class GatewayError extends Error {
   constructor(
@@ -66,6 +67,21 @@ export const gateway = {
   generateImage: (request: GenerateImageRequest, signal?: AbortSignal) => postJson<GenerateImageResponse>('/api/generate-image', request, signal),
   generateVideo: (request: GenerateVideoRequest, signal?: AbortSignal) => postJson<GenerateVideoResponse>('/api/generate-video', request, signal),
   videoStatus: (runId: string, modelSlug: string) => getJson<VideoStatusResponse>(`/api/generate-video/status?runId=${encodeURIComponent(runId)}&modelSlug=${encodeURIComponent(modelSlug)}`),
+  /** Publishes a shared conversation's log (NDJSON); the answer carries the owner token. */
+  async publishShare(ndjson: string): Promise<ShareCreated> {
+    const res = await fetch('/api/share', { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/x-ndjson', accept: 'application/json' }, body: ndjson });
+    if (!res.ok) throw await gatewayErrorOf(res);
+    return (await res.json()) as ShareCreated;
+  },
+  /** Deletes a published share with its owner token; a 404 (already gone) is not an error. */
+  async deleteShare(id: string, ownerToken: string): Promise<void> {
+    const res = await fetch(`/api/share/${encodeURIComponent(id)}`, {
+      method: 'DELETE',
+      credentials: 'same-origin',
+      headers: { 'content-type': 'application/json', accept: 'application/json', [SHARE_OWNER_HEADER]: ownerToken },
+    });
+    if (!res.ok && res.status !== 404) throw await gatewayErrorOf(res);
+  },
   /** Ends a reply's upstream now (Stop), rather than after the gateway's resume grace period. */
   async cancelReply(requestId: string): Promise<void> {
     await fetch('/api/stream-gpt/cancel', {
