@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { SuggestionKind } from './web-limits';
 
-export { LOW_BALANCE_FREQUENCY, LOW_BALANCE_NANO, LOW_BALANCE_USD, MAX_SCRAPE_URLS, NO_BALANCE_FREQUENCY, SCRAPE_PRICE_MICRO_PER_PAGE, SEARCH_STATUS_UNKNOWN, SUGGESTION_COUNTS, TOO_MANY_SCRAPE_URLS, type SuggestionKind } from './web-limits';
+export { LOW_BALANCE_FREQUENCY, LOW_BALANCE_NANO, LOW_BALANCE_USD, MAX_SCRAPE_URLS, NO_BALANCE_FREQUENCY, SCRAPE_PRICE_MICRO_PER_PAGE, SEARCH_STATUS_UNKNOWN, SUGGESTION_COUNTS, TOO_MANY_SCRAPE_URLS, type SuggestionKind, MODEL_SUGGESTION_COUNTS, rankModelSuggestions, shownModelSuggestions, type ModelSuggestionsResponse } from './web-limits';
 
 /** The most text kept of one scraped page (the gateway cuts extracted text there; a message stores no more). */
 export const SCRAPED_CONTENT_MAX_CHARS = 20_000;
@@ -94,34 +94,6 @@ export interface Suggestion {
   model?: string;
   category?: string;
   resolution?: string;
-}
-
-/** Spec 000 section 9 "Suggestions: 20 models fetched, 15 used": GET /api/suggestions?kind=models answers 20, the view shows 15. */
-export const MODEL_SUGGESTION_COUNTS = { fetched: 20, used: 15 } as const;
-
-/** GET /api/suggestions?kind=models: recommended text models, best first (ids of GET /api/models). */
-export interface ModelSuggestionsResponse {
-  kind: 'models';
-  models: string[];
-}
-
-/**
- * The recommended text models, best first, at most `n`: the default model, then the free ones (usable with no
- * balance), then those that see images, then the rest in catalogue order. Pure: the gateway ranks with it.
- */
-export function rankModelSuggestions(models: readonly { id: string; modality: string; free: boolean; capabilities: readonly string[] }[], defaultModel: string, n: number): string[] {
-  const text = models.filter((m) => m.modality === 'text');
-  const score = (m: (typeof text)[number]) => (m.id === defaultModel ? 0 : m.free ? 1 : m.capabilities.includes('vision') ? 2 : 3);
-  return text
-    .map((m, i) => ({ m, i }))
-    .sort((a, b) => score(a.m) - score(b.m) || a.i - b.i)
-    .slice(0, n)
-    .map(({ m }) => m.id);
-}
-
-/** The recommended models the empty conversation shows: the first MODEL_SUGGESTION_COUNTS.used still offered. */
-export function shownModelSuggestions(fetched: readonly string[], offered: ReadonlySet<string>): string[] {
-  return fetched.filter((id) => offered.has(id)).slice(0, MODEL_SUGGESTION_COUNTS.used);
 }
 
 export interface SuggestionsResponse {

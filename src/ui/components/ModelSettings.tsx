@@ -9,7 +9,7 @@ import { useRef, useState } from 'react';
 import type { ModelInfo } from '../../protocol/api';
 import type { ActionResult } from '../../protocol/engine';
 import type { ModelSettings } from '../../events/model';
-import { clampSetting, MAX_TOKENS_LIMIT, NUMERIC_SAMPLING, REASONING_EFFORTS, SAMPLING_NAMES, SAMPLING_SPECS, type NumericSamplingName } from '../../protocol/sampling';
+import { clampSetting, MAX_TOKENS_LIMIT, NUMERIC_SAMPLING, REASONING_EFFORTS, SAMPLING_NAMES, SAMPLING_SPECS, type NumericSamplingName } from '../../protocol/sampling-limits';
 import { engine, useQuery } from '../engine';
 
 /** Every text-model setting the panel writes (Reset clears these, and only these: an image model's stay). */

@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from 'react';
 import type { ModelInfo } from '../../../protocol/api';
-import { shownModelSuggestions } from '../../../protocol/web';
+import { shownModelSuggestions } from '../../../protocol/web-limits';
 import { engine } from '../../engine';
 
 export function ModelSuggestions({ models, current, onPick }: { models: readonly ModelInfo[]; current: string; onPick(id: string): void }) {
