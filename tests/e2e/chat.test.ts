@@ -231,14 +231,14 @@ describe('chat, end to end in Chromium', () => {
     // The wallet opens with the Deposit dialog (spec 001 section 2); closing it leaves the wallet.
     await page.getByRole('dialog', { name: 'Deposit' }).getByRole('button', { name: 'Close' }).click();
     await page.getByRole('button', { name: 'Refresh balance' }).click();
-    await expect.poll(() => page.getByRole('region', { name: 'Balance' }).textContent()).toBe('$1.00');
+    await expect.poll(() => page.getByRole('region', { name: 'Balance', exact: true }).textContent()).toBe('$1.00');
     await page.goBack();
     await send(page, 'Expensive question');
     await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();
     // 1000 input tokens at $1/M + 1000 output tokens at $2/M = $0.003 charged through the ledger.
     // Shown floored to cents ($0.99; the full $0.997000 on hover), and no XNO where nano is not in use (issue 16 item 7).
-    await expect.poll(() => page.getByRole('region', { name: 'Balance' }).textContent()).toBe('$0.99');
-    expect(await page.getByRole('region', { name: 'Balance' }).locator('.balance-usd').getAttribute('title')).toBe('$0.997000');
+    await expect.poll(() => page.getByRole('region', { name: 'Balance', exact: true }).textContent()).toBe('$0.99');
+    expect(await page.getByRole('region', { name: 'Balance', exact: true }).locator('.balance-usd').getAttribute('title')).toBe('$0.997000');
     // The reply's cost below a cent keeps 2 significant digits.
     expect(await page.getByLabel('Reply details').last().textContent()).toContain('$0.003');
   });

@@ -29,7 +29,7 @@ const getStack = useStack(() => ({
   },
 }));
 
-const balance = (page: Page) => page.getByRole('region', { name: 'Balance' });
+const balance = (page: Page) => page.getByRole('region', { name: 'Balance', exact: true });
 const notices = (page: Page) => page.getByRole('region', { name: 'Notifications' });
 
 async function sessionId(context: BrowserContext): Promise<string> {

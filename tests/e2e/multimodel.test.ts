@@ -104,7 +104,7 @@ describe('multi-model', () => {
     const id = await page.evaluate(async () => ((await (await fetch('/auth/local-session')).json()) as { data: { id: string } }).data.id);
     await getStack().gateway.ledger.credit(id, { key: `fund:${id}`, usdMicro: 50n });
     await page.reload();
-    await page.getByRole('region', { name: 'Balance' }).getByText('$0.00005', { exact: true }).waitFor();
+    await page.getByRole('region', { name: 'Balance', exact: true }).getByText('$0.00005', { exact: true }).waitFor();
     await chooseModel(page, FREE_MODEL);
     await page.getByRole('button', { name: 'Add model' }).click();
     await page.getByRole('combobox', { name: 'Extra model 1' }).and(page.locator(`[data-value="${PAID_MODEL}"]`)).waitFor();
