@@ -7,10 +7,9 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import type { Preferences } from '../../protocol/preferences';
 import { useQuery } from '../engine';
-import { PERSIST_DEBOUNCE_MS } from './SystemPromptDialog';
+import { CUSTOM, PERSIST_DEBOUNCE_MS, PresetOptions } from './SystemPromptDialog';
 
 const STANDARD_ID = 0;
-const CUSTOM = 'custom';
 
 export function DefaultInstructionsSetting({ preferences, save }: { preferences: Preferences; save(changes: Partial<Preferences>): void }) {
   const id = useId();
@@ -55,12 +54,7 @@ export function DefaultInstructionsSetting({ preferences, save }: { preferences:
             flush();
           }}
         >
-          {presets?.map((p) => (
-            <option key={p.id} value={String(p.id)}>
-              {p.name}
-            </option>
-          ))}
-          {!selected && <option value={CUSTOM}>Custom</option>}
+          <PresetOptions presets={presets} custom={!selected} />
         </select>
       </div>
       <div className="setting setting-wide">

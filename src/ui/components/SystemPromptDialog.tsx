@@ -20,7 +20,22 @@ import { composer, newConversationInstructions } from '../composer-state';
 export const PERSIST_DEBOUNCE_MS = 400;
 const STANDARD_ID = 0;
 const BUILT_IN_IDS = new Set([0, -1]);
-const CUSTOM = 'custom';
+/** The preset select's value when the text matches no preset. */
+export const CUSTOM = 'custom';
+
+/** The preset select's options: every preset, and "Custom" while the text matches none. */
+export function PresetOptions({ presets, custom }: { presets: readonly InstructionRow[] | undefined; custom: boolean }) {
+  return (
+    <>
+      {presets?.map((p) => (
+        <option key={p.id} value={String(p.id)}>
+          {p.name}
+        </option>
+      ))}
+      {custom && <option value={CUSTOM}>Custom</option>}
+    </>
+  );
+}
 
 function report(result: ActionResult | { ok: true; id: number }): boolean {
   if (!result.ok) showLocalNotice({ title: result.error, text: '', tone: 'red', durationMs: 5000 });
@@ -129,12 +144,7 @@ function SystemPromptEditor({ slug, stored, onClose }: { slug: string | null; st
             }
           }}
         >
-          {presets?.map((p) => (
-            <option key={p.id} value={String(p.id)}>
-              {p.name}
-            </option>
-          ))}
-          {!selected && <option value={CUSTOM}>Custom</option>}
+          <PresetOptions presets={presets} custom={!selected} />
         </select>
       </label>
       <label className="field">
