@@ -145,6 +145,9 @@ describe('conversation management', () => {
     const types = (await readLog(engine.db)).map((e) => e.type);
     expect(types.filter((t) => t === 'conversation.deleted')).toHaveLength(2);
     expect(types.filter((t) => t === 'conversation.restored')).toHaveLength(2);
+    // A selection of one says so in the singular.
+    expect(await engine.deleteConversations([keep])).toEqual({ ok: true });
+    expect(engine.notices$.value.find((n) => n.title === 'Conversations deleted')?.text).toBe('1 conversation');
     await expectReplayMatches(engine, 'bulk-delete');
   });
 

@@ -31,7 +31,7 @@ export const TITLE_CONTENT_CHARS = 4000;
 export const CONVERSATION_DELETED = 'Conversation deleted';
 export const CONVERSATIONS_DELETED = 'Conversations deleted';
 /** The text of the notice of a bulk delete. */
-export const deletedCountText = (n: number): string => `${n} conversations`;
+export const deletedCountText = (n: number): string => (n === 1 ? '1 conversation' : `${n} conversations`);
 export const UNDO = 'Undo';
 export const NAME_REQUIRED = 'A name is required';
 export const CONVERSATION_NOT_FOUND = 'Conversation not found';
