@@ -4,10 +4,10 @@
  * saved 400 ms after the last keystroke and when the field is left (spec 000 section 9's debounce). Each
  * conversation keeps its own copy, changed with its "Instructions" button or the composer's Study Mode chip.
  */
-import { useEffect, useId, useRef, useState } from 'react';
+import { useId } from 'react';
 import type { Preferences } from '../../protocol/preferences';
 import { useQuery } from '../engine';
-import { CUSTOM, PERSIST_DEBOUNCE_MS, PresetOptions } from './SystemPromptDialog';
+import { CUSTOM, PresetOptions, useDebouncedText } from './SystemPromptDialog';
 
 const STANDARD_ID = 0;
 
@@ -16,28 +16,13 @@ export function DefaultInstructionsSetting({ preferences, save }: { preferences:
   const presets = useQuery({ kind: 'instructions' });
   const standard = presets?.find((p) => p.id === STANDARD_ID);
   const stored = preferences.defaultInstructions;
-  const [text, setText] = useState<string | null>(null);
-  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  const pending = useRef<string | null>(null);
-  const shown = text ?? (stored === '' ? (standard?.instructions ?? '') : stored);
-  const selected = presets?.find((p) => p.instructions === shown);
-
-  function flush() {
-    clearTimeout(timer.current);
-    const value = pending.current;
-    pending.current = null;
-    if (value === null) return;
+  const { text, change, flush } = useDebouncedText((value) => {
     // 'Standard' (or nothing) is stored as '': it follows the app's default prompt.
     const toStore = value.trim() === '' || (standard && value === standard.instructions) ? '' : value;
     if (toStore !== stored) save({ defaultInstructions: toStore });
-  }
-  function change(value: string) {
-    setText(value);
-    pending.current = value;
-    clearTimeout(timer.current);
-    timer.current = setTimeout(flush, PERSIST_DEBOUNCE_MS);
-  }
-  useEffect(() => () => flush(), []); // eslint-disable-line react-hooks/exhaustive-deps -- on unmount only; flush reads refs
+  });
+  const shown = text ?? (stored === '' ? (standard?.instructions ?? '') : stored);
+  const selected = presets?.find((p) => p.instructions === shown);
 
   return (
     <>

@@ -1,6 +1,7 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import { useSnapshot } from 'valtio';
-import type { ActionResult, Notice, TreeResult } from '../../protocol/engine';
+import type * as Comlink from 'comlink';
+import type { ActionResult, EngineApi, Notice, TreeResult } from '../../protocol/engine';
 import { engine, useQuery } from '../engine';
 import { navigate } from '../router';
 import { dismissLocalNotice, view } from '../state';
@@ -8,27 +9,13 @@ import { AutoTitleQuestion } from './AutoTitleQuestion';
 import { resumeAudio } from '../speech/player';
 import { DepositButton } from './DepositButton';
 
-/** Brings a deleted conversation back (the deletion notice's action). */
-function UndoButton({ label, slug, onDone }: { label: string; slug: string; onDone(): void }) {
+/** An Undo that asks the engine to bring back what a notice says was deleted, then closes the notice. */
+function UndoButton({ label, undo, onDone }: { label: string; undo(api: Comlink.Remote<EngineApi>): Promise<ActionResult>; onDone(): void }) {
   return (
     <button
       type="button"
       onClick={() => {
-        void engine<ActionResult>((api) => api.restoreConversation(slug)).then(onDone);
-      }}
-    >
-      {label}
-    </button>
-  );
-}
-
-/** Brings back every conversation of a bulk delete (its notice's action). */
-function UndoManyButton({ label, slugs, onDone }: { label: string; slugs: string[]; onDone(): void }) {
-  return (
-    <button
-      type="button"
-      onClick={() => {
-        void engine<ActionResult>((api) => api.restoreConversations(slugs)).then(onDone);
+        void engine<ActionResult>(undo).then(onDone);
       }}
     >
       {label}
@@ -89,6 +76,7 @@ function NoticeItem({ notice, onDismiss }: { notice: Notice; onDismiss(): void }
 }
 
 function NoticeAction({ notice, onDismiss }: { notice: Notice; onDismiss(): void }) {
+  const action = notice.action;
   return (
     <div className="notice-actions">
       {notice.action?.kind === 'reload' && (
@@ -96,10 +84,8 @@ function NoticeAction({ notice, onDismiss }: { notice: Notice; onDismiss(): void
           {notice.action.label}
         </button>
       )}
-      {notice.action?.kind === 'undo' && (
-        <UndoButton label={notice.action.label} slug={notice.action.slug} onDone={onDismiss} />
-      )}
-      {notice.action?.kind === 'undoMany' && <UndoManyButton label={notice.action.label} slugs={notice.action.slugs} onDone={onDismiss} />}
+      {action?.kind === 'undo' && <UndoButton label={action.label} undo={(api) => api.restoreConversation(action.slug)} onDone={onDismiss} />}
+      {action?.kind === 'undoMany' && <UndoButton label={action.label} undo={(api) => api.restoreConversations(action.slugs)} onDone={onDismiss} />}
       {notice.action?.kind === 'undoMessage' && (
         <UndoMessageButton label={notice.action.label} slug={notice.action.slug} deletionId={notice.action.deletionId} onDone={onDismiss} />
       )}

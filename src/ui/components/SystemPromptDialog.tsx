@@ -8,7 +8,7 @@
  * state (composer.newInstructions; else the default instructions of Settings) and go with that message, which
  * stores them on the conversation it creates.
  */
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useSnapshot } from 'valtio';
 import type { ActionResult } from '../../protocol/engine';
 import type { InstructionRow } from '../../events/model';
@@ -18,6 +18,38 @@ import { composer, newConversationInstructions } from '../composer-state';
 
 /** Spec 000 section 9: instruction persistence debounced 400 ms. */
 export const PERSIST_DEBOUNCE_MS = 400;
+
+/**
+ * A text field saved PERSIST_DEBOUNCE_MS after the last keystroke, when `flush` is called (a choice, leaving the
+ * field) and when the component goes away. `text` is null until the user types; `persist` is the latest one given.
+ */
+export function useDebouncedText(persist: (value: string) => void): { text: string | null; change(value: string): void; flush(): void } {
+  const [text, setText] = useState<string | null>(null);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const pending = useRef<string | null>(null);
+  const latest = useRef(persist);
+  useEffect(() => {
+    latest.current = persist;
+  });
+  const flush = useCallback(() => {
+    clearTimeout(timer.current);
+    const value = pending.current;
+    pending.current = null;
+    if (value !== null) latest.current(value);
+  }, []);
+  const change = useCallback(
+    (value: string) => {
+      setText(value);
+      pending.current = value;
+      clearTimeout(timer.current);
+      timer.current = setTimeout(flush, PERSIST_DEBOUNCE_MS);
+    },
+    [flush],
+  );
+  // Whatever is still waiting is saved when the component goes away.
+  useEffect(() => flush, [flush]);
+  return { text, change, flush };
+}
 const STANDARD_ID = 0;
 const BUILT_IN_IDS = new Set([0, -1]);
 /** The preset select's value when the text matches no preset. */
@@ -84,12 +116,10 @@ export function InstructionsButton({ slug, instructions }: { slug: string | null
 function SystemPromptEditor({ slug, stored, onClose }: { slug: string | null; stored: string; onClose(): void }) {
   const presets = useQuery({ kind: 'instructions' });
   const standard = presets?.find((p) => p.id === STANDARD_ID);
-  const [text, setText] = useState<string | null>(null);
   const [presetName, setPresetName] = useState('');
   /** The preset last chosen, so that one edited afterwards can be updated. */
   const [chosenId, setChosenId] = useState<number | null>(null);
-  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  const pending = useRef<string | null>(null);
+  const { text, change, flush } = useDebouncedText((value) => saveInstructions(slug, standard && value === standard.instructions ? '' : value));
 
   // The text shown: what the user is typing, else what is stored ('' = the Standard preset's text).
   const shown = text ?? (stored === '' ? (standard?.instructions ?? '') : stored);
@@ -97,24 +127,6 @@ function SystemPromptEditor({ slug, stored, onClose }: { slug: string | null; st
   const chosen = presets?.find((p) => p.id === chosenId) ?? selected;
   const editable = chosen !== undefined && !BUILT_IN_IDS.has(chosen.id);
 
-  function flush() {
-    clearTimeout(timer.current);
-    const value = pending.current;
-    pending.current = null;
-    if (value === null) return;
-    const toStore = standard && value === standard.instructions ? '' : value;
-    saveInstructions(slug, toStore);
-  }
-
-  function change(value: string) {
-    setText(value);
-    pending.current = value;
-    clearTimeout(timer.current);
-    timer.current = setTimeout(flush, PERSIST_DEBOUNCE_MS);
-  }
-
-  // Whatever is still waiting is saved when the dialog closes.
-  useEffect(() => () => flush(), []); // eslint-disable-line react-hooks/exhaustive-deps -- on unmount only; flush reads refs
 
   async function savePreset() {
     const name = presetName.trim() || 'My preset';
