@@ -21,9 +21,12 @@ import appConfig from '../../vite.config';
 import { HOSTILE_REPLIES } from '../unit/ui/hostile-payloads';
 import type { RunResult } from './hostile-markdown/main';
 import { median } from './conversation-view/harness';
+import { SMOKE, size } from './smoke';
 import type { Bench, BenchResult } from './types';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? size(3, 1));
+/** A smoke run renders every hostile reply but the megabyte one (its normal twin alone takes most of a minute). */
+const SMOKE_MAX_CHARS = 100_000;
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, 'hostile-markdown');
 const outDir = join(resolve(here, '../..'), '.bench-tmp', 'hostile-markdown');
@@ -90,7 +93,7 @@ const bench: Bench = async () => {
 
   const results: BenchResult[] = [];
   try {
-    for (const hostile of HOSTILE_REPLIES) {
+    for (const hostile of HOSTILE_REPLIES.filter((h) => !SMOKE || h.text.length <= SMOKE_MAX_CHARS)) {
       const normal = normalReply(hostile.text.length);
       for (const mode of ['arrive', 'open'] as const) {
         const h: RunResult[] = [];
