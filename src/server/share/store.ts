@@ -3,7 +3,7 @@
  * token. Plain SQL through the db layer, so the embedded PGlite and PostgreSQL run the same statements.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Queryable } from '../db/types';
+import type { Db, Queryable } from '../db/types';
 
 export const newShareId = (): string => randomBytes(16).toString('base64url');
 export const newOwnerToken = (): string => randomBytes(32).toString('base64url');
@@ -12,19 +12,23 @@ const hashToken = (token: string): string => createHash('sha256').update(token).
 export type CreateOutcome = { ok: true } | { ok: false; reason: 'too-many' };
 
 /**
- * Stores a share unless the session already keeps `maxPerSession`. One statement: the count and the insert are
- * one INSERT ... SELECT, so parallel publishes of one session cannot pass the cap together by more than the
- * statements that read the count at the same instant (a unique-free cap; the rate limit bounds those).
+ * Stores a share unless the session already keeps `maxPerSession`. The session's row is locked first (SELECT ...
+ * FOR UPDATE), so parallel publishes of one session, through one process or several on PostgreSQL, count and insert
+ * one at a time: the cap is exact. A session that is gone gets 'too-many' (the route only runs for live sessions).
  */
-export async function createShare(db: Queryable, s: { id: string; sessionId: string; ownerToken: string; body: string; bytes: number; maxPerSession: number }): Promise<CreateOutcome> {
-  const rows = await db.query<{ id: string }>(
-    `INSERT INTO shared_conversations (id, session_id, owner_token_hash, body, bytes)
-     SELECT $1, $2, $3, $4, $5::int
-     WHERE (SELECT count(*) FROM shared_conversations WHERE session_id = $2) < $6::int
-     RETURNING id`,
-    [s.id, s.sessionId, hashToken(s.ownerToken), s.body, s.bytes, s.maxPerSession],
-  );
-  return rows.length === 1 ? { ok: true } : { ok: false, reason: 'too-many' };
+export async function createShare(db: Db, s: { id: string; sessionId: string; ownerToken: string; body: string; bytes: number; maxPerSession: number }): Promise<CreateOutcome> {
+  return db.transaction(async (tx) => {
+    const session = await tx.query('SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE', [s.sessionId]);
+    if (session.length === 0) return { ok: false, reason: 'too-many' };
+    const rows = await tx.query<{ id: string }>(
+      `INSERT INTO shared_conversations (id, session_id, owner_token_hash, body, bytes)
+       SELECT $1, $2, $3, $4, $5::int
+       WHERE (SELECT count(*) FROM shared_conversations WHERE session_id = $2) < $6::int
+       RETURNING id`,
+      [s.id, s.sessionId, hashToken(s.ownerToken), s.body, s.bytes, s.maxPerSession],
+    );
+    return rows.length === 1 ? { ok: true } : { ok: false, reason: 'too-many' };
+  });
 }
 
 export async function shareExists(db: Queryable, id: string): Promise<boolean> {

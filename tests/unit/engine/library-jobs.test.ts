@@ -163,7 +163,7 @@ describe('upload failures shown to the user (spec 000 section 8)', () => {
       sent.mockRestore();
       fake.read = async (blob) => ({ text: await blob.text() });
     }
-  }, 60_000);
+  });
 
   it('a password-protected XLSX, PPTX, PPT or RAR the gateway refuses: its message as it is', async () => {
     const engine = newEngine();
@@ -173,7 +173,7 @@ describe('upload failures shown to the user (spec 000 section 8)', () => {
       expect(r.error).toBe('This file is password-protected. Remove the password and attach it again.');
       expect(r.notice?.text).toBe(`${name}: This file is password-protected. Remove the password and attach it again.`);
     }
-  }, 60_000);
+  });
   it("a .doc the gateway cannot read: 'Unable to process .doc file…', and the failure is reported (unsupported-filetypes)", async () => {
     const engine = newEngine();
     const reported = vi.spyOn(attachmentCalls, 'reportUnsupported');

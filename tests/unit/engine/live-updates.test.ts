@@ -78,7 +78,7 @@ describe('conversation updates', () => {
     const folded = updates.reduce<ConversationView | null | undefined>((v, u) => applyConversationUpdate(v, u), undefined);
     expect(folded).toEqual(finished);
     expect(folded?.messages).toHaveLength(FIRST_VIEW_MESSAGES + 2);
-  }, 30_000);
+  });
 });
 
 describe('a long conversation opens with its newest messages', () => {

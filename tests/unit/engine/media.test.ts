@@ -116,7 +116,7 @@ describe('images', () => {
     expect(gallery[0]).toMatchObject({ fileId: 1_001_000, prompt: 'image 1000' });
     expect(gallery.at(-1)).toMatchObject({ fileId: 1_000_001, prompt: 'image 1' });
     expect(gallery.some((g) => g.fileId === ref.fileId)).toBe(false);
-  }, 90_000);
+  });
 
   it('a setting set back to the model default (undefined) is cleared, the others kept; replay agrees', async () => {
     const engine = newEngine('media-settings-clear');

@@ -63,7 +63,7 @@ describe('nano deposit websocket', () => {
     w.socket.stop();
     expect(w.states.at(-1)).toEqual(['closed', null]);
     slow.handshakeDelayMs = 0;
-  }, 15_000);
+  });
 
   it('one report per block: duplicates, out of order, another account, 1 raw and 2^128-1 raw, a dropped socket', async () => {
     const w = watch([good.wsUrl]);
@@ -97,7 +97,7 @@ describe('nano deposit websocket', () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(w.sends.map((s) => s.hash)).toEqual([b.hash, a.hash, c.hash]);
     w.socket.stop();
-  }, 15_000);
+  });
 
   it("a node that refuses the connection is 'error' (not 'closed') until the next attempt; so is a socket that cannot be made", async () => {
     // A port nothing listens on: the browser's error event, then its close.

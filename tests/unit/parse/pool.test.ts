@@ -30,13 +30,13 @@ describe('the parse pool', () => {
     await expect(item(p, 'a', 'spin')).rejects.toMatchObject({ code: 'TIMEOUT', message: 'the file took too long to read' });
     expect(await item(p, 'a', 'echo:after the bomb')).toBe('after the bomb');
     expect(p.started).toBe(2);
-  }, 60_000);
+  });
 
   it('an item that needs more memory than its thread may have fails, and the pool goes on', async () => {
     const p = pool();
     await expect(item(p, 'a', 'oom')).rejects.toMatchObject({ code: 'MEMORY', message: 'the file needs more memory than the server allows' });
     expect(await item(p, 'a', 'echo:still reading')).toBe('still reading');
-  }, 60_000);
+  });
 
   it("a thread that dies mid-item fails that item only: every other item, waiting or running, is read", async () => {
     const p = pool();
@@ -46,7 +46,7 @@ describe('the parse pool', () => {
     await expect(crash).rejects.toMatchObject({ code: 'CRASHED', message: 'the reader stopped unexpectedly' });
     expect(await Promise.all(others)).toEqual(['a0', 'b1', 'c2', 'a3', 'b4', 'c5']);
     expect(await Promise.all(more)).toEqual(['b-late0', 'c-late1']);
-  }, 60_000);
+  });
 
   it("one session's flood does not hold back another's small item: it finishes before the flood's third item", async () => {
     const p = pool();
@@ -57,7 +57,7 @@ describe('the parse pool', () => {
     expect(finished).toHaveLength(9);
     // A plain queue would read b ninth, after all of a's items.
     expect(finished.indexOf('b')).toBeLessThan(2);
-  }, 60_000);
+  });
 
   it('a session may have only so many items waiting; past it BUSY, other sessions unaffected', async () => {
     const p = pool({ maxWaitingPerSession: 3 });
@@ -66,14 +66,14 @@ describe('the parse pool', () => {
     expect(await item(p, 'b', 'echo:b')).toBe('b');
     expect(await Promise.all(accepted)).toEqual(['a0', 'a1', 'a2']);
     expect(await item(p, 'a', 'echo:a4')).toBe('a4');
-  }, 60_000);
+  });
 
   it('a reader refusal is the item\'s own failure and keeps the thread', async () => {
     const p = pool();
     await expect(item(p, 'a', 'fail:the .docx file could not be read')).rejects.toMatchObject({ code: 'FAILED', message: 'the .docx file could not be read' });
     expect(await item(p, 'a', 'echo:next')).toBe('next');
     expect(p.started).toBe(1);
-  }, 60_000);
+  });
 
   it('an item given up while it waits is dropped; closing fails what is left', async () => {
     const p = pool();
@@ -89,7 +89,7 @@ describe('the parse pool', () => {
     const codes = (await outcomes).map((o) => (o.status === 'rejected' ? (o.reason as { code?: string }).code : o.value));
     expect(codes).toEqual(['CLOSED', 'CLOSED', 'CLOSED']);
     await expect(item(p, 'd', 'echo:after close')).rejects.toMatchObject({ code: 'CLOSED' });
-  }, 60_000);
+  });
 });
 
 describe('the warm-up at the gateway start', () => {
@@ -104,7 +104,7 @@ describe('the warm-up at the gateway start', () => {
     expect(p.warmed).toBe(3);
     expect(p.started).toBe(3);
     expect(await item(p, 'a', 'echo:warm')).toBe('warm');
-  }, 60_000);
+  });
 
   it('never takes the last free thread: items are read while a warm-up goes on', async () => {
     process.env.PARLEY_TEST_WARM_MS = '60000'; // a warm-up that does not end within the test
@@ -116,7 +116,7 @@ describe('the warm-up at the gateway start', () => {
     expect(pages).toEqual(['p0', 'p1', 'p2', 'p3', 'p4', 'p5']);
     expect(p.warmed).toBe(0);
     expect(p.warming).toBe(1);
-  }, 60_000);
+  });
 });
 
 describe('a thread that reads PDFs before its other readers are loaded', () => {
@@ -143,13 +143,13 @@ describe('a thread that reads PDFs before its other readers are loaded', () => {
     await p.close();
     await waiting;
     expect(other).toBe('CLOSED');
-  }, 60_000);
+  });
 
   it('gives a thread the other items once it says it is wholly ready', async () => {
     process.env.PARLEY_TEST_PDF_FIRST_MS = '300';
     const p = pool({ threads: 2 });
     expect(await item(p, 'a', 'echo:other')).toBe('other');
-  }, 60_000);
+  });
 });
 
 describe('FairQueue', () => {

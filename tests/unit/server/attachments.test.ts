@@ -47,7 +47,7 @@ describe('POST /api/process-document', () => {
       const r = await processDocument(name, new Uint8Array(readFileSync(join(__dirname, '../../fixtures/documents/protected', name))));
       expect(r).toMatchObject({ status: 422, body: { error: 'PROCESSING_FAILED', message: 'This file is password-protected. Remove the password and attach it again.' } });
     }
-  }, 60_000);
+  });
 
   it('reads a DOCX: content, processing_time, processed_locally', async () => {
     const r = await processDocument('report.docx', makeDocx(['Quarterly report', 'Revenue grew 12%.']));
@@ -235,7 +235,7 @@ describe('POST /api/image-description', () => {
     beforeAll(async () => {
       upstream = await startFakeUpstream(textReply('A red square.', { usage: { prompt_tokens: 900, completion_tokens: 5 } }), { models: ['gpt-4o'] });
       paid = await gw.rebuild({ PARLEY_UPSTREAM_URL: upstream.url, PARLEY_UPSTREAM_MODELS: 'gpt-4o', PARLEY_UPSTREAM_PRICING: '{"gpt-4o":{"input":"2.50","output":"10"}}' });
-    }, 60_000);
+    });
     afterAll(async () => {
       await upstream.close();
     });
@@ -298,7 +298,7 @@ describe('POST /api/image-description', () => {
     beforeAll(async () => {
       upstream = await startFakeUpstream(textReply('A green field.'), { models: ['vision-x', 'text-only'] });
       configured = await gw.rebuild({ PARLEY_UPSTREAM_URL: upstream.url, PARLEY_UPSTREAM_MODELS: 'vision-x,text-only', PARLEY_VISION_MODEL: 'vision-x' });
-    }, 60_000);
+    });
     afterAll(async () => {
       await upstream.close();
     });

@@ -55,7 +55,7 @@ describe('document corpus: samples made with real tools', () => {
     it(`${name}: the gateway reads at least 95% of the reference's words`, async () => {
       const text = await extractText(bytes(name), ext(name));
       expect(recall(reference(name), text), text).toBeGreaterThanOrEqual(0.95);
-    }, 60_000);
+    });
   }
 
   it('sample.xls: numbers, decimals, booleans and dates, every sheet named (not only its shared strings)', async () => {
@@ -70,7 +70,7 @@ describe('document corpus: samples made with real tools', () => {
       const { text } = await readPdf(pdfjs, bytes(name));
       expect(recall(reference(name), text)).toBeGreaterThanOrEqual(0.95);
       expect(text).toBe(await extractText(bytes(name), 'pdf'));
-    }, 60_000);
+    });
   }
 
   it('sample-form.pdf: filled form fields and the note are read, check boxes are not text', async () => {
@@ -84,18 +84,18 @@ describe('document corpus: samples made with real tools', () => {
     expect(await extractText(bytes('sample.rar'), 'rar')).toBe('RAR archive: 3 files\n- test.txt (0.0 KB)\n- testlink (0.0 KB)\n- testdir/test.txt (0.0 KB)\n\n--- test.txt ---\ntest text document\n\n--- testdir/test.txt ---\ntest text document');
     expect(await extractText(bytes('sample-unicode.rar'), 'rar')).toContain('--- 表だよ/漢字長いファイル名long-filename-in-漢字.txt ---\nkanji');
     expect(await extractText(bytes('sample-rar5.rar'), 'rar')).toContain('RAR archive: 4 files\n- test1.bin (4.0 KB)');
-  }, 60_000);
+  });
 
   it('sample-word6.doc: a Word 6 file is read, field codes dropped; a fast-saved one is refused in plain words', async () => {
     expect(await extractText(bytes('sample-word6.doc'), 'doc')).toContain('Page 1 of the café minutes');
     await expect(extractText(bytes('word6-fastsaved.doc'), 'doc')).rejects.toThrow(OLD_WORD_MESSAGE);
-  }, 60_000);
+  });
 
   it('sample-xml-chapters.epub: chapters found through the manifest whatever their names, the same text as sample.epub', async () => {
     const text = await extractText(bytes('sample-xml-chapters.epub'), 'epub');
     expect(text).toBe(await extractText(bytes('sample.epub'), 'epub'));
     expect(text).toContain('Annual summary');
-  }, 60_000);
+  });
 
   const lines = (text: string): string[] => text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
   for (const name of samples.filter((n) => ext(n) === 'docx')) {
@@ -108,7 +108,7 @@ describe('document corpus: samples made with real tools', () => {
       // same text.
       expect(lines(text)).toEqual(lines(gateway));
       expect(text).toBe(gateway);
-    }, 60_000);
+    });
   }
 
   it('sample-altchunk.docx: the HTML altChunk (head, style and script dropped), the header and the footer on both paths', async () => {
@@ -120,7 +120,7 @@ describe('document corpus: samples made with real tools', () => {
       expect(text).toContain('Headers:\nConfidential header line\n\nFooters:\nPage footer text');
       expect(text).not.toMatch(/ignored|color: red/);
     }
-  }, 60_000);
+  });
 
   it('sample-notes.docx: footnotes, endnotes, the text box (once) and content controls on both paths', async () => {
     const data = bytes('sample-notes.docx');
@@ -135,7 +135,7 @@ describe('document corpus: samples made with real tools', () => {
       // The text box (anchored at the end of the paragraph) right after it, before the content controls.
       expect(text).toContain('The bridge reopens in May.\n\nSidebar: bring waterproof boots and a spare lantern.\n\nClient reference: Harbour Trust grant HT-2291');
     }
-  }, 60_000);
+  });
 });
 
 describe('document corpus: password-protected files', () => {
@@ -146,7 +146,7 @@ describe('document corpus: password-protected files', () => {
   for (const name of files) {
     it(`${name}: refused with the one message, never read as text`, async () => {
       await expect(extractText(bytes(`protected/${name}`), ext(name))).rejects.toThrow(PROTECTED_MESSAGE);
-    }, 60_000);
+    });
   }
   it('protected.ppt (Apache POI): refused by the Current User token alone, its EncryptedSummary stream taken out', async () => {
     // PowerPoint keeps the summary in the clear unless told to encrypt it too; the records of the PowerPoint
@@ -156,7 +156,7 @@ describe('document corpus: password-protected files', () => {
     const data = new Uint8Array(CFB.write(container, { type: 'array' }) as number[]);
     expect(CFB.find(CFB.read(data, { type: 'array' }), 'EncryptedSummary')).toBeNull();
     await expect(extractText(data, 'ppt')).rejects.toThrow(PROTECTED_MESSAGE);
-  }, 60_000);
+  });
   it('protected.docx (agile encryption): the browser reader refuses it with the same message, before mammoth', async () => {
     const data = bytes('protected/protected.docx');
     await expect(readDocx(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer)).rejects.toThrow(PROTECTED_MESSAGE);
@@ -164,13 +164,13 @@ describe('document corpus: password-protected files', () => {
   it('protected.pdf (a user password): the browser reader (pdf.js) refuses it with the same message', async () => {
     const pdfjs = (await import('pdfjs-dist/legacy/build/pdf.mjs')) as unknown as PdfJs;
     await expect(readPdf(pdfjs, bytes('protected/protected.pdf'))).rejects.toThrow(PROTECTED_MESSAGE);
-  }, 60_000);
+  });
 });
 
 describe('document corpus: damaged files', () => {
   for (const name of readdirSync(join(DIR, 'damaged'))) {
     it(`${name}: a message naming the format, no reader internals`, async () => {
       await expect(extractText(bytes(`damaged/${name}`), ext(name))).rejects.toThrow(damagedMessage(ext(name)));
-    }, 60_000);
+    });
   }
 });

@@ -85,7 +85,7 @@ describe('the free flux-schnell quota on PGlite', () => {
   let db: Db;
   beforeAll(async () => {
     db = await openDatabase({ kind: 'memory' });
-  }, 60_000);
+  });
   afterAll(async () => {
     await db.close();
   });
@@ -194,7 +194,7 @@ describe('the free flux-schnell quota on PostgreSQL, two gateways', () => {
     u.pathname = `/${dbName}`;
     one = await openDatabase({ kind: 'postgres', url: u.toString() });
     two = await openDatabase({ kind: 'postgres', url: u.toString() });
-  }, 90_000);
+  });
   afterAll(async () => {
     await one?.close();
     await two?.close();
@@ -202,7 +202,7 @@ describe('the free flux-schnell quota on PostgreSQL, two gateways', () => {
     await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName}`);
     await admin.end();
     await server?.stop();
-  }, 60_000);
+  });
 
   it('24 parallel requests from 3 sessions on one address through two gateways: 10 free; the day total across addresses too', async () => {
     const a = await gateway(one, { PARLEY_FREE_FLUX_PER_DAY: '25' });
@@ -218,5 +218,5 @@ describe('the free flux-schnell quota on PostgreSQL, two gateways', () => {
       for (let i = 0; i < 10; i++) more.push(ask(i % 2 === 0 ? a : b, s[i % 2]!, `203.0.113.${80 + k}`));
     }
     expect((await Promise.all(more)).filter(isFree)).toHaveLength(15);
-  }, 60_000);
+  });
 });

@@ -35,7 +35,7 @@ describe('guards on PostgreSQL, two connection pools', () => {
     u.pathname = `/${dbName}`;
     one = await openDatabase({ kind: 'postgres', url: u.toString() });
     two = await openDatabase({ kind: 'postgres', url: u.toString() });
-  }, 90_000);
+  });
   afterAll(async () => {
     await one?.close();
     await two?.close();
@@ -43,7 +43,7 @@ describe('guards on PostgreSQL, two connection pools', () => {
     await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName}`);
     await admin.end();
     await server?.stop();
-  }, 60_000);
+  });
 
   it('60 parallel checks through both pools take exactly the burst', async () => {
     const limit = { burst: 10, perMinute: 1 };

@@ -73,7 +73,7 @@ export function memoryDatabase(): () => Db {
   let db: Db | null = null;
   beforeAll(async () => {
     db = await openDatabase({ kind: 'memory' });
-  }, 60_000);
+  });
   afterAll(async () => {
     await db?.close();
   });

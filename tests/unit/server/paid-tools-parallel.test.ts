@@ -147,7 +147,7 @@ describe('web search and scraping', () => {
         setTimeout(() => r.writeHead(200, { 'content-type': 'text/plain' }).end('A page worth reading.'), 300);
       },
     });
-  }, 60_000);
+  });
   afterAll(async () => {
     await host.close();
   });

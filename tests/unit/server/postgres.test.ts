@@ -41,7 +41,7 @@ describe('Postgres (DATABASE_URL)', () => {
     db = await openDatabase({ kind: 'postgres', url });
     ledger = new Ledger(db, { nanoPriceUsdMicro: 1_000_000n });
     up = await startFakeUpstream(textReply('pg reply', { usage: { prompt_tokens: 1000, completion_tokens: 2000 } }));
-  }, 60_000);
+  });
   afterAll(async () => {
     await up?.close();
     await db?.close();
@@ -49,7 +49,7 @@ describe('Postgres (DATABASE_URL)', () => {
     await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName}`);
     await admin.end();
     await server?.stop();
-  }, 60_000);
+  });
 
   it('migrations are tracked and a second open applies nothing', async () => {
     const again = await openDatabase({ kind: 'postgres', url });
@@ -102,7 +102,7 @@ describe('Postgres (DATABASE_URL)', () => {
         PARLEY_UPSTREAM_PRICING: JSON.stringify({ 'paid-model': { input: '1.5', output: '3' } }),
         PARLEY_STALL_MS: '10000',
       });
-    }, 60_000);
+    });
 
     it('$1 and 50 parallel paid requests: no reply unpaid, balance change = sum of charges, never negative', async () => {
       up.setScript(textReply('a paid answer in words', { usage: { prompt_tokens: 1000, completion_tokens: 40_000 }, delayMs: 40 }));

@@ -45,7 +45,7 @@ describe('share routes (embedded PGlite)', () => {
       share: { maxBytes: 4096, rate: { burst: 3, perMinute: 1 }, maxPerSession: 2 },
       clientAddress: () => null,
     });
-  }, 60_000);
+  });
   afterAll(async () => {
     await Promise.all(closers.map((fn) => fn()));
     await db.close();
@@ -151,6 +151,7 @@ describe('share store on PostgreSQL', () => {
   let adminUrl: string;
   let dbName: string;
   let db: Db;
+  let dbUrl: string;
   beforeAll(async () => {
     if (process.env.PARLEY_TEST_DATABASE_URL) adminUrl = process.env.PARLEY_TEST_DATABASE_URL;
     else {
@@ -163,15 +164,16 @@ describe('share store on PostgreSQL', () => {
     await admin.end();
     const u = new URL(adminUrl);
     u.pathname = `/${dbName}`;
-    db = await openDatabase({ kind: 'postgres', url: u.toString() });
-  }, 90_000);
+    dbUrl = u.toString();
+    db = await openDatabase({ kind: 'postgres', url: dbUrl });
+  });
   afterAll(async () => {
     await db?.close();
     const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
     await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName}`);
     await admin.end();
     await server?.stop();
-  }, 60_000);
+  });
 
   it('creates within the cap, reads, refuses another token, deletes with the owner token', async () => {
     await db.query(`INSERT INTO sessions (id, session_uuid, token_hash) VALUES ('s1', gen_random_uuid(), 'h1')`);
@@ -183,5 +185,26 @@ describe('share store on PostgreSQL', () => {
     expect(await deleteShare(db, 'one', 't-one')).toBe('deleted');
     expect(await readShare(db, 'one')).toBeNull();
     expect(await deleteShare(db, 'one', 't-one')).toBe('missing');
+  });
+
+  it('30 parallel publishes of one session, through two connection pools, keep exactly the cap', async () => {
+    await db.query(`INSERT INTO sessions (id, session_uuid, token_hash) VALUES ('s2', gen_random_uuid(), 'h2')`);
+    // Each insert waits 50 ms before it lands: the window in which parallel publishes that counted at the same
+    // instant would all pass the cap together (they do without the session lock).
+    await db.query(`CREATE FUNCTION share_slow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(0.05); RETURN NEW; END $$`);
+    await db.query(`CREATE TRIGGER share_slow BEFORE INSERT ON shared_conversations FOR EACH ROW EXECUTE FUNCTION share_slow()`);
+    const other = await openDatabase({ kind: 'postgres', url: dbUrl });
+    try {
+      const made = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          createShare(i % 2 === 0 ? db : other, { id: `p${i}`, sessionId: 's2', ownerToken: `t-p${i}`, body: LOG, bytes: LOG.length, maxPerSession: 5 }),
+        ),
+      );
+      expect(made.filter((m) => m.ok)).toHaveLength(5);
+      expect(made.filter((m) => !m.ok)).toEqual(Array.from({ length: 25 }, () => ({ ok: false, reason: 'too-many' })));
+      expect((await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM shared_conversations WHERE session_id = 's2'`))[0]?.n).toBe(5);
+    } finally {
+      await other.close();
+    }
   });
 });

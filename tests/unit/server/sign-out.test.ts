@@ -138,7 +138,7 @@ describe('recovery revokes, embedded PGlite', () => {
   let gw: MoneyGateway;
   beforeAll(async () => {
     gw = await moneyGateway(ENV);
-  }, 60_000);
+  });
   afterAll(async () => {
     await gw.close();
   });
@@ -215,7 +215,7 @@ describe('recovery revokes, PostgreSQL with two gateway processes', () => {
     dbs = [await openDatabase({ kind: 'postgres', url: u.toString() }), await openDatabase({ kind: 'postgres', url: u.toString() })];
     a = await moneyGateway(ENV, { db: dbs[0] });
     b = await moneyGateway(ENV, { db: dbs[1] });
-  }, 90_000);
+  });
   afterAll(async () => {
     for (const db of dbs) await db.close();
     await server?.stop();

@@ -49,7 +49,7 @@ describe('TTS jobs on PostgreSQL, two gateways', () => {
     for (const db of [one, two]) {
       gateways.push(new TtsJobs({ db, ledger: new Ledger(db, { nanoPriceUsdMicro: 1_000_000n }), catalogue: speech, log: () => undefined, syncWaitMs: 5_000, providerTimeoutMs: 10_000, workerMs: 1_000_000 }));
     }
-  }, 90_000);
+  });
   afterAll(async () => {
     for (const g of gateways) await g.stop();
     await speech?.close();
@@ -60,7 +60,7 @@ describe('TTS jobs on PostgreSQL, two gateways', () => {
     await admin.end();
     await server?.stop();
     await fake?.close();
-  }, 60_000);
+  });
 
   async function fundedSession(): Promise<{ id: string; ledger: Ledger }> {
     const config = loadConfig({ PARLEY_OFFLINE_TOKEN_DELAY_MS: '0' });

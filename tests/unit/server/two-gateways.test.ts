@@ -91,7 +91,7 @@ describe('two gateway processes on one PostgreSQL', () => {
     await Promise.all([a?.stop(), b?.stop()]);
     await up?.close();
     await pg?.stop();
-  }, 60_000);
+  });
 
   async function session(): Promise<string> {
     return (await sessionFrom()).cookie;
@@ -209,7 +209,7 @@ describe('two gateway processes on one PostgreSQL', () => {
       `SELECT count(*)::int AS n FROM inflight_reply_chunks c WHERE NOT EXISTS (SELECT 1 FROM inflight_replies r WHERE r.reply_key = c.reply_key)`,
     );
     expect(chunks[0]?.n).toBe(0);
-  }, 30_000);
+  });
 
   it('parallel paid replies through both processes: holds on one balance, never negative, debits = what was delivered', async () => {
     up.requests.length = 0;
@@ -273,7 +273,7 @@ describe('two gateway processes on one PostgreSQL', () => {
     for (const r of inTurn) expect(splitMeta(r.text).meta).toMatchObject({ cost: 0.0075, paymentSource: 'USD', isPartial: false });
     expect((await ledger.balance(another.id as string)).usdMicro).toBe(30_000n - 2n * 7_500n);
     await expectLedgerBalanced(db, another.id as string);
-  }, 60_000);
+  });
 
   it('rate limits are one budget across the two processes', async () => {
     // PARLEY_SESSION_RATE_BURST is 20 per address: 30 new sessions from one address, alternating between the
@@ -288,5 +288,5 @@ describe('two gateway processes on one PostgreSQL', () => {
     expect(new Set(limited.map((t) => t.backend))).toEqual(new Set(['0', '1']));
     // Another address is not affected.
     expect((await sessionFrom('203.0.113.78')).status).toBe(200);
-  }, 30_000);
+  });
 });

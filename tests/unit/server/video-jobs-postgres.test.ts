@@ -40,7 +40,7 @@ describe('video jobs on PostgreSQL, two gateways', () => {
     u.pathname = `/${dbName}`;
     one = await openDatabase({ kind: 'postgres', url: u.toString() });
     two = await openDatabase({ kind: 'postgres', url: u.toString() });
-  }, 90_000);
+  });
   afterAll(async () => {
     await one?.close();
     await two?.close();
@@ -49,7 +49,7 @@ describe('video jobs on PostgreSQL, two gateways', () => {
     await admin.end();
     await server?.stop();
     await fake?.close();
-  }, 60_000);
+  });
 
   it('20 jobs, two runners ticking at once: each submitted, completed and charged exactly once', async () => {
     fake.statuses = ['IN_PROGRESS', 'COMPLETED'];

@@ -60,5 +60,5 @@ describe('the leader tab and its own engine', () => {
     expect(states.at(-1)).toBe('connected');
     // The first handshake timed out (2.5 s < 4 s) and was asked again on a fresh port.
     expect(engine.handshakes()).toBeGreaterThanOrEqual(2);
-  }, 30_000);
+  });
 });

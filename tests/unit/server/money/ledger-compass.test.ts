@@ -44,7 +44,7 @@ function scenarios(name: string, open: () => Promise<{ db: Db; done: () => Promi
     }, 120_000);
     afterAll(async () => {
       await done?.();
-    }, 60_000);
+    });
 
     it('$1 and 50 parallel $0.10 charges: at most 10 accepted, never negative, debits equal credits', async () => {
       const s = await gw.session();

@@ -86,7 +86,7 @@ describe('startGateway: the providers the deposit dialog offers', () => {
     expect(r.checkout).toBe(404);
     expect(r.logs).toContain('payments: live providers: none (deposits are unavailable)');
     expect(r.logs.some((l) => l.startsWith('payments: the test payment provider is off (priced services are configured: chat model paid-model (upstream)'))).toBe(true);
-  }, 60_000);
+  });
 
   it('the explicit switch beside priced models: on, and startup warns', async () => {
     const r = await methodsOf({ ...PRICED_CHAT, PARLEY_TEST_PAYMENTS: 'true' });
@@ -96,21 +96,21 @@ describe('startGateway: the providers the deposit dialog offers', () => {
     expect(r.checkout).toBe(200);
     expect(r.logs).toContain('payments: live providers: test');
     expect(r.logs.some((l) => l.startsWith('WARNING: the built-in TEST payment provider is live (PARLEY_TEST_PAYMENTS=true)'))).toBe(true);
-  }, 60_000);
+  });
 
   it('a fresh loopback gateway with only free models (npm start): on, and startup warns', async () => {
     const r = await methodsOf({});
     expect(r.body.testPayments).toBe(true);
     expect(r.created).toBe(200);
     expect(r.logs.some((l) => l.startsWith('WARNING: the built-in TEST payment provider is live (a loopback-only gateway with nothing priced)'))).toBe(true);
-  }, 60_000);
+  });
 });
 
 describe('auto-recharge credits only a completed payment', () => {
   let gw: MoneyGateway;
   beforeAll(async () => {
     gw = await moneyGateway();
-  }, 60_000);
+  });
   afterAll(async () => {
     await gw.close();
   });
