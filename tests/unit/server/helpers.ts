@@ -45,7 +45,7 @@ export async function buildApp(db: Db, env: Env): Promise<TestGateway> {
     db,
     catalogue,
     ledger,
-    settings: { stallMs: config.stallMs, cookieSecure: config.cookieSecure, maxBodyBytes: config.maxBodyBytes, guards: config.guards, visionModel: config.visionModel },
+    settings: { stallMs: config.stallMs, resumeGraceMs: config.resumeGraceMs, cookieSecure: config.cookieSecure, maxBodyBytes: config.maxBodyBytes, guards: config.guards, visionModel: config.visionModel },
     log,
     parse: loadParseConfig(env),
     uploads: new UploadBudget(loadUploadLimits(env)),
