@@ -44,6 +44,11 @@ export const StreamGptRequestSchema = z.object({
   recommendedTier: z.string().max(50).optional(),
   transactionDetails: z.object({ linkupDepth: z.string().max(50).optional() }).optional(),
   scrapedUrls: z.array(z.string().max(2000)).max(25).optional(),
+  /**
+   * Ours: the caller ran the search or the scraping the web fields name (POST /api/web-search, POST /api/scrape) and
+   * sent the results in the messages, as the engine does. The gateway then reports no "not-run" web notice.
+   */
+  webContextIncluded: z.boolean().optional(),
   /** The model settings the user set (src/protocol/sampling.ts): passed to the upstream when it takes them. */
   ...samplingShape,
 });

@@ -3,10 +3,10 @@
  * Joined into the engine API by ./engine.ts, which re-exports them.
  */
 import type { FaucetStatus } from './faucet';
-import type { Invitation, PaymentLimits, PaymentMethodsResponse, PaymentStatus, PaymentTransaction } from './payments';
+import type { FiatCurrency, Invitation, PaymentLimits, PaymentMethodsResponse, PaymentStatus, PaymentTransaction } from './payments';
 import type { ActionResult } from './engine';
 
-/** One deposit as the wallet shows it (the payment store's transactionData, spec 001 section 3). */
+/** One deposit as the wallet shows it (a record of the wallet's list; the one the Deposit flow shows is WalletView.transactionData). */
 export interface PaymentView {
   id: string;
   ticker: string;
@@ -33,6 +33,7 @@ export type NanoSocketStateView = 'idle' | 'connecting' | 'connected' | 'closed'
  * Changing it clears pendingTransaction (WalletView.pending).
  */
 export type NanoReceiving = 'deposit' | 'return';
+
 /** The money room's live state (src/worker/rooms/money/commands.ts). */
 export interface WalletView {
   /** The deposit being paid (pendingTransaction), newest first if several. */
@@ -42,6 +43,14 @@ export interface WalletView {
   nano: { state: NanoSocketStateView; node: string | null; address: string | null; lastDeposit: { hash: string; amount: string; at: number } | null };
   /** The nano receiving flag; the return address itself is the session's nanoReturnAddress. */
   nanoReceiving: NanoReceiving;
+  /**
+   * The payment store's transactionData: the deposit the Deposit flow made last in this engine, with its live status
+   * (every tab's dialog shows the same one, and a dialog opened again offers to go back to it while it is pending).
+   * Unlike `pending`, the receiving flag does not clear it. Engine memory, like the spec's store.
+   */
+  transactionData: PaymentView | null;
+  /** The payment store's selectedCurrency: the fiat currency the Deposit flow shows amounts in (USD by default). */
+  selectedCurrency: FiatCurrency;
   /**
    * The gateway's account-merge-check for this session (spec 001 section 7), asked when the session changes or its
    * balance rises above the paid-use threshold; null until answered (or when the call failed: logged only).
@@ -94,6 +103,8 @@ export interface MoneyHandlers {
    * Clears pendingTransaction: a checkout left open keeps being polled, so a late payment is still credited.
    */
   setNanoReceiving(to: NanoReceiving, returnAddress?: string): Promise<ActionResult>;
+  /** Sets the payment store's selectedCurrency (every tab). */
+  setSelectedCurrency(currency: FiatCurrency): Promise<ActionResult>;
   convertNanoToUsd(amount?: string): Promise<MoneyResult<{ amount: string }>>;
   /** The nano faucet here (src/protocol/faucet.ts); null when the gateway cannot be asked. */
   faucetStatus(): Promise<FaucetStatus | null>;

@@ -123,6 +123,23 @@ export function usdEquivalent(value: string, limits: Pick<PaymentLimits, 'minimu
   return Number.isFinite(v) && v > 0 ? (Math.floor(v * 100 + 1e-9) / 100).toFixed(2) : '';
 }
 
+/** The payment store's selectedCurrency (spec 001 section 3): the fiat currency the Deposit flow shows amounts in, by the fiat rates. */
+export type FiatCurrency = 'USD' | 'EUR' | 'GBP';
+export const FIAT_CURRENCIES: readonly FiatCurrency[] = ['USD', 'EUR', 'GBP'];
+const FIAT_SYMBOL: Record<FiatCurrency, string> = { USD: '$', EUR: '€', GBP: '£' };
+
+/**
+ * A USD amount (as usdEquivalent gives it) in the selected fiat currency, with its symbol: '$7.00', '€6.02' by the
+ * fiat rates (eurPerUsd, gbpPerUsd); '' when the amount is unknown or the rates are not loaded.
+ */
+export function fiatEquivalent(usd: string, currency: FiatCurrency, rates: { eurPerUsd: number; gbpPerUsd: number } | null): string {
+  if (!/^\d+(\.\d+)?$/.test(usd)) return '';
+  const rate = currency === 'USD' ? 1 : currency === 'EUR' ? rates?.eurPerUsd : rates?.gbpPerUsd;
+  if (rate === undefined || !Number.isFinite(rate) || rate <= 0) return '';
+  const v = Math.floor(Number(usd) * rate * 100 + 1e-9) / 100;
+  return `${FIAT_SYMBOL[currency]}${v.toFixed(2)}`;
+}
+
 export type PaymentStatus = 'pending' | 'completed' | 'failed' | 'expired';
 
 /**

@@ -2,6 +2,7 @@
  * The app's frame: the conversation list (Sidebar) and the page links in a column that is a drawer on narrow
  * screens, opened by "Menu" and closed by choosing a page, Escape or a click on the backdrop; the page; notices.
  */
+import { useAppReady } from './ready';
 import { lazy, Suspense, useEffect, useRef } from 'react';
 import { useSnapshot } from 'valtio';
 import { Sidebar } from './components/Sidebar';
@@ -45,6 +46,7 @@ export function App() {
   const path = usePath();
   const route = matchRoute(path);
   const { drawerOpen } = useSnapshot(view);
+  const ready = useAppReady();
   const { viewer } = useSnapshot(media);
   const preferences = useQuery({ kind: 'preferences' });
   const menuButton = useRef<HTMLButtonElement>(null);
@@ -117,7 +119,7 @@ export function App() {
         <PageLinksToggle collapsed />
       </div>
       {drawerOpen && <div className="drawer-backdrop" aria-hidden="true" onClick={closeDrawer} />}
-      <main className="main">
+      <main className="main" aria-busy={ready ? undefined : true} data-ready={ready ? 'true' : 'false'}>
         <div className="topbar">
           <button
             ref={menuButton}

@@ -119,6 +119,43 @@ describe('chat, end to end in Chromium', () => {
     expect(await assistant(page).first().getAttribute('data-model')).toBe(OFFLINE);
   });
 
+  it('the readiness gate: until the engine and its conversation store are up, the page is busy and sends nothing; then Enter sends', async () => {
+    const context = await getStack().newContext();
+    // The engine worker's script is held back: no engine, so no conversation store yet.
+    let release = () => undefined as void;
+    const held = new Promise<void>((r) => (release = r));
+    let asked = 0;
+    await context.route('**/engine-worker*', async (route) => {
+      asked++;
+      await held;
+      await route.continue();
+    });
+    const page = await context.newPage();
+    await page.goto('/conversation/new');
+    const main = page.locator('main.main');
+    const input = page.getByRole('textbox', { name: 'Message' });
+    await input.fill('Are you ready?');
+    await expect.poll(() => asked, { timeout: 15_000 }).toBeGreaterThan(0);
+    expect(await main.getAttribute('aria-busy')).toBe('true');
+    expect(await main.getAttribute('data-ready')).toBe('false');
+    await page.getByRole('status').getByText('Loading your conversations…').waitFor();
+    const sendButton = page.getByRole('button', { name: 'Send', exact: true });
+    expect(await sendButton.isDisabled()).toBe(true);
+    await input.press('Enter');
+    // Nothing was sent: the typed text stays and no message shows.
+    expect(await input.inputValue()).toBe('Are you ready?');
+    expect(await user(page).count()).toBe(0);
+    release();
+    await page.locator('main.main[data-ready="true"]').waitFor({ timeout: 60_000 });
+    expect(await main.getAttribute('aria-busy')).toBeNull();
+    await sendButton.and(page.locator(':enabled')).waitFor({ timeout: 60_000 });
+    expect(await page.getByText('Loading your conversations…').count()).toBe(0);
+    await input.press('Enter');
+    await page.locator('article[data-role="assistant"][data-status="done"]').waitFor({ timeout: 60_000 });
+    expect(await user(page).count()).toBe(1);
+    await context.close();
+  });
+
   it('renders hostile model output as inert text under a strict CSP', async () => {
     const hostile = [
       'Look: <script>window.__pwned = "script"</script>',

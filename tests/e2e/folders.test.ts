@@ -124,4 +124,39 @@ describe('folders', () => {
     await folders(other).getByRole('button', { name: 'Final', exact: true }).click();
     await expect.poll(() => listed(other)).toEqual(['Shared talk']);
   });
+
+  it('two tabs on one engine: a move shows in the other; of two moves of one conversation the later wins in both; a folder deleted in one leaves the other\'s Move dialog', async () => {
+    const context = await getStack().newContext();
+    const a = await openApp(context);
+    await newConversation(a, 'Contested talk');
+    await createFolder(a, 'Left');
+    await createFolder(a, 'Right');
+    await createFolder(a, 'Gone');
+    const b = await openApp(context);
+    await folders(b).getByRole('button', { name: 'Gone', exact: true }).waitFor();
+    const inFolder = async (page: Page, name: string) => {
+      await folders(page).getByRole('button', { name, exact: true }).click();
+      return listed(page);
+    };
+    // A move in tab A shows in tab B (the engine's live query is the spec's mapping version counter).
+    await moveTo(a, 'Contested talk', 'Left');
+    await expect.poll(() => inFolder(b, 'Left')).toEqual(['Contested talk']);
+    // Tab B moves it elsewhere after A: the later move wins, in both tabs (one folder per conversation).
+    await moveTo(b, 'Contested talk', 'Right');
+    for (const page of [a, b]) {
+      await expect.poll(() => inFolder(page, 'Right')).toEqual(['Contested talk']);
+      await expect.poll(() => inFolder(page, 'Left')).toEqual([]);
+    }
+    // Tab B has the Move dialog open on 'Gone' when tab A deletes that folder: B's dialog no longer offers it.
+    await folders(b).getByRole('button', { name: 'All conversations' }).click();
+    await list(b).getByRole('listitem').filter({ hasText: 'Contested talk' }).getByRole('button', { name: 'Conversation actions' }).click();
+    await b.getByRole('menuitem', { name: 'Move to folder' }).click();
+    const dialog = b.getByRole('dialog', { name: 'Move to folder' });
+    await dialog.getByRole('button', { name: 'Gone', exact: true }).waitFor();
+    await folders(a).getByRole('listitem').filter({ has: a.getByRole('button', { name: 'Gone', exact: true }) }).getByRole('button', { name: 'Folder actions' }).click();
+    await a.getByRole('menuitem', { name: 'Delete' }).click();
+    await dialog.getByRole('button', { name: 'Gone', exact: true }).waitFor({ state: 'detached' });
+    expect(await dialog.getByRole('button', { name: 'Right', exact: true }).count()).toBe(1);
+    await context.close();
+  });
 });

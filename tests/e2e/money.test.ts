@@ -334,6 +334,38 @@ describe('the wallet and the Deposit dialog in detail', () => {
     ]);
   });
 
+  it("the payment store: selectedCurrency shows the amount in EUR in every tab; transactionData brings a closed dialog back to its deposit", async () => {
+    const context = await getStack().newContext();
+    const page = await openPage(context, '/wallet');
+    await openDeposit(page);
+    const dialog = page.getByRole('dialog', { name: 'Deposit' });
+    await dialog.getByRole('button', { name: 'Card (USD) USD' }).click();
+    const hint = dialog.locator('#deposit-amount-hint');
+    await expect.poll(() => hint.textContent()).toContain('about $5.00');
+    await dialog.getByRole('combobox', { name: 'Value in' }).selectOption('EUR');
+    // The gateway's rate is 0.92 EUR per USD.
+    await expect.poll(() => hint.textContent()).toContain('about €4.60');
+    await shoot(page, 'deposit-fiat');
+    await dialog.getByRole('button', { name: 'Continue to payment' }).click();
+    await dialog.getByRole('link', { name: 'Open checkout' }).waitFor();
+    await dialog.getByRole('button', { name: 'Close' }).click();
+
+    // Another tab (the same engine): the same selected currency, and the deposit waiting for payment.
+    const other = await openPage(context, '/wallet');
+    await openDeposit(other);
+    const dialog2 = other.getByRole('dialog', { name: 'Deposit' });
+    const resume = dialog2.getByRole('group', { name: 'Deposit waiting for payment' });
+    await resume.getByText('Your deposit of 5 USD is waiting for payment.').waitFor();
+    await resume.getByRole('button', { name: 'Back to this deposit' }).click();
+    await dialog2.getByRole('link', { name: 'Open checkout' }).waitFor();
+    expect(await dialog2.getByRole('definition').allTextContents()).toEqual(['5 USD', '≈ $5.00']);
+    await dialog2.getByRole('button', { name: 'Close' }).click();
+    await openDeposit(other);
+    await dialog2.getByRole('button', { name: 'Card (EUR) EUR' }).click();
+    expect(await dialog2.getByRole('combobox', { name: 'Value in' }).inputValue()).toBe('EUR');
+    await context.close();
+  });
+
   it('the nano section: the price (and the fallback 1 when the gateway gives none) and the "Nano network" state', async () => {
     const context = await getStack().newContext();
     const page = await openPage(context, '/wallet');

@@ -187,8 +187,10 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
     // client goes away (s is the reply, not one connection).
     const s = replies.open(chargeKey, abandonUpstream);
     let client: ReplySink | null = null;
-    // Web context named but not run here (docs/decisions.md): said in a header and in the metadata, never silent.
-    const webAsked = stripModelSuffix(req.model) !== req.model || req.transactionDetails?.linkupDepth !== undefined || (req.scrapedUrls?.length ?? 0) > 0;
+    // Web context named but not run here (docs/decisions.md): said in a header and in the metadata, never silent;
+    // unless the caller says it searched or scraped first and sent the results (webContextIncluded, the engine).
+    const webNamed = stripModelSuffix(req.model) !== req.model || req.transactionDetails?.linkupDepth !== undefined || (req.scrapedUrls?.length ?? 0) > 0;
+    const webAsked = webNamed && req.webContextIncluded !== true;
     const headers = webAsked ? { ...STREAM_HEADERS, 'X-Parley-Web-Search': 'not-run' } : STREAM_HEADERS;
     const { sink, response } = openSink(c, () => client && s.detach(client), ctx.settings.clientTimeoutMs, headers);
     client = sink;

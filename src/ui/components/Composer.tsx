@@ -6,6 +6,7 @@
  * section 4). A mode the engine has no handler for (the `modes` query) says so next to the group; Send in one gets
  * the same plain message from the engine. Token counts are estimates, recomputed 400 ms after the last keystroke.
  */
+import { useAppReady } from '../ready';
 import { lazy, Suspense, useEffect, useId, useMemo, useRef, useState, type RefObject } from 'react';
 import { useSnapshot } from 'valtio';
 import type { ModelInfo } from '../../protocol/api';
@@ -132,7 +133,9 @@ export function Composer({ value, onChange, pending, sending = false, onSend, on
    * quick Enter on `?model=X` does not go to the default model before the catalogue arrives (issue 16).
    */
   const [settledKey, setSettledKey] = useState<string | null>(null);
-  const loadingModels = !loaded || models.length === 0 || settledKey !== pageKey;
+  // The readiness gate (../ready.ts): nothing is sent before the engine and its conversation store are ready.
+  const ready = useAppReady();
+  const loadingModels = !ready || !loaded || models.length === 0 || settledKey !== pageKey;
   useEffect(() => {
     const key = pageKey;
     if (!loaded || models.length === 0 || applied.current === key) return;
@@ -372,7 +375,7 @@ export function Composer({ value, onChange, pending, sending = false, onSend, on
       ) : (
         loadingModels && (
           <p className="sending-note" role="status">
-            Loading models…
+            {ready ? 'Loading models…' : 'Loading your conversations…'}
           </p>
         )
       )}

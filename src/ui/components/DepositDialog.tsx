@@ -8,7 +8,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { DEPOSIT_TEXT, validateDeposit } from '../../protocol/money-text';
 import type { ActionResult, MoneyResult, NanoReceiving } from '../../protocol/engine';
-import { currencyOptions, DEPOSIT_METHODS, networkLabel, usdEquivalent, type DepositMethod, type PaymentLimits, type PaymentMethodsResponse, type PaymentTransaction } from '../../protocol/payments';
+import { currencyOptions, DEPOSIT_METHODS, FIAT_CURRENCIES, fiatEquivalent, networkLabel, usdEquivalent, type DepositMethod, type FiatCurrency, type PaymentLimits, type PaymentMethodsResponse, type PaymentTransaction } from '../../protocol/payments';
 import { engine, useQuery } from '../engine';
 import { MethodLogo } from './MethodLogo';
 
@@ -27,11 +27,14 @@ export function DepositSteps({ onClose }: { onClose(): void }) {
     void engine((api) => api.paymentMethods()).then(setAvailable);
   }, []);
 
-  const payment = wallet?.payments.find((p) => p.id === paymentId) ?? null;
+  // The payment store's transactionData (the engine's, shared by every tab): shown once this dialog made or resumed it.
+  const transaction = wallet?.transactionData ?? null;
+  const payment = transaction && transaction.id === paymentId ? transaction : null;
+  const resumable = transaction?.status === 'pending' && transaction.id !== paymentId ? transaction : null;
   // Completed refreshes the session and closes the dialog (spec 001 section 4); so does a nano deposit credited.
   const lastNano = wallet?.nano.lastDeposit?.at ?? 0;
   useEffect(() => {
-    if (payment?.status === 'completed') onClose();
+    if (step === 'pay' && payment?.status === 'completed') onClose();
     // eslint-disable-next-line react-hooks/exhaustive-deps -- closes when the status becomes completed, not on each render's new onClose
   }, [payment?.status]);
   useEffect(() => {
@@ -57,6 +60,25 @@ export function DepositSteps({ onClose }: { onClose(): void }) {
         ))}
       </ol>
       {available?.testPayments && <p className="deposit-note">Test payments: no real money moves on this server.</p>}
+      {step === 'method' && resumable && (
+        <div className="deposit-resume" role="group" aria-label="Deposit waiting for payment">
+          <p className="muted">
+            Your deposit of {resumable.amount} {resumable.ticker} is waiting for payment.
+          </p>
+          <button
+            type="button"
+            onClick={() => {
+              const m = DEPOSIT_METHODS.find((x) => x.ticker === resumable.ticker && (x.network ?? null) === resumable.network);
+              if (!m) return;
+              setMethod(m);
+              setPaymentId(resumable.id);
+              setStep('pay');
+            }}
+          >
+            Back to this deposit
+          </button>
+        </div>
+      )}
       {step === 'method' && (
         <MethodList
           loading={available === null}
@@ -171,7 +193,8 @@ function AmountStep({ method, onBack, onCreated, onMethod }: { method: DepositMe
   const [value, setValue] = useState(method.defaultAmount ?? '');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const [eurPerUsd, setEurPerUsd] = useState<number | null>(null);
+  const [rates, setRates] = useState<{ eurPerUsd: number; gbpPerUsd: number } | null>(null);
+  const selected: FiatCurrency = useQuery({ kind: 'wallet' })?.selectedCurrency ?? 'USD';
   const [options, setOptions] = useState<DepositMethod[]>([]);
 
   // Changing the ticker reloads the minimum amount, the currency options (the networks the coin is offered on
@@ -181,11 +204,13 @@ function AmountStep({ method, onBack, onCreated, onMethod }: { method: DepositMe
     setOptions([]);
     void engine((api) => api.paymentLimits(method.ticker)).then(setLimits);
     void engine((api) => api.paymentMethods()).then((r) => setOptions(r ? currencyOptions(method.ticker, r.methods) : []));
-    void engine((api) => api.fiatRates()).then((r) => setEurPerUsd(r.state === 'loaded' ? r.eurPerUsd : null));
+    void engine((api) => api.fiatRates()).then((r) => setRates(r.state === 'loaded' ? { eurPerUsd: r.eurPerUsd, gbpPerUsd: r.gbpPerUsd } : null));
   }, [method.ticker]);
 
   const message = limits === undefined ? null : validateDeposit(method.ticker, value, limits);
   const usd = useMemo(() => usdEquivalent(value, limits ?? null), [value, limits]);
+  const shown = fiatEquivalent(usd, selected, rates);
+  const eurPerUsd = rates?.eurPerUsd ?? null;
 
   async function submit() {
     setBusy(true);
@@ -244,9 +269,22 @@ function AmountStep({ method, onBack, onCreated, onMethod }: { method: DepositMe
           ? 'Loading limits…'
           : (message ??
             (limits
-              ? `From ${limits.minimum} to ${limits.maximum} ${method.ticker}${usd ? ` · about $${usd}` : ''}${method.ticker === 'EUR' && eurPerUsd ? ` · 1 USD = ${eurPerUsd} EUR` : ''}`
+              ? `From ${limits.minimum} to ${limits.maximum} ${method.ticker}${shown ? ` · about ${shown}` : ''}${method.ticker === 'EUR' && eurPerUsd ? ` · 1 USD = ${eurPerUsd} EUR` : ''}`
               : ''))}
       </p>
+      <label className="deposit-fiat">
+        Value in{' '}
+        <select value={selected} onChange={(e) => {
+            const c = FIAT_CURRENCIES.find((x) => x === e.target.value);
+            if (c) void engine<ActionResult>((api) => api.setSelectedCurrency(c));
+          }}>
+          {FIAT_CURRENCIES.map((c) => (
+            <option key={c} value={c}>
+              {c}
+            </option>
+          ))}
+        </select>
+      </label>
       {error && (
         <p className="setting-error" role="alert">
           {error}

@@ -9,6 +9,7 @@ import { parseEntry, sortEntries, UPDATE_ENTRIES } from '../../../src/updates/fe
 import { foldUpdatesRead, UPDATES_ERROR } from '../../../src/worker/rooms/updates/commands';
 import type { UpdatesView } from '../../../src/protocol/account';
 import { homeTarget, matchRoute } from '../../../src/ui/router';
+import { OFFLINE_UPSCALER_MODEL_ID } from '../../../src/server/media/providers/upscale-offline';
 import type { Engine } from '../../../src/worker/engine';
 import { useOfflineEngines } from '../engine/offline-engine';
 
@@ -44,6 +45,32 @@ describe('update entries', () => {
     for (const page of ['/gallery', '/balance', '/settings']) expect(all).toContain(page);
     // The explicit-content setting is announced, and says 18+.
     expect(UPDATE_ENTRIES.some((e) => e.text.includes('**Show explicit content (18+)**') && links(e.text).includes('/settings'))).toBe(true);
+  });
+
+  it("has an entry for each capability shipped since the feed began, linking the route it describes", () => {
+    const links = (text: string) => [...text.matchAll(/\]\((\/[^)\s]*)\)/g)].map((m) => m[1]!);
+    // [words the entry uses, a route it links to]: the capabilities of the sessions after the feed's first entries.
+    const shipped: [string, string][] = [
+      ['**Publish link**', '/conversation/new'],
+      ['**Model settings**', '/conversation/new'],
+      ['**Delete selected**', '/conversation/new'],
+      ['**Library**', '/library'],
+      ['**Study Mode**', '/conversation/new'],
+      ['**Default\ninstructions**', '/settings'],
+      ['**Inspector**', '/inspector'],
+      ['**Upscaler**', '/media?mode=image&model=parley-offline-upscaler'],
+      ['$2.38 for 5 seconds or $4.76 for 10 seconds', '/media?mode=video'],
+      ['**0.1 XNO**', '/balance'],
+      ['**Show explicit content (18+)**', '/settings'],
+      ['recovery code', '/wallet'],
+    ];
+    for (const [words, route] of shipped) {
+      const entry = UPDATE_ENTRIES.find((e) => e.text.includes(words));
+      expect(entry, `no entry says ${words}`).toBeDefined();
+      expect(links(entry!.text), `${entry!.id} does not link ${route}`).toContain(route);
+    }
+    // The upscaler's link names the built-in model, so it opens the Upscaler itself.
+    expect(homeTarget('/media?mode=image&model=parley-offline-upscaler')).toBe(`/conversation/new?mode=image&model=${OFFLINE_UPSCALER_MODEL_ID}`);
   });
 
   it('/balance is the Wallet; /media and the home route open a new conversation keeping the query', () => {

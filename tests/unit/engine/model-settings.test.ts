@@ -26,14 +26,18 @@ afterAll(async () => {
 const { newEngine } = useTestGateway(env);
 
 /** The bodies the engine posted, by path. */
-const sent: { path: string; body: Record<string, unknown> }[] = [];
+const sent: { path: string; body: Record<string, unknown>; webSearchHeader?: string | null }[] = [];
 let realFetch: typeof fetch;
 beforeAll(() => {
   realFetch = globalThis.fetch;
   globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
     const path = String(input);
-    if (path.startsWith('/api/stream-gpt') || path.startsWith('/api/talk-to-gpt-multi')) sent.push({ path, body: JSON.parse(String(init?.body)) as Record<string, unknown> });
-    return realFetch(input, init);
+    if (!path.startsWith('/api/stream-gpt') && !path.startsWith('/api/talk-to-gpt-multi')) return realFetch(input, init);
+    const entry: (typeof sent)[number] = { path, body: JSON.parse(String(init?.body)) as Record<string, unknown> };
+    sent.push(entry);
+    const res = await realFetch(input, init);
+    entry.webSearchHeader = res.headers.get('x-parley-web-search');
+    return res;
   };
 });
 afterAll(() => {
@@ -64,6 +68,17 @@ describe('model settings in chat requests', () => {
     expect(body).not.toHaveProperty('top_k');
     expect(body).not.toHaveProperty('reasoning_effort');
     expect(upstream.requests[0]?.body).toMatchObject({ temperature: 0.3, top_p: 0.7, presence_penalty: 0.4, max_tokens: 222 });
+  });
+
+  it('the scraped pages are in the messages, so the gateway reports no web notice "not-run" on the engine\'s own reply', async () => {
+    const engine = newEngine();
+    const page = { url: 'https://page.example/b', title: 'B page', content: 'Text of page B.' };
+    const view = await sendAndWait(engine, { slug: null, prompt: 'Sum it up', model: 'fake-model', scrapedContent: [page] });
+    expect(view.messages.at(-1)?.status).toBe('done');
+    const [entry] = sent.filter((s) => s.path === '/api/stream-gpt');
+    expect(entry?.body).toMatchObject({ scrapedUrls: ['https://page.example/b'], webContextIncluded: true });
+    expect(entry?.webSearchHeader).toBeNull();
+    expect(JSON.stringify(upstream.requests[0]?.body)).toContain('Text of page B.');
   });
 
   it('a reasoning model gets no temperature but its reasoning effort, and no scrapedUrls when no page was read', async () => {

@@ -297,6 +297,40 @@ describe('the money room', () => {
   });
 });
 
+describe("the payment store's transactionData and selectedCurrency (spec 001 section 3)", () => {
+  it('transactionData is the deposit the Deposit flow made last, with its live status; the receiving flag leaves it', async () => {
+    const e = newEngine();
+    await e.whenStarted();
+    await e.refreshSession();
+    expect(e.money.wallet$.value).toMatchObject({ transactionData: null, selectedCurrency: 'USD' });
+    const first = await e.createPayment('USD', '6');
+    if (!first.ok) throw new Error(first.error);
+    expect((await wallet(e, (w) => w.transactionData !== null)).transactionData).toMatchObject({ id: first.transaction.id, ticker: 'USD', amount: '6', status: 'pending', paymentLink: first.transaction.paymentLink });
+    const second = await e.createPayment('USD', '9');
+    if (!second.ok) throw new Error(second.error);
+    expect((await wallet(e, (w) => w.transactionData?.id === second.transaction.id)).transactionData).toMatchObject({ amount: '9', status: 'pending' });
+    // Changing the nano receiving flag clears pendingTransaction, not the Deposit flow's transaction.
+    expect(await e.setNanoReceiving('return', RETURN_ADDRESS)).toEqual({ ok: true });
+    expect(e.money.wallet$.value.pending).toBeNull();
+    expect(e.money.wallet$.value.transactionData?.id).toBe(second.transaction.id);
+    // Its status follows the poll: paid, it is completed (and the first deposit, paid too, does not replace it).
+    await press(second.transaction.id, 'pay');
+    await press(first.transaction.id, 'pay');
+    await wallet(e, (w) => w.payments.filter((p) => p.status === 'completed').length === 2);
+    expect(e.money.wallet$.value.transactionData).toMatchObject({ id: second.transaction.id, status: 'completed' });
+  });
+
+  it('selectedCurrency is set by the view and kept for every tab; anything but USD, EUR or GBP is refused', async () => {
+    const e = newEngine();
+    await e.whenStarted();
+    expect(await e.setSelectedCurrency('EUR')).toEqual({ ok: true });
+    expect(e.money.wallet$.value.selectedCurrency).toBe('EUR');
+    expect(await e.setSelectedCurrency('XNO' as never)).toEqual({ ok: false, error: 'Amounts can be shown in USD, EUR, GBP.' });
+    expect(await e.setSelectedCurrency('GBP')).toEqual({ ok: true });
+    expect(e.money.wallet$.value.selectedCurrency).toBe('GBP');
+  });
+});
+
 describe('account-merge-check (spec 001 section 7): the recovery-code prompt', () => {
   it('asks once the session holds a balance and has no recovery code; a saved code ends it in the wallet view', async () => {
     const checks = () => asked.filter((p) => p === '/auth/account-merge-check').length;

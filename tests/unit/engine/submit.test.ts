@@ -28,6 +28,8 @@ const wordDelay = new Map<string, number>();
 const searches: { query: string; depth: string }[] = [];
 /** The models the engine asked /api/stream-gpt for (with their web search suffix). */
 const streamedModels: string[] = [];
+/** The models whose /api/stream-gpt answer carried the gateway's 'X-Parley-Web-Search: not-run'. */
+const notRunModels: string[] = [];
 /** When set, lines the multi-model stream carries around the gateway's own: before its first line and after its last. */
 let multiGarbage: { before: string; after: string } | null = null;
 
@@ -61,6 +63,7 @@ beforeAll(async () => {
     }
     if (url.pathname === '/api/stream-gpt') streamedModels.push((JSON.parse(String(init?.body)) as { model: string }).model);
     const res = await through(input, init);
+    if (url.pathname === '/api/stream-gpt' && res.headers.get('x-parley-web-search') === 'not-run') notRunModels.push(streamedModels.at(-1) ?? '?');
     const garbage = multiGarbage;
     if (url.pathname === '/api/talk-to-gpt-multi' && garbage && res.body) {
       const bytes = new TextEncoder();
@@ -247,6 +250,8 @@ describe('queue', () => {
     expect(searches.filter((s) => s.query === 'news about bread')).toEqual([{ query: 'news about bread', depth: 'deep' }]);
     expect(searches.some((s) => s.query === 'no search here')).toBe(false);
     expect(streamedModels).toContain('fake-model:online/linkup-deep');
+    // The engine searched first and sent the sources: the gateway does not report its search as not run.
+    expect(notRunModels).toEqual([]);
     const searched = final.messages.find((m) => m.text === 'news about bread');
     expect(searched?.webSearch).toMatchObject({ depth: 'deep', provider: 'fake' });
     expect(final.messages.find((m) => m.text === 'no search here')?.webSearch).toBeUndefined();

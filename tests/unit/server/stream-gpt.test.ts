@@ -247,6 +247,23 @@ describe('POST /api/stream-gpt: streaming and framing', () => {
     expect((await readStream(plain)).meta.webNotice).toBeUndefined();
   });
 
+  it('a caller that searched or scraped first (webContextIncluded) gets no "not-run" notice for the web fields it names', async () => {
+    up.setScript(textReply('with sources'));
+    const s = await newSession(gw.app);
+    const body = { ...chatBody('free-model:online', 'hi'), transactionDetails: { linkupDepth: 'standard' }, scrapedUrls: ['https://a.example/'], webContextIncluded: true };
+    const res = await postStream(gw.app, s.cookie, body);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-parley-web-search')).toBeNull();
+    const { body: text, meta } = await readStream(res);
+    expect(text).toBe('with sources');
+    expect(meta.webNotice).toBeUndefined();
+    expect(up.requests.at(-1)?.body).not.toHaveProperty('webContextIncluded');
+    // Saying it did not (false) is the same as not saying.
+    const r = await postStream(gw.app, s.cookie, { ...body, webContextIncluded: false });
+    expect(r.headers.get('x-parley-web-search')).toBe('not-run');
+    expect((await readStream(r)).meta.webNotice).toBe(WEB_NOT_RUN_NOTICE);
+  });
+
   it('reasoning deltas become one <think> run, closed when content starts', async () => {
     up.setScript({
       steps: [{ reasoning: 'Let me ' }, { reasoning: 'think.', field: 'reasoning_content' }, { content: 'The ' }, { content: 'answer.' }],

@@ -131,7 +131,8 @@ async function runChat(s: Submission): Promise<SendMessageResult> {
     requestId,
     ...mainSettings,
     recommendedTier: recommendedTier(model),
-    ...(scrapedUrls.length > 0 ? { scrapedUrls } : {}),
+    // The pages were read by POST /api/scrape and are in the messages: the gateway has nothing to flag as not run.
+    ...(scrapedUrls.length > 0 ? { scrapedUrls, webContextIncluded: true } : {}),
   };
   const open = (r: StreamGptRequest, signal: AbortSignal) => gateway.streamReply(r, signal);
   // With web search on, the search runs first and its results join the request (../web/commands.ts).

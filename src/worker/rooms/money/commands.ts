@@ -6,7 +6,7 @@
 import type { ActionResult, MoneyHandlers } from '../../../protocol/engine';
 import { ACCOUNT_TEXT, creationError, DEPOSIT_TEXT, DEPOSIT_TOPIC, INVITATION_TOPIC, invitationNotice, MONEY_DURATION, NANO_TEXT, validateDeposit } from '../../../protocol/money-text';
 import { formatMoney, formatUsd, xnoDigits } from '../../../protocol/money-format';
-import { isTicker, NANO_ADDRESS_PATTERN, usdEquivalent } from '../../../protocol/payments';
+import { FIAT_CURRENCIES, isTicker, NANO_ADDRESS_PATTERN, usdEquivalent } from '../../../protocol/payments';
 import type { EngineCore } from '../../core';
 import { FAUCET_TEXT, isFaucetRefusal } from '../../../protocol/faucet';
 import { money, type Result } from './money-client';
@@ -89,6 +89,13 @@ export function moneyCommands(core: EngineCore, room: MoneyRoom): MoneyHandlers 
         await core.refreshSession();
       }
       room.setNanoReceiving(to);
+      return { ok: true };
+    },
+
+    async setSelectedCurrency(currency) {
+      // A tab's message is untrusted input: only the store's currencies.
+      if (!FIAT_CURRENCIES.includes(currency)) return { ok: false, error: `Amounts can be shown in ${FIAT_CURRENCIES.join(', ')}.` };
+      room.setSelectedCurrency(currency);
       return { ok: true };
     },
 

@@ -10,7 +10,7 @@ import { applyPayments, EMPTY_PAYMENTS, foldPayments, pendingPayments, type Paym
 import type { AccountCheck, FiatRatesView, NanoReceiving, WalletView } from '../../../protocol/engine';
 import { DEPOSIT_TEXT, DEPOSIT_TOPIC, MONEY_DURATION } from '../../../protocol/money-text';
 import { formatMoney, formatXno } from '../../../protocol/money-format';
-import { FIAT_RATES_CACHE_MS, type PaymentTransaction } from '../../../protocol/payments';
+import { FIAT_RATES_CACHE_MS, type FiatCurrency, type PaymentTransaction } from '../../../protocol/payments';
 import type { EngineCore, Room } from '../../core';
 import { money } from './money-client';
 import { NanoDepositSocket, type NanoSend, type SocketFactory, type SocketLike } from './nano-socket';
@@ -28,7 +28,9 @@ function formatRaw(raw: bigint): string {
 }
 
 export class MoneyRoom implements Room {
-  readonly wallet$ = new BehaviorSubject<WalletView>({ pending: null, payments: [], nano: { state: 'idle', node: null, address: null, lastDeposit: null }, nanoReceiving: 'deposit', account: null });
+  readonly wallet$ = new BehaviorSubject<WalletView>({ pending: null, payments: [], nano: { state: 'idle', node: null, address: null, lastDeposit: null }, nanoReceiving: 'deposit', transactionData: null, selectedCurrency: 'USD', account: null });
+  /** The id of the payment store's transactionData (the deposit the Deposit flow made last). */
+  private transactionId: string | null = null;
   private payments: PaymentsState = EMPTY_PAYMENTS;
   /** Deposits started at or before this time (ms) are no longer the pendingTransaction (the receiving flag changed). */
   private pendingClearedAt = 0;
@@ -93,7 +95,13 @@ export class MoneyRoom implements Room {
     this.payments = state;
     const pending = pendingPayments(state);
     for (const r of pending) if (!this.pollers.has(r.id)) this.poll(r);
-    this.wallet$.next({ ...this.wallet$.value, pending: this.pendingTransaction(pending), payments: [...state.records] });
+    const transactionData = this.transactionId === null ? null : (state.records.find((r) => r.id === this.transactionId) ?? null);
+    this.wallet$.next({ ...this.wallet$.value, pending: this.pendingTransaction(pending), payments: [...state.records], transactionData });
+  }
+
+  /** The payment store's selectedCurrency (spec 001 section 3). */
+  setSelectedCurrency(currency: FiatCurrency): void {
+    if (currency !== this.wallet$.value.selectedCurrency) this.wallet$.next({ ...this.wallet$.value, selectedCurrency: currency });
   }
 
   /** The newest pending deposit started after the last change of the receiving flag. */
@@ -141,6 +149,8 @@ export class MoneyRoom implements Room {
   /** `network` and `usdEquivalent`: the payment store's selectedNetwork and usdEquivalentValue, when known. */
   async started(ticker: string, amount: string, tx: PaymentTransaction, store: { network?: string; usdEquivalent?: string } = {}): Promise<void> {
     const now = Date.now();
+    // The Deposit flow's transactionData from now on: set before the append, so the view that shows the new record has it.
+    this.transactionId = tx.id;
     const kept = { ...(store.network ? { network: store.network } : {}), ...(store.usdEquivalent ? { usdEquivalent: store.usdEquivalent } : {}) };
     await this.core.append([
       makeEvent(

@@ -42,7 +42,7 @@ export function searchThenReply(
     const { user, depth, request } = args;
     const sources = await searchFor(core, user, depth, request.requestId ?? crypto.randomUUID(), signal);
     const messages = sources.length > 0 ? withContextOnLastUser(request.messages, sourcesBlock(sources)) : request.messages;
-    return open({ ...request, messages, model: onlineModel(request.model, depth), transactionDetails: { linkupDepth: depth } }, signal);
+    return open({ ...request, messages, model: onlineModel(request.model, depth), transactionDetails: { linkupDepth: depth }, webContextIncluded: true }, signal);
   };
 }
 
