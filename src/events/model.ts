@@ -57,6 +57,11 @@ export interface MessageRow {
   /** The reply's text when Continue last extended it (reply.continued): a resumed continuation starts after it. */
   continuedFrom?: { text: string; thinking: string };
   modelContext?: string;
+  /** Spec 000 section 3: the user chose Auto; the engine picked `autoModelSelectedModel` (also `model`) for this turn. */
+  isAutoModel?: boolean;
+  autoModelSelectedModel?: string;
+  /** Spec 000 section 3: references to this message's generated speech, one per chunk made (from `audio`). */
+  audioUrls?: string[];
   visible?: boolean;
   /** Spec 000 section 3: the thanks detector's verdict on a short user message. */
   sentiment?: 'thankful';
