@@ -21,9 +21,11 @@ let gateway: RunningGateway;
 let jar: JarFetch;
 const realFetch = globalThis.fetch;
 const engines: Engine[] = [];
+/** How long each word of a reply takes (a slow reply keeps the conversation pending, so Send queues). */
+let wordDelay = 0;
 
 beforeAll(async () => {
-  upstream = await startFakeUpstream((req) => textReply(`${String(req.body?.model)} answers`));
+  upstream = await startFakeUpstream((req) => textReply(`${String(req.body?.model)} answers`, { delayMs: wordDelay }));
   gateway = await startGateway({
     port: 0,
     memory: true,
@@ -41,6 +43,7 @@ beforeAll(async () => {
   globalThis.fetch = jar;
 });
 afterEach(async () => {
+  wordDelay = 0;
   for (const e of engines.splice(0)) await e.dispose();
   jar.forget();
 });
@@ -116,6 +119,23 @@ describe('Auto', () => {
       ['assistant', chosen, true, chosen],
     ]);
     expect(v.messages[1]?.status).toBe('done');
+  });
+
+  it('a queued Auto message chooses its model when it is sent, and is marked', async () => {
+    const engine = newEngine('auto-queued');
+    await fund(engine);
+    wordDelay = 80;
+    const first = await engine.sendMessage({ slug: null, prompt: 'Tell me a long story please', model: 'pricey-model' });
+    if (!first.ok) throw new Error(first.error);
+    const queued = await engine.sendMessage({ slug: first.slug, prompt: 'And then?', model: AUTO_MODEL_ID });
+    expect(queued).toMatchObject({ ok: true, queued: true });
+    const v = await until<ConversationView>(engine.observe({ kind: 'conversation', slug: first.slug }), (x) => done(x) && x.messages.length === 4);
+    expect(pair(v)).toEqual([
+      ['user', 'pricey-model', undefined, undefined],
+      ['assistant', 'pricey-model', undefined, undefined],
+      ['user', 'cheap-model', true, 'cheap-model'],
+      ['assistant', 'cheap-model', true, 'cheap-model'],
+    ]);
   });
 
   it('a model chosen by hand is not marked', async () => {
