@@ -33,4 +33,12 @@ describe('Auto model', () => {
     expect(await page.locator('article[data-role="assistant"] .message-author').textContent()).toBe(`Auto · ${FREE_MODEL}`);
     await context.close();
   });
+
+  it('is chosen by the address (?model=auto) in a new browser', async () => {
+    const context = await getStack().newContext();
+    const page = await openApp(context, '/conversation/new?model=auto');
+    await modelPicker(page).and(page.locator('[data-value="auto"]')).waitFor({ timeout: 30_000 });
+    expect(await page.getByText('Unknown model: auto').count()).toBe(0);
+    await context.close();
+  });
 });
