@@ -57,6 +57,11 @@ export interface MessageRow {
   /** The reply's text when Continue last extended it (reply.continued): a resumed continuation starts after it. */
   continuedFrom?: { text: string; thinking: string };
   modelContext?: string;
+  /** Spec 000 section 3: the user chose Auto; the engine picked `autoModelSelectedModel` (also `model`) for this turn. */
+  isAutoModel?: boolean;
+  autoModelSelectedModel?: string;
+  /** Spec 000 section 3: references to this message's generated speech, one per chunk made (from `audio`). */
+  audioUrls?: string[];
   visible?: boolean;
   /** Spec 000 section 3: the thanks detector's verdict on a short user message. */
   sentiment?: 'thankful';
@@ -265,6 +270,24 @@ export interface SpeechChoiceRecord {
  * The speech of a message with one model, voice and speed (`key`): its text split into `chunkCount` chunks of at
  * most 3900 characters; `chunks[i]` is null until made, and stays null when it failed (listed in `failed`).
  */
+/**
+ * Spec 000 section 3 `audioUrls`: one reference per chunk of a message's speech that was made, in order. The audio is
+ * a Blob in the local `files` table, so a reference names that file ('parley-file:<fileId>'), which the engine's
+ * getAudioFile reads; a provider's URL would expire and a Blob URL dies with its tab.
+ */
+export const AUDIO_URL_SCHEME = 'parley-file:';
+export function audioUrlsOf(audio: Pick<MessageAudio, 'chunks'>): string[] {
+  const out: string[] = [];
+  for (const c of audio.chunks) if (c) out.push(`${AUDIO_URL_SCHEME}${c.fileId}`);
+  return out;
+}
+/** The file id an audio reference names, or null for anything else. */
+export function fileIdOfAudioUrl(url: string): number | null {
+  if (!url.startsWith(AUDIO_URL_SCHEME)) return null;
+  const id = Number(url.slice(AUDIO_URL_SCHEME.length));
+  return Number.isSafeInteger(id) && id > 0 ? id : null;
+}
+
 export interface MessageAudio {
   key: string;
   model: string;

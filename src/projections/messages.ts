@@ -2,7 +2,7 @@
  * Read model: the `messages` table. A message is put when added; a reply's lifecycle (started, checkpointed,
  * completed, failed, interrupted) updates the assistant message in place (spec 000 section 4, submit flow).
  */
-import { normalizeTimestamp } from '../events/model';
+import { audioUrlsOf, normalizeTimestamp } from '../events/model';
 import type { MessageRow } from '../events/model';
 import { defineProjection } from './projection';
 import { deleteWhere, put, remove, update, updateWhere } from './writes';
@@ -14,7 +14,8 @@ export const messagesProjection = defineProjection({
   // v2: reply.started records the reply's requestId on the message (an engine that takes over resumes by it).
   // v3: image and video events (./media.ts).
   // v4: speech.generated keeps a message's audio.
-  version: 4,
+  // v5: ... and its audioUrls (spec 000 section 3), one reference per chunk made.
+  version: 5,
   tables: ['messages'],
   materializers: {
     'message.added': ({ message: m }) => {
@@ -74,7 +75,7 @@ export const messagesProjection = defineProjection({
     'message.imagesExtracted': (p) => [update('messages', p.messageId, { prompt: p.prompt, images: p.images })],
     ...mediaMessageMaterializers,
     'speech.generated': (p) => {
-      const changes: Partial<MessageRow> = { audio: p.audio, updatedAt: p.at };
+      const changes: Partial<MessageRow> = { audio: p.audio, audioUrls: audioUrlsOf(p.audio), updatedAt: p.at };
       if (p.completes) {
         changes.status = 'done';
         changes.cost = p.audio.cost;

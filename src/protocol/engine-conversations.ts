@@ -34,6 +34,12 @@ export type MessageView = MessageRow & {
   text: string;
   /** Its place among its alternatives (1-based index, count), when it has any (src/shared/history.ts). */
   alternatives?: { index: number; count: number };
+  /**
+   * Spec 000 section 3 `childMessages`: the ids of the messages whose parent this is (every alternative of the next
+   * turn), in time order; [] for the last. The conversation query derives it from the tree it builds for the path
+   * (rows keep only their parentMessageId). Set on every message of a conversation view.
+   */
+  childMessages?: number[];
   /** A finished reply whose output came within 10% of max tokens: it can be continued (spec 000 section 4). */
   canContinue?: boolean;
   /** A reply to a message that searched the web: the numbered sources its [n] cite (src/shared/web-context.ts). */

@@ -7,6 +7,7 @@
  * the same plain message from the engine. Token counts are estimates, recomputed 400 ms after the last keystroke.
  */
 import { useAppReady } from '../ready';
+import { AUTO_MODEL_ID } from '../../protocol/auto-model';
 import { lazy, Suspense, useEffect, useId, useMemo, useRef, useState, type RefObject } from 'react';
 import { useSnapshot } from 'valtio';
 import type { ModelInfo } from '../../protocol/api';
@@ -153,7 +154,14 @@ export function Composer({ value, onChange, pending, sending = false, onSend, on
       showLocalNotice({ title: `Unknown mode: ${address.badMode}`, text: 'Modes are chat, image, video, audio and voice.', tone: 'orange', durationMs: 5000 });
     }
     if (address.mode) composer.mode = address.mode;
-    if (address.model !== null) {
+    if (address.model === AUTO_MODEL_ID && !models.some((m) => m.id === AUTO_MODEL_ID)) {
+      // ?model=auto chooses Auto (protocol/auto-model.ts), as the picker does.
+      settleLater = true;
+      setTimeout(() => {
+        view.model = AUTO_MODEL_ID;
+        setSettledKey(key);
+      }, 0);
+    } else if (address.model !== null) {
       const chosen = models.find((m) => m.id === address.model);
       if (chosen) {
         // After the page's own effects (children's effects run first), which set a new conversation's default model.

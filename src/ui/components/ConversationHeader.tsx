@@ -15,10 +15,12 @@ interface Props {
   onModelChange(id: string): void;
   /** Conversation total cost line (already formatted), or null when nothing was charged yet. */
   totalCost: string | null;
+  /** The picker offers Auto (text modes). */
+  auto?: boolean;
   children?: ReactNode;
 }
 
-export function ConversationHeader({ title, model, models, onModelChange, totalCost, children }: Props) {
+export function ConversationHeader({ title, model, models, onModelChange, totalCost, auto = false, children }: Props) {
   const [open, setOpen] = useState(false);
   const actions = useRef<HTMLDivElement>(null);
   const toggle = useRef<HTMLButtonElement>(null);
@@ -51,7 +53,7 @@ export function ConversationHeader({ title, model, models, onModelChange, totalC
         {totalCost !== null && <span className="conversation-cost">{totalCost}</span>}
       </div>
       <div className="conversation-tools">
-        <ModelPicker value={model} onChange={onModelChange} models={models} />
+        <ModelPicker value={model} onChange={onModelChange} models={models} auto={auto} />
         <ModelSettingsButton model={models.find((m) => m.id === model)} />
         <button
           ref={toggle}

@@ -1,3 +1,4 @@
+import { AUTO_MODEL_ID } from '../../protocol/auto-model';
 import { lazy, Suspense, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useSnapshot } from 'valtio';
 import type { ActionResult, SendMessageResult } from '../../protocol/engine';
@@ -109,6 +110,8 @@ export function ConversationPage({ slug }: { slug: string }) {
     // An image, video or speech model restores that mode's model (the Composer restores the mode); the text model stays.
     if (lastModel && (lastModel.modality === 'image' || lastModel.modality === 'video')) restoreMediaModel(lastModel.modality, lastModel.id);
     else if (lastModel?.modality === 'audio') speechView.model = lastModel.id;
+    // A turn Auto answered restores Auto (the next prompt chooses again).
+    else if (conversation.messages.at(-1)?.isAutoModel === true) view.model = AUTO_MODEL_ID;
     else view.model = lastModel ? lastModel.id : models.defaultModel;
   }, [conversation, models]);
 
@@ -213,6 +216,7 @@ export function ConversationPage({ slug }: { slug: string }) {
         title={title}
         model={isMediaMode ? mediaModelFor(mediaMode, models?.models ?? []) : audio ? audio.model : model}
         models={isMediaMode ? mediaModels : audio ? audio.models : textModels}
+        auto={!isMediaMode && !audio}
         onModelChange={(id) => {
           if (isMediaMode) return chooseMediaModel(mediaMode, id);
           if (audio) return void (speechView.model = id);

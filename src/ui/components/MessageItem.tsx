@@ -1,3 +1,4 @@
+import { autoReplyLabel } from '../../protocol/auto-model';
 import { Suspense, lazy, memo, useContext, useState, type CSSProperties } from 'react';
 import { ReadOnlyContext } from './read-only';
 import type { MessageView } from '../../protocol/engine';
@@ -147,7 +148,7 @@ function MessageContent({ message, modelName, last = false }: MessageItemProps) 
       <header className="message-header">
         {isAssistant && <Avatar model={message.model} name={modelName} />}
         <span className="message-author">
-          {isAssistant ? modelName : 'You'}
+          {isAssistant ? (message.isAutoModel === true ? autoReplyLabel(modelName) : modelName) : 'You'}
           {message.sentiment === 'thankful' && (
             <span className="message-sentiment" role="img" aria-label="Thankful" title="You thanked the model">
               {' ♥'}

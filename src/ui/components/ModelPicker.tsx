@@ -7,6 +7,7 @@
  */
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import type { ModelInfo } from '../../protocol/api';
+import { AUTO_MODEL_DESCRIPTION, AUTO_MODEL_ID, AUTO_MODEL_NAME } from '../../protocol/auto-model';
 import { capabilityWords, filterModels, formatContextLength, formatPrice } from './model-info';
 import { useQuery } from '../engine';
 import { ModelListControls, ModelOptionButtons } from '../account/ModelListControls';
@@ -23,7 +24,16 @@ export interface ModelPickerProps {
   disabled?: boolean;
   /** When set, an option with this text and value '' comes first. */
   noneLabel?: string;
+  /** Offer "Auto" first (value AUTO_MODEL_ID): the engine picks a model per prompt (protocol/auto-model.ts). */
+  auto?: boolean;
   className?: string;
+}
+
+/** The Auto option: not a model, a choice the engine makes per prompt. */
+const AUTO = 'auto' as const;
+
+function idOf(option: ModelInfo | null | typeof AUTO): string {
+  return option === AUTO ? AUTO_MODEL_ID : (option?.id ?? '');
 }
 
 /** The mark of a paid model the balance cannot pay for: a lock and "Needs balance" (its accessible text). */
@@ -38,7 +48,7 @@ function NeedsBalance() {
   );
 }
 
-export function ModelPicker({ value, onChange, models, label = 'Model', exclude = [], disabled, noneLabel, className }: ModelPickerProps) {
+export function ModelPicker({ value, onChange, models, label = 'Model', exclude = [], disabled, noneLabel, auto = false, className }: ModelPickerProps) {
   const [open, setOpen] = useState(false);
   const [query, setQuery] = useState('');
   const [active, setActive] = useState(0);
@@ -62,7 +72,11 @@ export function ModelPicker({ value, onChange, models, label = 'Model', exclude 
   const lists = useModelLists();
   const { groups, hidden } = useMemo(() => pickerGroups(shown, lists, value), [shown, lists, value]);
   /** Options in display order (the none option first), for keyboard movement. */
-  const flat: Array<ModelInfo | null> = useMemo(() => [...(noneLabel && query === '' ? [null] : []), ...groups.flatMap((g) => g.models)], [groups, noneLabel, query]);
+  const autoShown = auto && (query === '' || AUTO_MODEL_NAME.toLowerCase().includes(query.trim().toLowerCase()));
+  const flat: Array<ModelInfo | null | typeof AUTO> = useMemo(
+    () => [...(autoShown ? [AUTO] : []), ...(noneLabel && query === '' ? [null] : []), ...groups.flatMap((g) => g.models)],
+    [groups, noneLabel, query, autoShown],
+  );
   const current = models.find((m) => m.id === value);
   // Paid models are marked while the balance cannot pay for them (issue 16 item 4); unknown session: no mark.
   const session = useQuery({ kind: 'session' });
@@ -85,14 +99,14 @@ export function ModelPicker({ value, onChange, models, label = 'Model', exclude 
 
   function openList() {
     setQuery('');
-    const index = flat.findIndex((m) => (m?.id ?? '') === value);
+    const index = flat.findIndex((m) => idOf(m) === value);
     setActive(Math.max(0, index));
     setOpen(true);
   }
 
-  function choose(model: ModelInfo | null) {
-    if (model) writeStored(MODEL_KEYS.recent, pushRecent(lists.recent, model.id));
-    onChange(model?.id ?? '');
+  function choose(model: ModelInfo | null | typeof AUTO) {
+    if (model !== null && model !== AUTO) writeStored(MODEL_KEYS.recent, pushRecent(lists.recent, model.id));
+    onChange(idOf(model));
     setOpen(false);
     button.current?.focus();
   }
@@ -121,10 +135,10 @@ export function ModelPicker({ value, onChange, models, label = 'Model', exclude 
   }
 
   let index = -1;
-  const renderOption = (model: ModelInfo | null) => {
+  const renderOption = (model: ModelInfo | null | typeof AUTO) => {
     index += 1;
     const i = index;
-    const id = model?.id ?? '';
+    const id = idOf(model);
     return (
       <div
         key={id || '(none)'}
@@ -137,7 +151,14 @@ export function ModelPicker({ value, onChange, models, label = 'Model', exclude 
         onMouseMove={() => setActive(i)}
         onClick={() => choose(model)}
       >
-        {model === null ? (
+        {model === AUTO ? (
+          <>
+            <span className="model-option-name">{AUTO_MODEL_NAME}</span>
+            <span className="model-option-facts">
+              <span>{AUTO_MODEL_DESCRIPTION}</span>
+            </span>
+          </>
+        ) : model === null ? (
           <span className="model-option-name">{noneLabel}</span>
         ) : (
           <>
@@ -184,7 +205,7 @@ export function ModelPicker({ value, onChange, models, label = 'Model', exclude 
           }
         }}
       >
-        <span id={valueId}>{models.length === 0 ? 'Loading models…' : (current?.name ?? (value === '' && noneLabel ? noneLabel : value))}</span>
+        <span id={valueId}>{models.length === 0 ? 'Loading models…' : (current?.name ?? (value === '' && noneLabel ? noneLabel : auto && value === AUTO_MODEL_ID ? AUTO_MODEL_NAME : value))}</span>
         {current?.free && <span className="badge badge-free">Free</span>}
         {locked && current && !current.free && <NeedsBalance />}
         <span aria-hidden="true" className="chevron">
@@ -211,6 +232,7 @@ export function ModelPicker({ value, onChange, models, label = 'Model', exclude 
           />
           <ModelListControls models={models} lists={lists} hidden={hidden} />
           <div role="listbox" id={listId} aria-label={label} className="model-list">
+            {autoShown && renderOption(AUTO)}
             {noneLabel && query === '' && renderOption(null)}
             {groups.map((g) => (
               <div role="group" key={g.provider} aria-labelledby={`${ids}-group-${g.provider}`}>

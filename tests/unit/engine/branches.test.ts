@@ -172,6 +172,13 @@ describe('branch switching', () => {
     const onA = await view(h.engine, slug, (x) => reply(x).text === 'Answer A.');
     expect(texts(onA)).toEqual(['Question?', 'Answer A.']);
     expect(reply(onA).alternatives).toEqual({ index: 1, count: 2 });
+    // childMessages (spec 000 section 3): the question's children are both answers, whichever branch is shown; A has
+    // none, B has its follow-up, which has its reply.
+    const [question, answerB, more, followUp] = onB.messages;
+    const answerA = reply(onA);
+    expect(onA.messages.map((m) => m.childMessages)).toEqual([[answerA.id, answerB?.id], []]);
+    expect(onB.messages.map((m) => m.childMessages)).toEqual([[answerA.id, answerB?.id], [more?.id], [followUp?.id], []]);
+    expect(question?.id).toBe(onA.messages[0]?.id);
     expect(await h.engine.switchBranch(slug, reply(onA).id, 'previous')).toEqual({ ok: false, error: 'Error switching conversation branch' });
 
     await h.engine.switchBranch(slug, reply(onA).id, 'next');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeEvent, type NewEvent } from '../../../src/events/catalogue';
-import type { MessageAudio, MessageRow } from '../../../src/events/model';
+import { fileIdOfAudioUrl, type MessageAudio, type MessageRow } from '../../../src/events/model';
 import { checkPayload } from '../../../src/events/validate';
 import { decodeLog, encodeLog } from '../../../src/events/codec';
 import { fold } from '../../../src/projections/fold';
@@ -26,6 +26,17 @@ describe('speech.generated', () => {
     const done = fold(events).rows('messages').find((m) => m.id === 2);
     expect(done).toMatchObject({ status: 'done', cost: 0.09, paymentSource: 'USD' });
     expect(done?.audio?.failed).toEqual([1]);
+  });
+
+  it('gives the message its audioUrls (spec 000 section 3): one reference per chunk made, each naming its file', () => {
+    expect(fold(events.slice(0, 3)).rows('messages').find((m) => m.id === 2)?.audioUrls).toEqual(['parley-file:10']);
+    const urls = fold(events).rows('messages').find((m) => m.id === 2)?.audioUrls ?? [];
+    expect(urls).toEqual(['parley-file:10', 'parley-file:12']);
+    expect(urls.map(fileIdOfAudioUrl)).toEqual([10, 12]);
+    expect(fileIdOfAudioUrl('https://example.com/a.mp3')).toBeNull();
+    expect(fileIdOfAudioUrl('parley-file:x')).toBeNull();
+    // The user message has no speech.
+    expect(fold(events).rows('messages').find((m) => m.id === 1)?.audioUrls).toBeUndefined();
   });
 
   it('replays from NDJSON to the same rows', () => {

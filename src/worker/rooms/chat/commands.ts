@@ -107,6 +107,8 @@ async function runChat(s: Submission): Promise<SendMessageResult> {
 
   // (6) Create the pending assistant message.
   const assistant = pendingAssistant(core.ids.next(now), user, model.id, now + 1);
+  // The reply of an Auto turn says so too (its header reads "Auto · <model name>").
+  if (user.isAutoModel === true) Object.assign(assistant, { isAutoModel: true, autoModelSelectedModel: model.id });
   const requestId = crypto.randomUUID();
   events.push(
     makeEvent('message.added', { message: assistant }, crypto.randomUUID(), now),

@@ -36,6 +36,8 @@ interface ConversationRows {
   messages: MessageRow[];
   /** Alternatives info of the path's messages that have alternatives. */
   alternatives: Map<number, { index: number; count: number }>;
+  /** The path's messages' children ids, in time order (spec 000 section 3 childMessages), from the same tree. */
+  children: Map<number, number[]>;
   queue: QueuedView[];
   /** Only the newest messages (the first view of a long conversation). */
   partial: boolean;
@@ -86,18 +88,21 @@ export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conv
     const queue = await queuedViews(core, slug);
     if (more) {
       const path = tailPath(rows);
-      return path === null ? 'full' : { conversation, messages: path, alternatives: new Map(), queue, partial: true };
+      return path === null ? 'full' : { conversation, messages: path, alternatives: new Map(), children: childrenByParent(rows), queue, partial: true };
     }
     rows.sort(byTime);
     // One pass over the rows (O(n)); the streaming ticks below reuse it.
     const tree = buildTree(rows);
     const messages = activePath(tree);
     const alternatives = new Map<number, { index: number; count: number }>();
+    const children = new Map<number, number[]>();
     for (const m of messages) {
       const info = alternativesOf(tree, m);
       if (info) alternatives.set(m.id, info);
+      const below = tree.children.get(m.id);
+      if (below) children.set(m.id, below.map((c) => c.id));
     }
-    return { conversation, messages, alternatives, queue, partial: false };
+    return { conversation, messages, alternatives, children, queue, partial: false };
   }
 
   /** The ids of the replies streaming in a conversation, as one key (a reply started or ended when it changes). */
@@ -120,12 +125,25 @@ export function conversationQueries(core: EngineCore): Pick<QueryHandlers, 'conv
     const maxTokens = core.preferences$.value.maxTokens;
     const messages = rows.messages.map((m): MessageView => {
       const alternatives = rows.alternatives.get(m.id);
-      const tree = alternatives ? { alternatives } : {};
+      const childMessages = rows.children.get(m.id) ?? [];
+      const tree = alternatives ? { alternatives, childMessages } : { childMessages };
       const live = liveReplies(core).live.get(m.id);
       if (live) return { ...m, ...tree, ...liveText(live) };
       return { ...m, ...tree, text: promptText(m.prompt), canContinue: !pending && canContinue(m, maxTokens) };
     });
     return { conversation: rows.conversation, messages: withImagePrompts(withCitations(messages)), pending, queue: rows.queue, ...(rows.partial ? { partial: true } : {}) };
+  }
+
+  /** Children ids by parent among some rows (a partial page's, by their parentMessageId), in time order. */
+  function childrenByParent(rows: readonly MessageRow[]): Map<number, number[]> {
+    const out = new Map<number, number[]>();
+    for (const m of [...rows].sort(byTime)) {
+      if (m.parentMessageId === null) continue;
+      const list = out.get(m.parentMessageId);
+      if (list) list.push(m.id);
+      else out.set(m.parentMessageId, [m.id]);
+    }
+    return out;
   }
 
   /**

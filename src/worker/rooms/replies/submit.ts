@@ -22,7 +22,8 @@ import type { ConversationRow, MessageRow } from '../../../events/model';
 import type { EngineCore } from '../../core';
 import { defaultName, makeSlug } from '../../infra/ids';
 import { activePath, buildTree, byTime } from '../../../shared/history';
-import { detectSentiment } from '../../../shared/tokens';
+import { detectSentiment, promptTokens, textTokens } from '../../../shared/tokens';
+import { AUTO_MODEL_ID, chooseAutoModel } from '../../../protocol/auto-model';
 import { ATTACHMENTS_UNAVAILABLE, MESSAGE_REQUIRED, MODE_UNAVAILABLE, MODEL_ERROR, MULTI_MODEL } from '../../../shared/messages';
 import { enqueueMessage } from './queue-store';
 import { attachmentStep, modeHandler, type PreparedAttachments } from './submit-plugins';
@@ -72,6 +73,23 @@ export type BalanceProbe = (core: EngineCore, request: { conversation: Conversat
 
 export type Submit = (input: SendMessageInput, queuedId?: string) => Promise<SendMessageResult>;
 
+/**
+ * What Auto picks for this send: needs from the attachments (an image among them), web search, the request's size
+ * (the conversation's active history, the prompt and the room kept for the reply) and the balance.
+ */
+async function autoModelFor(core: EngineCore, input: SendMessageInput, prompt: string): Promise<ModelInfo | undefined> {
+  const ids = [...new Set(input.attachments ?? [])];
+  const items = ids.length > 0 ? await core.db.library.bulkGet(ids.map(Number)) : [];
+  const vision = items.some((r) => r?.type === 'image');
+  let tokens = textTokens(prompt) + core.preferences$.value.maxTokens;
+  for (const r of items) if (r && r.type !== 'image') tokens += textTokens(r.content.join('\n'));
+  for (const p of input.scrapedContent ?? []) tokens += textTokens(p.content);
+  if (input.slug) for (const m of await activeHistory(core, input.slug)) tokens += promptTokens(m.prompt);
+  if (core.session$.value.session === null) await core.refreshSession();
+  const catalogue = core.models$.value;
+  return chooseAutoModel(catalogue.models, catalogue.defaultModel, { vision, web: input.webSearch !== undefined, tokens, canUsePaid: core.session$.value.canUsePaidModels });
+}
+
 /** The submit flow. `queuedId`: the queued message being sent (its queue entry leaves in the same append). */
 export function submitter(core: EngineCore, balanceProbe: BalanceProbe): Submit {
   return async function submit(input, queuedId) {
@@ -95,7 +113,15 @@ export function submitter(core: EngineCore, balanceProbe: BalanceProbe): Submit 
     const catalogue = core.models$.value;
     // A prompt sent before the tab had the catalogue (or with no choice made) goes to the mode's default model
     // (an image or video mode clicked before the catalogue arrived must not end up at the default text model).
-    const wanted = input.model || (mode === 'image' || mode === 'video' ? mediaModelOf(mode, catalogue.models) : catalogue.defaultModel);
+    let wanted = input.model || (mode === 'image' || mode === 'video' ? mediaModelOf(mode, catalogue.models) : catalogue.defaultModel);
+    // Auto (protocol/auto-model.ts): the cheapest model that can answer this prompt, chosen here, once, and recorded
+    // on the messages (isAutoModel, autoModelSelectedModel), so a replay reads the choice and never makes it again.
+    const auto = wanted === AUTO_MODEL_ID && !catalogue.models.some((m) => m.id === AUTO_MODEL_ID);
+    if (auto) {
+      const chosen = await autoModelFor(core, input, prompt);
+      if (!chosen) return { ok: false, error: `Unknown model: ${input.model}` };
+      wanted = chosen.id;
+    }
     const model = catalogue.models.find((m) => m.id === wanted);
     if (!model) return { ok: false, error: `Unknown model: ${input.model}` };
     if (!handler.accepts(model)) return { ok: false, error: `${model.name} is not ${/^[aeiou]/.test(mode) ? 'an' : 'a'} ${mode} model` };
@@ -126,7 +152,8 @@ export function submitter(core: EngineCore, balanceProbe: BalanceProbe): Submit 
     // The pending flag: while a reply generates here, Send queues the message (chat mode only).
     if (conversation && isPending(core, conversation.slug)) {
       if (queuedId !== undefined || !handler.queueable) return { ok: false, error: REPLY_IN_PROGRESS };
-      return enqueueMessage(core, conversation.slug, { ...input, prompt }, model.id, extraIds, now);
+      // A queued Auto message chooses when it is sent (its history is then longer).
+      return enqueueMessage(core, conversation.slug, { ...input, prompt }, auto ? AUTO_MODEL_ID : model.id, extraIds, now);
     }
 
     // (2) Check balance: a paid model needs a balance above the threshold. Without one, the mode asks the gateway
@@ -191,6 +218,7 @@ export function submitter(core: EngineCore, balanceProbe: BalanceProbe): Submit 
       branchDepth: last ? last.branchDepth : 0,
       updatedAt: now,
     };
+    if (auto) Object.assign(user, { isAutoModel: true, autoModelSelectedModel: model.id });
     const sentiment = detectSentiment(prompt);
     if (sentiment) user.sentiment = sentiment;
     if (input.scrapedContent && input.scrapedContent.length > 0) user.scrapedContent = input.scrapedContent;
