@@ -131,12 +131,11 @@ export function ConversationPage({ slug }: { slug: string }) {
     const chosenInstructions = targetSlug === null ? composer.newInstructions : null;
     const firstInstructions = chosenInstructions !== null ? { instructions: chosenInstructions } : {};
     try {
-      const audioExtras = isMedia ? {} : await audioSendExtras(models?.models, preferences);
       // A system prompt or a setting saved just before is what is sent: the engine runs writes in order (core.inOrder).
       result = await engine<SendMessageResult>((api) =>
         isMedia
           ? api.sendMessage({ slug: targetSlug, prompt, model: mediaModelFor(mode, models?.models ?? []), mode, inputImageIds: [...media.inputImageIds], ...firstInstructions })
-          : api.sendMessage({ slug: targetSlug, prompt, model, mode, extraModels: [...composer.extraModels], attachments, ...webSendExtras(preferences?.linkupDepth ?? 'standard'), ...audioExtras, ...firstInstructions }),
+          : api.sendMessage({ slug: targetSlug, prompt, model, mode, extraModels: [...composer.extraModels], attachments, ...webSendExtras(preferences?.linkupDepth ?? 'standard'), ...audioSendExtras(models?.models, preferences), ...firstInstructions }),
       );
     } finally {
       sendingRef.current = false;
