@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # System packages the tests need, from Debian, installed when missing:
 #  - chromium: browser tests drive it with playwright-core (no browser download is possible here);
-#  - postgresql: the Postgres tests start a throwaway server from its binaries.
+#  - postgresql: the Postgres tests start a throwaway server from its binaries;
+#  - poppler-utils: pdftotext reads the exported PDFs back as an independent reader would.
 # PARLEY_CHROMIUM may point at another Chromium binary.
 set -euo pipefail
 chromium_bin="${PARLEY_CHROMIUM:-/usr/bin/chromium}"
 missing=()
 [ -x "$chromium_bin" ] || missing+=(chromium)
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
+command -v pdftotext >/dev/null || missing+=(poppler-utils)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "Installing Debian packages for the tests: ${missing[*]}" >&2

@@ -12,7 +12,7 @@ import { composer, lastTurnModels } from '../composer-state';
 import { ConversationHeader } from './ConversationHeader';
 import { InstructionsButton } from './SystemPromptDialog';
 import { ExportMenu } from './ExportMenu';
-import { ShareButton } from './ShareDialog';
+import { ShareButton } from './ShareButton';
 import { ScratchpadButton } from './ToolSplit';
 import { ErrorBoundary } from './ErrorBoundary';
 import { formatTotalCost } from './cost-format';

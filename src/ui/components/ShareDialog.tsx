@@ -20,19 +20,7 @@ function saveText(fileName: string, text: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-export function ShareButton({ slug }: { slug: string | null }) {
-  const [open, setOpen] = useState(false);
-  return (
-    <>
-      <button type="button" disabled={slug === null} onClick={() => setOpen(true)}>
-        Share
-      </button>
-      {open && slug !== null && <ShareDialog slug={slug} onClose={() => setOpen(false)} />}
-    </>
-  );
-}
-
-function ShareDialog({ slug, onClose }: { slug: string; onClose(): void }) {
+export default function ShareDialog({ slug, onClose }: { slug: string; onClose(): void }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const [redact, setRedact] = useState(false);

@@ -3,7 +3,7 @@
  * groups (Today, Yesterday, Previous 7 days, ...: ./date-groups.ts), each with its actions menu;
  * the search box above it; the balance below (the log's export and import are in Settings, "Data").
  */
-import { useId, useMemo, useState } from 'react';
+import { lazy, Suspense, useId, useMemo, useState } from 'react';
 import { groupByDate } from './date-groups';
 import { useQuery } from '../engine';
 import { type Route } from '../router';
@@ -13,9 +13,22 @@ import { Link } from './Link';
 import { SidebarSearch } from './SidebarSearch';
 import { useSnapshot } from 'valtio';
 import { Folders } from '../account/Folders';
-import { MoveToFolderDialog } from '../account/MoveToFolder';
 import { filterByFolder, folderView } from '../account/folder-state';
 import { SelectionBar, SidebarHeader, useLastSearchTerm } from '../account/SidebarParts';
+
+const MoveToFolderDialog = lazy(() => import('../account/MoveToFolder').then((m) => ({ default: m.MoveToFolderDialog })));
+
+/** "Move to folder" (../account/MoveToFolder.tsx), a chunk loaded the first time a move starts. */
+function LazyMoveToFolder() {
+  const moving = useSnapshot(folderView).moving;
+  const [wanted, setWanted] = useState(false);
+  if (moving && !wanted) setWanted(true);
+  return wanted ? (
+    <Suspense fallback={null}>
+      <MoveToFolderDialog />
+    </Suspense>
+  ) : null;
+}
 
 export function Sidebar({ route }: { route: Route }) {
   const activeSlug = route.name === 'conversation' ? route.slug : null;
@@ -64,7 +77,7 @@ export function Sidebar({ route }: { route: Route }) {
           </div>
         </>
       )}
-      <MoveToFolderDialog />
+      <LazyMoveToFolder />
       <div className="sidebar-footer">
         <Balance />
       </div>

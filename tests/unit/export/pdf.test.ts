@@ -1,3 +1,8 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { markdownBlocks } from '../../../src/worker/rooms/export/pdf-blocks';
@@ -35,7 +40,7 @@ function source(s: ExportSource): ExportSource {
 }
 
 describe('Markdown to PDF blocks', () => {
-  it('parses code, tables, lists and math with the remark stack, keeping TeX as written', () => {
+  it('parses code, tables, lists and math with the remark stack, math typeset as Unicode text', () => {
     const blocks = markdownBlocks(`${RICH_TEXT}\n\n1. first\n2. **second**\n\n- [x] done`);
     expect(blocks.map((b) => b.kind)).toEqual(['text', 'code', 'table', 'text', 'code', 'text', 'text', 'text']);
     const code = blocks[1]!;
@@ -43,9 +48,9 @@ describe('Markdown to PDF blocks', () => {
     const table = blocks[2]!;
     expect(table.kind === 'table' && table.rows.map((r) => r.map((c) => c.map((x) => x.text).join('')))).toEqual([['α', 'alpha'], ['ж', 'zhe']]);
     const inline = blocks[3]!;
-    expect(inline.kind === 'text' && inline.runs.find((r) => r.style === 'mono')?.text).toBe('$e^{i\\pi} + 1 = 0$');
+    expect(inline.kind === 'text' && inline.runs.map((r) => r.text).join('')).toBe('Inline math e^(iπ) + 1 = 0 and display:');
     const display = blocks[4]!;
-    expect(display.kind === 'code' && display.math && display.text).toBe('$$\n\\sum_{k=1}^{n} k = \\frac{n(n+1)}{2}\n$$');
+    expect(display.kind === 'code' && display.math && display.text).toBe('∑ₖ₌₁ⁿ k = (n(n + 1))/2');
     expect(blocks.slice(5).map((b) => (b.kind === 'text' ? b.marker : null))).toEqual(['1.', '2.', '☑']);
   });
 });
@@ -58,7 +63,7 @@ describe('PDF export', () => {
     for (const size of sizes) expect(size).toEqual([0, 0, 612, 792]);
     const text = pages.flat().map((i) => i.str).join('');
     expect(text).not.toContain('\uFFFD');
-    for (const expected of ['Physics notes', 'Καλημέρα κόσμε', 'Привет, мир.', 'naïve café', 'return x * x', '\\sum_{k=1}^{n} k = \\frac{n(n+1)}{2}', '$e^{i\\pi} + 1 = 0$']) {
+    for (const expected of ['Physics notes', 'Καλημέρα κόσμε', 'Привет, мир.', 'naïve café', 'return x * x', '∑ₖ₌₁ⁿ k = (n(n + 1))/2', 'e^(iπ) + 1 = 0']) {
       expect(squash(text)).toContain(squash(expected));
     }
     // Only the active branch.
@@ -72,6 +77,54 @@ describe('PDF export', () => {
     const text = squash(pages.flat().map((i) => i.str).join(''));
     expect(text).toContain(squash('Sources'));
     expect(text).toContain(squash('1. Euler identity — https://example.org/euler'));
+  });
+
+  it('prints math as typeset symbols and the web sources, as pdftotext (poppler) reads the file (issue 16)', async () => {
+    const reply = [
+      'By Pythagoras $x^2 + y^2 = z^2$, and the sum:',
+      '',
+      '$$',
+      '\\sum_{k=1}^{n} k = \\frac{n(n+1)}{2}',
+      '$$',
+      '',
+      '```math',
+      '\\sqrt{a^2+b^2} \\le \\alpha_1',
+      '```',
+      '',
+      'Broken TeX stays as written: $\\frac{1}{$ here.',
+    ].join('\n');
+    const src = source({
+      ...branchedSource(),
+      messages: [
+        message({ id: 1, role: 'user', prompt: 'Prove it' }),
+        message({
+          id: 2,
+          role: 'assistant',
+          prompt: reply,
+          parentMessageId: 1,
+          citations: [
+            { title: 'Pythagorean theorem', url: 'https://example.org/pythagoras' },
+            { title: 'Triangular number', url: 'https://example.net/triangular?n=1' },
+          ],
+        }),
+      ],
+    });
+    const dir = await mkdtemp(join(tmpdir(), 'parley-pdf-'));
+    try {
+      const file = join(dir, 'export.pdf');
+      await writeFile(file, new Uint8Array(toPdf(src, fonts)));
+      const { stdout } = await promisify(execFile)('pdftotext', ['-enc', 'UTF-8', file, '-']);
+      const text = stdout.replace(/[^\S\n]+/g, ' ');
+      for (const rendered of ['x² + y² = z²', '∑ₖ₌₁ⁿ k = (n(n + 1))/2', '√(a² + b²) ≤ α₁']) expect(text).toContain(rendered);
+      for (const raw of ['x^2', '$$', '\\sum', '\\frac{n', '\\sqrt', '\\alpha', '```']) expect(text).not.toContain(raw);
+      expect(text).toContain('$\\frac{1}{$');
+      expect(text).not.toContain('\uFFFD');
+      for (const shown of ['Sources', '1. Pythagorean theorem — https://example.org/pythagoras', '2. Triangular number — https://example.net/triangular?n=1']) {
+        expect(text).toContain(shown);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('breaks pages between lines, never through one, inside the half-inch margins', async () => {

@@ -2,7 +2,7 @@
  * Message Markdown to PDF layout blocks. The text is parsed with the same remark stack the view renders with
  * (remark-parse, remark-gfm, remark-math), never with regexes; the mdast tree is flattened into a few block kinds
  * the PDF writer knows how to lay out: text (paragraphs, headings, list items, quotes), code (code blocks, and
- * display math kept as TeX source), tables and rules. Pure: no jspdf here.
+ * display math typeset as Unicode text by ./math-text.ts, as is inline math), tables and rules. Pure: no jspdf here.
  *
  * Hostile Markdown (src/protocol/markdown-guard.ts: nesting thousands deep, runs that make the parser slow) is not
  * parsed at all: its message is laid out as plain text, as is one the parser fails on. The tree of what is parsed
@@ -15,6 +15,7 @@ import remarkParse from 'remark-parse';
 import { unified } from 'unified';
 import { capTreeDepth } from '../../../protocol/markdown-depth';
 import { tameMarkdown } from '../../../protocol/markdown-guard';
+import { mathText } from './math-text';
 
 /** body = DejaVu Sans, bold = DejaVu Sans Bold, mono = DejaVu Sans Mono. */
 export type RunStyle = 'body' | 'bold' | 'mono';
@@ -68,9 +69,13 @@ export function inlineRuns(nodes: readonly PhrasingContent[], style: RunStyle = 
       case 'inlineCode':
         push(node.value, 'mono');
         break;
-      case 'inlineMath':
-        push(`$${node.value}$`, 'mono');
+      case 'inlineMath': {
+        // Typeset as Unicode text (x² + y²); TeX KaTeX cannot parse stays as written, as the view shows it.
+        const text = mathText(node.value, false);
+        if (text === null) push(`$${node.value}$`, 'mono');
+        else push(text.replace(/\n/g, ' '), style === 'mono' ? 'body' : style);
         break;
+      }
       case 'break':
         push('\n', style);
         break;
@@ -115,6 +120,14 @@ function tableBlock(node: Table, ctx: Context): Block {
   };
 }
 
+/** A display formula typeset as Unicode text, or its TeX as written (in the code face) when KaTeX cannot parse it. */
+function displayMath(tex: string, ctx: Context): Block {
+  const text = mathText(tex, true);
+  return text === null
+    ? { kind: 'code', text: `$$\n${tex}\n$$`, indent: ctx.indent, math: false, quote: ctx.quote }
+    : { kind: 'code', text, indent: ctx.indent, math: true, quote: ctx.quote };
+}
+
 function flatten(nodes: readonly RootContent[], ctx: Context, out: Block[], marker?: string): void {
   let pendingMarker = marker;
   const take = (): string | undefined => {
@@ -138,10 +151,11 @@ function flatten(nodes: readonly RootContent[], ctx: Context, out: Block[], mark
         });
         break;
       case 'code':
-        out.push({ kind: 'code', text: node.value, indent: ctx.indent, math: false, quote: ctx.quote });
+        // A ```math block is display math in the view too.
+        out.push(node.lang === 'math' ? displayMath(node.value, ctx) : { kind: 'code', text: node.value, indent: ctx.indent, math: false, quote: ctx.quote });
         break;
       case 'math':
-        out.push({ kind: 'code', text: `$$\n${node.value}\n$$`, indent: ctx.indent, math: true, quote: ctx.quote });
+        out.push(displayMath(node.value, ctx));
         break;
       case 'blockquote':
         flatten(node.children, { indent: ctx.indent + QUOTE_INDENT, quote: true }, out, take());

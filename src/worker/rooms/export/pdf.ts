@@ -4,7 +4,7 @@
  * for CJK text (Identity-H, so
  * any character the faces have is selectable and searchable; jspdf subsets the fonts to the glyphs used).
  * Each message's Markdown is laid out from its mdast (./pdf-blocks.ts): headings, paragraphs, lists, quotes,
- * tables, code blocks in a monospaced face on a light background, math kept as its TeX source. A line is the unit
+ * tables, code blocks in a monospaced face on a light background, math typeset as Unicode text (x² + y², ./math-text.ts). A line is the unit
  * of layout: a page break comes between lines, never through one.
  */
 import { jsPDF } from 'jspdf';
@@ -33,6 +33,7 @@ const CODE_SIZE = 9;
 const CODE_PAD = 4;
 const CELL_PAD = 4;
 const TABLE_SIZE = 9.5;
+const MATH_INDENT = 12;
 
 const COLOR = {
   text: '#111111',
@@ -158,14 +159,19 @@ class Writer {
     const x = PAGE.margin + indent;
     const width = CONTENT_WIDTH - indent;
     const height = CODE_SIZE * LEADING;
-    const lines = text.split('\n').flatMap((l) => this.kit.wrapCode(l, CODE_SIZE, width - 2 * CODE_PAD - (math ? 12 : 0)));
+    if (math) {
+      // A display formula (Unicode text, ./math-text.ts): in the body face, one line per row, set in from the left.
+      for (const l of text.split('\n')) this.text([{ text: l, style: 'body' }], BODY_SIZE, indent + 2 * MATH_INDENT, { color: COLOR.math });
+      return;
+    }
+    const lines = text.split('\n').flatMap((l) => this.kit.wrapCode(l, CODE_SIZE, width - 2 * CODE_PAD));
     lines.forEach((line, i) => {
       // The first and last lines carry the block's padding, so the background stays one piece across lines.
       const padTop = i === 0 ? CODE_PAD : 0;
       const padBottom = i === lines.length - 1 ? CODE_PAD : 0;
-      this.line(line, x + CODE_PAD + (math ? 12 : 0), height + padTop + padBottom, {
-        color: math ? COLOR.math : COLOR.text,
-        background: math ? undefined : { x, width },
+      this.line(line, x + CODE_PAD, height + padTop + padBottom, {
+        color: COLOR.text,
+        background: { x, width },
         textTop: padTop,
       });
     });
