@@ -24,7 +24,7 @@ async function sessionId(context: BrowserContext): Promise<string> {
 async function openWallet(context: BrowserContext, errors: string[]): Promise<Page> {
   const page = await context.newPage();
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto('/wallet');
+  await page.goto('/wallet/recovery');
   await balance(page).getByText('$').waitFor();
   return page;
 }
