@@ -1,8 +1,9 @@
 /**
- * One small menu's open state (issue 16): the header's "More actions" and the composer's "More tools". A press
- * outside the button and its panel closes it, and so does Escape, which puts the focus back on the button. A modal
- * dialog opened from the menu (Instructions, Export, Share) is not "outside": the menu stays behind it, and Escape
- * closes the dialog first.
+ * One small menu's open state (issue 16): the header's "More actions" and the composer's "More tools". A click
+ * outside the button and its panel closes it, once the click has done its work (a notice moved up above the open
+ * panel stays put until its button is clicked); Escape closes it too and puts the focus back on the button. A
+ * modal dialog opened from the menu (Instructions, Export, Share) is not "outside": the menu stays behind it, and
+ * Escape closes the dialog first.
  */
 import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
 
@@ -24,7 +25,7 @@ export function useMenu(): Menu {
   const panel = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!open) return;
-    const outside = (e: PointerEvent) => {
+    const outside = (e: MouseEvent) => {
       const target = e.target;
       if (!(target instanceof Node)) return;
       if (panel.current?.contains(target) || button.current?.contains(target)) return;
@@ -36,10 +37,10 @@ export function useMenu(): Menu {
       setOpen(false);
       button.current?.focus();
     };
-    document.addEventListener('pointerdown', outside);
+    document.addEventListener('click', outside);
     document.addEventListener('keydown', key);
     return () => {
-      document.removeEventListener('pointerdown', outside);
+      document.removeEventListener('click', outside);
       document.removeEventListener('keydown', key);
     };
   }, [open]);
