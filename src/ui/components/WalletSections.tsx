@@ -178,7 +178,6 @@ export function AutoRecharge({ settings, testPayments }: { settings: SessionData
   }, [settings?.enabled, settings?.threshold, settings?.amount]);
   return (
     <div className="wallet-section">
-      {testPayments !== null && <p className="muted recharge-payer">{ACCOUNT_TEXT.rechargePayer(testPayments)}</p>}
       {settings?.pending && /^(\/(?!\/)|https?:\/\/)/.test(settings.pending.paymentLink) && (
         // A top-up through a checkout (the test provider) is credited only once it is paid there.
         <p role="status" className="recharge-pending">
@@ -189,23 +188,32 @@ export function AutoRecharge({ settings, testPayments }: { settings: SessionData
         </p>
       )}
       <form
-        className="inline-form"
+        className="recharge-form"
         onSubmit={(e) => {
           e.preventDefault();
           setSaved(false);
           void engine<ActionResult>((api) => api.setRechargeSettings({ enabled, threshold: threshold.trim() || '0', target: target.trim() || '0' })).then((r) => setSaved(r.ok));
         }}
       >
-        <div className="setting-toggle">
-          <input id={`${id}-on`} type="checkbox" role="switch" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
-          <label htmlFor={`${id}-on`}>Auto-recharge</label>
+        <div className="settings-rows">
+          <div className="setting setting-toggle">
+            <input id={`${id}-on`} type="checkbox" role="switch" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
+            <label htmlFor={`${id}-on`}>Auto-recharge</label>
+            {testPayments !== null && <p className="setting-hint muted recharge-payer">{ACCOUNT_TEXT.rechargePayer(testPayments)}</p>}
+          </div>
+          <div className="setting">
+            <label htmlFor={`${id}-threshold`}>When the USD balance falls below ($)</label>
+            <input id={`${id}-threshold`} inputMode="decimal" value={threshold} onChange={(e) => setThreshold(e.target.value)} />
+          </div>
+          <div className="setting">
+            <label htmlFor={`${id}-target`}>Top it up to ($)</label>
+            <input id={`${id}-target`} inputMode="decimal" value={target} onChange={(e) => setTarget(e.target.value)} />
+          </div>
         </div>
-        <label htmlFor={`${id}-threshold`}>When the USD balance falls below ($)</label>
-        <input id={`${id}-threshold`} inputMode="decimal" value={threshold} onChange={(e) => setThreshold(e.target.value)} />
-        <label htmlFor={`${id}-target`}>Top it up to ($)</label>
-        <input id={`${id}-target`} inputMode="decimal" value={target} onChange={(e) => setTarget(e.target.value)} />
-        <button type="submit">Save auto-recharge</button>
-        {saved && <p role="status">Saved.</p>}
+        <div className="wallet-actions">
+          <button type="submit">Save auto-recharge</button>
+          {saved && <p role="status">Saved.</p>}
+        </div>
       </form>
     </div>
   );
