@@ -334,10 +334,8 @@ describe('the wallet and the Deposit dialog in detail', () => {
     expect(await summary.allTextContents()).toEqual(['5 EUR', '≈ $5.43']);
 
     // Kept in the log: after a reload the recent deposits still show both, newest first.
-    await walletSection(page, 'History');
-    await page.reload();
+    await page.goto('/wallet/history');
     await balance(page).getByText('$').waitFor();
-    // The section is in the address: a reload keeps it.
     await page.getByRole('heading', { name: 'History', level: 2 }).waitFor();
     const rows = page.locator('.wallet-table tbody tr');
     await expect.poll(() => rows.count()).toBe(2);
