@@ -29,11 +29,12 @@ async function openWallet(context: BrowserContext, errors: string[]): Promise<Pa
   return page;
 }
 
-/** "Refresh balance" is on the Wallet's Overview; back to the Recovery code section after it. */
-async function refreshBalance(page: Page): Promise<void> {
+/** "Refresh balance" is on the Wallet's Overview; back to the Recovery code section after it unless told to stay. */
+async function refreshBalance(page: Page, stay = false): Promise<void> {
   const nav = page.getByRole('navigation', { name: 'Wallet sections' });
   await nav.getByRole('link', { name: 'Overview', exact: true }).click();
   await page.getByRole('button', { name: 'Refresh balance' }).click();
+  if (stay) return;
   await nav.getByRole('link', { name: 'Recovery code', exact: true }).click();
   await page.getByRole('heading', { name: 'Recovery code', level: 2 }).waitFor();
 }
@@ -59,7 +60,7 @@ async function expectSignedOut(thief: { context: BrowserContext; page: Page }, o
   const refused = await thief.context.request.get('/api/invitations');
   expect(refused.status()).toBe(401);
   expect(((await refused.json()) as { error: string }).error).toBe(SIGNED_OUT);
-  await refreshBalance(thief.page);
+  await refreshBalance(thief.page, true);
   const notice = notices(thief.page).getByRole('status').filter({ hasText: ACCOUNT_TEXT.signedOutTitle });
   await notice.getByText(ACCOUNT_TEXT.signedOutText).waitFor();
   await notice.getByRole('button', { name: 'Go to wallet' }).waitFor();
