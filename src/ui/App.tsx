@@ -150,8 +150,8 @@ export function App() {
           </ToolSplit>
         )}
         <Suspense fallback={pageLoading}>
-          {route.name === 'wallet' && <WalletPage />}
-          {route.name === 'settings' && <SettingsPage />}
+          {route.name === 'wallet' && <WalletPage section={route.section} />}
+          {route.name === 'settings' && <SettingsPage section={route.section} />}
           {route.name === 'gallery' && <GalleryPage />}
           {route.name === 'invitations' && <InvitationsPage />}
           {route.name === 'library' && <LibraryPage />}

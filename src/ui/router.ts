@@ -24,16 +24,19 @@ export function usePath(): string {
   );
 }
 
-export type Route = { name: 'conversation'; slug: string } | { name: 'wallet' } | { name: 'settings' } | { name: 'home' } | { name: 'invitations' } | { name: 'gallery' } | { name: 'updates' } | { name: 'library' } | { name: 'inspector' };
+export type Route = { name: 'conversation'; slug: string } | { name: 'wallet'; section: string | null } | { name: 'settings'; section: string | null } | { name: 'home' } | { name: 'invitations' } | { name: 'gallery' } | { name: 'updates' } | { name: 'library' } | { name: 'inspector' };
 
 /**
- * Routes (spec 001 section 2). `/balance` is the Wallet and `/media?mode=&model=` a new conversation in that mode
- * with that model: both are named by updates-feed links; the new conversation keeps the query (see `homeTarget`).
+ * Routes (spec 001 section 2). Settings and the Wallet are sectioned pages: `/settings/voice`, `/wallet/history`
+ * (the section is in the path, so the back button and a reload keep it; none = the first section). `/balance` is
+ * the Wallet and `/media?mode=&model=` a new conversation in that mode with that model: both are named by
+ * updates-feed links; the new conversation keeps the query (see `homeTarget`).
  */
 export function matchRoute(path: string): Route {
   const pathname = path.split('?')[0] ?? '/';
-  if (pathname === '/wallet' || pathname === '/balance') return { name: 'wallet' };
-  if (pathname === '/settings') return { name: 'settings' };
+  if (pathname === '/balance') return { name: 'wallet', section: null };
+  const paged = /^\/(wallet|settings)(?:\/([a-z-]+))?\/?$/.exec(pathname);
+  if (paged?.[1] === 'wallet' || paged?.[1] === 'settings') return { name: paged[1], section: paged[2] ?? null };
   if (pathname === '/gallery') return { name: 'gallery' };
   if (pathname === '/invitations') return { name: 'invitations' };
   if (pathname === '/library') return { name: 'library' };

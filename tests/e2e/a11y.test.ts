@@ -1,7 +1,8 @@
 /**
  * Accessibility of the main screens (issue 16): axe-core, served from node_modules into the page, finds no serious
- * or critical violation on a new conversation, a conversation with replies, multi-model, the Wallet, the Deposit
- * dialog, Settings, the Library and the Gallery, at 390x844 and 1366x850, in the dark and the light theme.
+ * or critical violation on a new conversation, a conversation with replies, multi-model, every section of the
+ * Wallet, the Deposit dialog, every section of Settings, the Library and the Gallery, at 390x844 and 1366x850, in
+ * the dark and the light theme.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -56,7 +57,7 @@ describe('accessibility of the main screens (axe-core)', () => {
           await screen.close?.(page);
         }
         expect(found).toEqual({});
-      });
+      }, 300_000);
     }
   }
 });

@@ -229,6 +229,7 @@ describe('attachments in the conversation', () => {
 
     // Settings: "Convert long pasted text to a file" off: the paste is left to the text box.
     await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('navigation', { name: 'Settings sections' }).getByRole('link', { name: 'Chat' }).click();
     const toggle = page.getByRole('switch', { name: 'Convert long pasted text to a file' });
     expect(await toggle.isChecked()).toBe(true);
     await toggle.click();
@@ -257,6 +258,7 @@ describe('attachments in the conversation', () => {
     await page.getByRole('button', { name: 'Remove noise.png' }).click();
 
     await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('navigation', { name: 'Settings sections' }).getByRole('link', { name: 'Chat' }).click();
     const toggle = page.getByRole('switch', { name: 'Compress large images' });
     expect(await toggle.isChecked()).toBe(true);
     await toggle.click();

@@ -96,6 +96,7 @@ describe('analytics consent', () => {
       ]),
     );
     await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('navigation', { name: 'Settings sections' }).getByRole('link', { name: 'Privacy' }).click();
     const toggle = page.getByRole('switch', { name: 'Share usage analytics' });
     await expect.poll(() => toggle.isChecked()).toBe(true);
     await toggle.uncheck();

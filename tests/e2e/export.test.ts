@@ -160,7 +160,7 @@ describe('export, end to end in Chromium', () => {
     getStack().upstream.setScript(textReply('Second reply.'));
     await send(page, 'Another topic entirely');
     await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();
-    await page.goto('/settings');
+    await page.goto('/settings/data');
     const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export all conversations' }).click()]);
     expect(file.suggestedFilename()).toMatch(/^parley-conversations-\d{4}-\d\d-\d\d\.zip$/);
     const files = unzipSync(new Uint8Array(await readFile(await file.path())));

@@ -21,7 +21,7 @@ describe('Inspector', () => {
     // The shortcut opens it from anywhere; Settings > Developer links to it.
     await page.keyboard.press('Control+Alt+KeyI');
     await page.waitForURL('**/inspector');
-    await page.goto(new URL('/settings', page.url()).href);
+    await page.goto(new URL('/settings/developer', page.url()).href);
     await page.getByRole('link', { name: 'Open the Inspector' }).click();
     await page.getByRole('heading', { name: 'Inspector', level: 1 }).waitFor();
     const status = page.getByRole('status').filter({ hasText: 'from the live log' });

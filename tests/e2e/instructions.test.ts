@@ -55,7 +55,7 @@ describe('instructions', () => {
   it('default instructions set in Settings start every new conversation; one conversation can change its own', async () => {
     const context = await getStack().newContext();
     const page = await context.newPage();
-    await page.goto('/settings');
+    await page.goto('/settings/chat');
     const field = page.getByRole('textbox', { name: 'Default instructions' });
     await field.fill('Reply in French, {{modelName}}.');
     await field.blur();
@@ -82,6 +82,7 @@ describe('instructions', () => {
     await done(page, 2);
     expect(systemSent(next)).toEqual({ role: 'system', content: 'Reply in German.' });
     await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('navigation', { name: 'Settings sections' }).getByRole('link', { name: 'Chat' }).click();
     expect(await page.getByRole('textbox', { name: 'Default instructions' }).inputValue()).toBe('Reply in French, {{modelName}}.');
   });
 

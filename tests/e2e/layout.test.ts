@@ -420,6 +420,10 @@ describe.each([
     await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
     const lightBackground = 'rgb(247, 248, 250)';
     await expect.poll(() => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor)).toBe(lightBackground);
+    await page.getByRole('switch', { name: 'Show thinking' }).waitFor();
+    // The model, the replies and the message box are in the "Chat" section.
+    await page.getByRole('navigation', { name: 'Settings sections' }).getByRole('link', { name: 'Chat' }).click();
+    await expect.poll(() => new URL(page.url()).pathname).toBe('/settings/chat');
 
     // Max tokens: a bad value is explained and not saved; a good one is.
     const maxTokens = page.getByRole('spinbutton', { name: 'Max tokens' });
@@ -433,7 +437,6 @@ describe.each([
     expect(await enterSends.isChecked()).toBe(true);
     await enterSends.click();
     await page.getByRole('switch', { name: 'Auto-generate titles' }).waitFor();
-    await page.getByRole('switch', { name: 'Show thinking' }).waitFor();
 
     // Default model: the same picker, with "no choice" first.
     await page.getByRole('combobox', { name: 'Default model' }).click();
@@ -443,7 +446,7 @@ describe.each([
 
     // Another tab of the same profile sees them at once.
     const other = await context.newPage();
-    await other.goto('/settings');
+    await other.goto('/settings/chat');
     await expect.poll(() => other.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
     await expect.poll(() => other.getByRole('spinbutton', { name: 'Max tokens' }).inputValue()).toBe('4096');
     expect(await other.getByRole('switch', { name: 'Enter sends message' }).isChecked()).toBe(false);
@@ -473,6 +476,7 @@ describe('composer settings', () => {
     const context = await getStack().newContext();
     const page = await openApp(context);
     await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('navigation', { name: 'Settings sections' }).getByRole('link', { name: 'Chat' }).click();
     const enterSends = page.getByRole('switch', { name: 'Enter sends message' });
     await enterSends.click();
     await expect.poll(() => enterSends.isChecked()).toBe(false);

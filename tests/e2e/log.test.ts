@@ -20,7 +20,7 @@ describe('event log export and import', () => {
 
     // The log's tools are in Settings, "Data", not in the sidebar (issue 16 item 6).
     expect(await source.getByRole('complementary').getByRole('button', { name: 'Export log' }).count()).toBe(0);
-    await source.goto('/settings');
+    await source.goto('/settings/data');
     const [download] = await Promise.all([source.waitForEvent('download'), source.getByRole('region', { name: 'Data' }).getByRole('button', { name: 'Export log' }).click()]);
     const ndjson = await readFile(await download.path(), 'utf8');
     const lines = ndjson.trim().split('\n');
@@ -31,7 +31,7 @@ describe('event log export and import', () => {
 
     // A fresh profile (its own IndexedDB) imports the file and shows the same conversation.
     const target = await openApp(await getStack().newContext());
-    await target.goto('/settings');
+    await target.goto('/settings/data');
     // A file that is not a log gets a plain message with its line, not the JSON parser's.
     await target.getByLabel('Import log file').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello, this is not a log\n') });
     await target.getByRole('region', { name: 'Notifications' }).getByText('This is not a Parley log (line 1: not a log line).', { exact: true }).waitFor();
@@ -44,7 +44,7 @@ describe('event log export and import', () => {
     expect(await assistant(target).first().textContent()).toContain('Exported reply.');
 
     // Importing the same file again adds nothing.
-    await target.goto('/settings');
+    await target.goto('/settings/data');
     await target.getByLabel('Import log file').setInputFiles({ name: 'log.ndjson', mimeType: 'application/x-ndjson', buffer: Buffer.from(ndjson) });
     await target.getByText(`0 events added, ${lines.length - 1} already present.`).waitFor();
 

@@ -30,6 +30,11 @@ const getStack = useStack(() => ({
 }));
 
 const balance = (page: Page) => page.getByRole('region', { name: 'Balance', exact: true });
+/** Opens a section of the Wallet from its section list (each section has its own address: /wallet/history). */
+async function walletSection(page: Page, title: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Wallet sections' }).getByRole('link', { name: title, exact: true }).click();
+  await page.getByRole('region', { name: title, exact: true }).getByRole('heading', { name: title, level: 2 }).waitFor();
+}
 const notices = (page: Page) => page.getByRole('region', { name: 'Notifications' });
 
 async function sessionId(context: BrowserContext): Promise<string> {
@@ -113,8 +118,10 @@ describe('money, end to end in Chromium', () => {
     await expect.poll(() => balance(page).textContent(), { timeout: 10_000 }).toContain('$7.00');
     // A success notice says how much was added (issue 16 item 11).
     await notices(page).getByRole('status').filter({ hasText: 'Deposit received' }).filter({ hasText: '$7.00 was added to your balance.' }).waitFor();
-    // Auto-recharge says which method pays a top-up.
+    // Auto-recharge says which method pays a top-up; History lists the deposit.
+    await walletSection(page, 'Auto-recharge');
     await page.getByText(ACCOUNT_TEXT.rechargePayer(true)).waitFor();
+    await walletSection(page, 'History');
     await expect.poll(() => page.locator('.wallet-table tr[data-status="completed"]').count()).toBe(1);
 
     await page.goto('/conversation/new');
@@ -155,6 +162,7 @@ describe('money, end to end in Chromium', () => {
     // The failure notice stays (persistent) until dismissed.
     expect(await failed.count()).toBe(1);
     await dialog.getByRole('button', { name: 'Close' }).click();
+    await walletSection(page, 'History');
     await expect.poll(() => page.locator('.wallet-table tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-status')))).toEqual(['expired', 'failed']);
     expect(await balance(page).textContent()).toContain('$0.00');
   });
@@ -192,7 +200,7 @@ describe('money, end to end in Chromium', () => {
 
   it('a recovery code restores the session and its balance in a fresh profile', async () => {
     const a = await getStack().newContext();
-    const pageA = await openPage(a, '/wallet');
+    const pageA = await openPage(a, '/wallet/recovery');
     const id = await sessionId(a);
     await getStack().gateway.ledger.credit(id, { key: `e2e-rec-${Date.now()}`, usdMicro: 4_250_000n });
     await pageA.getByRole('button', { name: 'Create recovery code' }).click();
@@ -200,7 +208,7 @@ describe('money, end to end in Chromium', () => {
     expect(code).toMatch(/^[0-9A-Z]{5}(-[0-9A-Z]{5}){4}$/);
 
     const b = await getStack().newContext();
-    const pageB = await openPage(b, '/wallet');
+    const pageB = await openPage(b, '/wallet/recovery');
     await expect.poll(() => balance(pageB).textContent()).toContain('$0.00');
     await pageB.getByRole('textbox', { name: 'Restore a session with its recovery code' }).fill(code);
     await pageB.getByRole('button', { name: 'Restore session' }).click();
@@ -240,6 +248,7 @@ describe('money, end to end in Chromium', () => {
     await shown.getByRole('button', { name: 'I saved it' }).click();
     await shown.waitFor({ state: 'detached' });
     // The wallet's section knows a code exists now.
+    await walletSection(pageB, 'Recovery code');
     await pageB.getByRole('button', { name: 'Create a new recovery code' }).waitFor();
     await pageB.reload();
     await balance(pageB).getByText('$1.00').waitFor();
@@ -266,9 +275,10 @@ describe('the wallet and the Deposit dialog in detail', () => {
     // A server without a faucet shows no such section.
     const off = await getStack().newContext({ withoutServiceWorker: true });
     await off.route('**/nano/faucet', (route) => route.fulfill({ json: { enabled: false, amount: '0.1', claimed: false, empty: true } }));
-    const third = await openPage(off, '/wallet');
-    await third.getByRole('heading', { name: 'Recovery code' }).waitFor();
+    const third = await openPage(off, '/wallet/nano');
     await third.getByRole('region', { name: 'Nano wallet' }).waitFor();
+    await walletSection(third, 'Overview');
+    await third.getByRole('button', { name: 'Refresh balance' }).waitFor();
     expect(await third.getByRole('heading', { name: 'Free nano' }).count()).toBe(0);
   });
 
@@ -324,8 +334,9 @@ describe('the wallet and the Deposit dialog in detail', () => {
     expect(await summary.allTextContents()).toEqual(['5 EUR', '≈ $5.43']);
 
     // Kept in the log: after a reload the recent deposits still show both, newest first.
-    await page.reload();
+    await page.goto('/wallet/history');
     await balance(page).getByText('$').waitFor();
+    await page.getByRole('heading', { name: 'History', level: 2 }).waitFor();
     const rows = page.locator('.wallet-table tbody tr');
     await expect.poll(() => rows.count()).toBe(2);
     expect(await rows.evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(1).map((td) => td.textContent)))).toEqual([
@@ -368,7 +379,7 @@ describe('the wallet and the Deposit dialog in detail', () => {
 
   it('the nano section: the price (and the fallback 1 when the gateway gives none) and the "Nano network" state', async () => {
     const context = await getStack().newContext();
-    const page = await openPage(context, '/wallet');
+    const page = await openPage(context, '/wallet/nano');
     const nano = page.getByRole('region', { name: 'Nano wallet' });
     await nano.getByText('1 XNO ≈ $0.85').waitFor();
     await nano.getByRole('button', { name: 'Show deposit address' }).click();
@@ -379,7 +390,7 @@ describe('the wallet and the Deposit dialog in detail', () => {
     // The gateway answers the price with an error: the engine's fallback, 1.
     const other = await getStack().newContext({ withoutServiceWorker: true });
     await other.route('**/get-nano-price', (route) => route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: 'UNAVAILABLE', message: 'no price' }) }));
-    const second = await openPage(other, '/wallet');
+    const second = await openPage(other, '/wallet/nano');
     await second.getByRole('region', { name: 'Nano wallet' }).getByText('1 XNO ≈ $1.00').waitFor();
   });
 
@@ -394,10 +405,9 @@ describe('the wallet and the Deposit dialog in detail', () => {
       await route.fulfill({ response: res, json: { ...body, testPayments: false } });
     });
     const wallet = await openPage(real, '/wallet');
-    await wallet.getByRole('heading', { name: 'Recovery code' }).waitFor();
     await wallet.getByRole('button', { name: 'Deposit', exact: true }).waitFor();
-    // The methods have arrived (the Nano wallet depends on them) and still no operator command.
-    await wallet.getByRole('region', { name: 'Nano wallet' }).waitFor();
+    // The methods have arrived (the Nano wallet's place in the list depends on them) and still no operator command.
+    await wallet.getByRole('navigation', { name: 'Wallet sections' }).getByRole('link', { name: 'Nano wallet' }).waitFor();
     expect(await wallet.getByText('npm run admin').count()).toBe(0);
   });
 

@@ -89,6 +89,7 @@ describe('installable app', () => {
     await page.waitForTimeout(500);
     expect(await banner.count()).toBe(0);
     await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('navigation', { name: 'Settings sections' }).getByRole('link', { name: 'Privacy' }).click();
     await expect.poll(() => page.getByRole('switch', { name: 'Hide install banner' }).isChecked()).toBe(true);
   });
 });

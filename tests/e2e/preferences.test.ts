@@ -15,7 +15,7 @@ const height = async (page: Page) => Math.round((await input(page).boundingBox()
 /** The Settings page of a context (it has no "Model" picker to wait for). */
 async function openSettings(context: BrowserContext): Promise<Page> {
   const page = await context.newPage();
-  await page.goto('/settings');
+  await page.goto('/settings/layout');
   await page.getByRole('switch', { name: 'Show sidebar' }).waitFor();
   return page;
 }
@@ -99,6 +99,7 @@ describe('interface preferences', () => {
     await expect.poll(async () => Math.round((await page.locator('.messages-inner').boundingBox())?.width ?? 0)).toBe(600);
     await page.getByRole('link', { name: '+ New chat' }).click();
     await page.getByRole('region', { name: 'Suggestions' }).waitFor();
+    await settings.getByRole('navigation', { name: 'Settings sections' }).getByRole('link', { name: 'General' }).click();
     await settings.getByRole('switch', { name: 'Show example prompts' }).uncheck();
     await page.getByRole('region', { name: 'Suggestions' }).waitFor({ state: 'detached' });
     expect(await page.getByRole('heading', { name: 'What shall we talk about?' }).count()).toBe(1);

@@ -1,6 +1,6 @@
 /**
- * The main screens of issue 16 (new conversation, a conversation with replies, multi-model, Wallet, the Deposit
- * dialog, Settings, Library, Gallery), at both widths and in both themes: filled with a little data in one browser
+ * The main screens of issue 16 (new conversation, a conversation with replies, multi-model, every section of the
+ * Wallet, the Deposit dialog, every section of Settings, Library, Gallery), at both widths and in both themes: filled with a little data in one browser
  * context, then opened one after the other. Used by `npm run shots` (scripts/shots.ts) and the accessibility test
  * (tests/e2e/a11y.test.ts).
  */
@@ -136,12 +136,31 @@ async function settle(page: Page): Promise<void> {
   await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running'), undefined, { timeout: 10_000 }).catch(() => undefined);
 }
 
+/** The sections of Settings and the Wallet (SectionedPage.tsx): the address's last part and the section's heading. */
+export const SETTINGS_SECTIONS = [
+  { id: 'general', title: 'General' },
+  { id: 'chat', title: 'Chat' },
+  { id: 'layout', title: 'Layout' },
+  { id: 'voice', title: 'Voice' },
+  { id: 'web', title: 'Web search' },
+  { id: 'privacy', title: 'Privacy' },
+  { id: 'data', title: 'Data' },
+  { id: 'developer', title: 'Developer' },
+] as const;
+/** The Wallet's sections on the default test stack ("Nano wallet" only where nano is set up: tests/e2e/money.test.ts). */
+export const WALLET_SECTIONS = [
+  { id: 'overview', title: 'Overview' },
+  { id: 'auto-recharge', title: 'Auto-recharge' },
+  { id: 'history', title: 'History' },
+  { id: 'recovery', title: 'Recovery code' },
+] as const;
+
 export function mainScreens(data: ScreenData): Screen[] {
-  const page = (name: string, path: string, heading: string): Screen => ({
-    name,
+  const section = (page: 'settings' | 'wallet', s: { id: string; title: string }): Screen => ({
+    name: `${page}-${s.id}`,
     async open(p) {
-      await goInApp(p, path);
-      await p.getByRole('heading', { name: heading, level: 1 }).waitFor();
+      await goInApp(p, `/${page}/${s.id}`);
+      await p.getByRole('region', { name: s.title, exact: true }).getByRole('heading', { name: s.title, level: 2 }).waitFor();
       await settle(p);
     },
   });
@@ -171,7 +190,7 @@ export function mainScreens(data: ScreenData): Screen[] {
         await settle(p);
       },
     },
-    page('wallet', '/wallet', 'Wallet'),
+    ...WALLET_SECTIONS.map((s) => section('wallet', s)),
     {
       name: 'deposit',
       async open(p) {
@@ -185,7 +204,7 @@ export function mainScreens(data: ScreenData): Screen[] {
         await p.getByRole('dialog', { name: 'Deposit' }).waitFor({ state: 'detached' });
       },
     },
-    page('settings', '/settings', 'Settings'),
+    ...SETTINGS_SECTIONS.map((s) => section('settings', s)),
     {
       name: 'library',
       async open(p) {

@@ -24,9 +24,19 @@ async function sessionId(context: BrowserContext): Promise<string> {
 async function openWallet(context: BrowserContext, errors: string[]): Promise<Page> {
   const page = await context.newPage();
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto('/wallet');
+  await page.goto('/wallet/recovery');
   await balance(page).getByText('$').waitFor();
   return page;
+}
+
+/** "Refresh balance" is on the Wallet's Overview; back to the Recovery code section after it unless told to stay. */
+async function refreshBalance(page: Page, stay = false): Promise<void> {
+  const nav = page.getByRole('navigation', { name: 'Wallet sections' });
+  await nav.getByRole('link', { name: 'Overview', exact: true }).click();
+  await page.getByRole('button', { name: 'Refresh balance' }).click();
+  if (stay) return;
+  await nav.getByRole('link', { name: 'Recovery code', exact: true }).click();
+  await page.getByRole('heading', { name: 'Recovery code', level: 2 }).waitFor();
 }
 
 async function shownCode(page: Page): Promise<string> {
@@ -50,7 +60,7 @@ async function expectSignedOut(thief: { context: BrowserContext; page: Page }, o
   const refused = await thief.context.request.get('/api/invitations');
   expect(refused.status()).toBe(401);
   expect(((await refused.json()) as { error: string }).error).toBe(SIGNED_OUT);
-  await thief.page.getByRole('button', { name: 'Refresh balance' }).click();
+  await refreshBalance(thief.page, true);
   const notice = notices(thief.page).getByRole('status').filter({ hasText: ACCOUNT_TEXT.signedOutTitle });
   await notice.getByText(ACCOUNT_TEXT.signedOutText).waitFor();
   await notice.getByRole('button', { name: 'Go to wallet' }).waitFor();
@@ -68,7 +78,7 @@ describe('recovery revokes, in two browser profiles', () => {
     const owner = await openWallet(ownerContext, errors);
     const ownerId = await sessionId(ownerContext);
     await getStack().gateway.ledger.credit(ownerId, { key: `e2e-signout-${ownerId}`, usdMicro: 6_500_000n });
-    await owner.getByRole('button', { name: 'Refresh balance' }).click();
+    await refreshBalance(owner);
     await owner.getByRole('button', { name: 'Create recovery code' }).click();
     const leaked = await shownCode(owner);
     await owner.getByRole('button', { name: 'I saved it' }).click();
@@ -88,7 +98,7 @@ describe('recovery revokes, in two browser profiles', () => {
 
     await expectSignedOut(thief, ownerId);
     // The owner is still signed in, with the balance.
-    await owner.getByRole('button', { name: 'Refresh balance' }).click();
+    await refreshBalance(owner);
     await expect.poll(() => balance(owner).textContent()).toContain('$6.50');
     expect(await sessionId(ownerContext)).toBe(ownerId);
     expect(errors).toEqual([]);
@@ -113,7 +123,7 @@ describe('recovery revokes, in two browser profiles', () => {
     await notices(owner).getByText(ACCOUNT_TEXT.othersSignedOutTitle).waitFor();
 
     await expectSignedOut(thief, ownerId);
-    await owner.getByRole('button', { name: 'Refresh balance' }).click();
+    await refreshBalance(owner);
     await expect.poll(() => balance(owner).textContent()).toContain('$6.50');
     expect(await sessionId(ownerContext)).toBe(ownerId);
     expect(errors).toEqual([]);

@@ -26,6 +26,7 @@ const playerRegion = (page: Page) => page.getByRole('region', { name: 'Audio pla
 /** Settings: the text-to-speech model (by its name in the list) and, optionally, auto audio. */
 async function chooseSpeechModel(page: Page, name: string, autoRead = false): Promise<void> {
   await page.getByRole('link', { name: 'Settings' }).first().click();
+  await page.getByRole('navigation', { name: 'Settings sections' }).getByRole('link', { name: 'Voice' }).click();
   const select = page.getByRole('combobox', { name: 'Text-to-speech model' });
   await select.waitFor();
   const value = await select.locator('option', { hasText: name }).first().getAttribute('value');

@@ -264,7 +264,7 @@ describe('web search and scraping in the browser', () => {
   });
 
   async function setScraping(page: Page, value: 'ask' | 'always' | 'never'): Promise<void> {
-    await page.goto('/settings');
+    await page.goto('/settings/web');
     const select = page.getByLabel('URL scraping');
     await select.selectOption(value);
     await page.reload();

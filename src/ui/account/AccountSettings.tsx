@@ -1,6 +1,6 @@
 /**
- * The settings of issue 10 (spec 001 sections 3, 5 and 9): layout, composer, code, privacy (analytics consent) and
- * the app install banner, each a control named in plain words. Sizes are typed and saved when valid (on blur or
+ * The settings of issue 10 (spec 001 sections 3, 5 and 9), as parts of Settings' sections: layout, the message box
+ * and code, privacy (analytics consent) and the app install banner, each a control named in plain words. Sizes are typed and saved when valid (on blur or
  * Enter); the window clamps the composer's size when it is applied, not when it is stored.
  */
 import { useEffect, useId, useState } from 'react';
@@ -10,11 +10,12 @@ import * as layout from '../../protocol/layout';
 import { engine, useQuery } from '../engine';
 import { report } from './folder-state';
 import { WholeNumberSetting } from '../components/WholeNumberSetting';
+import { SettingsGroup } from '../components/SectionedPage';
 
 type Save = (changes: Partial<Preferences>) => void;
 
 /** A switch that shows the change at once, before the engine's preferences (every tab's) come back with it. */
-function Switch({ label, checked, onChange, hint }: { label: string; checked: boolean; onChange(v: boolean): void; hint?: string }) {
+export function Switch({ label, checked, onChange, hint }: { label: string; checked: boolean; onChange(v: boolean): void; hint?: string }) {
   const id = useId();
   const [local, setLocal] = useState<boolean | null>(null);
   useEffect(() => setLocal(null), [checked]);
@@ -72,22 +73,31 @@ function AnalyticsConsent() {
   );
 }
 
-export function AccountSettings({ preferences, save }: { preferences: Preferences; save: Save }) {
+/** Settings > Layout: the sidebar and the sizes of the conversation and the message box. */
+export function LayoutSettings({ preferences, save }: { preferences: Preferences; save: Save }) {
+  return (
+    <>
+      <SettingsGroup title="Sidebar">
+        <Switch label="Show sidebar" checked={preferences.sidebarOpen} onChange={(v) => save({ sidebarOpen: v })} hint="The conversation list and page links beside the page, on wide screens." />
+        <Switch label="Show conversation list" checked={preferences.conversationsSidebarVisible} onChange={(v) => save({ conversationsSidebarVisible: v })} hint="Search, folders and conversations in the sidebar." />
+        <Switch label="Collapse page links" checked={preferences.navbarCollapsed} onChange={(v) => save({ navbarCollapsed: v })} hint="Hide Wallet, Settings and the other page links behind one button." />
+      </SettingsGroup>
+      <SettingsGroup title="Conversation">
+        <Switch label="Message actions menu" checked={!preferences.messageMenuDisabled} onChange={(v) => save({ messageMenuDisabled: !v })} hint="The actions under each message (copy, regenerate, edit, ...)." />
+        <Pixels label="Conversation width" value={preferences.conversationWidth} min={layout.CONVERSATION_WIDTH_MIN} max={layout.CONVERSATION_WIDTH_MAX} hint="The widest messages read, in pixels (default 1200)." onSave={(v) => save({ conversationWidth: v })} />
+        <Pixels label="Message input height" value={preferences.inputHeight} min={layout.INPUT_HEIGHT_MIN} max={layout.INPUT_HEIGHT_MAX} hint="At most 75% of the window (at least 200, at most 800). Or drag the bar above the message box." onSave={(v) => save({ inputHeight: v })} />
+        <Pixels label="Message input width" value={preferences.inputWidth} min={layout.INPUT_WIDTH_MIN} max={layout.INPUT_WIDTH_MAX} hint="At most the window less 280 pixels (at least 600). Or drag the message box's right edge." onSave={(v) => save({ inputWidth: v })} />
+      </SettingsGroup>
+    </>
+  );
+}
+
+/** Settings > Chat, "Message box": pasted text, large images and the code language. */
+export function ComposingSettings({ preferences, save }: { preferences: Preferences; save: Save }) {
   const codeId = useId();
   return (
     <>
-      <h2 className="settings-section">Layout</h2>
-      <Switch label="Show sidebar" checked={preferences.sidebarOpen} onChange={(v) => save({ sidebarOpen: v })} hint="The conversation list and page links beside the page, on wide screens." />
-      <Switch label="Show conversation list" checked={preferences.conversationsSidebarVisible} onChange={(v) => save({ conversationsSidebarVisible: v })} hint="Search, folders and conversations in the sidebar." />
-      <Switch label="Collapse page links" checked={preferences.navbarCollapsed} onChange={(v) => save({ navbarCollapsed: v })} hint="Hide Wallet, Settings and the other page links behind one button." />
-      <Switch label="Message actions menu" checked={!preferences.messageMenuDisabled} onChange={(v) => save({ messageMenuDisabled: !v })} hint="The actions under each message (copy, regenerate, edit, ...)." />
-      <Pixels label="Conversation width" value={preferences.conversationWidth} min={layout.CONVERSATION_WIDTH_MIN} max={layout.CONVERSATION_WIDTH_MAX} hint="The widest messages read, in pixels (default 1200)." onSave={(v) => save({ conversationWidth: v })} />
-      <Pixels label="Message input height" value={preferences.inputHeight} min={layout.INPUT_HEIGHT_MIN} max={layout.INPUT_HEIGHT_MAX} hint="At most 75% of the window (at least 200, at most 800). Or drag the bar above the message box." onSave={(v) => save({ inputHeight: v })} />
-      <Pixels label="Message input width" value={preferences.inputWidth} min={layout.INPUT_WIDTH_MIN} max={layout.INPUT_WIDTH_MAX} hint="At most the window less 280 pixels (at least 600). Or drag the message box's right edge." onSave={(v) => save({ inputWidth: v })} />
-
-      <h2 className="settings-section">Composing</h2>
       <Switch label="Convert long pasted text to a file" checked={preferences.largeTextPasteToFile} onChange={(v) => save({ largeTextPasteToFile: v })} hint="A long paste is attached as a text file instead of filling the message box." />
-      <Switch label="Show example prompts" checked={preferences.showExamplePromptsCarousel} onChange={(v) => save({ showExamplePromptsCarousel: v })} hint="Suggestions on an empty conversation." />
       <Switch label="Compress large images" checked={preferences.imageCompressionEnabled} onChange={(v) => save({ imageCompressionEnabled: v })} hint="Images over 3.5 MB are made smaller before they are attached. Off, they are refused." />
       <div className="setting">
         <label htmlFor={codeId}>Code language</label>
@@ -97,10 +107,16 @@ export function AccountSettings({ preferences, save }: { preferences: Preference
         </select>
         <p className="setting-hint muted">What the code viewer does with a block that names no language.</p>
       </div>
+    </>
+  );
+}
 
-      <h2 className="settings-section">Privacy and app</h2>
+/** Settings > Privacy: analytics consent and the install banner. */
+export function PrivacySettings({ preferences, save }: { preferences: Preferences; save: Save }) {
+  return (
+    <SettingsGroup>
       <AnalyticsConsent />
       <Switch label="Hide install banner" checked={preferences.installBannerHidden} onChange={(v) => save({ installBannerHidden: v })} hint="Do not offer to install Parley as an app." />
-    </>
+    </SettingsGroup>
   );
 }

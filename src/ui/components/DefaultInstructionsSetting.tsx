@@ -26,7 +26,6 @@ export function DefaultInstructionsSetting({ preferences, save }: { preferences:
 
   return (
     <>
-      <h2 className="settings-section">Instructions</h2>
       <div className="setting">
         <label htmlFor={`${id}-preset`}>Default instructions preset</label>
         <select

@@ -106,10 +106,9 @@ export function ExportMenu({ slug }: { slug: string | null }) {
 export function ExportAllButton() {
   const [busy, setBusy] = useState(false);
   return (
-    <section className="setting" aria-labelledby="export-all-heading">
-      <h2 id="export-all-heading" className="setting-label">
-        Your data
-      </h2>
+    <div className="setting">
+      <span className="setting-label">All conversations</span>
+      <p className="setting-hint muted">One .zip with each conversation as Markdown and JSON.</p>
       <button
         type="button"
         disabled={busy}
@@ -121,7 +120,6 @@ export function ExportAllButton() {
       >
         {busy ? 'Exporting…' : 'Export all conversations'}
       </button>
-      <p className="setting-hint muted">One .zip with each conversation as Markdown and JSON.</p>
-    </section>
+    </div>
   );
 }

@@ -1,5 +1,5 @@
 /**
- * Settings, "Data": the event log's export and import (NDJSON, docs/architecture.md). Out of the sidebar (issue 16
+ * Settings > Data, "Event log": the event log's export and import (NDJSON, docs/architecture.md). Out of the sidebar (issue 16
  * item 6); a file that is not a Parley log gets a plain message with its line, never a raw JSON parser error.
  */
 import { useRef, useState } from 'react';
@@ -43,10 +43,8 @@ export function LogTools() {
   }
 
   return (
-    <section aria-labelledby="data-title">
-      <h2 id="data-title" className="settings-section">
-        Data
-      </h2>
+    <div className="setting">
+      <span className="setting-label">Event log</span>
       <p className="setting-hint muted">
         Everything you do is kept as a log in this browser. Export it as a backup or to move to another browser; importing adds the events this browser does not have.
       </p>
@@ -70,6 +68,6 @@ export function LogTools() {
           }}
         />
       </div>
-    </section>
+    </div>
   );
 }

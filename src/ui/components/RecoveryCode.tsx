@@ -48,8 +48,7 @@ export function RecoveryCode() {
     });
 
   return (
-    <section aria-labelledby={`${id}-title`} className="wallet-section">
-      <h2 id={`${id}-title`}>Recovery code</h2>
+    <div className="wallet-section">
       <p className="muted">
         Your balance lives with this browser&apos;s session. A recovery code opens the same session, balance and deposit address in another browser.
         It is shown once. A new code replaces the old one and signs out every other browser that has this session.
@@ -124,6 +123,6 @@ export function RecoveryCode() {
         <p>Every other browser that has this session is signed out: it loses the balance but keeps its conversations. This browser stays signed in.</p>
         <p>Your recovery code keeps working. If someone else may have it, create a new code instead: that signs the other browsers out too.</p>
       </ConfirmDialog>
-    </section>
+    </div>
   );
 }

@@ -1,4 +1,4 @@
-/** Sections of the wallet page: the nano wallet, auto-recharge and the recovery code (spec 001; ours for recovery). */
+/** The contents of the wallet's sections (WalletPage.tsx): the nano wallet, the free nano and auto-recharge (spec 001). */
 import { useEffect, useId, useState } from 'react';
 import type { SessionData } from '../../protocol/api';
 import type { ActionResult, MoneyResult, WalletView } from '../../protocol/engine';
@@ -61,8 +61,7 @@ export function NanoWallet({ address, nano, deposits }: { address: string | null
   };
 
   return (
-    <section aria-labelledby="nano-title" className="wallet-section">
-      <h2 id="nano-title">Nano wallet</h2>
+    <div className="wallet-section">
       {price !== null && <p className="nano-price">1 XNO ≈ ${formatNanoPrice(price)}</p>}
       {address ? (
         <>
@@ -120,7 +119,7 @@ export function NanoWallet({ address, nano, deposits }: { address: string | null
           </button>
         </form>
       )}
-    </section>
+    </div>
   );
 }
 
@@ -145,7 +144,7 @@ export function FreeNano() {
   };
   return (
     <section aria-labelledby="faucet-title" className="wallet-section">
-      <h2 id="faucet-title">Free nano</h2>
+      <h3 id="faucet-title">Free nano</h3>
       {status.claimed ? (
         <p className="muted">This session has had its free {status.amount} XNO.</p>
       ) : status.empty ? (
@@ -178,9 +177,7 @@ export function AutoRecharge({ settings, testPayments }: { settings: SessionData
     // eslint-disable-next-line react-hooks/exhaustive-deps -- the form resets when the saved values change, not when a new settings object arrives with the same values
   }, [settings?.enabled, settings?.threshold, settings?.amount]);
   return (
-    <section aria-labelledby={`${id}-title`} className="wallet-section">
-      <h2 id={`${id}-title`}>Auto-recharge</h2>
-      {testPayments !== null && <p className="muted recharge-payer">{ACCOUNT_TEXT.rechargePayer(testPayments)}</p>}
+    <div className="wallet-section">
       {settings?.pending && /^(\/(?!\/)|https?:\/\/)/.test(settings.pending.paymentLink) && (
         // A top-up through a checkout (the test provider) is credited only once it is paid there.
         <p role="status" className="recharge-pending">
@@ -191,25 +188,34 @@ export function AutoRecharge({ settings, testPayments }: { settings: SessionData
         </p>
       )}
       <form
-        className="inline-form"
+        className="recharge-form"
         onSubmit={(e) => {
           e.preventDefault();
           setSaved(false);
           void engine<ActionResult>((api) => api.setRechargeSettings({ enabled, threshold: threshold.trim() || '0', target: target.trim() || '0' })).then((r) => setSaved(r.ok));
         }}
       >
-        <div className="setting-toggle">
-          <input id={`${id}-on`} type="checkbox" role="switch" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
-          <label htmlFor={`${id}-on`}>Auto-recharge</label>
+        <div className="settings-rows">
+          <div className="setting setting-toggle">
+            <input id={`${id}-on`} type="checkbox" role="switch" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
+            <label htmlFor={`${id}-on`}>Auto-recharge</label>
+            {testPayments !== null && <p className="setting-hint muted recharge-payer">{ACCOUNT_TEXT.rechargePayer(testPayments)}</p>}
+          </div>
+          <div className="setting">
+            <label htmlFor={`${id}-threshold`}>When the USD balance falls below ($)</label>
+            <input id={`${id}-threshold`} inputMode="decimal" value={threshold} onChange={(e) => setThreshold(e.target.value)} />
+          </div>
+          <div className="setting">
+            <label htmlFor={`${id}-target`}>Top it up to ($)</label>
+            <input id={`${id}-target`} inputMode="decimal" value={target} onChange={(e) => setTarget(e.target.value)} />
+          </div>
         </div>
-        <label htmlFor={`${id}-threshold`}>When the USD balance falls below ($)</label>
-        <input id={`${id}-threshold`} inputMode="decimal" value={threshold} onChange={(e) => setThreshold(e.target.value)} />
-        <label htmlFor={`${id}-target`}>Top it up to ($)</label>
-        <input id={`${id}-target`} inputMode="decimal" value={target} onChange={(e) => setTarget(e.target.value)} />
-        <button type="submit">Save auto-recharge</button>
-        {saved && <p role="status">Saved.</p>}
+        <div className="wallet-actions">
+          <button type="submit">Save auto-recharge</button>
+          {saved && <p role="status">Saved.</p>}
+        </div>
       </form>
-    </section>
+    </div>
   );
 }
 

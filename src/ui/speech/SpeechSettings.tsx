@@ -16,14 +16,13 @@ export function SpeechSettings({ preferences, models, save }: { preferences: Pre
   const model = preferred ? speechModel(preferred.id) : undefined;
   return (
     <>
-      <h2 className="settings-section">Speech</h2>
       <div className="setting setting-toggle">
         <input id={id} type="checkbox" role="switch" checked={preferences.autoGenerateAudio} onChange={(e) => save({ autoGenerateAudio: e.target.checked })} />
         <label htmlFor={id}>Read replies aloud</label>
         <p className="setting-hint muted">When a reply you asked for finishes, it is spoken. Paid voices need a balance; without one nothing is generated.</p>
       </div>
       {model && (
-        <div className="setting">
+        <div className="setting setting-wide">
           <SpeechModelSettings model={model} preferences={preferences} models={offered} modelLabel="Text-to-speech model" onModel={(m) => save({ preferredTTSModel: m })} />
           {preferred?.id !== preferences.preferredTTSModel && (
             <p className="setting-hint muted">{`${preferences.preferredTTSModel} is not offered by this server; ${preferred?.name ?? 'the offline voice'} is used instead.`}</p>
