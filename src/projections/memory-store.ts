@@ -16,7 +16,8 @@ import type { AnyRow, IndexValue, ReadModelRows, RowKey, TableName, Write } from
 type Index = Map<unknown, Set<RowKey>>;
 
 class MemoryTable {
-  readonly rows = new Map<RowKey, AnyRow>();
+  /** `rows`: a copy's map (see MemoryStore.clone). */
+  constructor(readonly rows = new Map<RowKey, AnyRow>()) {}
   /** Keys written (put, changed or deleted) since tracking started; null when not tracking. */
   touched: Set<RowKey> | null = null;
   /** field -> value -> keys. Only fields used by a *Where op get an index. */
@@ -202,6 +203,20 @@ export class MemoryStore {
   clear(name?: TableName): void {
     if (name === undefined) for (const t of this.tables.values()) t.clear();
     else this.t(name).clear();
+  }
+
+  /**
+   * A copy: the same rows (shared, so from now on neither store changes them in place), in new maps, without the
+   * indexes (built again on first use) or the tracking. Copies each map natively: several times faster than
+   * putting the rows one by one, which the Inspector does for every state it shows.
+   */
+  clone(): MemoryStore {
+    const out = new MemoryStore();
+    for (const [name, table] of this.tables) {
+      if (table.owned.size > 0) table.owned = new Set();
+      out.tables.set(name, new MemoryTable(new Map(table.rows)));
+    }
+    return out;
   }
 
   tableNames(): TableName[] {
