@@ -22,6 +22,8 @@ class MemoryTable {
   touched: Set<RowKey> | null = null;
   /** field -> value -> keys. Only fields used by a *Where op get an index. */
   private readonly indexes = new Map<string, Index>();
+  /** The indexes' fields (the keys of `indexes`), as an array: every update checks them. */
+  private indexFields: string[] = [];
   /** Rows this table made by an update and has not handed out since: the only rows it may change in place. */
   owned = new Set<AnyRow>();
 
@@ -31,10 +33,8 @@ class MemoryTable {
       if (old !== undefined) this.unindex(old);
       this.index(row);
     }
-    if (this.owned.size > 0) {
-      const old = this.rows.get(row.id);
-      if (old !== undefined) this.owned.delete(old);
-    }
+    // A row this table owned and now replaces may stay in `owned`: only the table ever had it, so it never comes
+    // back (forgetting it on every put cost a lookup per put); the set is dropped at the next hand-out.
     this.rows.set(row.id, row);
     this.touched?.add(row.id);
   }
@@ -74,15 +74,14 @@ class MemoryTable {
   clear(): void {
     this.rows.clear();
     this.indexes.clear();
+    this.indexFields = [];
     this.owned.clear();
   }
 
   private modify(row: AnyRow, changes: object): void {
     this.touched?.add(row.id);
     let touchesIndex = false;
-    if (this.indexes.size > 0) {
-      for (const f of this.indexes.keys()) if (f in changes) touchesIndex = true;
-    }
+    for (let i = 0; i < this.indexFields.length; i++) if ((this.indexFields[i] as string) in changes) touchesIndex = true;
     if (touchesIndex) this.unindex(row);
     let next = row;
     if (this.owned.has(row)) assignChanges(row as unknown as Record<string, unknown>, changes as Record<string, unknown>);
@@ -99,6 +98,7 @@ class MemoryTable {
     if (idx === undefined) {
       idx = new Map();
       this.indexes.set(field, idx);
+      this.indexFields = [...this.indexes.keys()];
       for (const row of this.rows.values()) add(idx, fieldOf(row, field), row.id);
     }
     return idx;
