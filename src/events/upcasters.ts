@@ -50,7 +50,8 @@ export function upcast(raw: RawEvent, options: UpcastOptions = {}): NewEvent | S
     }
     event = { ...raw, v: current, payload };
   }
-  if (options.validate) {
+  // The declaration's test first (the cheap check; the type was looked up once above), its explanation only on failure.
+  if (options.validate && !declaration.payload.test(event.payload)) {
     const badPayload = checkPayload(type, event.payload);
     if (badPayload !== null) throw new UpcastError('invalid-payload', `'${type}' v${current}: ${badPayload}`);
   }

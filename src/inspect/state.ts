@@ -14,7 +14,7 @@ import { applyPreferences } from '../projections/preferences';
 import type { ProjectedEvent } from '../projections/projection';
 import { foldQueue, QUEUE_EVENT_TYPES } from '../projections/queue';
 import type { QueueEntry } from '../projections/queue';
-import type { ReadModelRows, TableName } from '../projections/writes';
+import type { TableName } from '../projections/writes';
 import { DEFAULT_PREFERENCES } from '../protocol/preferences';
 import type { Preferences } from '../protocol/preferences';
 
@@ -42,12 +42,7 @@ export const TABLES: readonly TableName[] = [
 
 /** A copy of a store's tables (rows are immutable and shared; the maps are new). */
 export function cloneStore(store: MemoryStore): MemoryStore {
-  const out = new MemoryStore();
-  for (const name of store.tableNames()) {
-    const rows = [...store.map(name).values()] as ReadModelRows[typeof name][];
-    out.load(name, rows as never);
-  }
-  return out;
+  return store.clone();
 }
 
 const QUEUE_TYPES: ReadonlySet<string> = new Set(QUEUE_EVENT_TYPES);
@@ -102,6 +97,21 @@ export class Timeline {
     return this.snapshots.length;
   }
 
+  /** How many snapshots the whole log needs (the empty state included). */
+  get snapshotTotal(): number {
+    return Math.floor(this.events.length / this.every) + 1;
+  }
+
+  /**
+   * Build the next missing snapshot (one fold of `every` events), so that a caller can build them all in small
+   * steps, between frames, before anyone asks (a page must not freeze on its first lookup). Returns whether any
+   * are still missing. stateAt builds whatever is missing itself, so calling this is never needed for correctness.
+   */
+  buildNextSnapshot(): boolean {
+    if (this.snapshots.length < this.snapshotTotal) this.ensureSnapshots(this.snapshots.length);
+    return this.snapshots.length < this.snapshotTotal;
+  }
+
   /** The state after the first `n` events (0 <= n <= length), as a fresh copy the caller may keep or change. */
   stateAt(n: number): LogState {
     if (!Number.isInteger(n) || n < 0 || n > this.events.length) throw new RangeError(`position ${n} is outside 0..${this.events.length}`);
@@ -118,6 +128,24 @@ export class Timeline {
       payments = applyPayments(payments, e);
     }
     return { tables, preferences, payments, queue: this.queueBefore(n) };
+  }
+
+  /**
+   * The states just before and just after event n (1 <= n <= length), for a diff: one lookup, then that one event
+   * folded into a copy (half the work of two lookups).
+   */
+  statesAround(n: number): { before: LogState; after: LogState } {
+    if (!Number.isInteger(n) || n < 1 || n > this.events.length) throw new RangeError(`event ${n} is outside 1..${this.events.length}`);
+    const before = this.stateAt(n - 1);
+    const event = this.events[n - 1] as ProjectedEvent;
+    const tables = foldInto(before.tables.clone(), [event]);
+    const after: LogState = {
+      tables,
+      preferences: applyPreferences(before.preferences, event),
+      payments: applyPayments(before.payments, event),
+      queue: this.queueBefore(n),
+    };
+    return { before, after };
   }
 
   /** The position after the last event at or before `time` (ms): events are in log order, which is time order. */

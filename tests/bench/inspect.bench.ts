@@ -7,12 +7,13 @@
 import { encodeLog } from '../../src/events/codec';
 import { fold } from '../../src/projections/fold';
 import { slugsOf, Timeline, trimLog } from '../../src/inspect';
+import { size } from './smoke';
 import type { Bench, BenchResult } from './types';
 import { generateSampleLog, mulberry32 } from './log-append/sample-log';
 
-const EVENTS = 100_000;
-const EVERY = 2000;
-const PROBES = 15;
+const EVENTS = size(100_000, 2_000);
+const EVERY = size(2000, 100);
+const PROBES = size(15, 3);
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

@@ -4,7 +4,7 @@
  * log opened instead of the live one (only read: nothing is written to the database); a repro of one conversation
  * exported, optionally redacted. Loaded only when opened (App.tsx imports it lazily). The logic is src/inspect.
  */
-import { useDeferredValue, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { memo, useDeferredValue, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { decodeLog, encodeLog, LogFormatError } from '../../events/codec';
 import type { NewEvent, StoredEvent } from '../../events/catalogue';
@@ -104,6 +104,7 @@ export default function InspectorPage() {
 function LogView({ log }: { log: Loaded }) {
   const { events } = log;
   const timeline = useMemo(() => new Timeline(events, 2000), [events]);
+  const snapshots = useSnapshotBuilder(timeline);
   const types = useMemo(() => [...new Set(events.map((e) => e.type))].sort(), [events]);
   const slugs = useMemo(() => [...new Set(events.flatMap((e) => slugsOf(e)))].sort(), [events]);
   const [type, setType] = useState('');
@@ -127,9 +128,6 @@ function LogView({ log }: { log: Loaded }) {
     return filterEvents(events, filter);
   }, [events, type, conversation, from, to, deferredText]);
 
-  const scroller = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: positions.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_PX, overscan: 10 });
-
   return (
     <>
       <fieldset className="inspector-filters">
@@ -146,30 +144,11 @@ function LogView({ log }: { log: Loaded }) {
       <p className="muted inspector-count">
         {positions.length === events.length ? `${events.length} events` : `${positions.length} of ${events.length} events match`}
       </p>
+      <p className="muted inspector-snapshots">
+        {snapshots.built === snapshots.total ? 'State snapshots ready' : `Building state snapshots… ${snapshots.built} of ${snapshots.total}`}
+      </p>
       <div className="inspector-body">
-        <div ref={scroller} className="inspector-list" role="listbox" aria-label="Events" tabIndex={0}>
-          <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
-            {virtualizer.getVirtualItems().map((row) => {
-              const n = positions[row.index] as number;
-              const e = events[n - 1] as LogEvent;
-              return (
-                <div
-                  key={row.key}
-                  role="option"
-                  aria-selected={selected === n}
-                  className="inspector-row"
-                  style={{ transform: `translateY(${row.start}px)`, height: ROW_PX }}
-                  onClick={() => setSelected(n)}
-                >
-                  <span className="inspector-pos">{n}</span>
-                  <span className="inspector-time">{time(e.at)}</span>
-                  <span className="inspector-type">{e.type}</span>
-                  <span className="inspector-slug">{slugsOf(e).join(', ') || '-'}</span>
-                </div>
-              );
-            })}
-          </div>
-        </div>
+        <EventList events={events} positions={positions} selected={selected} onSelect={setSelected} />
         <EventDetail timeline={timeline} position={selected} />
       </div>
       <Scrubber timeline={timeline} slugs={slugs} initial={conversation || (selected !== null ? (slugsOf(events[selected - 1] as LogEvent)[0] ?? '') : '')} at={selected} />
@@ -178,11 +157,68 @@ function LogView({ log }: { log: Loaded }) {
   );
 }
 
+/** Time one background step may take (well under the 50 ms of a long task). */
+const STEP_MS = 12;
+
+/**
+ * Builds the timeline's snapshots in small steps between frames after a log opens, so that no lookup later has to
+ * fold the log from its start (which froze the page for seconds on a 100,000-event log). Returns the progress.
+ */
+function useSnapshotBuilder(timeline: Timeline): { built: number; total: number } {
+  const [built, setBuilt] = useState(timeline.snapshotCount);
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const step = () => {
+      const t0 = performance.now();
+      let more = timeline.buildNextSnapshot();
+      while (more && performance.now() - t0 < STEP_MS) more = timeline.buildNextSnapshot();
+      setBuilt(timeline.snapshotCount);
+      if (more) timer = setTimeout(step, 0);
+    };
+    timer = setTimeout(step, 0);
+    return () => clearTimeout(timer);
+  }, [timeline]);
+  return { built, total: timeline.snapshotTotal };
+}
+
+/**
+ * The virtualised list of the matching events. Its own component (memo): a scroll re-renders these rows alone, not
+ * the page around them (its selects hold a choice per conversation, hundreds on a large log).
+ */
+const EventList = memo(function EventList({ events, positions, selected, onSelect }: { events: readonly LogEvent[]; positions: readonly number[]; selected: number | null; onSelect(n: number): void }) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({ count: positions.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_PX, overscan: 10 });
+  return (
+    <div ref={scroller} className="inspector-list" role="listbox" aria-label="Events" tabIndex={0}>
+      <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+        {virtualizer.getVirtualItems().map((row) => {
+          const n = positions[row.index] as number;
+          const e = events[n - 1] as LogEvent;
+          return (
+            <div
+              key={row.key}
+              role="option"
+              aria-selected={selected === n}
+              className="inspector-row"
+              style={{ transform: `translateY(${row.start}px)`, height: ROW_PX }}
+              onClick={() => onSelect(n)}
+            >
+              <span className="inspector-pos">{n}</span>
+              <span className="inspector-time">{time(e.at)}</span>
+              <span className="inspector-type">{e.type}</span>
+              <span className="inspector-slug">{slugsOf(e).join(', ') || '-'}</span>
+            </div>
+          );
+        })}
+      </div>
+    </div>
+  );
+});
+
 function EventDetail({ timeline, position }: { timeline: Timeline; position: number | null }) {
   const detail = useMemo(() => {
     if (position === null) return null;
-    const before = timeline.stateAt(position - 1);
-    const after = timeline.stateAt(position);
+    const { before, after } = timeline.statesAround(position);
     const conversations = after.tables.size('conversations');
     const messages = after.tables.size('messages');
     const queued = [...after.queue.values()].reduce((k, q) => k + q.length, 0);
@@ -212,7 +248,9 @@ function EventDetail({ timeline, position }: { timeline: Timeline; position: num
 function Scrubber({ timeline, slugs, initial, at }: { timeline: Timeline; slugs: string[]; initial: string; at: number | null }) {
   const [slug, setSlug] = useState(initial);
   const [position, setPosition] = useState(timeline.length);
+  // Both deferred: a selected event's detail paints first; the conversation follows in a render React can split.
   const shown = useDeferredValue(position);
+  const shownSlug = useDeferredValue(slug);
   const models = useQuery({ kind: 'models' });
   const id = useId();
   useEffect(() => {
@@ -222,10 +260,10 @@ function Scrubber({ timeline, slugs, initial, at }: { timeline: Timeline; slugs:
     if (at !== null) setPosition(at);
   }, [at]);
   const view = useMemo(() => {
-    if (slug === '') return null;
-    const state = conversationState(timeline.stateAt(shown), slug);
+    if (shownSlug === '') return null;
+    const state = conversationState(timeline.stateAt(shown), shownSlug);
     return { name: state.conversation?.name ?? null, rows: state.messages };
-  }, [timeline, slug, shown]);
+  }, [timeline, shownSlug, shown]);
   const e = shown > 0 ? timeline.events[shown - 1] : undefined;
   return (
     <section className="inspector-scrub" aria-label="Time scrubber">
@@ -233,11 +271,7 @@ function Scrubber({ timeline, slugs, initial, at }: { timeline: Timeline; slugs:
       <div className="inspector-scrub-controls">
         <select aria-label="Conversation to show" value={slug} onChange={(ev) => setSlug(ev.target.value)}>
           <option value="">Choose a conversation</option>
-          {slugs.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
+          <SlugOptions slugs={slugs} />
         </select>
         <label htmlFor={id}>Position</label>
         <input id={id} type="range" min={0} max={timeline.length} value={position} onChange={(ev) => setPosition(Number(ev.target.value))} />
@@ -257,7 +291,7 @@ function Scrubber({ timeline, slugs, initial, at }: { timeline: Timeline; slugs:
   );
 }
 
-function ExportRepro({ log, slugs }: { log: Loaded; slugs: string[] }) {
+const ExportRepro = memo(function ExportRepro({ log, slugs }: { log: Loaded; slugs: string[] }) {
   const [slug, setSlug] = useState('');
   const [redact, setRedact] = useState(true);
   const [done, setDone] = useState<string | null>(null);
@@ -274,11 +308,7 @@ function ExportRepro({ log, slugs }: { log: Loaded; slugs: string[] }) {
       <p className="muted">The events one conversation depends on, as a smaller log that replays to the same state of it.</p>
       <select aria-label="Conversation for the repro" value={slug} onChange={(e) => setSlug(e.target.value)}>
         <option value="">Choose a conversation</option>
-        {slugs.map((s) => (
-          <option key={s} value={s}>
-            {s}
-          </option>
-        ))}
+        <SlugOptions slugs={slugs} />
       </select>
       <label className="inspector-check">
         <input type="checkbox" checked={redact} onChange={(e) => setRedact(e.target.checked)} /> Redact message text
@@ -289,10 +319,19 @@ function ExportRepro({ log, slugs }: { log: Loaded; slugs: string[] }) {
       {done && <p role="status">{done}</p>}
     </section>
   );
-}
+});
+
+/** One option per conversation (memo: hundreds on a large log, the same on every render of the page). */
+const SlugOptions = memo(function SlugOptions({ slugs }: { slugs: readonly string[] }) {
+  return slugs.map((s) => (
+    <option key={s} value={s}>
+      {s}
+    </option>
+  ));
+});
 
 /** One filter chosen from a list, "any" first (the event type, the conversation). */
-function ChoiceFilter({ id, label, any, value, choices, onChange }: { id: string; label: string; any: string; value: string; choices: readonly string[]; onChange(v: string): void }) {
+const ChoiceFilter = memo(function ChoiceFilter({ id, label, any, value, choices, onChange }: { id: string; label: string; any: string; value: string; choices: readonly string[]; onChange(v: string): void }) {
   return (
     <>
       <label htmlFor={id}>{label}</label>
@@ -306,4 +345,4 @@ function ChoiceFilter({ id, label, any, value, choices, onChange }: { id: string
       </select>
     </>
   );
-}
+});

@@ -106,6 +106,23 @@ describe('MemoryStore', () => {
     ]);
   });
 
+  it('a copy made after an index was built keeps its own index: later writes to either stay out of the other', () => {
+    const s = new MemoryStore();
+    s.applyAll([put('messages', msg(1, 'a')), put('messages', msg(2, 'b'))]);
+    s.apply(updateWhere('messages', 'conversationSlug', 'a', { model: 'x' })); // builds the original's index
+    const copy = s.clone();
+    copy.apply(put('messages', msg(3, 'a')));
+    copy.apply(update('messages', 2, { conversationSlug: 'a' }));
+    copy.apply(updateWhere('messages', 'conversationSlug', 'a', { model: 'copy' }));
+    s.apply(deleteWhere('messages', 'conversationSlug', 'a'));
+    expect(copy.rows('messages').map((m) => [m.id, m.conversationSlug, m.model])).toEqual([
+      [1, 'a', 'copy'],
+      [2, 'a', 'copy'],
+      [3, 'a', 'copy'],
+    ]);
+    expect(s.rows('messages').map((m) => [m.id, m.conversationSlug, m.model])).toEqual([[2, 'b', 'chatgpt-4o-latest']]);
+  });
+
   it('a row put again after updates is the new row, and later updates leave that given row alone', () => {
     const s = new MemoryStore();
     s.apply(put('messages', msg(1, 'a')));

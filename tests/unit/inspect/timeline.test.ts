@@ -34,6 +34,29 @@ describe('Timeline: the state after any event', () => {
     expect(plain(t.stateAt(events.length))).toEqual(reference(events.length));
   });
 
+  it('builds its snapshots one step at a time in the background, with the same states as built on demand', () => {
+    const t = new Timeline(events, 9);
+    expect(t.snapshotTotal).toBe(Math.floor(events.length / 9) + 1);
+    expect(t.snapshotCount).toBe(1);
+    let steps = 0;
+    while (t.buildNextSnapshot()) steps++;
+    expect(steps + 1).toBe(t.snapshotTotal - 1);
+    expect(t.snapshotCount).toBe(t.snapshotTotal);
+    expect(t.buildNextSnapshot()).toBe(false);
+    for (const n of [0, 9, 10, 44, events.length]) expect(plain(t.stateAt(n)), `n ${n}`).toEqual(reference(n));
+  });
+
+  it('gives the states around one event as two lookups would', () => {
+    const t = new Timeline(events, 8);
+    for (const n of [1, 8, 9, 17, events.length]) {
+      const { before, after } = t.statesAround(n);
+      expect(plain(before), `before ${n}`).toEqual(reference(n - 1));
+      expect(plain(after), `after ${n}`).toEqual(reference(n));
+    }
+    expect(() => t.statesAround(0)).toThrow(RangeError);
+    expect(() => t.statesAround(events.length + 1)).toThrow(RangeError);
+  });
+
   it('sees the queue, the preferences and the branch of the fixture', () => {
     const t = new Timeline(events, 10);
     const q = events.findIndex((e) => e.id === 'x-q-1');
