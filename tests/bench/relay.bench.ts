@@ -17,6 +17,9 @@
  * ratios are then to direct. BENCH_CPU_PROF_DIR=dir writes the gateway's CPU profile (node --cpu-prof) there;
  * BENCH_RELAY_PATHS=free (a comma list of paths) times only those, so that a profile past "warmed up" is one path's
  * (read it with scripts/cpuprofile-top.mjs --from SECONDS).
+ * BENCH_RELAY_BASE=dir (another checkout, e.g. `git worktree add /tmp/base main`) also starts that checkout's gateway
+ * and times it as the paths free-base and priced-base in the same rounds: a change's CPU per reply against its base
+ * under the same machine load, which on a shared machine moves the absolute figures more than most changes do.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -43,7 +46,8 @@ const SEQUENTIAL = size(30, 3);
 const PER_CLIENT = size(4, 1);
 const WARMUP = size(300, 5);
 
-type Path = 'direct' | 'nginx' | 'free' | 'priced';
+type Path = 'direct' | 'nginx' | 'free' | 'priced' | 'free-base' | 'priced-base';
+const GATEWAY_PATHS: readonly Path[] = ['free', 'priced', 'free-base', 'priced-base'];
 
 // ---- child processes -------------------------------------------------------------------------------------------
 
@@ -152,8 +156,11 @@ interface Child {
   stop(): Promise<void>;
 }
 
-function startChild(which: 'upstream' | 'gateway', env: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
-  const proc = spawn(process.execPath, [...nodeArgs, ...process.execArgv, fileURLToPath(import.meta.url)], {
+/** `checkout`: run this file of another checkout (BENCH_RELAY_BASE), from that folder. */
+function startChild(which: 'upstream' | 'gateway', env: Record<string, string>, nodeArgs: string[] = [], checkout?: string): Promise<Child> {
+  const file = checkout === undefined ? fileURLToPath(import.meta.url) : join(checkout, 'tests/bench/relay.bench.ts');
+  const proc = spawn(process.execPath, [...nodeArgs, ...process.execArgv, file], {
+    ...(checkout === undefined ? {} : { cwd: checkout }),
     env: { ...process.env, ...env, PARLEY_BENCH_RELAY: which },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
@@ -370,6 +377,8 @@ export default async function bench(): Promise<BenchResult[]> {
   const profDir = process.env.BENCH_CPU_PROF_DIR;
   const upstream = SMOKE ? inProcess(await makeUpstream()) : await startChild('upstream', {});
   let gateway: Child | null = null;
+  let base: Child | null = null;
+  const baseDir = SMOKE ? undefined : process.env.BENCH_RELAY_BASE;
   let nginx: Nginx | null = null;
   const agents: Agent[] = [];
   const t0 = performance.now();
@@ -378,13 +387,18 @@ export default async function bench(): Promise<BenchResult[]> {
     gateway = SMOKE
       ? inProcess(await makeGateway(upstream.url))
       : await startChild('gateway', { BENCH_UPSTREAM_URL: upstream.url }, profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []);
+    if (baseDir !== undefined) base = await startChild('gateway', { BENCH_UPSTREAM_URL: upstream.url }, [], baseDir);
     if (nginxBin !== null) nginx = await startNginx(nginxBin, upstream.url);
-    console.log(`relay: upstream, gateway${nginx ? ' and nginx' : ''} started (${since()})`);
+    console.log(`relay: upstream, gateway${base ? `, the gateway of ${baseDir}` : ''}${nginx ? ' and nginx' : ''} started (${since()})`);
 
-    const ls = await fetch(`${gateway.url}/auth/local-session`);
-    const cookie = (ls.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-    const session = (await ls.json()) as { data: { id: string } };
-    if ((await gateway.ask(session.data.id)) !== 'credited') throw new Error('the bench session was not credited');
+    /** A session of this gateway, credited: its cookie. */
+    const sessionOf = async (gw: Child): Promise<string> => {
+      const ls = await fetch(`${gw.url}/auth/local-session`);
+      const session = (await ls.json()) as { data: { id: string } };
+      if ((await gw.ask(session.data.id)) !== 'credited') throw new Error('the bench session was not credited');
+      return (ls.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    };
+    const cookie = await sessionOf(gateway);
 
     const messages = [{ role: 'user', content: 'Count to twenty, one word at a time.' }];
     const agent = (): Agent => {
@@ -394,11 +408,10 @@ export default async function bench(): Promise<BenchResult[]> {
     };
     const directBody = JSON.stringify({ model: FREE, messages, stream: true, stream_options: { include_usage: true } });
     const upstreamHeaders = { 'content-type': 'application/json', accept: 'text/event-stream' };
-    const gatewayHeaders = { cookie, 'content-type': 'application/json' };
-    const viaGateway = (model: string): Target => ({
-      url: new URL(`${gateway?.url}/api/stream-gpt`),
+    const viaGateway = (model: string, gw: Child = gateway as Child, c = cookie): Target => ({
+      url: new URL(`${gw.url}/api/stream-gpt`),
       agent: agent(),
-      headers: gatewayHeaders,
+      headers: { cookie: c, 'content-type': 'application/json' },
       body: () => JSON.stringify({ model, messages, conversationUUID: 'bench', requestId: randomUUID() }),
     });
     const targets: Partial<Record<Path, Target>> = {
@@ -406,9 +419,14 @@ export default async function bench(): Promise<BenchResult[]> {
       free: viaGateway(FREE),
       priced: viaGateway(PAID),
     };
+    if (base !== null) {
+      const baseCookie = await sessionOf(base);
+      targets['free-base'] = viaGateway(FREE, base, baseCookie);
+      targets['priced-base'] = viaGateway(PAID, base, baseCookie);
+    }
     if (nginx) targets.nginx = { url: new URL(`${nginx.url}${new URL(upstream.url).pathname.replace(/\/$/, '')}/chat/completions`), agent: agent(), headers: upstreamHeaders, body: () => directBody };
     const only = process.env.BENCH_RELAY_PATHS?.split(',').map((p) => p.trim());
-    const paths = (['direct', 'nginx', 'free', 'priced'] as const).filter((p) => targets[p] !== undefined && (only === undefined || only.includes(p)));
+    const paths = (['direct', 'nginx', 'free', 'priced', 'free-base', 'priced-base'] as const).filter((p) => targets[p] !== undefined && (only === undefined || only.includes(p)));
 
     // Warm-up: JIT, connections, PGlite's prepared statements.
     for (const p of paths) {
@@ -424,21 +442,25 @@ export default async function bench(): Promise<BenchResult[]> {
       seq[p] = [];
       conc[p] = [];
     }
-    const cpu = { free: 0, priced: 0, freeN: 0, pricedN: 0 };
+    /** Per gateway path: its gateway's CPU ms over the rounds, and the replies. */
+    const cpu: Record<string, { ms: number; n: number }> = {};
+    const gatewayOf = (p: Path): Child | null => (!GATEWAY_PATHS.includes(p) ? null : p.endsWith('-base') ? base : gateway);
     const load0 = loadavg()[0] ?? Number.NaN;
     for (let r = 0; r < ROUNDS; r++) {
       // Rotate the order each round: no path always runs right after the same other one.
       const order = paths.map((_, i) => paths[(i + r) % paths.length] as Path);
       for (const p of order) {
         const t = targets[p] as Target;
-        const c0 = p === 'free' || p === 'priced' ? Number(await gateway.ask('cpu')) : 0;
-        if (p === 'free' || p === 'priced') await gateway.ask('stats');
+        const gw = gatewayOf(p);
+        const c0 = gw ? Number(await gw.ask('cpu')) : 0;
+        if (gw) await gw.ask('stats');
         await sequential(t, SEQUENTIAL, seq[p] as number[]);
         await concurrent(t, CONCURRENCY, PER_CLIENT, conc[p] as number[]);
-        if (p === 'free' || p === 'priced') {
-          cpu[p] += (Number(await gateway.ask('cpu')) - c0) / 1000;
-          if (process.env.BENCH_DB_STATS === '1' && r === 0) console.log(`relay: ${p}: statements for ${SEQUENTIAL + CONCURRENCY * PER_CLIENT} replies: ${await gateway.ask('stats')}`);
-          cpu[p === 'free' ? 'freeN' : 'pricedN'] += SEQUENTIAL + CONCURRENCY * PER_CLIENT;
+        if (gw) {
+          const c = (cpu[p] ??= { ms: 0, n: 0 });
+          c.ms += (Number(await gw.ask('cpu')) - c0) / 1000;
+          c.n += SEQUENTIAL + CONCURRENCY * PER_CLIENT;
+          if (process.env.BENCH_DB_STATS === '1' && r === 0) console.log(`relay: ${p}: statements for ${SEQUENTIAL + CONCURRENCY * PER_CLIENT} replies: ${await gw.ask('stats')}`);
         }
       }
     }
@@ -457,7 +479,9 @@ export default async function bench(): Promise<BenchResult[]> {
       .join(' | ');
     console.log(`relay: ${table}`);
     console.log(
-      `relay: gateway CPU per reply: free ${(cpu.free / cpu.freeN).toFixed(3)} ms, priced ${(cpu.priced / cpu.pricedN).toFixed(3)} ms; ${ROUNDS} rounds of ${SEQUENTIAL} sequential + ${CONCURRENCY}x${PER_CLIENT} concurrent per path; ${load}`,
+      `relay: gateway CPU per reply: ${Object.entries(cpu)
+        .map(([p, c]) => `${p} ${(c.ms / c.n).toFixed(3)} ms`)
+        .join(', ')}; ${ROUNDS} rounds of ${SEQUENTIAL} sequential + ${CONCURRENCY}x${PER_CLIENT} concurrent per path; ${load}`,
     );
 
     const results: BenchResult[] = [];
@@ -511,6 +535,6 @@ export default async function bench(): Promise<BenchResult[]> {
     return results;
   } finally {
     for (const a of agents) a.destroy();
-    await Promise.all([gateway?.stop(), nginx?.stop(), upstream.stop()]);
+    await Promise.all([gateway?.stop(), base?.stop(), nginx?.stop(), upstream.stop()]);
   }
 }

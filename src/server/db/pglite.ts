@@ -17,6 +17,12 @@ const MAX_STATEMENTS = 256;
  * when the database opens; otherwise nothing is prepared), a quote doubled is the only escape a string literal
  * has. Statements are prepared only outside transactions, from the root connection, and a statement that cannot
  * be prepared (a DDL, a multi-statement text) just runs as it is.
+ *
+ * The EXECUTE goes through the simple protocol (`exec`: one message where `query` sends five), about a quarter less
+ * per statement (a one-row binding insert 0.99 -> 0.70 ms of CPU, `SELECT 1` 0.59 -> 0.48 ms, interleaved on a
+ * loaded 2-core machine). The simple protocol would run a second statement if a value ever left its literal, so the
+ * quoting rule above is what keeps a value a value: tests/unit/server/pglite-prepared.test.ts sends values built to
+ * break out and checks that they come back whole and nothing else ran.
  */
 class PreparedStatements {
   private readonly names = new Map<string, Promise<string | null>>();
@@ -32,7 +38,9 @@ class PreparedStatements {
     const name = await this.nameOf(sql);
     if (name === null) return (await this.pg.query<T>(sql, [...params])).rows;
     const args = params.length === 0 ? '' : `(${params.map(literal).join(', ')})`;
-    return (await this.pg.query<T>(`EXECUTE ${name}${args}`)).rows;
+    // Simple protocol (see the class comment); both protocols read the rows with the same text parsers.
+    const results = await this.pg.exec(`EXECUTE ${name}${args}`);
+    return (results[results.length - 1]?.rows ?? []) as T[];
   }
 
   private nameOf(sql: string): Promise<string | null> {

@@ -4,13 +4,12 @@
  * streams, which costs a few tenths of a millisecond per request; node:http hands us the socket's chunks as they
  * arrive. Abort with the signal: the request (and its socket) is destroyed at once.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
 export interface StreamingResponse {
   status: number;
-  headers: IncomingHttpHeaders;
-  /** The body as it arrives; iterate it or read it with readText. */
+  /** The body as it arrives; iterate it or read it with readText. Its headers are `body.headers` (built when read). */
   body: IncomingMessage;
 }
 
@@ -87,7 +86,7 @@ export class HttpClient {
             signal.addEventListener('abort', onBodyAbort, { once: true });
             res.once('close', () => signal.removeEventListener('abort', onBodyAbort));
           }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: res });
+          resolve({ status: res.statusCode ?? 0, body: res });
         },
       );
       const onAbort = (): void => {

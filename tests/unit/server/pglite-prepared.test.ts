@@ -11,6 +11,9 @@ const NASTY = [
   "it's",
   "''",
   "'; DROP TABLE sessions; --",
+  // A value out of its literal would run a second statement (prepared statements go through the simple protocol).
+  "x'); INSERT INTO prepared_probe (k, v) VALUES ('escaped', 'yes'); --",
+  "\\'); INSERT INTO prepared_probe (k, v) VALUES ('escaped2', 'yes'); --",
   'back\\slash \\\' and \\\\',
   '$1 $$ $tag$ E\'\\n\'',
   'é ü 漢字 🙂',
