@@ -7,8 +7,9 @@
  * the same plain message from the engine. Token counts are estimates, recomputed 400 ms after the last keystroke.
  */
 import { useAppReady } from '../ready';
+import { useDistanceToBottom } from './use-distance-to-bottom';
 import { AUTO_MODEL_ID } from '../../protocol/auto-model';
-import { lazy, Suspense, useEffect, useId, useMemo, useRef, useState, type RefObject } from 'react';
+import { lazy, Suspense, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { useSnapshot } from 'valtio';
 import type { ModelInfo } from '../../protocol/api';
 import type { Mode } from '../../events/model';
@@ -66,29 +67,6 @@ interface Props {
   instructions?: string;
 }
 
-
-/**
- * The floating notices sit just above the composer (issue 16): the distance from the composer's top to the window's
- * bottom goes to the root's --composer-offset, followed as the composer grows, and removed when it goes away.
- */
-function useOverlayAboveComposer(area: RefObject<HTMLDivElement | null>): void {
-  useEffect(() => {
-    const el = area.current;
-    if (!el) return;
-    const root = document.documentElement;
-    const place = () => root.style.setProperty('--composer-offset', `${Math.max(0, Math.round(innerHeight - el.getBoundingClientRect().top))}px`);
-    place();
-    const observer = new ResizeObserver(place);
-    observer.observe(el);
-    addEventListener('resize', place);
-    return () => {
-      observer.disconnect();
-      removeEventListener('resize', place);
-      root.style.removeProperty('--composer-offset');
-    };
-  }, [area]);
-}
-
 const NO_MESSAGES: readonly MessageView[] = [];
 const NO_MODELS: readonly ModelInfo[] = [];
 const NO_QUEUE: readonly QueuedView[] = [];
@@ -114,7 +92,8 @@ export function Composer({ value, onChange, pending, sending = false, onSend, on
   // its text up to the window's limit; its width is the width preference, clamped (src/ui/account/layout.tsx).
   const size = useComposerSize();
   const area = useRef<HTMLDivElement>(null);
-  useOverlayAboveComposer(area);
+  // The floating notices sit just above the composer (issue 16).
+  useDistanceToBottom(area, '--composer-offset');
   useEffect(() => {
     const el = ref.current;
     if (!el) return;

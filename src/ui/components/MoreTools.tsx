@@ -4,7 +4,8 @@
  * the row holds the modes and the model chips without being cut off (issue 16). Escape and a click outside close it
  * (useMenu, shared with the header's "More actions").
  */
-import { useId, useLayoutEffect, type ReactNode, type RefObject } from 'react';
+import { useId, type ReactNode } from 'react';
+import { useDistanceToBottom } from './use-distance-to-bottom';
 import { Plus } from 'lucide-react';
 import { IconButton } from './IconButton';
 import { useMenu } from './use-menu';
@@ -12,7 +13,9 @@ import { useMenu } from './use-menu';
 export function MoreTools({ children }: { children: ReactNode }) {
   const menu = useMenu();
   const id = useId();
-  useOverlayAbove(menu.panel, menu.open);
+  // While the panel is open on a phone it rises above the composer, where the floating notices and questions sit
+  // (the auto-title question): they move up above the panel, so neither covers the other.
+  useDistanceToBottom(menu.panel, '--menu-offset', menu.open);
   return (
     <div className="more-tools">
       <IconButton ref={menu.button} className="more-tools-toggle" label="More tools" icon={Plus} aria-expanded={menu.open} aria-controls={id} onClick={menu.toggle} />
@@ -21,30 +24,4 @@ export function MoreTools({ children }: { children: ReactNode }) {
       </div>
     </div>
   );
-}
-
-/**
- * While the panel is open on a phone it rises above the composer, where the floating notices and questions sit
- * (the auto-title question): they move up above the panel (the root's --menu-offset), so neither covers the other.
- */
-function useOverlayAbove(panel: RefObject<HTMLDivElement | null>, open: boolean): void {
-  useLayoutEffect(() => {
-    const el = panel.current;
-    if (!open || !el) return;
-    const root = document.documentElement;
-    const place = () => {
-      const r = el.getBoundingClientRect();
-      if (r.height === 0) root.style.removeProperty('--menu-offset');
-      else root.style.setProperty('--menu-offset', `${Math.max(0, Math.round(innerHeight - r.top))}px`);
-    };
-    place();
-    const observer = new ResizeObserver(place);
-    observer.observe(el);
-    addEventListener('resize', place);
-    return () => {
-      observer.disconnect();
-      removeEventListener('resize', place);
-      root.style.removeProperty('--menu-offset');
-    };
-  }, [panel, open]);
 }
