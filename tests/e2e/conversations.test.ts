@@ -99,7 +99,8 @@ describe('search and instructions in Chromium', () => {
     await page.getByRole('button', { name: 'Instructions' }).click();
     const dialog = page.getByRole('dialog', { name: 'System prompt' });
     await dialog.waitFor();
-    expect(await dialog.getByRole('combobox', { name: 'Preset' }).locator('option').allTextContents()).toEqual(['Standard', 'Study Mode']);
+    // The editor loads when first needed: its placeholder comes first.
+    await expect.poll(() => dialog.getByRole('combobox', { name: 'Preset' }).locator('option').allTextContents()).toEqual(['Standard', 'Study Mode']);
     await dialog.getByRole('combobox', { name: 'Preset' }).selectOption({ label: 'Study Mode' });
     expect(await dialog.getByRole('textbox', { name: 'Instructions for this conversation' }).inputValue()).toContain('guiding questions');
     // Own words, saved as a preset.
