@@ -395,6 +395,63 @@ describe('video constants (spec 000 section 9)', () => {
     }
   });
 
+  it("ends a job still processing 20 minutes after its message, not before, with 'Timed out waiting for video generation' (fake clock)", async () => {
+    // The gateway says "in progress" for ever.
+    const through = globalThis.fetch;
+    let statusCalls = 0;
+    globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
+      if (String(input).startsWith('/api/generate-video/status')) {
+        statusCalls++;
+        return new Response(JSON.stringify({ data: { status: 'IN_PROGRESS', video_url: null, error: null, cost: 0, paymentSource: null } }), { status: 200, headers: { 'content-type': 'application/json' } });
+      }
+      return through(input, init);
+    };
+    const realSetTimeout = globalThis.setTimeout;
+    const pause = () => new Promise((resolve) => realSetTimeout(resolve, 100));
+    /** Waits (real time) for one more status call than `seen`, and for its answer to be handled. */
+    const nextPoll = async (seen: number) => {
+      for (let i = 0; i < 600 && statusCalls <= seen; i++) await pause();
+      await pause();
+      return statusCalls;
+    };
+    vi.useFakeTimers({ toFake: ['Date', 'setInterval', 'clearInterval'] });
+    try {
+      // The engine's own clocks (no shortened poll or timeout): spec 000 section 9, 10 s and 20 minutes.
+      const engine = newEngine('media-video-20-minutes', { videoPollMs: undefined });
+      const sent = await engine.generateVideo({ slug: null, prompt: 'a long night', model: 'parley-offline-video', settings: { duration: 1 } });
+      if (!sent.ok) throw new Error(sent.error);
+      const conversation = engine.observe({ kind: 'conversation', slug: sent.slug });
+      const pending = await assistant(engine, sent.slug, (m) => typeof m.videoGenerationId === 'string' && m.videoGenerationId !== '');
+      const twentyMinutes = pending.timestamp + 20 * 60_000;
+      await vi.advanceTimersByTimeAsync(0);
+      let seen = await nextPoll(0);
+      await assistant(engine, sent.slug, (m) => m.videoStatus === 'processing');
+
+      // The last poll before the 20 minutes: still processing.
+      vi.setSystemTime(twentyMinutes - 10_001);
+      await vi.advanceTimersByTimeAsync(10_000);
+      seen = await nextPoll(seen);
+      expect(Date.now()).toBeLessThan(twentyMinutes);
+      const before = await until<{ messages: MessageRow[] }>(conversation, (v) => v.messages.some((m) => m.role === 'assistant'));
+      expect(before.messages.find((m) => m.role === 'assistant')).toMatchObject({ videoStatus: 'processing', status: 'done' });
+
+      // The first poll at or after them: the job ends, without asking the gateway again.
+      vi.setSystemTime(twentyMinutes);
+      await vi.advanceTimersByTimeAsync(10_000);
+      const reply = await assistant(engine, sent.slug, (m) => m.videoStatus === 'error');
+      expect(reply.error).toBe(VIDEO_TIMED_OUT);
+      expect(reply.error).toBe('Timed out waiting for video generation');
+      expect(statusCalls).toBe(seen);
+      // Nothing is polled after it ended.
+      await vi.advanceTimersByTimeAsync(30_000);
+      await pause();
+      expect(statusCalls).toBe(seen);
+    } finally {
+      vi.useRealTimers();
+      globalThis.fetch = through;
+    }
+  });
+
   it('asks the video status every 10 s (fake clock)', async () => {
     // A video that takes 10 minutes: it stays processing while the fake clock runs.
     const slow = await startGateway({ port: 0, memory: true, inheritEnv: false, clientDir: null, log: () => undefined, env: { PARLEY_OFFLINE_VIDEO_MS: '600000', PARLEY_VIDEO_WORKER_MS: '20' } });
