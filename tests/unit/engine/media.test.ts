@@ -6,7 +6,7 @@
 import 'fake-indexeddb/auto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { MessageRow } from '../../../src/events/model';
-import type { GalleryItem, MessageView } from '../../../src/protocol/engine';
+import type { GalleryItem, MessageView, Notice } from '../../../src/protocol/engine';
 import { mediaModelOf, VIDEO_TIMED_OUT } from '../../../src/protocol/media';
 import { fold } from '../../../src/projections/fold';
 import { decodeLog } from '../../../src/events/codec';
@@ -309,7 +309,7 @@ describe('video jobs', () => {
 
 describe('video constants (spec 000 section 9)', () => {
   /** Fetches through the gateway, counting status calls and answering /api/generate-video as `generate` says. */
-  function watchFetch(generate?: () => Response): { statusCalls: () => number; signals: (AbortSignal | null | undefined)[]; restore: () => void } {
+  function watchFetch(generate?: (init?: RequestInit) => Response | Promise<Response>): { statusCalls: () => number; signals: (AbortSignal | null | undefined)[]; restore: () => void } {
     const through = globalThis.fetch;
     let statusCalls = 0;
     const signals: (AbortSignal | null | undefined)[] = [];
@@ -318,15 +318,14 @@ describe('video constants (spec 000 section 9)', () => {
       if (path.startsWith('/api/generate-video/status')) statusCalls++;
       else if (path === '/api/generate-video') {
         signals.push(init?.signal);
-        if (generate) return generate();
+        if (generate) return generate(init);
       }
       return through(input, init);
     };
     return { statusCalls: () => statusCalls, signals, restore: () => void (globalThis.fetch = through) };
   }
 
-  it("the generate call has a 300000 ms timeout; an answer without a run id is 'Failed to generate video - unexpected response structure...'", async () => {
-    const timeout = vi.spyOn(AbortSignal, 'timeout');
+  it("an answer without a run id is 'Failed to generate video - unexpected response structure...' on the message and in the notice", async () => {
     const watch = watchFetch(() => new Response(JSON.stringify({ status: 'queued' }), { status: 200, headers: { 'content-type': 'application/json' } }));
     try {
       const engine = newEngine('media-video-unexpected');
@@ -334,12 +333,122 @@ describe('video constants (spec 000 section 9)', () => {
       if (!sent.ok) throw new Error(sent.error);
       const view = await until<{ messages: MessageRow[] }>(engine.observe({ kind: 'conversation', slug: sent.slug }), (v) => v.messages.some((m) => m.role === 'user' && m.hasError === true));
       expect(view.messages.find((m) => m.role === 'user')?.error).toBe('Failed to generate video - unexpected response structure...');
-      expect(timeout).toHaveBeenCalledWith(300_000);
-      const made = timeout.mock.results.find((r, i) => timeout.mock.calls[i]?.[0] === 300_000)?.value as AbortSignal | undefined;
-      expect(watch.signals).toEqual([made]);
+      // Nothing to poll: no run id was recorded.
+      expect(view.messages.find((m) => m.role === 'assistant')?.videoGenerationId ?? null).toBeNull();
+      const shown = await until<Notice[]>(engine.observe({ kind: 'notices' }), (n) => n.length > 0);
+      expect(shown.map((n) => [n.title, n.text])).toContainEqual(['Error sending message', 'Failed to generate video - unexpected response structure...']);
+      expect(watch.signals).toHaveLength(1);
     } finally {
       watch.restore();
-      timeout.mockRestore();
+    }
+  });
+
+  it('a generate call that never answers is aborted at 300000 ms and not before; the user is told the video service did not answer (fake clock)', async () => {
+    // Its own gateway, whose video worker wakes once a minute: the fake clock runs through 5 minutes.
+    const quiet = await startGateway({ port: 0, memory: true, inheritEnv: false, clientDir: null, log: () => undefined, env: { PARLEY_VIDEO_WORKER_MS: '60000' } });
+    const saved = globalThis.fetch;
+    globalThis.fetch = fetchThrough(quiet.url, saved);
+    // The gateway never answers the generate call; it ends only when its signal aborts.
+    const watch = watchFetch(
+      (init) =>
+        new Promise<Response>((_, reject) => {
+          const signal = init?.signal;
+          signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+        }),
+    );
+    const realSetTimeout = globalThis.setTimeout;
+    const pause = () => new Promise((resolve) => realSetTimeout(resolve, 100));
+    try {
+      const engine = newEngine('media-video-deadline');
+      await engine.whenStarted();
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      const sent = await engine.generateVideo({ slug: null, prompt: 'a slow sunrise', model: 'parley-offline-video', settings: { duration: 1 } });
+      if (!sent.ok) throw new Error(sent.error);
+      for (let i = 0; i < 600 && watch.signals.length === 0; i++) await pause();
+      const signal = watch.signals[0];
+      expect(signal).toBeInstanceOf(AbortSignal);
+      const conversation = engine.observe({ kind: 'conversation', slug: sent.slug });
+      const userOf = (v: { messages: MessageRow[] }) => v.messages.find((m) => m.role === 'user');
+
+      await vi.advanceTimersByTimeAsync(299_999);
+      await pause();
+      expect(signal?.aborted).toBe(false);
+      const waiting = await until<{ messages: MessageRow[] }>(conversation, (v) => userOf(v) !== undefined);
+      expect(userOf(waiting)?.hasError ?? false).toBe(false);
+      expect(waiting.messages.find((m) => m.role === 'assistant')?.status).toBe('pending');
+
+      await vi.advanceTimersByTimeAsync(1);
+      expect(signal?.aborted).toBe(true);
+      const failed = await until<{ messages: MessageRow[] }>(conversation, (v) => userOf(v)?.hasError === true);
+      expect(userOf(failed)?.error).toBe('The video service did not answer within 5 minutes.');
+      // Spec 000 section 8: an error without a status is 'Error sending message'.
+      const shown = await until<Notice[]>(engine.observe({ kind: 'notices' }), (n) => n.some((x) => x.title === 'Error sending message'));
+      expect(shown.find((n) => n.title === 'Error sending message')).toMatchObject({ text: 'The video service did not answer within 5 minutes.', tone: 'red' });
+      // One call, never asked again, and no status polled (no run id).
+      expect(watch.signals).toHaveLength(1);
+      expect(watch.statusCalls()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+      watch.restore();
+      globalThis.fetch = saved;
+      await quiet.close();
+    }
+  });
+
+  it("ends a job still processing 20 minutes after its message, not before, with 'Timed out waiting for video generation' (fake clock)", async () => {
+    // The gateway says "in progress" for ever.
+    const through = globalThis.fetch;
+    let statusCalls = 0;
+    globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
+      if (String(input).startsWith('/api/generate-video/status')) {
+        statusCalls++;
+        return new Response(JSON.stringify({ data: { status: 'IN_PROGRESS', video_url: null, error: null, cost: 0, paymentSource: null } }), { status: 200, headers: { 'content-type': 'application/json' } });
+      }
+      return through(input, init);
+    };
+    const realSetTimeout = globalThis.setTimeout;
+    const pause = () => new Promise((resolve) => realSetTimeout(resolve, 100));
+    /** Waits (real time) for one more status call than `seen`, and for its answer to be handled. */
+    const nextPoll = async (seen: number) => {
+      for (let i = 0; i < 600 && statusCalls <= seen; i++) await pause();
+      await pause();
+      return statusCalls;
+    };
+    vi.useFakeTimers({ toFake: ['Date', 'setInterval', 'clearInterval'] });
+    try {
+      // The engine's own clocks (no shortened poll or timeout): spec 000 section 9, 10 s and 20 minutes.
+      const engine = newEngine('media-video-20-minutes', { videoPollMs: undefined });
+      const sent = await engine.generateVideo({ slug: null, prompt: 'a long night', model: 'parley-offline-video', settings: { duration: 1 } });
+      if (!sent.ok) throw new Error(sent.error);
+      const conversation = engine.observe({ kind: 'conversation', slug: sent.slug });
+      const pending = await assistant(engine, sent.slug, (m) => typeof m.videoGenerationId === 'string' && m.videoGenerationId !== '');
+      const twentyMinutes = pending.timestamp + 20 * 60_000;
+      await vi.advanceTimersByTimeAsync(0);
+      let seen = await nextPoll(0);
+      await assistant(engine, sent.slug, (m) => m.videoStatus === 'processing');
+
+      // The last poll before the 20 minutes: still processing.
+      vi.setSystemTime(twentyMinutes - 10_001);
+      await vi.advanceTimersByTimeAsync(10_000);
+      seen = await nextPoll(seen);
+      expect(Date.now()).toBeLessThan(twentyMinutes);
+      const before = await until<{ messages: MessageRow[] }>(conversation, (v) => v.messages.some((m) => m.role === 'assistant'));
+      expect(before.messages.find((m) => m.role === 'assistant')).toMatchObject({ videoStatus: 'processing', status: 'done' });
+
+      // The first poll at or after them: the job ends, without asking the gateway again.
+      vi.setSystemTime(twentyMinutes);
+      await vi.advanceTimersByTimeAsync(10_000);
+      const reply = await assistant(engine, sent.slug, (m) => m.videoStatus === 'error');
+      expect(reply.error).toBe(VIDEO_TIMED_OUT);
+      expect(reply.error).toBe('Timed out waiting for video generation');
+      expect(statusCalls).toBe(seen);
+      // Nothing is polled after it ended.
+      await vi.advanceTimersByTimeAsync(30_000);
+      await pause();
+      expect(statusCalls).toBe(seen);
+    } finally {
+      vi.useRealTimers();
+      globalThis.fetch = through;
     }
   });
 

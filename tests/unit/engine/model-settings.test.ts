@@ -105,6 +105,8 @@ describe('model settings in chat requests', () => {
     expect(body).not.toHaveProperty('frequency_penalty');
     const prefs = await until<{ maxTokens: number }>(engine.observe({ kind: 'preferences' }), () => true);
     expect(body.maxTokens).toBe(prefs.maxTokens);
+    // Spec 000 section 9: max-tokens default 8192 (no preference set in this engine).
+    expect(body.maxTokens).toBe(8192);
   });
 
   it('multi-model: each model gets its own settings in modelSettings', async () => {

@@ -22,6 +22,8 @@ export interface FakeMedia {
   fileUrl: string | null;
   /** Added to the queue's submit answer (status_url, response_url). */
   submitExtra: Record<string, unknown>;
+  /** When set, the queue's result answer instead of `{video: {url}}` (a provider answering in another shape). */
+  result: unknown;
   requests: { path: string; contentType: string; body: string }[];
   submitted: number;
   close(): Promise<void>;
@@ -45,6 +47,7 @@ export async function startFakeMedia(): Promise<FakeMedia> {
     videoMissing: false,
     fileUrl: null,
     submitExtra: {},
+    result: undefined,
     requests: [],
     submitted: 0,
     close: () => new Promise((r) => server.close(() => r())),
@@ -89,7 +92,7 @@ export async function startFakeMedia(): Promise<FakeMedia> {
           if (step === 'flap') return json(503, { detail: 'busy' });
           return json(200, step === 'FAILED' ? { status: 'FAILED', error: 'The model could not render this prompt' } : { status: step });
         }
-        if (m) return json(200, { video: { url: fake.fileUrl ?? `${fake.url}/files/${m[1]}.mp4` } });
+        if (m) return json(200, fake.result !== undefined ? fake.result : { video: { url: fake.fileUrl ?? `${fake.url}/files/${m[1]}.mp4` } });
       }
       json(404, { detail: 'no route' });
     })();

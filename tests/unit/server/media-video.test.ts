@@ -151,6 +151,24 @@ describe('video jobs on a queue provider', () => {
     await g.close();
   });
 
+  it("a result in another shape (no video url): FAILED with 'Failed to generate video - unexpected response structure...', nothing charged", async () => {
+    const g = await mediaGateway(env());
+    await g.credit(2_000_000n);
+    fake.statuses = ['COMPLETED'];
+    try {
+      for (const shape of [{ output: ['https://example.com/v.mp4'] }, { video: { href: 'x' } }, null]) {
+        fake.result = shape;
+        const job = await start(g, { prompt: 'a lighthouse', model: 'fake/kling-video/v2/master' });
+        for (let i = 0; i < 4; i++) await g.runner.tick();
+        expect(await status(g, job.runId), JSON.stringify(shape)).toMatchObject({ status: 'FAILED', error: 'Failed to generate video - unexpected response structure...', cost: 0 });
+      }
+      expect(await g.balance()).toBe(2_000_000n);
+    } finally {
+      fake.result = undefined;
+      await g.close();
+    }
+  });
+
   it('a status endpoint that flaps is retried, then the job completes', async () => {
     fake.statuses = ['flap', 'flap', 'IN_PROGRESS', 'flap', 'COMPLETED'];
     const g = await mediaGateway(env());

@@ -27,6 +27,12 @@ import { liveReplies } from '../replies/live';
 
 const LOCAL_STORAGE = 'Local storage unavailable';
 
+/**
+ * Ours: the failed video request's text when the generate call got no answer within VIDEO_GENERATE_TIMEOUT_MS (spec
+ * 000 section 9 gives the 300,000 ms, not the words; the platform's own abort text differs between browsers).
+ */
+export const VIDEO_GENERATE_TIMED_OUT = 'The video service did not answer within 5 minutes.';
+
 /** Largest image accepted as an input (spec 001's upload limit is the attachments' concern; this bounds the call). */
 export const MAX_INPUT_IMAGE_BYTES = 15 * 1024 * 1024;
 
@@ -157,8 +163,11 @@ export function mediaCommands(core: EngineCore): MediaHandlers {
 
   async function requestVideo(reply: LiveReply, modelId: string, request: GenerateVideoRequest): Promise<void> {
     const base = { messageId: reply.messageId, conversationSlug: reply.slug };
+    // The 300,000 ms deadline on a timer of the engine's own (not AbortSignal.timeout): a test's fake clock drives it.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new Error(VIDEO_GENERATE_TIMED_OUT)), VIDEO_GENERATE_TIMEOUT_MS);
     try {
-      const answer = await gateway.generateVideo(request, AbortSignal.timeout(VIDEO_GENERATE_TIMEOUT_MS));
+      const answer = await gateway.generateVideo(request, deadline.signal).finally(() => clearTimeout(timer));
       // The engine was disposed while the gateway answered (a leader tab handing over): its database is closed, so
       // nothing is written; the next engine finds the reply pending and marks it interrupted.
       if (poller.isStopped) return;
@@ -169,7 +178,7 @@ export function mediaCommands(core: EngineCore): MediaHandlers {
       if (poller.isStopped) return;
       const at = Date.now();
       const body = error instanceof GatewayError ? error.body : null;
-      const message = body?.message ?? (error instanceof Error ? error.message : String(error));
+      const message = deadline.signal.aborted ? VIDEO_GENERATE_TIMED_OUT : (body?.message ?? (error instanceof Error ? error.message : String(error)));
       core.notify(classifyModelError({ status: error instanceof GatewayError ? error.status : undefined, code: body?.error, message, body }));
       await core.append([makeEvent('reply.failed', { ...base, userMessageId: reply.userMessageId, error: message, keepPartial: false, text: '', thinking: '', cost: 0, paymentSource: null, at }, crypto.randomUUID(), at)]);
     }
