@@ -234,6 +234,8 @@ describe('attachments in the conversation', () => {
     expect(await toggle.isChecked()).toBe(true);
     await toggle.click();
     await expect.poll(() => toggle.isChecked()).toBe(false);
+    // Back over the Chat section, then Settings, to the conversation.
+    await page.goBack();
     await page.goBack();
     expect(await paste('text', long)).toBe(false);
     await page.waitForTimeout(500);
@@ -263,6 +265,8 @@ describe('attachments in the conversation', () => {
     expect(await toggle.isChecked()).toBe(true);
     await toggle.click();
     await expect.poll(() => toggle.isChecked()).toBe(false);
+    // Back over the Chat section, then Settings, to the conversation.
+    await page.goBack();
     await page.goBack();
     // Another photo (the same bytes would be the Library's compressed copy of noise.png, reused by its hash).
     png.data[0] = (png.data[0] ?? 0) ^ 0xff;

@@ -74,8 +74,10 @@ describe('update entries', () => {
   });
 
   it('/balance is the Wallet; /media and the home route open a new conversation keeping the query', () => {
-    expect(matchRoute('/balance')).toEqual({ name: 'wallet' });
-    expect(matchRoute('/wallet')).toEqual({ name: 'wallet' });
+    expect(matchRoute('/balance')).toEqual({ name: 'wallet', section: null });
+    expect(matchRoute('/wallet')).toEqual({ name: 'wallet', section: null });
+    expect(matchRoute('/wallet/history')).toEqual({ name: 'wallet', section: 'history' });
+    expect(matchRoute('/settings/voice')).toEqual({ name: 'settings', section: 'voice' });
     expect(matchRoute('/media?mode=image&model=flux-schnell')).toEqual({ name: 'home' });
     expect(homeTarget('/media?mode=image&model=flux-schnell')).toBe('/conversation/new?mode=image&model=flux-schnell');
     expect(homeTarget('/')).toBe('/conversation/new');
