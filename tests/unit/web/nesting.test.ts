@@ -6,7 +6,7 @@
 import { Parser } from 'htmlparser2';
 import { describe, expect, it } from 'vitest';
 import { parseHTML } from 'linkedom';
-import { blockText, extractPage, tidyText } from '../../../src/server/parse/readers/page';
+import { blockText, CONTENT_MAX_CHARS, extractPage, tidyText } from '../../../src/server/parse/readers/page';
 import { capNesting, MAX_HTML_DEPTH } from '../../../src/server/parse/readers/nesting';
 import { scaling } from '../server/scaling';
 
@@ -62,4 +62,25 @@ describe('capNesting', () => {
     const nested = scaling((n) => page('<div>'.repeat(n) + 'x' + '</div>'.repeat(n)), (html) => capNesting(html), 5_000);
     expect(nested.ratio).toBeLessThan(20);
   }, 120_000);
+});
+
+describe('tidyText with a limit', () => {
+  it('gives the start of the whole tidy, just past the limit (a line break and its character come together)', () => {
+    const page = `  Title \t line\r\n\n\n\nsecond   paragraph  \n${'word  '.repeat(5_000)}\n\nend`;
+    const whole = tidyText(page);
+    for (const limit of [0, 5, 11, 12, 17, 1_000, whole.length - 1]) {
+      const cut = tidyText(page, limit);
+      expect(whole.startsWith(cut)).toBe(true);
+      expect(cut.length).toBeGreaterThan(limit);
+      expect(cut.length).toBeLessThanOrEqual(limit + 3);
+    }
+    expect(tidyText(page, whole.length + 10)).toBe(whole);
+  });
+
+  it('a 5 MB page is clipped to CONTENT_MAX_CHARS and marked cut, as the whole tidy would give it', async () => {
+    const body = Buffer.from(`${'a'.repeat(3_000_000)} ${'b '.repeat(1_000_000)}`);
+    const page = await extractPage({ url: 'http://example.test/huge', kind: 'text', charset: null, body, truncated: false });
+    expect(page.truncated).toBe(true);
+    expect(page.content).toBe(`${'a'.repeat(CONTENT_MAX_CHARS)}…`);
+  });
 });

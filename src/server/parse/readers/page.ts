@@ -183,8 +183,9 @@ export async function extractPage(page: FetchedPage): Promise<ExtractedPage> {
   } catch {
     throw new ExtractFailure(page.kind === 'pdf' ? 'The PDF could not be read' : 'The page could not be read');
   }
-  const content = clip(tidyText(raw.text), CONTENT_MAX_CHARS);
+  // Tidied only as far as the clip needs (one character past it tells that the text was cut).
+  const content = clip(tidyText(raw.text, CONTENT_MAX_CHARS + 1), CONTENT_MAX_CHARS);
   if (content.text === '') throw new ExtractFailure('The page has no readable text');
-  const title = clip(tidyText(raw.title).replace(/\n/g, ' '), TITLE_MAX_CHARS).text || titleFromUrl(page.url);
+  const title = clip(tidyText(raw.title, TITLE_MAX_CHARS + 1).replace(/\n/g, ' '), TITLE_MAX_CHARS).text || titleFromUrl(page.url);
   return { url: page.url, title, content: content.text, truncated: content.cut || page.truncated };
 }
