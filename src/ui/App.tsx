@@ -21,7 +21,7 @@ import { media } from './media/media-state';
 import { ConsentBanner, InstallBanner, RecoveryPrompt } from './account/Banners';
 import { frameAttributes, PageLinksToggle, ShowSidebarButton } from './account/layout';
 import { useConnectivityNotices } from './account/connectivity';
-import { useAnalytics } from './account/analytics';
+import { useAnalytics } from './account/use-analytics';
 
 // Every page but the conversation, the image viewer and the developer tools are lazy chunks, loaded when opened
 // (docs/benchmarks.md, "cold start"): the first page's script carries the frame and the conversation only.

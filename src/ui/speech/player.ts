@@ -7,7 +7,7 @@
  */
 import { proxy } from 'valtio';
 import type { ReadAloudResult, SpeechChoice, SpeechState } from '../../protocol/engine';
-import { SPEECH_TEXT } from '../../protocol/speech-catalogue';
+import { SPEECH_TEXT } from '../../protocol/speech-defaults';
 import { connection, engine } from '../engine';
 import { dismissLocalNotice, showLocalNotice, view } from '../state';
 
