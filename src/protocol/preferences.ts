@@ -3,7 +3,7 @@
  * survive a reload and reach every tab through the `preferences` query; change them with `setPreferences`.
  * Domains add their preferences here as they are built.
  */
-import { DEFAULT_TTS_MODEL, ELEVENLABS_DEFAULTS, type ElevenLabsSettings } from './speech-catalogue';
+import { DEFAULT_TTS_MODEL, ELEVENLABS_DEFAULTS, type ElevenLabsSettings } from './speech-defaults';
 
 import * as layout from './layout';
 

@@ -76,22 +76,9 @@ export const OPENAI_TEXT_LIMIT = 4096;
 export const OPENAI_AUDIO_FORMATS = ['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'] as const;
 export const DEFAULT_AUDIO_FORMAT = 'mp3';
 /** Spec 001 section 9: preferredTTSModel gpt-4o-mini-tts. Spec 000 section 9: default audio model Kokoro-82m. */
-export const DEFAULT_TTS_MODEL = 'gpt-4o-mini-tts';
-export const DEFAULT_AUDIO_MODEL = 'Kokoro-82m';
-export const OFFLINE_VOICE_MODEL_ID = 'parley-offline-voice';
-
-/** The spec's error and notice strings (spec 000 section 8, spec 001 section 4). */
-export const SPEECH_TEXT = {
-  pollingTimeout: 'Failed to generate audio - polling timeout',
-  failed: 'Failed to generate audio',
-  audioReadyTitle: 'Audio Ready',
-  audioReadyText: 'Click here to play the audio response',
-} as const;
-
-/** The chosen reading of the ElevenLabs similarity_boost default (docs/decisions.md): 0.75; the other is 0.5. */
-export const ELEVENLABS_SIMILARITY_DEFAULT = 0.75;
-export const ELEVENLABS_DEFAULTS = { stability: 0.5, similarity_boost: ELEVENLABS_SIMILARITY_DEFAULT, style: 0 } as const;
-export type ElevenLabsSettings = { stability: number; similarity_boost: number; style: number };
+export { DEFAULT_TTS_MODEL, DEFAULT_AUDIO_MODEL, OFFLINE_VOICE_MODEL_ID, SPEECH_TEXT, ELEVENLABS_SIMILARITY_DEFAULT, ELEVENLABS_DEFAULTS } from './speech-defaults';
+export type { ElevenLabsSettings } from './speech-defaults';
+import { ELEVENLABS_DEFAULTS, OFFLINE_VOICE_MODEL_ID } from './speech-defaults';
 
 const slider = (label: string, def: number, description: string): SpeechParam => ({ label, type: 'slider', default: def, min: 0, max: 1, step: 0.1, description });
 

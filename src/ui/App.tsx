@@ -8,7 +8,7 @@ import { useSnapshot } from 'valtio';
 import { Sidebar } from './components/Sidebar';
 import { ConversationPage } from './components/ConversationPage';
 import { Notifications } from './components/Notifications';
-import { AudioPlayerBar } from './speech/AudioPlayerBar';
+import { AudioPlayerBar } from './speech/AudioPlayerGate';
 import { ToolSplit } from './components/ToolSplit';
 import { Link } from './components/Link';
 import { ErrorBoundary } from './components/ErrorBoundary';
@@ -18,10 +18,10 @@ import { view } from './state';
 import { useTheme } from './theme';
 import { UpdatesLink } from './account/UpdatesLink';
 import { media } from './media/media-state';
-import { ConsentBanner, InstallBanner, RecoveryPrompt } from './account/Banners';
+import { ConsentBanner, InstallBanner, RecoveryPrompt } from './account/banner-gates';
 import { frameAttributes, PageLinksToggle, ShowSidebarButton } from './account/layout';
 import { useConnectivityNotices } from './account/connectivity';
-import { useAnalytics } from './account/analytics';
+import { useAnalytics } from './account/use-analytics';
 
 // Every page but the conversation, the image viewer and the developer tools are lazy chunks, loaded when opened
 // (docs/benchmarks.md, "cold start"): the first page's script carries the frame and the conversation only.

@@ -1,14 +1,16 @@
 /**
  * Banners above the page: analytics consent (spec 001 sections 2 and 4: only when the status is pending and a
  * session exists), the recovery-code prompt (spec 001 section 7's canMigrate: a balance and no recovery code yet)
- * and the install banner (the browser's beforeinstallprompt, not shown once installBannerHidden).
+ * and the install banner (the browser's beforeinstallprompt, not shown once installBannerHidden). A chunk of its own,
+ * loaded when one of them is to show (./banner-gates.tsx decides on the first page).
  */
-import { useEffect, useState, useSyncExternalStore } from 'react';
+import { useEffect, useState } from 'react';
 import type { ActionResult, MoneyResult } from '../../protocol/engine';
 import { RECOVERY_PROMPT_SNOOZE_MS, RECOVERY_PROMPT_TEXT, shouldAskForRecoveryCode } from '../../protocol/recovery-prompt';
 import { engine, useQuery } from '../engine';
 import { report } from './folder-state';
 import { savePreferences } from './SidebarParts';
+import { clearInstallOffer, installOffer, useInstallOffer } from './install-offer';
 
 export function ConsentBanner() {
   const consent = useQuery({ kind: 'consent' });
@@ -93,38 +95,6 @@ export function RecoveryPrompt() {
   );
 }
 
-/** The browser's install offer (Chromium: beforeinstallprompt), kept for the banner's Install button. */
-interface InstallPromptEvent extends Event {
-  prompt(): Promise<void>;
-  userChoice: Promise<{ outcome: 'accepted' | 'dismissed' }>;
-}
-
-let offer: InstallPromptEvent | null = null;
-const listeners = new Set<() => void>();
-const changed = () => {
-  for (const l of listeners) l();
-};
-addEventListener('beforeinstallprompt', (e) => {
-  // Our banner offers it instead of the browser's own mini bar.
-  e.preventDefault();
-  offer = e as InstallPromptEvent;
-  changed();
-});
-addEventListener('appinstalled', () => {
-  offer = null;
-  changed();
-});
-
-function useInstallOffer(): InstallPromptEvent | null {
-  return useSyncExternalStore(
-    (l) => {
-      listeners.add(l);
-      return () => listeners.delete(l);
-    },
-    () => offer,
-  );
-}
-
 export function InstallBanner() {
   const preferences = useQuery({ kind: 'preferences' });
   const available = useInstallOffer();
@@ -135,10 +105,7 @@ export function InstallBanner() {
     setClosed(true);
     await available.prompt();
     await available.userChoice.catch(() => undefined);
-    if (offer === available) {
-      offer = null;
-      changed();
-    }
+    if (installOffer() === available) clearInstallOffer();
   };
   return (
     <section className="banner install-banner" aria-label="Install Parley">

@@ -72,6 +72,9 @@ export function ConversationPage({ slug }: { slug: string }) {
   useAutoRead(conversation, preferences);
   // The Audio mode picks among the speech models, here and in its own controls (one choice: speechView.model).
   const speechSnap = useSnapshot(speechView);
+  // The speech catalogue is a chunk of its own: until it arrives the picker has no speech model to show, so its
+  // arrival must render this page again (a snapshot only re-renders for the fields read).
+  void speechSnap.catalogueLoaded;
   const audio = composerSnap.mode === 'audio' ? audioPicker(models?.models, preferences, speechSnap.model) : null;
   const model = snap.model || models?.defaultModel || '';
   /** The user picked a model on this page: the default-model preference no longer applies to it. */
@@ -134,11 +137,12 @@ export function ConversationPage({ slug }: { slug: string }) {
     const chosenInstructions = targetSlug === null ? composer.newInstructions : null;
     const firstInstructions = chosenInstructions !== null ? { instructions: chosenInstructions } : {};
     try {
+      const audioExtras = isMedia ? {} : await audioSendExtras(models?.models, preferences);
       // A system prompt or a setting saved just before is what is sent: the engine runs writes in order (core.inOrder).
       result = await engine<SendMessageResult>((api) =>
         isMedia
           ? api.sendMessage({ slug: targetSlug, prompt, model: mediaModelFor(mode, models?.models ?? []), mode, inputImageIds: [...media.inputImageIds], ...firstInstructions })
-          : api.sendMessage({ slug: targetSlug, prompt, model, mode, extraModels: [...composer.extraModels], attachments, ...webSendExtras(preferences?.linkupDepth ?? 'standard'), ...audioSendExtras(models?.models, preferences), ...firstInstructions }),
+          : api.sendMessage({ slug: targetSlug, prompt, model, mode, extraModels: [...composer.extraModels], attachments, ...webSendExtras(preferences?.linkupDepth ?? 'standard'), ...audioExtras, ...firstInstructions }),
       );
     } finally {
       sendingRef.current = false;

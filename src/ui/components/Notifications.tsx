@@ -6,8 +6,15 @@ import { engine, useQuery } from '../engine';
 import { navigate } from '../router';
 import { dismissLocalNotice, view } from '../state';
 import { AutoTitleQuestion } from './AutoTitleQuestion';
-import { resumeAudio } from '../speech/player';
+import { loadPlayer } from '../speech/player-loader';
 import { DepositButton } from './DepositButton';
+
+/** Plays the blocked reply (a click, so within the gesture's activation; the player's chunk is already here). */
+function resumeAudio(): void {
+  void loadPlayer()
+    .then((m) => m.resumeAudio())
+    .catch(() => undefined);
+}
 
 /** An Undo that asks the engine to bring back what a notice says was deleted, then closes the notice. */
 function UndoButton({ label, undo, onDone }: { label: string; undo(api: Comlink.Remote<EngineApi>): Promise<ActionResult>; onDone(): void }) {

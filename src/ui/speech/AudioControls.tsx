@@ -6,9 +6,13 @@
 import { useSnapshot } from 'valtio';
 import type { Preferences } from '../../protocol/preferences';
 import type { ModelInfo } from '../../protocol/api';
+import * as catalogue from '../../protocol/speech-catalogue';
 import { SPEECH_MODELS, type SpeechModel } from '../../protocol/speech-catalogue';
 import { engine, useQuery } from '../engine';
-import { audioModels, choiceFor, currentAudioModel, speechView } from './speech-state';
+import { audioModels, choiceFor, currentAudioModel, setSpeechCatalogue, speechView } from './speech-state';
+
+// This chunk carries the catalogue: the view's speech state reads it from here on.
+setSpeechCatalogue(catalogue);
 
 function save(changes: Partial<Preferences>): void {
   void engine((api) => api.setPreferences(changes));

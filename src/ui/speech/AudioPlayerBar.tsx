@@ -6,7 +6,7 @@
 import { useSnapshot } from 'valtio';
 import { pauseAudio, player, resumeAudio, stopAudio } from './player';
 
-export function AudioPlayerBar() {
+export function AudioPlayerBarView() {
   const p = useSnapshot(player);
   if (p.messageId === null) return null;
   const part = p.chunkCount > 1 ? ` · part ${Math.min(p.chunk + 1, p.chunkCount)} of ${p.chunkCount}` : '';

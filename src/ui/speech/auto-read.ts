@@ -8,7 +8,7 @@ import { useEffect } from 'react';
 import type { ConversationView } from '../../protocol/engine';
 import type { Preferences } from '../../protocol/preferences';
 import { composer } from '../composer-state';
-import { readAloud } from './player';
+import { loadPlayer } from './player-loader';
 
 /** The user messages this tab sent whose replies are not read yet, by conversation. */
 const awaiting = new Map<string, Set<number>>();
@@ -30,7 +30,9 @@ export function useAutoRead(view: ConversationView | null | undefined, preferenc
       if (m.status === 'pending' || m.status === 'streaming') continue;
       waiting.delete(m.parentMessageId);
       if (!preferences?.autoGenerateAudio || composer.mode === 'voice' || m.mode === 'audio' || m.hasError || m.text.trim() === '') continue;
-      void readAloud(m.id);
+      void loadPlayer()
+        .then((p) => p.readAloud(m.id))
+        .catch(() => undefined);
     }
   }, [view, preferences]);
 }

@@ -5,27 +5,13 @@
  * 'Click here to play the audio response', whose click (a user gesture) plays it. One message plays at a time.
  * View state only (valtio): the audio itself is engine data (Blobs in the local database).
  */
-import { proxy } from 'valtio';
 import type { ReadAloudResult, SpeechChoice, SpeechState } from '../../protocol/engine';
-import { SPEECH_TEXT } from '../../protocol/speech-catalogue';
+import { SPEECH_TEXT } from '../../protocol/speech-defaults';
 import { connection, engine } from '../engine';
 import { dismissLocalNotice, showLocalNotice, view } from '../state';
+import { player } from './player-state';
 
-export type PlayerStatus = 'idle' | 'playing' | 'paused';
-
-export const player = proxy({
-  status: 'idle' as PlayerStatus,
-  messageId: null as number | null,
-  /** The chunk playing (or paused at), 0-based, and how many the message has. */
-  chunk: 0,
-  chunkCount: 0,
-  /** Chunks played to their end, in order (a skipped one is not here). */
-  played: [] as number[],
-  /** Waiting for the engine to make the next chunk. */
-  waiting: false,
-  /** Paused because the browser refused to start playback without a gesture. */
-  blocked: false,
-});
+export { player, type PlayerStatus } from './player-state';
 
 let audio: HTMLAudioElement | null = null;
 let url: string | null = null;

@@ -7,7 +7,9 @@ import { proxy } from 'valtio';
 import type { ModelInfo } from '../../protocol/api';
 import type { SendMessageInput, SpeechChoice } from '../../protocol/engine';
 import type { Preferences } from '../../protocol/preferences';
-import { DEFAULT_AUDIO_MODEL, ELEVENLABS_DEFAULTS, OFFLINE_VOICE_MODEL_ID, speechModel, type SpeechModel } from '../../protocol/speech-catalogue';
+import type * as Catalogue from '../../protocol/speech-catalogue';
+import type { SpeechModel } from '../../protocol/speech-catalogue';
+import { DEFAULT_AUDIO_MODEL, ELEVENLABS_DEFAULTS, OFFLINE_VOICE_MODEL_ID } from '../../protocol/speech-defaults';
 import { composer } from '../composer-state';
 
 export const speechView = proxy({
@@ -15,7 +17,23 @@ export const speechView = proxy({
   model: '',
   /** gpt-4o-mini-tts's voice instructions for the next request. */
   instructions: '',
+  /** The speech catalogue (voices, speeds, prices) has arrived: a chunk of its own, loaded for the Audio mode. */
+  catalogueLoaded: false,
 });
+
+let catalogue: typeof Catalogue | null = null;
+
+/** Makes the catalogue available here (the Audio mode's controls register it as their chunk loads). */
+export function setSpeechCatalogue(loaded: typeof Catalogue): void {
+  if (catalogue) return;
+  catalogue = loaded;
+  speechView.catalogueLoaded = true;
+}
+
+/** Loads the speech catalogue's chunk (once); `currentAudioModel` answers null until it is here. */
+export async function loadSpeechCatalogue(): Promise<void> {
+  if (!catalogue) setSpeechCatalogue(await import('../../protocol/speech-catalogue'));
+}
 
 /** The speech models the gateway offers. */
 export function audioModels(models: readonly ModelInfo[] | undefined): ModelInfo[] {
@@ -30,7 +48,8 @@ export function currentAudioModel(models: readonly ModelInfo[] | undefined, pref
   const offered = audioModels(models);
   const pick = (id: string | undefined) => (id ? offered.find((m) => m.id === id) : undefined);
   const info = pick(chosen) ?? pick(preferences?.preferredTTSModel) ?? pick(DEFAULT_AUDIO_MODEL) ?? pick(OFFLINE_VOICE_MODEL_ID) ?? offered[0];
-  return info ? (speechModel(info.id) ?? null) : null;
+  if (info && !catalogue) void loadSpeechCatalogue().catch(() => undefined);
+  return info ? (catalogue?.speechModel(info.id) ?? null) : null;
 }
 
 /** A model's voice, speed and sliders from the preferences. */
@@ -43,9 +62,13 @@ export function choiceFor(model: SpeechModel, preferences: Preferences | undefin
   return choice;
 }
 
-/** What a send in the Audio mode adds: the speech model (instead of the text model) and its choices. */
-export function audioSendExtras(models: readonly ModelInfo[] | undefined, preferences: Preferences | undefined): Partial<SendMessageInput> {
+/**
+ * What a send in the Audio mode adds: the speech model (instead of the text model) and its choices. Waits for the
+ * catalogue when a send comes before its chunk.
+ */
+export async function audioSendExtras(models: readonly ModelInfo[] | undefined, preferences: Preferences | undefined): Promise<Partial<SendMessageInput>> {
   if (composer.mode !== 'audio') return {};
+  await loadSpeechCatalogue();
   const model = currentAudioModel(models, preferences);
   return model ? { model: model.id, speech: choiceFor(model, preferences) } : {};
 }
