@@ -72,6 +72,7 @@ export class EngineConnection {
   private isLeader = false;
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
   /** A version mismatch asked for a reload: nothing more is attempted. */
+  private connectAttempts = 0;
   private reloading = false;
   engineId: string | null = null;
 
@@ -216,6 +217,7 @@ export class EngineConnection {
   private async connect(): Promise<void> {
     if (this.isLeader) return;
     if (this.retryTimer) clearTimeout(this.retryTimer);
+    const attempt = ++this.connectAttempts;
     const { port1, port2 } = new MessageChannel();
     if (this.broker) {
       const request: TabToBroker = { type: 'connect', tabId: this.tabId, port: port2 };
@@ -229,8 +231,10 @@ export class EngineConnection {
       this.relay.postMessage(control);
     }
     const ok = await this.attach(port1);
-    // No leader answered (none yet, or it just died): try again; a leader announcement also retries at once.
-    if (!ok && !this.isLeader) this.retryTimer = setTimeout(() => void this.connect(), 500);
+    // No leader answered (none yet, or it just died): try again; a leader announcement also retries at once. Only the
+    // latest attempt retries: an older one that failed because a newer one replaced its relay must not start a third,
+    // which would in turn replace the relay the newer one just connected through.
+    if (!ok && !this.isLeader && attempt === this.connectAttempts) this.retryTimer = setTimeout(() => void this.connect(), 500);
   }
 
   /** Handshake over a port; on success it becomes the current engine connection. */
@@ -252,7 +256,9 @@ export class EngineConnection {
       location.reload();
       return false;
     }
-    if (this.engineId === answer.engineId && this.remote) return true;
+    // The same engine again: keep the connection we have, unless it went through a relay bridge, which the attempt
+    // that brought this answer has just replaced (the old connection is dead: its calls and live queries would hang).
+    if (this.engineId === answer.engineId && this.remote && !this.relay) return true;
     this.switchTo(remote, answer.engineId);
     return true;
   }
