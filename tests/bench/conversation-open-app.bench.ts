@@ -53,7 +53,7 @@ const bench: Bench = async () => {
     await page.goto('/conversation/new');
     await page.getByRole('combobox', { name: 'Model', exact: true }).and(page.locator('[data-value]:not([data-value=""])')).waitFor({ timeout: 300_000 });
     // The log's import is in Settings, "Data" (issue 16 item 6); the sidebar's links stay there to click.
-    await page.goto('/settings');
+    await page.goto('/settings/data');
     for (const [file, name] of [['large', LARGE], ['small', SMALL]] as const) {
       await page.getByLabel('Import log file').setInputFiles(join(dir, `${file}.ndjson`));
       await page.getByRole('link', { name }).waitFor({ timeout: 180_000 });
