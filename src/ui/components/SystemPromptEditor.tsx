@@ -25,6 +25,8 @@ export default function SystemPromptEditor({ slug, stored, onClose }: { slug: st
   const chosen = presets?.find((p) => p.id === chosenId) ?? selected;
   const editable = chosen !== undefined && !BUILT_IN_IDS.has(chosen.id);
 
+  // Until the presets arrive the Standard text is unknown: an empty box would show (and could save) nothing.
+  if (presets === undefined) return <div className="dialog-loading" aria-busy="true" />;
 
   async function savePreset() {
     const name = presetName.trim() || 'My preset';
