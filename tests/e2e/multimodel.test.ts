@@ -6,6 +6,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { textReply } from '../unit/server/fake-upstream';
 import { FREE_MODEL, PAID_MODEL, assistant, chooseModel, modelPicker, openApp, send, user, useStack } from './stack';
+import { goInApp } from './screens';
 
 const getStack = useStack();
 const OFFLINE = 'parley-offline';
@@ -32,6 +33,19 @@ describe('multi-model', () => {
       await page.getByRole('button', { name: `Remove ${FREE_MODEL}` }).waitFor();
       expect(await page.getByRole('combobox', { name: /^Extra model/ }).count()).toBe(1);
     }
+    // A conversation whose last turn had one model drops the extras when opened from there (no reload).
+    const multi = new URL(page.url()).pathname;
+    await goInApp(page, '/conversation/new');
+    await page.getByRole('button', { name: `Remove ${FREE_MODEL}` }).click();
+    await send(page, 'Just you');
+    await page.waitForURL((u) => !u.pathname.endsWith('/new') && u.pathname !== multi);
+    await page.locator('article[data-role="assistant"][data-status="done"]').first().waitFor({ timeout: 15_000 });
+    const single = new URL(page.url()).pathname;
+    await goInApp(page, multi);
+    await page.getByRole('button', { name: `Remove ${FREE_MODEL}` }).waitFor();
+    await goInApp(page, single);
+    await expect.poll(() => page.getByRole('combobox', { name: /^Extra model/ }).count()).toBe(0);
+    await modelPicker(page).and(page.locator(`[data-value="${OFFLINE}"]`)).waitFor();
   });
 
   it('answers with each model side by side; a failing model keeps its own error and the other finishes', async () => {

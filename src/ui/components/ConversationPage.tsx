@@ -108,6 +108,9 @@ export function ConversationPage({ slug }: { slug: string }) {
       composer.extraModels = turn.slice(1);
       return;
     }
+    // One model answered the last turn: extras chosen for another conversation do not carry over. (No reply yet:
+    // this conversation's first send has just moved here, with the extras the user chose for it.)
+    if (turn.length === 1) composer.extraModels = [];
     const last = conversation.messages.at(-1)?.model;
     const lastModel = models.models.find((m) => m.id === last);
     // An image, video or speech model restores that mode's model (the Composer restores the mode); the text model stays.
