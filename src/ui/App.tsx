@@ -4,13 +4,14 @@
  */
 import { useAppReady } from './ready';
 import { lazy, Suspense, useEffect, useRef } from 'react';
+import { Gift, Images, Library, Settings, Wallet } from 'lucide-react';
 import { useSnapshot } from 'valtio';
 import { Sidebar } from './components/Sidebar';
 import { ConversationPage } from './components/ConversationPage';
 import { Notifications } from './components/Notifications';
 import { AudioPlayerBar } from './speech/AudioPlayerGate';
 import { ToolSplit } from './components/ToolSplit';
-import { Link } from './components/Link';
+import { PageLink } from './components/Link';
 import { ErrorBoundary } from './components/ErrorBoundary';
 import { useQuery } from './engine';
 import { homeTarget, matchRoute, navigate, usePath } from './router';
@@ -98,21 +99,11 @@ export function App() {
       <div className="drawer" id="app-drawer" ref={drawer}>
         <Sidebar route={route} />
         <nav aria-label="Pages" className="pages-nav">
-          <Link href="/wallet" current={route.name === 'wallet'}>
-            Wallet
-          </Link>
-          <Link href="/settings" current={route.name === 'settings'}>
-            Settings
-          </Link>
-          <Link href="/gallery" current={route.name === 'gallery'}>
-            Gallery
-          </Link>
-          <Link href="/invitations" current={route.name === 'invitations'}>
-            Invitations
-          </Link>
-          <Link href="/library" current={route.name === 'library'}>
-            Library
-          </Link>
+          <PageLink href="/wallet" current={route.name === 'wallet'} icon={Wallet} label="Wallet" />
+          <PageLink href="/settings" current={route.name === 'settings'} icon={Settings} label="Settings" />
+          <PageLink href="/gallery" current={route.name === 'gallery'} icon={Images} label="Gallery" />
+          <PageLink href="/invitations" current={route.name === 'invitations'} icon={Gift} label="Invitations" />
+          <PageLink href="/library" current={route.name === 'library'} icon={Library} label="Library" />
           <UpdatesLink current={route.name === 'updates'} />
           <PageLinksToggle collapsed={false} />
         </nav>
