@@ -136,8 +136,8 @@ describe('startGateway: a real server on loopback', () => {
     const t0 = Date.now();
     await up.settled(1);
     // Grace is 500 ms here (PARLEY_RESUME_GRACE_MS); nobody resumed, so the upstream was aborted after it.
+    // (Not aborted, the upstream would have run its 3 s to the end: `aborted` is what shows it was abandoned.)
     expect(Date.now() - t0).toBeGreaterThanOrEqual(400);
-    expect(Date.now() - t0).toBeLessThan(2000);
     expect(up.requests[0]?.aborted).toBe(true);
     // A resume now gets the text and metadata that say it was cut off, not a whole reply.
     const late = await (await post(cookie, '/api/stream-gpt/resume', { requestId: 'req-grace-0001' })).text();
@@ -173,13 +173,13 @@ describe('startGateway: a real server on loopback', () => {
     expect(await stranger.json()).toMatchObject({ error: 'REPLY_NOT_FOUND' });
     expect((await post(cookie, '/api/stream-gpt/resume', { requestId: 'x' })).status).toBe(400);
 
-    const t0 = Date.now();
     const cancelled = await post(cookie, '/api/stream-gpt/cancel', { requestId: 'req-cancel-0001' });
     expect(await cancelled.json()).toEqual({ ok: true, found: true });
-    ac.abort();
+    // The client is still connected, so no resume grace is involved: only the cancel can end the upstream (left
+    // alone it would run its 3 s to the end, not aborted). No timing is asserted, which a busy machine would break.
     await up.settled(1);
-    expect(Date.now() - t0).toBeLessThan(400);
     expect(up.requests[0]?.aborted).toBe(true);
+    ac.abort();
   });
 
   it('serves the client: SPA routes get index.html, hashed assets are immutable, wasm is application/wasm', async () => {
