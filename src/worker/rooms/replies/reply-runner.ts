@@ -22,8 +22,6 @@ export const CLIENT_STALL_MS = 45_000;
 export const CLIENT_STALL_ERROR = 'The reply stopped arriving: no data for too long.';
 /** A reply whose connection broke after text arrived (ours; spec 000 section 8 keeps such a partial reply). */
 export const STREAM_BROKE = STREAM_ERROR.streamBroke;
-/** Spec 000 section 9: max-tokens default. */
-export const DEFAULT_MAX_TOKENS = 8192;
 
 export interface LiveReply {
   messageId: number;
