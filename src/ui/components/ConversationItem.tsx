@@ -4,7 +4,7 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import { Pin } from 'lucide-react';
-import { CONVERSATION_NOTICE } from '../../shared/messages';
+import { COPY_SUFFIX } from '../../shared/composer-messages';
 import type { ActionResult, ConversationSummary } from '../../protocol/engine';
 import { engine } from '../engine';
 import { Link } from './Link';
@@ -173,7 +173,7 @@ export function ConversationItem({ conversation, current }: { conversation: Conv
  * (issue 16: a long copied name lost its suffix, so the copy looked like the original).
  */
 function ConversationName({ name }: { name: string }) {
-  const suffix = CONVERSATION_NOTICE.copySuffix;
+  const suffix = COPY_SUFFIX;
   if (!name.endsWith(suffix) || name.length === suffix.length) return <span className="conversation-name">{name}</span>;
   return (
     <span className="conversation-name conversation-name-split">
