@@ -3,7 +3,7 @@
  * Move to folder, Delete); a checkbox while conversations are being selected for a bulk move. Rename edits the name in place: Enter or leaving the field saves, Escape cancels.
  */
 import { useEffect, useRef, useState } from 'react';
-import { Pin } from 'lucide-react';
+import { Pin } from './first-page-icons';
 import { COPY_SUFFIX } from '../../shared/composer-messages';
 import type { ActionResult, ConversationSummary } from '../../protocol/engine';
 import { engine } from '../engine';
