@@ -12,7 +12,7 @@ interface GlyphProps extends Pick<SVGAttributes<SVGSVGElement>, 'className'> {
   'aria-hidden'?: boolean;
 }
 
-function glyph(paths: readonly string[]) {
+function glyph(name: string, paths: readonly string[]) {
   function Glyph({ size = 24, strokeWidth = 2, className, 'aria-hidden': hidden = true }: GlyphProps) {
     return (
       <svg
@@ -25,7 +25,7 @@ function glyph(paths: readonly string[]) {
         strokeWidth={strokeWidth}
         strokeLinecap="round"
         strokeLinejoin="round"
-        className={className}
+        className={`lucide lucide-${name}${className ? ` ${className}` : ''}`}
         aria-hidden={hidden}
       >
         {paths.map((d) => (
@@ -37,15 +37,15 @@ function glyph(paths: readonly string[]) {
   return Glyph;
 }
 
-export const Plus = glyph(['M5 12h14', 'M12 5v14']);
-export const GraduationCap = glyph([
+export const Plus = glyph('plus', ['M5 12h14', 'M12 5v14']);
+export const GraduationCap = glyph('graduation-cap', [
   'M21.42 10.922a1 1 0 0 0-.019-1.838L12.83 5.18a2 2 0 0 0-1.66 0L2.6 9.08a1 1 0 0 0 0 1.832l8.57 3.908a2 2 0 0 0 1.66 0z',
   'M22 10v6',
   'M6 12.5V16a6 3 0 0 0 12 0v-3.5',
 ]);
-export const Pin = glyph([
+export const Pin = glyph('pin', [
   'M12 17v5',
   'M9 10.76a2 2 0 0 1-1.11 1.79l-1.78.9A2 2 0 0 0 5 15.24V16a1 1 0 0 0 1 1h12a1 1 0 0 0 1-1v-.76a2 2 0 0 0-1.11-1.79l-1.78-.9A2 2 0 0 1 15 10.76V7a1 1 0 0 1 1-1 2 2 0 0 0 0-4H8a2 2 0 0 0 0 4 1 1 0 0 1 1 1z',
 ]);
-export const ChevronLeft = glyph(['m15 18-6-6 6-6']);
-export const ChevronRight = glyph(['m9 18 6-6-6-6']);
+export const ChevronLeft = glyph('chevron-left', ['m15 18-6-6 6-6']);
+export const ChevronRight = glyph('chevron-right', ['m9 18 6-6-6-6']);
