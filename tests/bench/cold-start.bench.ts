@@ -5,9 +5,10 @@
  * files, followed recursively). Dynamic imports (lazy chunks) are not counted. Each file is gzipped on its own
  * (node:zlib, level 9) and the sizes are summed. Target: < 100 KB, issue 16's (168.7 KB before the pages, the
  * message list and the mode controls became lazy chunks, 109.6 KB after; 109.0 KB after analytics, the speech
- * catalogue, the audio player and the banners became lazy and the shared modules one chunk; 99.4 KB after the model
- * picker's list, the export menu, the scrape bar, the notices' bodies, the attachment chips, the token counter and
- * the message catalogue left the first page and its five icons were drawn without lucide-react's runtime).
+ * catalogue, the audio player and the banners became lazy and the shared modules one chunk; 99.1 KB after the model
+ * picker's list, the export menu, the scrape bar, the notices' bodies, the attachment chips, the token counter, the
+ * message catalogue and the folder and conversation menus left the first page and its five icons were drawn without
+ * lucide-react's runtime).
  * No baseline (absolute target).
  *
  * If dist/client/index.html is missing, `npx vite build` is run first.
