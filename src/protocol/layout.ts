@@ -4,6 +4,10 @@
  * large screen still fits a small one and comes back on the large one.
  */
 
+/** Bounds of a panel split (the code viewer, the scratchpad), in percent: neither side may vanish. */
+export const SPLIT_MIN = 20;
+export const SPLIT_MAX = 80;
+
 /** Spec 001 section 9 defaults. */
 export const DEFAULT_INPUT_HEIGHT = 40;
 export const DEFAULT_INPUT_WIDTH = 750;

@@ -85,9 +85,9 @@ export interface Preferences {
 
 /** Languages the code viewer runs (Python) or previews (HTML). */
 export type CodeLanguage = 'python' | 'html';
-/** Bounds of a panel split, in percent: neither side may vanish. */
-export const SPLIT_MIN = 20;
-export const SPLIT_MAX = 80;
+// The split bounds live with the layout bounds: the first page reads them without this module (docs/benchmarks.md).
+import { SPLIT_MAX, SPLIT_MIN } from './layout';
+export { SPLIT_MAX, SPLIT_MIN };
 
 export const DEFAULT_PREFERENCES: Preferences = {
   theme: 'dark',

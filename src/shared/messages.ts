@@ -2,7 +2,11 @@
  * The spec's user-facing strings for the conversation area (spec 000 sections 4, 5 and 8), verbatim, in one place
  * (DESIGN.md rule 8), and the notification durations of spec 000 section 9. Texts the spec does not quote (the
  * body of a notice whose title it gives) are the project's own wording and are marked "ours"; see docs/errors.md.
+ * The few the first page shows are in ./composer-messages.ts (re-exported here), so the page does not carry the rest.
  */
+import { COPY_SUFFIX, INSUFFICIENT_BALANCE, MODE_UNAVAILABLE, WEB_SEARCH_UNAVAILABLE } from './composer-messages';
+
+export { COPY_SUFFIX, INSUFFICIENT_BALANCE, MODE_UNAVAILABLE, WEB_SEARCH_UNAVAILABLE };
 
 /** Notification durations (spec 000 section 9: 5 s, 15 s, 20 s, 300 s), in milliseconds. */
 export const DURATION = {
@@ -28,22 +32,8 @@ export const MULTI_MODEL = {
   unreadableText: 'Some of the stream was not in the expected form and was skipped. The replies shown are what arrived intact.',
 } as const;
 
-/**
- * Modes whose capability is not built yet (spec 000 section 2 lists them; issue 6: "never silent"). Ours: the spec
- * gives no wording for a mode that does not exist yet.
- */
-export const MODE_UNAVAILABLE: Readonly<Record<'image' | 'video' | 'audio' | 'voice', string>> = {
-  image: 'Image generation is not available yet. Switch to Chat to send a message.',
-  video: 'Video generation is not available yet. Switch to Chat to send a message.',
-  audio: 'Audio generation is not available yet. Switch to Chat to send a message.',
-  voice: 'Voice conversations are not available yet. Switch to Chat to send a message.',
-};
-
 /** Attachments (the "Attach files" issue builds them; until then the engine refuses them plainly). Ours. */
 export const ATTACHMENTS_UNAVAILABLE = 'Attachments are not available yet. Send your message without them.';
-
-/** Web search (spec 000 section 2: online=true turns it on). Ours: why the switch cannot be turned on yet. */
-export const WEB_SEARCH_UNAVAILABLE = 'Web search is not available: no search provider is configured.';
 
 /** Model-request error catalogue (spec 000 section 8): titles verbatim; `...Text` entries are ours. */
 export const MODEL_ERROR = {
@@ -78,11 +68,11 @@ export const MODEL_ERROR = {
   errorOccurredTitle: 'An error occurred',
   unknownError: 'An unknown error occurred.',
 
-  insufficientBalanceTitle: 'Insufficient balance',
-  insufficientBalanceText: 'Add funds to your balance and try again.', // spec 001 section 8, InsufficientBalance
+  insufficientBalanceTitle: INSUFFICIENT_BALANCE.title,
+  insufficientBalanceText: INSUFFICIENT_BALANCE.text, // spec 001 section 8, InsufficientBalance
   /** Ours (issue 16 item 4): what the amount of a 402 is. */
   holdExplained: 'A paid reply holds the cost of the longest reply it could write, and returns the unused part when it ends.',
-  goToWallet: 'Go to wallet',
+  goToWallet: INSUFFICIENT_BALANCE.goToWallet,
   /** Ours: the free flux-schnell uses of the day are spent (spec 000 section 6; the text is the gateway's). */
   freeImagesUsedTitle: 'Free images used up for today',
   deposit: 'Deposit',
@@ -119,7 +109,7 @@ export const CONVERSATION_NOTICE = {
   alternativeLimitTitle: 'Alternative limit reached',
   alternativeLimitText: 'You can create up to 10 alternative responses per message',
   duplicated: 'Conversation duplicated',
-  copySuffix: ' (Copy)',
+  copySuffix: COPY_SUFFIX,
 } as const;
 
 // Flat names for the strings used most across the engine (same values as above).

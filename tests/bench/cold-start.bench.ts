@@ -3,9 +3,12 @@
  * runs, i.e. the entry script(s) referenced by dist/client/index.html plus everything they import statically
  * (modulepreload links, the Vite manifest's `imports`, and `import ... from` / `export ... from` in the built
  * files, followed recursively). Dynamic imports (lazy chunks) are not counted. Each file is gzipped on its own
- * (node:zlib, level 9) and the sizes are summed. Target: < 120 KB (issue 16: 168.7 KB before the pages, the
+ * (node:zlib, level 9) and the sizes are summed. Target: < 100 KB, issue 16's (168.7 KB before the pages, the
  * message list and the mode controls became lazy chunks, 109.6 KB after; 109.0 KB after analytics, the speech
- * catalogue, the audio player and the banners became lazy and the shared modules one chunk; the issue's aim is < 100 KB).
+ * catalogue, the audio player and the banners became lazy and the shared modules one chunk; 99.1 KB after the model
+ * picker's list, the export menu, the scrape bar, the notices' bodies, the attachment chips, the token counter, the
+ * message catalogue and the folder and conversation menus left the first page and its five icons were drawn without
+ * lucide-react's runtime).
  * No baseline (absolute target).
  *
  * If dist/client/index.html is missing, `npx vite build` is run first.
@@ -18,7 +21,7 @@ import { gzipSync } from 'node:zlib';
 import type { Bench, BenchResult } from './types';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const TARGET_KB = 120;
+const TARGET_KB = 100;
 
 export interface MeasuredFile {
   /** Path relative to the client dir, with '/' separators. */

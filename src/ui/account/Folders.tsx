@@ -1,9 +1,10 @@
 /**
  * The sidebar's folders (spec 001 section 4): "All conversations" and the folder tree, each folder a filter button
  * with a "Folder actions" menu (Rename, New subfolder, Delete) and, when it has subfolders, an Expand / Collapse
- * button (expandedFolderIds, a preference). Deleting the active folder resets the filter to all.
+ * button (expandedFolderIds, a preference). Deleting the active folder resets the filter to all. The name field and
+ * the open menu are in ./FolderEdit.tsx, loaded when first needed.
  */
-import { useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { useSnapshot } from 'valtio';
 import type { ActionResult } from '../../protocol/engine';
 import type { FolderView } from '../../protocol/account';
@@ -11,36 +12,17 @@ import { folderCounts } from './folder-counts';
 import { engine, useQuery } from '../engine';
 import { folderView, report, treeOrder } from './folder-state';
 
-function NameInput({ initial, label, onDone }: { initial: string; label: string; onDone(name: string | null): void }) {
-  const [name, setName] = useState(initial);
-  const input = useRef<HTMLInputElement>(null);
-  const done = useRef(false);
-  useEffect(() => input.current?.select(), []);
-  const finish = (value: string | null) => {
-    if (done.current) return;
-    done.current = true;
-    onDone(value);
-  };
+// The name field and the open menu are a chunk of their own (./FolderEdit.tsx), preloaded on pointer or focus.
+const loadEdit = () => import('./FolderEdit');
+const preloadEdit = () => void loadEdit().catch(() => undefined);
+const LazyNameInput = lazy(() => loadEdit().then((m) => ({ default: m.NameInput })));
+const FolderMenuItems = lazy(() => loadEdit().then((m) => ({ default: m.FolderMenuItems })));
+
+function NameInput(props: { initial: string; label: string; onDone(name: string | null): void }) {
   return (
-    <input
-      ref={input}
-      className="folder-name-input"
-      aria-label={label}
-      value={name}
-      maxLength={100}
-      onChange={(e) => setName(e.target.value)}
-      onBlur={() => finish(name.trim() === '' ? null : name)}
-      onKeyDown={(e) => {
-        if (e.key === 'Enter') {
-          e.preventDefault();
-          finish(name.trim() === '' ? null : name);
-        } else if (e.key === 'Escape') {
-          e.preventDefault();
-          e.stopPropagation();
-          finish(null);
-        }
-      }}
-    />
+    <Suspense fallback={null}>
+      <LazyNameInput {...props} />
+    </Suspense>
   );
 }
 
@@ -48,58 +30,24 @@ function FolderMenu({ folder, onRename, onSubfolder }: { folder: FolderView; onR
   const [open, setOpen] = useState(false);
   const root = useRef<HTMLDivElement>(null);
   const button = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    if (!open) return;
-    root.current?.querySelector<HTMLElement>('[role=menuitem]')?.focus();
-    const onDown = (e: PointerEvent) => {
-      if (!root.current?.contains(e.target as Node)) setOpen(false);
-    };
-    document.addEventListener('pointerdown', onDown);
-    return () => document.removeEventListener('pointerdown', onDown);
-  }, [open]);
-  const pick = (fn: () => void) => () => {
-    setOpen(false);
-    fn();
-  };
-  const remove = async () => {
-    if (!report(await engine<ActionResult>((api) => api.deleteFolder(folder.id)))) return;
-    // Spec 001 section 4: deleting a folder resets the active folder to "all" (also when a parent of it goes).
-    folderView.active = 'all';
-  };
   return (
     <div className="folder-actions" ref={root}>
-      <button ref={button} type="button" className="conversation-actions-toggle" aria-label="Folder actions" aria-haspopup="menu" aria-expanded={open} onClick={() => setOpen((o) => !o)}>
+      <button ref={button} type="button" className="conversation-actions-toggle" aria-label="Folder actions" aria-haspopup="menu" aria-expanded={open} onPointerEnter={preloadEdit} onFocus={preloadEdit} onClick={() => setOpen((o) => !o)}>
         ⋯
       </button>
       {open && (
-        <div
-          role="menu"
-          aria-label={`Actions for folder ${folder.name}`}
-          className="menu conversation-menu"
-          onKeyDown={(e) => {
-            const items = [...(root.current?.querySelectorAll<HTMLElement>('[role=menuitem]') ?? [])];
-            const at = items.indexOf(document.activeElement as HTMLElement);
-            if (e.key === 'Escape') {
-              e.preventDefault();
-              e.stopPropagation();
+        <Suspense fallback={null}>
+          <FolderMenuItems
+            folder={folder}
+            root={root}
+            onRename={onRename}
+            onSubfolder={onSubfolder}
+            onClose={(focusToggle) => {
               setOpen(false);
-              button.current?.focus();
-            } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-              e.preventDefault();
-              items[(at + (e.key === 'ArrowDown' ? 1 : items.length - 1)) % items.length]?.focus();
-            }
-          }}
-        >
-          <button type="button" role="menuitem" onClick={pick(onRename)}>
-            Rename
-          </button>
-          <button type="button" role="menuitem" onClick={pick(onSubfolder)}>
-            New subfolder
-          </button>
-          <button type="button" role="menuitem" className="danger" onClick={pick(() => void remove())}>
-            Delete
-          </button>
-        </div>
+              if (focusToggle) button.current?.focus();
+            }}
+          />
+        </Suspense>
       )}
     </div>
   );
@@ -156,7 +104,7 @@ export function Folders() {
     <section className="folders" aria-label="Folders">
       <div className="folders-head">
         <span className="folders-title">Folders</span>
-        <button type="button" className="folders-new" onClick={() => setCreating(null)}>
+        <button type="button" className="folders-new" onPointerEnter={preloadEdit} onFocus={preloadEdit} onClick={() => setCreating(null)}>
           New folder
         </button>
       </div>

@@ -15,8 +15,8 @@ import type { ModelInfo } from '../../protocol/api';
 import type { Mode } from '../../events/model';
 import type { ActionResult, MessageView, QueuedView } from '../../protocol/engine';
 import { MAX_EXTRA_MODELS } from '../../protocol/multi-limits';
-import { countTokens, TOKEN_COUNT_DEBOUNCE_MS, type TokenCounts } from '../../shared/tokens';
-import { MODE_UNAVAILABLE, MODEL_ERROR, WEB_SEARCH_UNAVAILABLE } from '../../shared/messages';
+import { TOKEN_COUNT_DEBOUNCE_MS, type TokenCounts } from '../../shared/tokens';
+import { INSUFFICIENT_BALANCE, MODE_UNAVAILABLE, WEB_SEARCH_UNAVAILABLE } from '../../shared/composer-messages';
 import { addExtraModel, applyModelChoice, composer, MODES, modeForModel, readAddress, nextExtraModel, removeExtraModel } from '../composer-state';
 import { engine, useQuery } from '../engine';
 import { showLocalNotice, view } from '../state';
@@ -30,7 +30,6 @@ import { WebSearchSwitch } from './web/WebSearchSwitch';
 import { web } from '../web-state';
 import type { LibraryItemView } from '../../protocol/library';
 import { takesImages } from '../../protocol/vision';
-import { toChatMessage } from '../../shared/history';
 import { AttachButton, AttachmentChips, attachmentTokens, useAttachmentInput } from './Attachments';
 import { useComposerSize } from '../account/layout';
 import { MoreTools } from './MoreTools';
@@ -177,12 +176,19 @@ export function Composer({ value, onChange, pending, sending = false, onSend, on
   const chosen = models.find((m) => m.id === model);
   const fileTokens = attachmentTokens(attachments, chosen !== undefined && takesImages(chosen));
   useEffect(() => {
+    let cancelled = false;
     const t = setTimeout(() => {
-      const history = messages.filter((m) => m.status === 'done' && !m.hasError).map((m) => ({ content: toChatMessage(m).content }));
-      const c = countTokens(history, value, 0, maxTokens);
-      setCounts({ ...c, input: c.input + fileTokens, total: c.total + fileTokens });
+      // The counter is a chunk of its own (./composer-tokens.ts): the first count loads it.
+      void import('./composer-tokens')
+        .then((m) => {
+          if (!cancelled) setCounts(m.composerTokens(messages, value, maxTokens, fileTokens));
+        })
+        .catch(() => undefined);
     }, TOKEN_COUNT_DEBOUNCE_MS);
-    return () => clearTimeout(t);
+    return () => {
+      cancelled = true;
+      clearTimeout(t);
+    };
   }, [messages, value, maxTokens, fileTokens]);
 
   function addModel() {
@@ -197,11 +203,11 @@ export function Composer({ value, onChange, pending, sending = false, onSend, on
     // section 6: without a balance above 0.00001 only free models can be used; section 8: the 402 notice).
     if (!next.free && !canUsePaid) {
       showLocalNotice({
-        title: MODEL_ERROR.insufficientBalanceTitle,
-        text: `${next.name} is a paid model. ${MODEL_ERROR.insufficientBalanceText}`,
+        title: INSUFFICIENT_BALANCE.title,
+        text: `${next.name} is a paid model. ${INSUFFICIENT_BALANCE.text}`,
         tone: 'red',
         durationMs: 15_000,
-        action: { label: MODEL_ERROR.goToWallet, kind: 'deposit' },
+        action: { label: INSUFFICIENT_BALANCE.goToWallet, kind: 'deposit' },
       });
     }
   }

@@ -1,81 +1,19 @@
 /**
- * Export (DESIGN UI contract: button "Export" with "Markdown", "JSON", "PDF"): the conversation header's menu, and
- * the Settings page's "Export all conversations". The engine builds every file (the PDF in its worker, off this
- * thread) and hands over the bytes; this tab only saves them. A refusal (spec 000 section 5: exporting needs a
- * named conversation with messages) comes back as the notice's text.
+ * The conversation header's Export button (DESIGN UI contract: button "Export" with "Markdown", "JSON", "PDF"). Its
+ * menu and the export itself are a chunk of their own (./ExportFormats.tsx), loaded when the button is pointed at,
+ * focused or pressed.
  */
-import { useEffect, useRef, useState } from 'react';
-import type { ExportFile, ExportFormat } from '../../protocol/engine';
-import { engine } from '../engine';
-import { showLocalNotice } from '../state';
+import { lazy, Suspense, useRef, useState } from 'react';
+import type { ExportFormat } from '../../protocol/engine';
 
-const FORMATS: readonly { format: ExportFormat; label: string }[] = [
-  { format: 'markdown', label: 'Markdown' },
-  { format: 'json', label: 'JSON' },
-  { format: 'pdf', label: 'PDF' },
-];
-
-/** Saves the file through a temporary object URL (a download, not a navigation). */
-function save(file: Extract<ExportFile, { ok: true }>): void {
-  const url = URL.createObjectURL(new Blob([file.bytes], { type: file.mimeType }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = file.fileName;
-  a.rel = 'noopener';
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
-
-async function runExport(make: () => Promise<ExportFile>): Promise<void> {
-  try {
-    const file = await make();
-    if (file.ok) save(file);
-    else showLocalNotice({ title: file.error, text: '', tone: 'orange', durationMs: 5000 });
-  } catch (err) {
-    showLocalNotice({ title: 'Export failed', text: err instanceof Error ? err.message : String(err), tone: 'red', durationMs: 5000 });
-  }
-}
+const loadFormats = () => import('./ExportFormats');
+const ExportFormatMenu = lazy(() => loadFormats().then((m) => ({ default: m.ExportFormatMenu })));
+const preload = () => void loadFormats().catch(() => undefined);
 
 export function ExportMenu({ slug }: { slug: string | null }) {
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState<ExportFormat | null>(null);
-  const menu = useRef<HTMLDivElement>(null);
   const toggle = useRef<HTMLButtonElement>(null);
-
-  // Closes on a click elsewhere; opens with its first item focused.
-  useEffect(() => {
-    if (!open) return;
-    menu.current?.querySelector<HTMLElement>('[role=menuitem]')?.focus();
-    const onDown = (e: PointerEvent) => {
-      if (!menu.current?.parentElement?.contains(e.target as Node)) setOpen(false);
-    };
-    document.addEventListener('pointerdown', onDown);
-    return () => document.removeEventListener('pointerdown', onDown);
-  }, [open]);
-
-  function onKey(e: React.KeyboardEvent) {
-    const items = [...(menu.current?.querySelectorAll<HTMLElement>('[role=menuitem]') ?? [])];
-    const at = items.indexOf(document.activeElement as HTMLElement);
-    if (e.key === 'Escape') {
-      e.preventDefault();
-      e.stopPropagation();
-      setOpen(false);
-      toggle.current?.focus();
-    } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-      e.preventDefault();
-      items[(at + (e.key === 'ArrowDown' ? 1 : items.length - 1)) % items.length]?.focus();
-    }
-  }
-
-  async function choose(format: ExportFormat) {
-    setOpen(false);
-    toggle.current?.focus();
-    setBusy(format);
-    await runExport(() => engine<ExportFile>((api) => api.exportConversation(slug ?? '', format)));
-    setBusy(null);
-  }
 
   return (
     <div className="export-menu">
@@ -85,41 +23,24 @@ export function ExportMenu({ slug }: { slug: string | null }) {
         aria-haspopup="menu"
         aria-expanded={open}
         aria-busy={busy !== null}
+        onPointerEnter={preload}
+        onFocus={preload}
         onClick={() => setOpen((o) => !o)}
       >
         {busy === null ? 'Export' : 'Exporting…'}
       </button>
       {open && (
-        <div ref={menu} role="menu" aria-label="Export format" className="menu" onKeyDown={onKey}>
-          {FORMATS.map(({ format, label }) => (
-            <button key={format} type="button" role="menuitem" onClick={() => void choose(format)}>
-              {label}
-            </button>
-          ))}
-        </div>
+        <Suspense fallback={null}>
+          <ExportFormatMenu
+            slug={slug}
+            onBusy={setBusy}
+            onClose={(focusToggle) => {
+              setOpen(false);
+              if (focusToggle) toggle.current?.focus();
+            }}
+          />
+        </Suspense>
       )}
-    </div>
-  );
-}
-
-/** Every named conversation with messages in one zip (Markdown and JSON of each, and an index). */
-export function ExportAllButton() {
-  const [busy, setBusy] = useState(false);
-  return (
-    <div className="setting">
-      <span className="setting-label">All conversations</span>
-      <p className="setting-hint muted">One .zip with each conversation as Markdown and JSON.</p>
-      <button
-        type="button"
-        disabled={busy}
-        onClick={async () => {
-          setBusy(true);
-          await runExport(() => engine<ExportFile>((api) => api.exportAllConversations()));
-          setBusy(false);
-        }}
-      >
-        {busy ? 'Exporting…' : 'Export all conversations'}
-      </button>
     </div>
   );
 }

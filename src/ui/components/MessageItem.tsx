@@ -7,7 +7,7 @@ import { MessageActions, tree } from './MessageActions';
 import { MessageMeta } from './MessageMeta';
 import { MessageMedia } from '../media/MessageMedia';
 import { ScrapedChips } from './web/ScrapedChips';
-import { MessageFiles } from './Attachments';
+import { MessageFiles } from './AttachmentFiles';
 import { Sources } from './web/Sources';
 import { MessageAudio } from '../speech/MessageAudio';
 import { ErrorBoundary } from './ErrorBoundary';

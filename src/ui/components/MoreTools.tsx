@@ -6,7 +6,7 @@
  */
 import { useId, type ReactNode } from 'react';
 import { useDistanceToBottom } from './use-distance-to-bottom';
-import { Plus } from 'lucide-react';
+import { Plus } from './first-page-icons';
 import { IconButton } from './IconButton';
 import { useMenu } from './use-menu';
 

@@ -13,7 +13,7 @@ import type { Preferences, Theme } from '../../protocol/preferences';
 import { engine, useQuery } from '../engine';
 import { ModelPicker } from './ModelPicker';
 import { WholeNumberSetting } from './WholeNumberSetting';
-import { ExportAllButton } from './ExportMenu';
+import { ExportAllButton } from './ExportFormats';
 import { Link } from './Link';
 import { LogTools } from './LogTools';
 import { ComposingSettings, LayoutSettings, PrivacySettings, Switch } from '../account/AccountSettings';

@@ -9,7 +9,7 @@
  * the tooltip). Moving between the two remounts it: the focus follows it.
  */
 import { useEffect, useRef } from 'react';
-import { GraduationCap } from 'lucide-react';
+import { GraduationCap } from './first-page-icons';
 import { useQuery } from '../engine';
 import { saveInstructions, useCurrentInstructions } from './SystemPromptDialog';
 

@@ -7,7 +7,7 @@
  */
 import { Suspense, lazy, useRef, useState, type ReactNode } from 'react';
 import { useSnapshot } from 'valtio';
-import { SPLIT_MAX, SPLIT_MIN } from '../../protocol/preferences';
+import { SPLIT_MAX, SPLIT_MIN } from '../../protocol/layout';
 import { engine, useQuery } from '../engine';
 import { tools, togglePanel, type ToolPanel } from '../tools-state';
 

@@ -7,7 +7,7 @@
  * sideways, with "Previous suggestions" / "Next suggestions" arrows (disabled at either end; issue 16).
  */
 import { useCallback, useEffect, useRef, useState, type CSSProperties } from 'react';
-import { ChevronLeft, ChevronRight } from 'lucide-react';
+import { ChevronLeft, ChevronRight } from '../first-page-icons';
 import { IconButton } from '../IconButton';
 import type { Mode } from '../../../events/model';
 import { SUGGESTION_COUNTS, type SuggestionKind } from '../../../protocol/web-limits';
