@@ -4,7 +4,7 @@
  */
 import { useAppReady } from './ready';
 import { lazy, Suspense, useEffect, useRef } from 'react';
-import { Gift, Images, Library, Settings, Wallet } from 'lucide-react';
+import { Gift, Images, Library, Settings, Wallet } from './components/first-page-icons';
 import { useSnapshot } from 'valtio';
 import { Sidebar } from './components/Sidebar';
 import { ConversationPage } from './components/ConversationPage';

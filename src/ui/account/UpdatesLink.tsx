@@ -1,5 +1,5 @@
 /** The sidebar's link to the Updates page (./UpdatesPage.tsx, loaded when opened). */
-import { Bell } from 'lucide-react';
+import { Bell } from '../components/first-page-icons';
 import { useQuery } from '../engine';
 import { PageLink } from '../components/Link';
 
