@@ -133,6 +133,8 @@ export const CancelVideoRequestSchema = z.object({
   model: z.string().min(1).max(200).optional(),
 });
 export type CancelVideoRequest = z.infer<typeof CancelVideoRequestSchema>;
+/** Ours: the note of a video request cancelled before any provider had it. */
+export const VIDEO_REQUEST_CANCELLED = 'The video request was cancelled before it started. You have not been charged.';
 
 /** Status words of the provider queue (fal's IN_QUEUE / IN_PROGRESS / COMPLETED, plus failures). */
 export type VideoJobStatus = 'IN_QUEUE' | 'IN_PROGRESS' | 'COMPLETED' | 'FAILED' | 'ERROR' | 'CANCELLED';

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Hono } from 'hono';
-import { CancelVideoRequestSchema, GenerateVideoRequestSchema, type GenerateVideoRequest, type GenerateVideoResponse, type VideoStatusResponse } from '../../protocol/media';
+import { CancelVideoRequestSchema, GenerateVideoRequestSchema, VIDEO_REQUEST_CANCELLED, type GenerateVideoRequest, type GenerateVideoResponse, type VideoStatusResponse } from '../../protocol/media';
 import { applyVideoDefaults, checkVideoRequest } from '../../protocol/video-rules';
 import { type RouteContext } from '../context';
 import { describeIssues, jsonError, readJson, type AppEnv } from '../http';
@@ -16,9 +16,6 @@ import { videoPriceMicro, type MediaCatalogue } from './catalogue';
 import { isExplicit } from './explicit';
 import { readJob, readVideo, type VideoJobRunner } from './video-jobs';
 import type { VideoJobInput } from './providers/types';
-
-/** The note of a video request cancelled before any provider had it (nothing was charged). */
-export const VIDEO_REQUEST_CANCELLED = 'The video request was cancelled before it started. You have not been charged.';
 
 /** A requestId's job: the same session and requestId always name the same job (the POST is idempotent). */
 function runIdOf(sessionId: string, requestId: string): string {
