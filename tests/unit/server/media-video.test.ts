@@ -308,6 +308,33 @@ describe('a generate call whose answer the client never read', () => {
     }
   });
 
+  it('a cancel while a runner is asking the provider does not cancel: the job runs, is charged once, and is retrievable', async () => {
+    fake.statuses = ['COMPLETED'];
+    fake.videoMissing = false;
+    const g = await mediaGateway(env());
+    let open!: () => void;
+    fake.submitGate = new Promise<void>((r) => (open = r));
+    try {
+      await g.credit(2_000_000n);
+      const job = await start(g, { prompt: 'claimed mid-cancel', model: KLING, requestId: 'claimed-0001' });
+      const ticking = g.runner.tick(); // claims the job and asks the provider, which has not answered yet
+      for (let i = 0; i < 600 && asked('claimed mid-cancel') === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(asked('claimed mid-cancel')).toBe(1);
+      expect(await cancel(g, 'claimed-0001')).toMatchObject({ runId: job.runId, status: 'IN_QUEUE' });
+      open();
+      await ticking;
+      for (let i = 0; i < 4 && (await status(g, job.runId)).status !== 'COMPLETED'; i++) await g.runner.tick();
+      expect(await status(g, job.runId)).toMatchObject({ status: 'COMPLETED', cost: 0.5 });
+      expect((await g.get(`/api/generate-video/file/${job.runId}`)).status).toBe(200);
+      expect(await charges(g)).toBe('1');
+      expect(await g.balance()).toBe(1_500_000n);
+    } finally {
+      open();
+      fake.submitGate = null;
+      await g.close();
+    }
+  });
+
   it('an attacker cancelling as the runner claims: each job is either cancelled with no provider asked and nothing charged, or run and charged once', async () => {
     fake.statuses = ['COMPLETED'];
     fake.videoMissing = false;
