@@ -122,6 +122,20 @@ export const GenerateVideoRequestSchema = VideoSettingsSchema.extend({
 });
 export type GenerateVideoRequest = z.infer<typeof GenerateVideoRequestSchema>;
 
+/**
+ * POST /api/generate-video/cancel (ours): the client lost the answer of its generate call (the 300,000 ms deadline,
+ * a dropped connection, an engine that went away) and settles the request by its requestId. A job no provider has
+ * taken yet is cancelled and its hold given back; a job a provider has is answered as it is, to be polled, delivered
+ * and charged once; a request the gateway never saw is marked cancelled, so it is never run if it arrives late.
+ */
+export const CancelVideoRequestSchema = z.object({
+  requestId: z.string().min(8).max(100),
+  model: z.string().min(1).max(200).optional(),
+});
+export type CancelVideoRequest = z.infer<typeof CancelVideoRequestSchema>;
+/** Ours: the note of a video request cancelled before any provider had it. */
+export const VIDEO_REQUEST_CANCELLED = 'The video request was cancelled before it started. You have not been charged.';
+
 /** Status words of the provider queue (fal's IN_QUEUE / IN_PROGRESS / COMPLETED, plus failures). */
 export type VideoJobStatus = 'IN_QUEUE' | 'IN_PROGRESS' | 'COMPLETED' | 'FAILED' | 'ERROR' | 'CANCELLED';
 

@@ -34,6 +34,28 @@ describe('Auto model', () => {
     await context.close();
   });
 
+  it('is offered as the default model in Settings > Chat; a new conversation then starts with Auto and its reply says so', async () => {
+    getStack().upstream.setScript(textReply('Auto by default.'));
+    const context = await getStack().newContext();
+    const page = await openApp(context);
+    await page.goto('/settings/chat');
+    const picker = page.getByRole('combobox', { name: 'Default model' });
+    await picker.click();
+    const option = page.getByRole('option', { name: /^Auto/ });
+    expect(await option.textContent()).toContain('Picks the cheapest model that can answer each message');
+    await option.click();
+    await expect.poll(() => picker.getAttribute('data-value'), { timeout: 30_000 }).toBe('auto');
+    expect(await picker.textContent()).toContain('Auto');
+
+    await page.goto('/conversation/new');
+    await expect.poll(() => modelPicker(page).getAttribute('data-value'), { timeout: 30_000 }).toBe('auto');
+    await send(page, 'Who answers by default?');
+    const reply = page.locator(`article[data-role="assistant"][data-status="done"][data-model="${FREE_MODEL}"]`);
+    await reply.waitFor({ timeout: 30_000 });
+    expect(await reply.locator('.message-author').textContent()).toBe(`Auto · ${FREE_MODEL}`);
+    await context.close();
+  });
+
   it('is chosen by the address (?model=auto) in a new browser', async () => {
     const context = await getStack().newContext();
     const page = await openApp(context, '/conversation/new?model=auto');

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Hono } from 'hono';
-import { GenerateVideoRequestSchema, type GenerateVideoRequest, type GenerateVideoResponse, type VideoStatusResponse } from '../../protocol/media';
+import { CancelVideoRequestSchema, GenerateVideoRequestSchema, VIDEO_REQUEST_CANCELLED, type GenerateVideoRequest, type GenerateVideoResponse, type VideoStatusResponse } from '../../protocol/media';
 import { applyVideoDefaults, checkVideoRequest } from '../../protocol/video-rules';
 import { type RouteContext } from '../context';
 import { describeIssues, jsonError, readJson, type AppEnv } from '../http';
@@ -16,6 +16,11 @@ import { videoPriceMicro, type MediaCatalogue } from './catalogue';
 import { isExplicit } from './explicit';
 import { readJob, readVideo, type VideoJobRunner } from './video-jobs';
 import type { VideoJobInput } from './providers/types';
+
+/** A requestId's job: the same session and requestId always name the same job (the POST is idempotent). */
+function runIdOf(sessionId: string, requestId: string): string {
+  return `vid_${createHash('sha256').update(`${sessionId}\n${requestId}`).digest('hex').slice(0, 32)}`;
+}
 
 export function videoFileUrl(runId: string): string {
   return `/api/generate-video/file/${encodeURIComponent(runId)}`;
@@ -49,9 +54,7 @@ export function registerGenerateVideoRoutes(app: Hono<AppEnv>, ctx: RouteContext
     const input: VideoJobInput = { model: model.upstreamModel, prompt, settings: settings as Record<string, unknown> };
     if (imageDataUrl) input.imageDataUrl = imageDataUrl;
 
-    const runId = requestId
-      ? `vid_${createHash('sha256').update(`${sessionId}\n${requestId}`).digest('hex').slice(0, 32)}`
-      : `vid_${crypto.randomUUID().replaceAll('-', '')}`;
+    const runId = requestId ? runIdOf(sessionId, requestId) : `vid_${crypto.randomUUID().replaceAll('-', '')}`;
     const existing = await readJob(ctx.db, sessionId, runId);
     if (existing) return c.json(answer(runId, model.info.id, existing.status, existing.hasVideo, existing.cost, existing.paymentSource));
 
@@ -69,10 +72,58 @@ export function registerGenerateVideoRoutes(app: Hono<AppEnv>, ctx: RouteContext
         await releaseMedia(ctx, key, hold.held);
         throw e;
       });
-    if (inserted.length === 0) await releaseMedia(ctx, key, hold.held);
-    runner.wake();
     c.header('Cache-Control', 'no-store');
+    if (inserted.length === 0) {
+      // The same requestId made a job (or was cancelled) meanwhile: that one is the answer, held once.
+      await releaseMedia(ctx, key, hold.held);
+      const other = await readJob(ctx.db, sessionId, runId);
+      if (other) return c.json(answer(runId, model.info.id, other.status, other.hasVideo, other.cost, other.paymentSource));
+    }
+    runner.wake();
     return c.json(answer(runId, model.info.id, 'IN_QUEUE', false, 0, null));
+  });
+
+  /**
+   * The client lost the POST's answer (it timed out at 300,000 ms, its connection dropped, its engine went away) and
+   * settles the request by its requestId (docs/decisions.md, "A video whose answer was lost"):
+   *  - a job no runner has claimed (status queued, no live lease) is cancelled and its hold given back: nothing was
+   *    asked of a provider, nothing is charged;
+   *  - a job a runner has (submitted, or claimed for its submit) is answered as it is: the client polls it, the video
+   *    is delivered and charged once, on completion, like any other;
+   *  - a requestId the gateway never saw becomes a cancelled job with no hold, so the POST arriving late holds
+   *    nothing and answers CANCELLED.
+   * A conditional UPDATE decides against the runner's claim (both lock the row): never cancelled after a provider
+   * was asked, never run after it was cancelled.
+   */
+  app.post('/api/generate-video/cancel', async (c) => {
+    const sessionId = c.get('sessionId');
+    const body = await readJson(c, ctx.settings.maxBodyBytes);
+    if (!body.ok) return body.response;
+    const parsed = CancelVideoRequestSchema.safeParse(body.value);
+    if (!parsed.success) return jsonError(c, 400, 'BAD_REQUEST', `Invalid request: ${describeIssues(parsed.error.issues)}`);
+    const runId = runIdOf(sessionId, parsed.data.requestId);
+    const modelId = parsed.data.model ?? '';
+    if (!(await readJob(ctx.db, sessionId, runId))) {
+      // A row for a request never seen: counted like the POST it stands for, so it cannot be used to fill the table.
+      const limited = await ctx.costlyLimit.check(c);
+      if (limited) return limited;
+    }
+    await ctx.db.query(
+      `INSERT INTO video_jobs (run_id, session_id, model, input, status, error) VALUES ($1, $2, $3, '{}'::jsonb, 'cancelled', $4)
+       ON CONFLICT (run_id) DO NOTHING`,
+      [runId, sessionId, modelId, VIDEO_REQUEST_CANCELLED],
+    );
+    const cancelled = await ctx.db.query<{ hold_key: string | null }>(
+      `UPDATE video_jobs SET status = 'cancelled', error = $3, updated_at = now()
+       WHERE run_id = $1 AND session_id = $2 AND status = 'queued' AND (lease_until IS NULL OR lease_until < now()) RETURNING hold_key`,
+      [runId, sessionId, VIDEO_REQUEST_CANCELLED],
+    );
+    const hold = cancelled[0]?.hold_key;
+    if (hold) await releaseMedia(ctx, hold, true);
+    const job = await readJob(ctx.db, sessionId, runId);
+    if (!job) return jsonError(c, 404, 'NOT_FOUND', 'No video job with this requestId');
+    c.header('Cache-Control', 'no-store');
+    return c.json(answer(runId, job.model || modelId, job.status, job.hasVideo, job.cost, job.paymentSource));
   });
 
   app.get('/api/generate-video/status', async (c) => {

@@ -42,6 +42,7 @@ export interface JobRow {
 }
 
 export interface JobView {
+  model: string;
   status: VideoJobStatus;
   error: string | null;
   cost: number;
@@ -52,13 +53,13 @@ export interface JobView {
 const WIRE: Record<JobState, VideoJobStatus> = { queued: 'IN_QUEUE', submitted: 'IN_PROGRESS', completed: 'COMPLETED', failed: 'FAILED', cancelled: 'CANCELLED' };
 
 export async function readJob(db: Db, sessionId: string, runId: string): Promise<JobView | null> {
-  const rows = await db.query<{ status: JobState; error: string | null; cost: string; payment_source: string | null; has_video: boolean }>(
-    `SELECT status, error, cost_usd_micro::text AS cost, payment_source, video IS NOT NULL AS has_video FROM video_jobs WHERE run_id = $1 AND session_id = $2`,
+  const rows = await db.query<{ model: string; status: JobState; error: string | null; cost: string; payment_source: string | null; has_video: boolean }>(
+    `SELECT model, status, error, cost_usd_micro::text AS cost, payment_source, video IS NOT NULL AS has_video FROM video_jobs WHERE run_id = $1 AND session_id = $2`,
     [runId, sessionId],
   );
   const r = rows[0];
   if (!r) return null;
-  return { status: WIRE[r.status], error: r.error, cost: Number(r.cost) / 1e6, paymentSource: (r.payment_source as PaymentSource | null) ?? null, hasVideo: r.has_video };
+  return { model: r.model, status: WIRE[r.status], error: r.error, cost: Number(r.cost) / 1e6, paymentSource: (r.payment_source as PaymentSource | null) ?? null, hasVideo: r.has_video };
 }
 
 export async function readVideo(db: Db, sessionId: string, runId: string): Promise<{ bytes: Uint8Array; type: string } | null> {

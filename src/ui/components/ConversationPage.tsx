@@ -88,12 +88,12 @@ export function ConversationPage({ slug }: { slug: string }) {
     if (result.ok) markSent(result.slug, result.userMessageId);
   });
 
-  // A new conversation starts with the "Default model" preference (when the catalogue has it), else the
-  // catalogue's; a model already chosen in this tab (view.model) is kept, as a person expects going back and forth.
+  // A new conversation starts with the "Default model" preference (when the catalogue has it, or it is Auto), else
+  // the catalogue's; a model already chosen in this tab (view.model) is kept, as a person expects going back and forth.
   useEffect(() => {
     if (!isNew || !models || !preferences || pickedHere.current || view.model !== '' || models.models.length === 0) return;
     const preferred = preferences.defaultModel;
-    view.model = preferred && models.models.some((m) => m.id === preferred) ? preferred : models.defaultModel;
+    view.model = preferred && (preferred === AUTO_MODEL_ID || models.models.some((m) => m.id === preferred)) ? preferred : models.defaultModel;
   }, [isNew, models, preferences]);
 
   // Spec 000 section 4: on load the last message's model restores the model; unknown falls back to the default.

@@ -93,6 +93,7 @@ export function SettingsPage({ section }: { section: string | null }) {
                 label="Default model"
                 value={p.defaultModel ?? ''}
                 models={textModels}
+                auto
                 noneLabel={catalogueDefault ? `Catalogue default (${catalogueDefault})` : 'Catalogue default'}
                 onChange={(id) => save({ defaultModel: id === '' ? null : id })}
               />

@@ -8,7 +8,7 @@ import type {
   StreamGptRequest,
 } from '../../protocol/api';
 import type { TalkToGptMultiRequest } from '../../protocol/multi';
-import type { GenerateImageRequest, GenerateImageResponse, GenerateVideoRequest, GenerateVideoResponse, VideoStatusResponse } from '../../protocol/media';
+import type { CancelVideoRequest, GenerateImageRequest, GenerateImageResponse, GenerateVideoRequest, GenerateVideoResponse, VideoStatusResponse } from '../../protocol/media';
 import { noteGatewayAnswer } from './signed-out';
 import { SHARE_OWNER_HEADER, type ShareCreated } from '../../protocol/share';
 
@@ -66,6 +66,8 @@ export const gateway = {
   /** Image and video calls (spec 000 section 7; src/protocol/media.ts). */
   generateImage: (request: GenerateImageRequest, signal?: AbortSignal) => postJson<GenerateImageResponse>('/api/generate-image', request, signal),
   generateVideo: (request: GenerateVideoRequest, signal?: AbortSignal) => postJson<GenerateVideoResponse>('/api/generate-video', request, signal),
+  /** Settles a generate call whose answer was lost (src/server/media/generate-video-route.ts). */
+  cancelVideo: (request: CancelVideoRequest, signal?: AbortSignal) => postJson<GenerateVideoResponse>('/api/generate-video/cancel', request, signal),
   videoStatus: (runId: string, modelSlug: string) => getJson<VideoStatusResponse>(`/api/generate-video/status?runId=${encodeURIComponent(runId)}&modelSlug=${encodeURIComponent(modelSlug)}`),
   /** Publishes a shared conversation's log (NDJSON); the answer carries the owner token. */
   async publishShare(ndjson: string): Promise<ShareCreated> {

@@ -138,6 +138,22 @@ describe('Auto', () => {
     ]);
   });
 
+  it('in multi-model, the reply of the model Auto chose is marked with its choice; the extra columns, chosen by hand, are not', async () => {
+    const engine = newEngine('auto-multi');
+    await fund(engine);
+    const r = await engine.sendMessage({ slug: null, prompt: 'Hello all', model: AUTO_MODEL_ID, extraModels: ['pricey-model', 'gpt-4o'] });
+    if (!r.ok) throw new Error(r.error);
+    const v = await until<ConversationView>(engine.observe({ kind: 'conversation', slug: r.slug }), (x) => x.messages.length >= 4 && x.messages.every((m) => m.status === 'done' || m.status === 'error'));
+    expect(pair(v)).toEqual([
+      ['user', 'cheap-model', true, 'cheap-model'],
+      ['assistant', 'cheap-model', true, 'cheap-model'],
+      ['assistant', 'pricey-model', undefined, undefined],
+      ['assistant', 'gpt-4o', undefined, undefined],
+    ]);
+    const replayed = [...fold(decodeLog(await engine.exportLog()).events).rows('messages')] as MessageRow[];
+    expect(replayed.map((m) => [m.role, m.model, m.isAutoModel, m.autoModelSelectedModel])).toEqual(pair(v));
+  });
+
   it('a model chosen by hand is not marked', async () => {
     const engine = newEngine('auto-not');
     await fund(engine);

@@ -307,22 +307,58 @@ describe('video jobs', () => {
   });
 });
 
+describe('a generate call whose answer is lost (the money gap of issue 20)', () => {
+  it('the gateway made the job but the answer never came: the engine finds it by its requestId and delivers the video', async () => {
+    const through = globalThis.fetch;
+    let runId = '';
+    const cancels: string[] = [];
+    globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
+      const path = String(input);
+      if (path === '/api/generate-video/cancel') cancels.push(String(init?.body));
+      if (path !== '/api/generate-video') return through(input, init);
+      // The gateway takes the job and a provider starts it; the answer is lost on the way back.
+      const answer = (await (await through(input, init)).json()) as { runId: string };
+      runId = answer.runId;
+      for (let i = 0; i < 600; i++) {
+        const state = (await (await through(`/api/generate-video/status?runId=${runId}&modelSlug=x`)).json()) as { data: { status: string } };
+        if (state.data.status !== 'IN_QUEUE') break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      throw new TypeError('fetch failed');
+    };
+    try {
+      const engine = newEngine('media-video-lost-answer');
+      const sent = await engine.generateVideo({ slug: null, prompt: 'an answer lost at sea', model: 'parley-offline-video', settings: { duration: 1 } });
+      if (!sent.ok) throw new Error(sent.error);
+      const reply = await assistant(engine, sent.slug, (m) => m.videoStatus === 'completed');
+      expect(reply.videoGenerationId).toBe(runId);
+      expect((await engine.getFile(reply.videoFileId ?? 0))?.size).toBeGreaterThan(1000);
+      expect(cancels).toHaveLength(1);
+      expect(JSON.parse(cancels[0] as string)).toMatchObject({ requestId: reply.requestId, model: 'parley-offline-video' });
+    } finally {
+      globalThis.fetch = through;
+    }
+  });
+});
+
 describe('video constants (spec 000 section 9)', () => {
   /** Fetches through the gateway, counting status calls and answering /api/generate-video as `generate` says. */
-  function watchFetch(generate?: (init?: RequestInit) => Response | Promise<Response>): { statusCalls: () => number; signals: (AbortSignal | null | undefined)[]; restore: () => void } {
+  function watchFetch(generate?: (init?: RequestInit) => Response | Promise<Response>): { statusCalls: () => number; cancels: () => number; signals: (AbortSignal | null | undefined)[]; restore: () => void } {
     const through = globalThis.fetch;
     let statusCalls = 0;
+    let cancels = 0;
     const signals: (AbortSignal | null | undefined)[] = [];
     globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
       const path = String(input);
       if (path.startsWith('/api/generate-video/status')) statusCalls++;
+      else if (path === '/api/generate-video/cancel') cancels++;
       else if (path === '/api/generate-video') {
         signals.push(init?.signal);
         if (generate) return generate(init);
       }
       return through(input, init);
     };
-    return { statusCalls: () => statusCalls, signals, restore: () => void (globalThis.fetch = through) };
+    return { statusCalls: () => statusCalls, cancels: () => cancels, signals, restore: () => void (globalThis.fetch = through) };
   }
 
   it("an answer without a run id is 'Failed to generate video - unexpected response structure...' on the message and in the notice", async () => {
@@ -384,8 +420,10 @@ describe('video constants (spec 000 section 9)', () => {
       // Spec 000 section 8: an error without a status is 'Error sending message'.
       const shown = await until<Notice[]>(engine.observe({ kind: 'notices' }), (n) => n.some((x) => x.title === 'Error sending message'));
       expect(shown.find((n) => n.title === 'Error sending message')).toMatchObject({ text: 'The video service did not answer within 5 minutes.', tone: 'red' });
-      // One call, never asked again, and no status polled (no run id).
+      // One call, never asked again, and no status polled (no run id); the gateway, which never saw the call, was
+      // told to cancel it (a late arrival holds nothing).
       expect(watch.signals).toHaveLength(1);
+      expect(watch.cancels()).toBe(1);
       expect(watch.statusCalls()).toBe(0);
     } finally {
       vi.useRealTimers();

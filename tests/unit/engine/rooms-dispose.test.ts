@@ -13,7 +13,7 @@ import { startGateway, type RunningGateway } from '../../../src/server/start';
 import { Engine } from '../../../src/worker/engine';
 import { SPEECH_STOPPED } from '../../../src/worker/rooms/speech/speaker';
 import { CONVERSATIONS_ROOM, UNDO_WINDOW_MS } from '../../../src/worker/rooms/conversations/commands';
-import { INTERRUPTED_REASON } from '../../../src/worker/engine';
+import { VIDEO_REQUEST_CANCELLED } from '../../../src/protocol/media';
 import { makeEvent } from '../../../src/events/catalogue';
 import type { LibraryRow } from '../../../src/events/model';
 import { LIBRARY_JOBS } from '../../../src/worker/rooms/library/jobs';
@@ -145,7 +145,7 @@ describe('a room stops its loops when the engine is disposed mid-poll', () => {
     expect(unhandled).toEqual([]);
   });
 
-  it('video: an engine disposed while the generate call is in flight writes nothing; the next engine marks the reply interrupted', async () => {
+  it('video: an engine disposed while the generate call is in flight writes nothing; the next engine takes over the job the gateway made (not interrupted, not charged unseen)', async () => {
     const dbName = `rooms-dispose-${++n}`;
     const engine = newEngine(20, dbName);
     await engine.whenStarted();
@@ -157,9 +157,55 @@ describe('a room stops its loops when the engine is disposed mid-poll', () => {
     expect(after.appends).toBe(0);
     expect(after.askedAfter.filter((p) => p.startsWith('/api/generate-video') || p === '/auth/local-session')).toEqual([]);
     expect(unhandled).toEqual([]);
+    // The gateway made the job and a provider has it: it would run, and be charged, for no one to see.
+    for (let i = 0; i < 600; i++) {
+      const rows = await gateway.db.query<{ status: string }>(`SELECT status FROM video_jobs WHERE input->>'prompt' = 'handover mid-call'`);
+      if (rows[0]?.status === 'submitted') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
     const next = newEngine(20, dbName);
     const reply = await assistantOf(next, sent.ok ? sent.slug : '', (m) => m.status !== 'pending');
-    expect(reply.error).toBe(INTERRUPTED_REASON);
+    expect(reply.error ?? null).toBeNull();
+    expect(reply.videoGenerationId).toMatch(/^vid_/);
+    const job = await gateway.db.query<{ run_id: string }>(`SELECT run_id FROM video_jobs WHERE input->>'prompt' = 'handover mid-call'`);
+    expect(job.map((j) => j.run_id)).toEqual([reply.videoGenerationId]);
+    expect(asked).toContain('/api/generate-video/cancel');
+  });
+
+  it('video: a generate call that never reached the gateway, left by an engine that went away, is cancelled by the next engine: failed, nothing charged, never run', async () => {
+    const dbName = `rooms-dispose-${++n}`;
+    const engine = newEngine(20, dbName);
+    await engine.whenStarted();
+    // The call is dropped on the way: the gateway never sees it.
+    const held = gate('/api/generate-video');
+    overrides.set('/api/generate-video', () => {
+      throw new TypeError('fetch failed');
+    });
+    const sent = await engine.generateVideo({ slug: null, prompt: 'never arrived', model: 'parley-offline-video' });
+    expect(sent.ok).toBe(true);
+    await held.entered;
+    const slug = sent.ok ? sent.slug : '';
+    const { requestId } = await assistantOf(engine, slug, (m) => m.status === 'pending');
+    await engine.dispose();
+    engines.splice(engines.indexOf(engine), 1);
+    held.release();
+    await held.answered;
+    overrides.delete('/api/generate-video');
+    const next = newEngine(20, dbName);
+    // A reply that fails before its first token is recorded on the user message (the pending reply goes).
+    const view = await firstValueFrom(next.observe({ kind: 'conversation', slug }).pipe(filter((v) => v !== null && v.messages.some((m) => m.role === 'user' && m.hasError === true)), timeout(60_000)));
+    expect(view?.messages.find((m) => m.role === 'user')?.error).toBe(VIDEO_REQUEST_CANCELLED);
+    expect(asked.filter((p) => p === '/api/generate-video/cancel')).toHaveLength(1);
+    // The POST arriving now (late) is answered with the cancelled job and runs nothing.
+    const late = await jar('/api/generate-video', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'never arrived', model: 'parley-offline-video', conversationUUID: 'c', requestId }),
+    });
+    expect(((await late.json()) as { status: string }).status).toBe('CANCELLED');
+    const rows = await gateway.db.query<{ status: string }>(`SELECT status FROM video_jobs WHERE status <> 'cancelled' AND input->>'prompt' = 'never arrived'`);
+    expect(rows).toEqual([]);
+    expect(unhandled).toEqual([]);
   });
 
   it('conversations: a purge timer armed when the engine started ends with it; nothing is purged and nothing rejects', async () => {

@@ -137,6 +137,37 @@ describe('web sources (issue 16: every format dropped them)', () => {
   });
 });
 
+describe('a turn Auto chose the model of (spec 000 section 3: isAutoModel, autoModelSelectedModel)', () => {
+  const auto = (): ExportSource => ({
+    conversation: { name: 'Auto turn', slug: 'auto-turn' },
+    exportedAt: T0,
+    messages: [
+      message({ id: 1, role: 'user', prompt: 'Pick for me', model: 'cheap-model', isAutoModel: true, autoModelSelectedModel: 'cheap-model' }),
+      message({ id: 2, role: 'assistant', prompt: 'Picked.', parentMessageId: 1, model: 'cheap-model', isAutoModel: true, autoModelSelectedModel: 'cheap-model' }),
+      message({ id: 3, role: 'user', prompt: 'And you?', parentMessageId: 2, model: 'gpt-test' }),
+      message({ id: 4, role: 'assistant', prompt: 'Chosen by hand.', parentMessageId: 3, model: 'gpt-test' }),
+    ],
+  });
+
+  it('Markdown heads the reply "Assistant · Auto · <model>"; a reply of a chosen model keeps its plain line', () => {
+    const md = toMarkdown(checked(auto()));
+    expect(md).toContain('### Assistant · Auto · cheap-model · 2026-11-23 19:55 UTC');
+    expect(md).toContain('### Assistant · gpt-test · ');
+    expect(md).not.toContain('Auto · gpt-test');
+  });
+
+  it('JSON carries isAutoModel and autoModelSelectedModel on the Auto turn only', () => {
+    const doc = toExportedConversation(checked(auto()));
+    expect(doc.messages.map((m) => [m.role, m.model, m.isAutoModel, m.autoModelSelectedModel])).toEqual([
+      ['user', 'cheap-model', true, 'cheap-model'],
+      ['assistant', 'cheap-model', true, 'cheap-model'],
+      ['user', 'gpt-test', undefined, undefined],
+      ['assistant', 'gpt-test', undefined, undefined],
+    ]);
+    expect(doc.messages[3]).not.toHaveProperty('isAutoModel');
+  });
+});
+
 describe('file names', () => {
   it('come from the name, any script kept, else the slug', () => {
     const s = branchedSource();

@@ -70,6 +70,14 @@ describe('PDF export', () => {
     expect(text).not.toContain('Old answer');
   });
 
+  it('heads a reply Auto chose "Assistant · Auto · <model>" (spec 000 section 3)', async () => {
+    const s = branchedSource();
+    const messages = s.messages.map((m) => (m.id === 3 ? { ...m, model: 'cheap-model', isAutoModel: true, autoModelSelectedModel: 'cheap-model' } : m));
+    const { pages } = await readPdf(toPdf(source({ ...s, messages }), fonts));
+    const text = squash(pages.flat().map((i) => i.str).join(''));
+    expect(text).toContain(squash('Assistant · Auto · cheap-model ·'));
+  });
+
   it("prints a reply's web sources, numbered (issue 16)", async () => {
     const s = branchedSource();
     const messages = s.messages.map((m) => (m.id === 5 ? { ...m, citations: [{ title: 'Euler identity', url: 'https://example.org/euler' }] } : m));

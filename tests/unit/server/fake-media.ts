@@ -24,6 +24,8 @@ export interface FakeMedia {
   submitExtra: Record<string, unknown>;
   /** When set, the queue's result answer instead of `{video: {url}}` (a provider answering in another shape). */
   result: unknown;
+  /** When set, the queue's submit answers only once it resolves (a provider call in flight). */
+  submitGate: Promise<void> | null;
   requests: { path: string; contentType: string; body: string }[];
   submitted: number;
   close(): Promise<void>;
@@ -48,6 +50,7 @@ export async function startFakeMedia(): Promise<FakeMedia> {
     fileUrl: null,
     submitExtra: {},
     result: undefined,
+    submitGate: null,
     requests: [],
     submitted: 0,
     close: () => new Promise((r) => server.close(() => r())),
@@ -81,6 +84,7 @@ export async function startFakeMedia(): Promise<FakeMedia> {
       if (path.startsWith('/queue/')) {
         const m = /\/requests\/([^/]+)(\/status)?$/.exec(path);
         if (req.method === 'POST' && !m) {
+          if (fake.submitGate) await fake.submitGate;
           fake.submitted++;
           return json(200, { request_id: `req-${fake.submitted}`, ...fake.submitExtra });
         }

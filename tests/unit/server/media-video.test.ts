@@ -225,3 +225,147 @@ describe('video jobs on a queue provider', () => {
     await g.close();
   });
 });
+
+/**
+ * A client that loses the answer of its generate call (it timed out at 300,000 ms, its connection dropped, it aborted
+ * on purpose) settles the request with POST /api/generate-video/cancel and its requestId: never charged for a video it
+ * cannot get, never given a video it did not pay for.
+ */
+describe('a generate call whose answer the client never read', () => {
+  const KLING = 'fake/kling-video/v2/master';
+  const cancel = async (g: G, requestId: string) => {
+    const res = await g.post('/api/generate-video/cancel', { requestId, model: KLING });
+    expect(res.status).toBe(200);
+    return (await res.json()) as GenerateVideoResponse;
+  };
+  const charges = async (g: G) =>
+    (await g.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM ledger_entries WHERE session_id = $1 AND kind = 'charge'`, [g.session.data.id]))[0]?.n;
+  const asked = (prompt: string) => fake.requests.filter((r) => r.path === `/queue/${KLING}` && r.body.includes(prompt)).length;
+
+  it('a provider already has the job: it is kept, charged once on completion, and the video is retrievable', async () => {
+    fake.statuses = ['IN_PROGRESS', 'COMPLETED'];
+    fake.videoMissing = false;
+    const g = await mediaGateway(env());
+    try {
+      await g.credit(2_000_000n);
+      // The client sends and goes away: the gateway's answer is never read.
+      const dropped = g.post('/api/generate-video', { conversationUUID: 'c', prompt: 'a dropped answer', model: KLING, requestId: 'dropped-0001' });
+      expect((await dropped).status).toBe(200);
+      expect(await g.runner.tick()).toBe(1); // a provider is asked
+      expect(asked('a dropped answer')).toBe(1);
+      const found = await cancel(g, 'dropped-0001');
+      expect(found).toMatchObject({ status: 'IN_PROGRESS', model: KLING, cost: 0 });
+      for (let i = 0; i < 4 && (await status(g, found.runId)).status !== 'COMPLETED'; i++) await g.runner.tick();
+      expect(await status(g, found.runId)).toMatchObject({ status: 'COMPLETED', cost: 0.5, paymentSource: 'USD', video_url: `/api/generate-video/file/${found.runId}` });
+      expect((await g.get(`/api/generate-video/file/${found.runId}`)).status).toBe(200);
+      // Asked again: the same job, still charged once.
+      expect(await cancel(g, 'dropped-0001')).toMatchObject({ runId: found.runId, status: 'COMPLETED', cost: 0.5 });
+      expect(await charges(g)).toBe('1');
+      expect(await g.balance()).toBe(1_500_000n);
+    } finally {
+      await g.close();
+    }
+  });
+
+  it('no provider has it yet: cancelled, the hold given back, no provider asked, and the POST sent again holds nothing', async () => {
+    fake.statuses = ['COMPLETED'];
+    const g = await mediaGateway(env());
+    try {
+      await g.credit(2_000_000n);
+      const first = await start(g, { prompt: 'never started', model: KLING, requestId: 'unstarted-0001' });
+      expect(await g.balance()).toBe(1_500_000n);
+      const cancelled = await cancel(g, 'unstarted-0001');
+      expect(cancelled).toMatchObject({ runId: first.runId, status: 'CANCELLED', cost: 0, video_url: null });
+      expect(await g.balance()).toBe(2_000_000n);
+      expect(await g.runner.tick()).toBe(0);
+      expect(asked('never started')).toBe(0);
+      // The same request again (a retry, or the first POST arriving late): the cancelled job, nothing held.
+      expect(await start(g, { prompt: 'never started', model: KLING, requestId: 'unstarted-0001' })).toMatchObject({ runId: first.runId, status: 'CANCELLED' });
+      expect(await g.balance()).toBe(2_000_000n);
+      expect(await status(g, first.runId)).toMatchObject({ status: 'CANCELLED', error: 'The video request was cancelled before it started. You have not been charged.', cost: 0 });
+      expect((await g.get(`/api/generate-video/file/${first.runId}`)).status).toBe(404);
+      expect(await charges(g)).toBe('0');
+    } finally {
+      await g.close();
+    }
+  });
+
+  it('a requestId cancelled before its POST arrives: the POST holds nothing and asks no provider', async () => {
+    const g = await mediaGateway(env());
+    try {
+      await g.credit(2_000_000n);
+      expect(await cancel(g, 'late-post-0001')).toMatchObject({ status: 'CANCELLED', cost: 0 });
+      expect(await start(g, { prompt: 'a late post', model: KLING, requestId: 'late-post-0001' })).toMatchObject({ status: 'CANCELLED', cost: 0 });
+      expect(await g.runner.tick()).toBe(0);
+      expect(asked('a late post')).toBe(0);
+      expect(await g.balance()).toBe(2_000_000n);
+      // Another session's requestId of the same words names another job: nothing of this one is seen or cancelled.
+      const other = await newSession(g.app);
+      const res = await g.post('/api/generate-video/cancel', { requestId: 'late-post-0001' }, other.cookie);
+      expect(((await res.json()) as GenerateVideoResponse).runId).not.toBe((await cancel(g, 'late-post-0001')).runId);
+    } finally {
+      await g.close();
+    }
+  });
+
+  it('a cancel while a runner is asking the provider does not cancel: the job runs, is charged once, and is retrievable', async () => {
+    fake.statuses = ['COMPLETED'];
+    fake.videoMissing = false;
+    const g = await mediaGateway(env());
+    let open!: () => void;
+    fake.submitGate = new Promise<void>((r) => (open = r));
+    try {
+      await g.credit(2_000_000n);
+      const job = await start(g, { prompt: 'claimed mid-cancel', model: KLING, requestId: 'claimed-0001' });
+      const ticking = g.runner.tick(); // claims the job and asks the provider, which has not answered yet
+      for (let i = 0; i < 600 && asked('claimed mid-cancel') === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(asked('claimed mid-cancel')).toBe(1);
+      expect(await cancel(g, 'claimed-0001')).toMatchObject({ runId: job.runId, status: 'IN_QUEUE' });
+      open();
+      await ticking;
+      for (let i = 0; i < 4 && (await status(g, job.runId)).status !== 'COMPLETED'; i++) await g.runner.tick();
+      expect(await status(g, job.runId)).toMatchObject({ status: 'COMPLETED', cost: 0.5 });
+      expect((await g.get(`/api/generate-video/file/${job.runId}`)).status).toBe(200);
+      expect(await charges(g)).toBe('1');
+      expect(await g.balance()).toBe(1_500_000n);
+    } finally {
+      open();
+      fake.submitGate = null;
+      await g.close();
+    }
+  });
+
+  it('an attacker cancelling as the runner claims: each job is either cancelled with no provider asked and nothing charged, or run and charged once', async () => {
+    fake.statuses = ['COMPLETED'];
+    fake.videoMissing = false;
+    const g = await mediaGateway(env());
+    try {
+      await g.credit(10_000_000n);
+      const outcomes: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const prompt = `race cancel ${i}`;
+        const requestId = `race-cancel-${i}-0001`;
+        // Parallel POSTs of one requestId: one hold, one job.
+        const posts = await Promise.all([0, 1, 2].map(() => g.post('/api/generate-video', { conversationUUID: 'c', prompt, model: KLING, requestId })));
+        expect(posts.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(1);
+        const [, answered] = await Promise.all([g.runner.tick(), cancel(g, requestId)]);
+        for (let k = 0; k < 4; k++) await g.runner.tick();
+        const end = await status(g, answered.runId);
+        if (end.status === 'CANCELLED') {
+          expect(asked(prompt)).toBe(0);
+          expect(end.cost).toBe(0);
+        } else {
+          expect(asked(prompt)).toBe(1);
+          expect(end).toMatchObject({ status: 'COMPLETED', cost: 0.5 });
+        }
+        outcomes.push(end.status);
+      }
+      const completed = outcomes.filter((s) => s === 'COMPLETED').length;
+      expect(await charges(g)).toBe(String(completed));
+      expect(await g.balance()).toBe(10_000_000n - BigInt(completed) * 500_000n);
+      expect((await g.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM video_jobs WHERE session_id = $1`, [g.session.data.id]))[0]?.n).toBe('6');
+    } finally {
+      await g.close();
+    }
+  });
+});

@@ -81,4 +81,46 @@ describe('video jobs on PostgreSQL, two gateways', () => {
     expect(await g.balance()).toBe(5_000_000n);
     expect(new Set(runIds).size).toBe(20);
   }, 120_000);
+
+  it("cancels racing another gateway's runner: a job is either cancelled before any provider had it (nothing charged) or run and charged once", async () => {
+    fake.statuses = ['COMPLETED'];
+    const env = {
+      PARLEY_VIDEO_PROVIDERS: JSON.stringify([{ name: 'q', url: `${fake.url}/queue`, models: ['fake/kling-race'], pricing: { 'fake/kling-race': '0.25' } }]),
+    };
+    const g = await mediaGateway(env, { now: Date.now() }, one);
+    await g.credit(10_000_000n);
+    const config = loadMediaConfig(env);
+    const other = new VideoJobRunner({ db: two, ledger: new Ledger(two, { nanoPriceUsdMicro: 1_000_000n }), media: new MediaCatalogue(config), log: () => undefined, intervalMs: 1_000_000, pollMs: 0, batch: 2 });
+    const ids = Array.from({ length: 12 }, (_, i) => `pg-race-cancel-${i}`);
+    for (const [i, requestId] of ids.entries()) {
+      expect((await g.post('/api/generate-video', { prompt: `race clip ${i}.`, model: 'fake/kling-race', conversationUUID: 'c', requestId })).status).toBe(200);
+    }
+    // The runner of another gateway claims while this gateway cancels, one job after another.
+    const cancels = (async () => {
+      for (const requestId of ids) await g.post('/api/generate-video/cancel', { requestId, model: 'fake/kling-race' });
+    })();
+    const ticks = (async () => {
+      for (let round = 0; round < 12; round++) await other.tick();
+    })();
+    await Promise.all([cancels, ticks]);
+    for (let round = 0; round < 20; round++) if ((await other.tick()) === 0) break;
+    const jobs = await one.query<{ input: { prompt: string }; status: string; cost: string }>(
+      `SELECT input, status, cost_usd_micro::text AS cost FROM video_jobs WHERE session_id = $1 AND model = 'fake/kling-race'`,
+      [g.session.data.id],
+    );
+    expect(jobs).toHaveLength(12);
+    let completed = 0;
+    for (const job of jobs) {
+      const asked = fake.requests.filter((r) => r.path === '/queue/fake/kling-race' && r.body.includes(job.input.prompt)).length;
+      if (job.status === 'cancelled') {
+        expect([asked, job.cost]).toEqual([0, '0']);
+      } else {
+        expect([job.status, asked, job.cost]).toEqual(['completed', 1, '250000']);
+        completed++;
+      }
+    }
+    const charges = await one.query<{ n: string }>(`SELECT count(*)::text AS n FROM ledger_entries WHERE session_id = $1 AND kind = 'charge'`, [g.session.data.id]);
+    expect(charges[0]?.n).toBe(String(completed));
+    expect(await g.balance()).toBe(10_000_000n - BigInt(completed) * 250_000n);
+  }, 120_000);
 });

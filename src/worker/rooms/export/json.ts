@@ -23,6 +23,9 @@ export interface ExportedMessage {
   model: string;
   /** A reply that cites web sources: them, in the order of its [n] (absent on other messages). */
   sources?: { title: string; url: string }[];
+  /** Spec 000 section 3, on a message of an Auto turn only: true, and the model Auto chose (also `model`). */
+  isAutoModel?: true;
+  autoModelSelectedModel?: string;
 }
 
 export interface ExportedConversation {
@@ -48,6 +51,7 @@ export function toExportedConversation(source: ExportSource): ExportedConversati
         completion: m.role === 'assistant' ? { inputTokens: m.inputTokens ?? null, outputTokens: m.outputTokens ?? null } : null,
         model: m.model,
         ...(sources.length > 0 ? { sources: sources.map(({ title, url }) => ({ title, url })) } : {}),
+        ...(m.isAutoModel === true ? { isAutoModel: true as const, autoModelSelectedModel: m.autoModelSelectedModel || m.model } : {}),
       };
     }),
   };

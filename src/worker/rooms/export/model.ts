@@ -7,6 +7,7 @@ import type { ChatPart } from '../../../protocol/api';
 import type { ExportFormat } from '../../../protocol/engine';
 import type { Role } from '../../../events/model';
 import { EXPORT_NOTICE } from '../../../shared/messages';
+import { autoReplyLabel } from '../../../protocol/auto-model';
 
 /** One image of a message as the spec's exported message carries it: inline data or an address. */
 export type ExportImage = { b64_json: string } | { url: string };
@@ -29,6 +30,9 @@ export interface ExportMessageSource {
   visible?: boolean;
   /** A reply to a message that searched the web: the numbered sources its [n] cite (MessageView.citations). */
   citations?: ReadonlyArray<{ title: string; url: string }>;
+  /** Spec 000 section 3: the user chose Auto and the engine picked `autoModelSelectedModel` (also `model`). */
+  isAutoModel?: boolean;
+  autoModelSelectedModel?: string;
 }
 
 export interface ExportSource {
@@ -119,10 +123,18 @@ export function shownTime(ms: number): string {
 
 const ROLE_LABEL: Record<Role, string> = { system: 'System', user: 'User', assistant: 'Assistant', tool: 'Tool' };
 
-/** "Assistant · gpt-4o · 2026-11-23 19:53 UTC": the line above each message in Markdown and PDF. */
+/** The model a reply is shown by: "Auto · gpt-4o" when Auto chose it, else its id. */
+export function messageModelLabel(m: ExportMessageSource): string {
+  return m.isAutoModel === true ? autoReplyLabel(m.autoModelSelectedModel || m.model) : m.model;
+}
+
+/**
+ * "Assistant · gpt-4o · 2026-11-23 19:53 UTC": the line above each message in Markdown and PDF ("Assistant · Auto ·
+ * gpt-4o · ..." for a reply Auto chose).
+ */
 export function messageHeading(m: ExportMessageSource): string {
   const parts = [ROLE_LABEL[m.role]];
-  if (m.role !== 'user' && m.model) parts.push(m.model);
+  if (m.role !== 'user' && m.model) parts.push(messageModelLabel(m));
   parts.push(shownTime(m.timestamp));
   return parts.join(' · ');
 }

@@ -8,8 +8,8 @@ import { makeEvent } from '../../../events/catalogue';
 import type { ImageRef, MessageRow, ModelSettings } from '../../../events/model';
 import type { ActionResult, MediaHandlers, MediaSubmitInput, SendMessageResult } from '../../../protocol/engine';
 import { fitInputImages, imagePrompt, inputImageUse } from '../../../protocol/image-rules';
-import { VIDEO_GENERATE_TIMEOUT_MS, checkVideoRequest } from '../../../protocol/video-rules';
-import { VIDEO_UNEXPECTED, type GenerateImageRequest, type GenerateVideoRequest } from '../../../protocol/media';
+import { VIDEO_GENERATE_TIMEOUT_MS, checkVideoRequest, videoTimedOut } from '../../../protocol/video-rules';
+import { VIDEO_REQUEST_CANCELLED, VIDEO_UNEXPECTED, type GenerateImageRequest, type GenerateVideoRequest } from '../../../protocol/media';
 import { foldFavourites, foldModelSettings, MODEL_SETTINGS_EVENT } from '../../../projections/model-settings';
 import type { EngineCore } from '../../core';
 import { classifyModelError } from '../../infra/errors';
@@ -32,6 +32,9 @@ const LOCAL_STORAGE = 'Local storage unavailable';
  * 000 section 9 gives the 300,000 ms, not the words; the platform's own abort text differs between browsers).
  */
 export const VIDEO_GENERATE_TIMED_OUT = 'The video service did not answer within 5 minutes.';
+
+/** Ours: a video reply whose generate call went unanswered and whose job the gateway could not be asked about. */
+export const VIDEO_JOB_UNSETTLED = 'The video request was interrupted and the video service could not be reached about it.';
 
 /** Largest image accepted as an input (spec 001's upload limit is the attachments' concern; this bounds the call). */
 export const MAX_INPUT_IMAGE_BYTES = 15 * 1024 * 1024;
@@ -135,9 +138,10 @@ export function mediaCommands(core: EngineCore): MediaHandlers {
     user.imageSettings = settings;
     if (inputs.length > 0) user.images = inputs;
     // (6) The pending assistant message, live before the append commits (the view never shows it empty).
-    // An image reply keeps its requestId in the log: a new engine asks again with it (liveReplies(core).resumers).
+    // The reply keeps its requestId in the log: a new engine asks again with it (liveReplies(core).resumers), an image
+    // for its images, a video for the job its generate call may have made (settleLostVideo).
     const requestId = crypto.randomUUID();
-    const assistant: MessageRow = { ...pendingAssistant(core.ids.next(now), user, model.id, now + 1), mode, imageSettings: settings, ...(mode === 'image' ? { requestId } : {}) };
+    const assistant: MessageRow = { ...pendingAssistant(core.ids.next(now), user, model.id, now + 1), mode, imageSettings: settings, requestId };
     events.push(makeEvent('message.added', { message: assistant }, crypto.randomUUID(), now));
     const reply = pendingReply(assistant.id, user.id, conversation.slug, mode === 'image' ? requestId : '');
     try {
@@ -161,28 +165,87 @@ export function mediaCommands(core: EngineCore): MediaHandlers {
     return { ok: true, slug: conversation.slug, userMessageId: user.id };
   }
 
+  /** Records the job the gateway made: the poller follows it to its video (rooms/media/video-poller.ts). */
+  async function recordRequested(reply: LiveReply, modelId: string, runId: string): Promise<void> {
+    const at = Date.now();
+    await core.append([makeEvent('video.requested', { messageId: reply.messageId, conversationSlug: reply.slug, runId, model: modelId, at }, crypto.randomUUID(), at)]);
+  }
+
+  async function failVideo(reply: LiveReply, message: string): Promise<void> {
+    const at = Date.now();
+    await core.append([
+      makeEvent('reply.failed', { messageId: reply.messageId, conversationSlug: reply.slug, userMessageId: reply.userMessageId, error: message, keepPartial: false, text: '', thinking: '', cost: 0, paymentSource: null, at }, crypto.randomUUID(), at),
+    ]);
+  }
+
+  /**
+   * A generate call whose answer was lost (its 300,000 ms deadline, a dropped connection, an engine that went away)
+   * may still have made a job at the gateway, which would run and be charged unseen. Settled by its requestId
+   * (POST /api/generate-video/cancel, docs/decisions.md): a job no provider has is cancelled (nothing charged); a job
+   * a provider has is recorded and followed like any other (delivered, charged once). While the gateway cannot be
+   * reached it is asked again every poll period, up to the video's 20 minutes from `since`.
+   */
+  async function settleLostVideo(reply: LiveReply, modelId: string, requestId: string, since: number): Promise<'requested' | 'cancelled' | 'unknown' | 'stopped'> {
+    for (;;) {
+      if (poller.isStopped) return 'stopped';
+      try {
+        const answer = await gateway.cancelVideo({ requestId, model: modelId }, poller.signal);
+        if (poller.isStopped) return 'stopped';
+        if (answer.status === 'CANCELLED' || typeof answer.runId !== 'string' || answer.runId === '') return 'cancelled';
+        await recordRequested(reply, modelId, answer.runId);
+        return 'requested';
+      } catch (error) {
+        if (poller.isStopped) return 'stopped';
+        // A refusal (signed out, a bad request) is an answer: nothing more to ask.
+        if (error instanceof GatewayError && error.status < 500 && error.status !== 429) return 'unknown';
+        if (videoTimedOut(since, Date.now(), poller.timeoutMs)) return 'unknown';
+        await poller.wait(poller.pollMs);
+      }
+    }
+  }
+
   async function requestVideo(reply: LiveReply, modelId: string, request: GenerateVideoRequest): Promise<void> {
-    const base = { messageId: reply.messageId, conversationSlug: reply.slug };
+    const since = Date.now();
     // The 300,000 ms deadline on a timer of the engine's own (not AbortSignal.timeout): a test's fake clock drives it.
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(new Error(VIDEO_GENERATE_TIMED_OUT)), VIDEO_GENERATE_TIMEOUT_MS);
     try {
       const answer = await gateway.generateVideo(request, deadline.signal).finally(() => clearTimeout(timer));
       // The engine was disposed while the gateway answered (a leader tab handing over): its database is closed, so
-      // nothing is written; the next engine finds the reply pending and marks it interrupted.
+      // nothing is written; the next engine finds the reply pending and settles it by its requestId.
       if (poller.isStopped) return;
       if (typeof answer?.runId !== 'string' || answer.runId === '') throw new Error(VIDEO_UNEXPECTED);
-      const at = Date.now();
-      await core.append([makeEvent('video.requested', { ...base, runId: answer.runId, model: modelId, at }, crypto.randomUUID(), at)]);
+      await recordRequested(reply, modelId, answer.runId);
     } catch (error) {
       if (poller.isStopped) return;
-      const at = Date.now();
       const body = error instanceof GatewayError ? error.body : null;
       const message = deadline.signal.aborted ? VIDEO_GENERATE_TIMED_OUT : (body?.message ?? (error instanceof Error ? error.message : String(error)));
+      // No answer (the deadline, the network) or a server error: the gateway may have made the job all the same.
+      const lost = deadline.signal.aborted || !(error instanceof GatewayError) || error.status >= 500;
+      if (lost && request.requestId && !(error instanceof Error && error.message === VIDEO_UNEXPECTED)) {
+        const outcome = await settleLostVideo(reply, modelId, request.requestId, since);
+        if (outcome === 'requested' || outcome === 'stopped') return;
+      }
       core.notify(classifyModelError({ status: error instanceof GatewayError ? error.status : undefined, code: body?.error, message, body }));
-      await core.append([makeEvent('reply.failed', { ...base, userMessageId: reply.userMessageId, error: message, keepPartial: false, text: '', thinking: '', cost: 0, paymentSource: null, at }, crypto.randomUUID(), at)]);
+      await failVideo(reply, message);
     }
   }
+
+  /**
+   * A video reply left pending by an engine that went away before its generate call answered: settled by its
+   * requestId (followed when the gateway made the job, failed with nothing charged when it did not).
+   */
+  liveReplies(core).resumers.set('video', async (message) => {
+    if (!message.requestId || message.videoGenerationId) return false;
+    const reply = pendingReply(message.id, message.parentMessageId ?? 0, message.conversationSlug);
+    void settleLostVideo(reply, message.model, message.requestId, message.timestamp)
+      .then(async (outcome) => {
+        if (outcome === 'cancelled' || outcome === 'unknown') await failVideo(reply, outcome === 'cancelled' ? VIDEO_REQUEST_CANCELLED : VIDEO_JOB_UNSETTLED);
+      })
+      .catch((error: unknown) => console.error('Video request failed to record', error))
+      .finally(() => settle(reply));
+    return true;
+  });
 
   const modeOf = (mode: 'image' | 'video'): ModeHandler => ({
     mode,

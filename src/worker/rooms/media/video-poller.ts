@@ -76,6 +76,25 @@ export class VideoPoller implements Room {
     this.subscription.add(events);
   }
 
+  /** Aborted when the engine stops (a call made for the poller's jobs ends with it). */
+  get signal(): AbortSignal {
+    return this.aborted.signal;
+  }
+
+  /** Resolves after `ms`, or at once when the engine stops. */
+  wait(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.stopped) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        this.aborted.signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.aborted.signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
   dispose(): void {
     this.stop();
   }

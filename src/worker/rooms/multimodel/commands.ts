@@ -136,6 +136,9 @@ export async function startMultiModel(core: EngineCore, run: MultiModelRun): Pro
   replies.forEach((r, i) => {
     const model = (targets[i] as MultiModelTarget).model;
     const message: MessageRow = { ...pendingAssistant(r.messageId, user, model.id, at + i + 1), multiModelRequest: requestId };
+    // An Auto turn's column of the model Auto chose says so, like a single reply ("Auto · <model name>"); the extra
+    // columns are models the user chose.
+    if (user.isAutoModel === true && model.id === user.autoModelSelectedModel) Object.assign(message, { isAutoModel: true, autoModelSelectedModel: model.id });
     events.push(
       makeEvent('message.added', { message }, crypto.randomUUID(), at),
       makeEvent('reply.started', { messageId: r.messageId, conversationSlug: slug, model: model.id, requestId: r.requestId, at }, crypto.randomUUID(), at),
