@@ -6,20 +6,22 @@
  */
 import { memo, useDeferredValue, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { decodeLog, encodeLog, LogFormatError } from '../../events/codec';
-import type { NewEvent, StoredEvent } from '../../events/catalogue';
+import { encodeLog } from '../../events/codec';
 import { conversationState, diffStates, filterEvents, formatDiff, redactEvent, slugsOf, Timeline, trimLog } from '../../inspect';
 import type { EventFilter } from '../../inspect';
 import { engine, useQuery } from '../engine';
 import { ReadOnlyConversation } from '../components/ReadOnlyConversation';
+import { decodeInWorker, DecodeError } from './decode-client';
+import type { LogEvent } from './decode-client';
 import './inspector.css';
 
-type LogEvent = NewEvent | StoredEvent;
 interface Loaded {
   source: 'live' | 'file';
   name: string;
   events: LogEvent[];
   exportedAt: number;
+  types: string[];
+  slugs: string[];
 }
 
 const ROW_PX = 30;
@@ -46,20 +48,30 @@ export default function InspectorPage() {
     void openLive();
   }, []);
 
-  async function openText(text: string, source: Loaded['source'], name: string) {
+  /** Decoded in a worker (./decode-worker.ts): the page only gathers the events as they arrive. */
+  async function open(text: string | Blob, source: Loaded['source'], name: string) {
     try {
-      const decoded = decodeLog(text);
-      setLog({ source, name, events: decoded.events, exportedAt: decoded.header.exportedAt });
+      const decoded = await decodeInWorker(text);
+      setLog({ source, name, ...decoded });
       setError(null);
     } catch (e) {
-      setError(e instanceof LogFormatError ? `${name}: ${e.message}` : String(e));
+      setError(e instanceof DecodeError ? `${name}: ${e.message}` : String(e));
     }
   }
 
   async function openLive() {
     setLoading(true);
     try {
-      await openText(await engine((api) => api.exportLog()), 'live', 'the live log');
+      await open(await engine((api) => api.exportLog()), 'live', 'the live log');
+    } finally {
+      setLoading(false);
+    }
+  }
+
+  async function openFile(file: File) {
+    setLoading(true);
+    try {
+      await open(file, 'file', file.name);
     } finally {
       setLoading(false);
     }
@@ -87,7 +99,7 @@ export default function InspectorPage() {
           onChange={(e) => {
             const file = e.target.files?.[0];
             e.target.value = '';
-            if (file) void file.text().then((t) => openText(t, 'file', file.name));
+            if (file) void openFile(file);
           }}
         />
       </div>
@@ -105,8 +117,7 @@ function LogView({ log }: { log: Loaded }) {
   const { events } = log;
   const timeline = useMemo(() => new Timeline(events, 2000), [events]);
   const snapshots = useSnapshotBuilder(timeline);
-  const types = useMemo(() => [...new Set(events.map((e) => e.type))].sort(), [events]);
-  const slugs = useMemo(() => [...new Set(events.flatMap((e) => slugsOf(e)))].sort(), [events]);
+  const { types, slugs } = log;
   const [type, setType] = useState('');
   const [conversation, setConversation] = useState('');
   const [from, setFrom] = useState('');
