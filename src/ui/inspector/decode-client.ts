@@ -1,15 +1,17 @@
 /**
  * Decoding a log for the Inspector in its own worker (./decode-worker.ts): the page only gathers the decoded events
- * as they arrive, in batches, so opening a 100,000-event file holds its thread for no long task.
+ * as they arrive, in batches it asks for one at a time (two in flight), so opening a 100,000-event file holds its
+ * thread for no long task of decoding.
  */
 import type { NewEvent, StoredEvent } from '../../events/catalogue';
 
 export type LogEvent = NewEvent | StoredEvent;
 
-export interface DecodeRequest {
+export type DecodeRequest =
   /** The log's text, or the file to read it from (read in the worker). */
-  source: string | Blob;
-}
+  | { kind: 'open'; source: string | Blob }
+  /** The page took a batch: the worker may send one more. */
+  | { kind: 'next' };
 
 export type DecodeReply =
   | { kind: 'events'; events: LogEvent[] }
@@ -39,6 +41,8 @@ export function decodeInWorker(source: string | Blob): Promise<DecodedForInspect
       const reply = message.data;
       if (reply.kind === 'events') {
         for (let i = 0; i < reply.events.length; i++) events.push(reply.events[i] as LogEvent);
+        const more: DecodeRequest = { kind: 'next' };
+        worker.postMessage(more);
         return;
       }
       worker.terminate();
@@ -54,7 +58,7 @@ export function decodeInWorker(source: string | Blob): Promise<DecodedForInspect
       worker.terminate();
       reject(new DecodeError('the log could not be read (a batch of events did not arrive)'));
     };
-    const request: DecodeRequest = { source };
+    const request: DecodeRequest = { kind: 'open', source };
     worker.postMessage(request);
   });
 }
