@@ -125,7 +125,9 @@ function stripCr(line: string): string {
 }
 
 function* eventLines(body: string, from: number, end: number, count: number): Generator<NewEvent | StoredEvent> {
-  const seen = new Map<string, number>();
+  // Ids only (a Set is cheaper than a Map of id -> line on every event); the first line of a duplicate is found
+  // again by reading from the start, which only a bad file pays for.
+  const seen = new Set<string>();
   let pos = from;
   let n = 1;
   let decoded = 0;
@@ -144,14 +146,24 @@ function* eventLines(body: string, from: number, end: number, count: number): Ge
       if (e instanceof UpcastError) throw new LogFormatError(n, e.message);
       throw e;
     }
-    const first = seen.get(event.id);
-    if (first !== undefined) throw new LogFormatError(n, `duplicate event id '${event.id}' (first on line ${first})`);
-    seen.set(event.id, n);
+    if (seen.has(event.id)) throw new LogFormatError(n, `duplicate event id '${event.id}' (first on line ${lineOfId(body, from, event.id)})`);
+    seen.add(event.id);
     decoded++;
     yield event;
   }
   if (decoded !== count) {
     throw new LogFormatError(Math.max(n, 1), `header says ${count} events but the file has ${decoded} (truncated or edited file?)`);
+  }
+}
+
+/** The 1-based line number of the first event line (from `from`, line 2) whose id is `id`: lines already read. */
+function lineOfId(body: string, from: number, id: string): number {
+  let pos = from;
+  for (let n = 2; ; n++) {
+    let next = body.indexOf('\n', pos);
+    if (next === -1) next = body.length;
+    if ((JSON.parse(stripCr(body.slice(pos, next))) as { id?: unknown }).id === id) return n;
+    pos = next + 1;
   }
 }
 

@@ -20,10 +20,14 @@ export const conversationsProjection = defineProjection({
   name: 'conversations',
   version: 1,
   tables: ['conversations'],
+  // The events of every chat turn, as writers (a fold writes them straight into its store).
+  writers: {
+    'conversation.created': (p, _, out) => out.put('conversations', p.conversation),
+    'message.added': ({ message: m }, _, out) =>
+      out.updateWhere('conversations', 'slug', m.conversationSlug, touch(normalizeTimestamp(m.timestamp), promptText(m.prompt))),
+    'reply.completed': (p, event, out) => out.updateWhere('conversations', 'slug', p.conversationSlug, touch(event.at, p.text)),
+  },
   materializers: {
-    'conversation.created': (p) => [put('conversations', p.conversation)],
-    'message.added': ({ message: m }) => preview(m.conversationSlug, normalizeTimestamp(m.timestamp), promptText(m.prompt)),
-    'reply.completed': (p, event) => preview(p.conversationSlug, event.at, p.text),
     'conversation.duplicated': (p) => [put('conversations', p.conversation)],
     'conversation.renamed': (p) => [updateWhere('conversations', 'slug', p.slug, { name: p.name, nameSource: p.source })],
     'conversation.deleted': (p) => [updateWhere('conversations', 'slug', p.slug, { deletedAt: p.at })],

@@ -4,27 +4,24 @@
  */
 import type { ConversationRow, MessageRow } from '../events/model';
 import { MemoryStore } from './memory-store';
-import { dispatchOf } from './projection';
+import { writerDispatchOf } from './projection';
 import type { ProjectedEvent, Projection } from './projection';
 import { projections as defaultProjections } from './registry';
 
 /**
- * Apply `events` in order to `store` (mutating it) and return it. Each event goes only to the materializers that
- * handle its type (one lookup), in projection order.
+ * Apply `events` in order to `store` (mutating it) and return it. Each event goes only to the writers that handle
+ * its type (one lookup), in projection order, and they write into the store directly.
  */
 export function foldInto(
   store: MemoryStore,
   events: Iterable<ProjectedEvent>,
   projections: readonly Projection[] = defaultProjections,
 ): MemoryStore {
-  const dispatch = dispatchOf(projections);
+  const dispatch = writerDispatchOf(projections);
   for (const event of events) {
     const list = dispatch.get(event.type);
     if (list === undefined) continue;
-    for (let i = 0; i < list.length; i++) {
-      const writes = list[i]!(event.payload, event);
-      for (let j = 0; j < writes.length; j++) store.apply(writes[j]!);
-    }
+    for (let i = 0; i < list.length; i++) list[i]!(event.payload, event, store);
   }
   return store;
 }

@@ -11,7 +11,7 @@
  * never changes; rows handed out must be treated as read-only too.
  */
 import { withChanges } from './writes';
-import type { AnyRow, IndexValue, ReadModelRows, RowKey, TableName, Write } from './writes';
+import type { AnyRow, IndexField, IndexValue, ReadModelRows, RowKey, TableName, Write, WriteSink } from './writes';
 
 type Index = Map<unknown, Set<RowKey>>;
 
@@ -144,7 +144,7 @@ function add(idx: Index, value: unknown, key: RowKey): void {
   set.add(key);
 }
 
-export class MemoryStore {
+export class MemoryStore implements WriteSink {
   private readonly tables = new Map<TableName, MemoryTable>();
 
   private t(name: TableName): MemoryTable {
@@ -174,6 +174,23 @@ export class MemoryStore {
         this.t(write.table).deleteWhere(write.index, write.equals);
         return;
     }
+  }
+
+  // WriteSink: a fold's writers write here directly.
+  put<T extends TableName>(table: T, row: ReadModelRows[T]): void {
+    this.t(table).put(row);
+  }
+  update<T extends TableName>(table: T, key: RowKey, changes: Partial<ReadModelRows[T]>): void {
+    this.t(table).update(key, changes);
+  }
+  remove<T extends TableName>(table: T, key: RowKey): void {
+    this.t(table).delete(key);
+  }
+  updateWhere<T extends TableName>(table: T, index: IndexField<T>, equals: IndexValue, changes: Partial<ReadModelRows[T]>): void {
+    this.t(table).updateWhere(index, equals, changes);
+  }
+  deleteWhere<T extends TableName>(table: T, index: IndexField<T>, equals: IndexValue): void {
+    this.t(table).deleteWhere(index, equals);
   }
 
   applyAll(writes: readonly Write[]): void {

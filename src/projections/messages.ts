@@ -17,35 +17,42 @@ export const messagesProjection = defineProjection({
   // v5: ... and its audioUrls (spec 000 section 3), one reference per chunk made.
   version: 5,
   tables: ['messages'],
-  materializers: {
-    'message.added': ({ message: m }) => {
+  // The events of every chat turn, as writers (a fold writes them straight into its store).
+  writers: {
+    'message.added': ({ message: m }, _, out) => {
       const ts = normalizeTimestamp(m.timestamp);
-      return [put('messages', ts === m.timestamp ? m : { ...m, timestamp: ts })];
+      out.put('messages', ts === m.timestamp ? m : { ...m, timestamp: ts });
     },
-    'reply.started': (p, event) => [update('messages', p.messageId, { status: 'streaming', requestId: p.requestId, updatedAt: event.at })],
-    'reply.checkpointed': (p, event) => [update('messages', p.messageId, { prompt: p.text, thinking: p.thinking, updatedAt: event.at })],
-    'reply.completed': (p, event) => {
+    'reply.started': (p, event, out) => out.update('messages', p.messageId, { status: 'streaming', requestId: p.requestId, updatedAt: event.at }),
+    'reply.checkpointed': (p, event, out) => out.update('messages', p.messageId, { prompt: p.text, thinking: p.thinking, updatedAt: event.at }),
+    'reply.completed': (p, event, out) => {
       const changes: Partial<MessageRow> = { prompt: p.text, thinking: p.thinking, status: 'done', cost: p.cost, updatedAt: event.at };
       if (p.paymentSource !== null) changes.paymentSource = p.paymentSource;
       if (p.outputTokens !== null) changes.outputTokens = p.outputTokens;
       if (p.inputTokens != null) changes.inputTokens = p.inputTokens;
       if (p.stopped === true) changes.stopped = true;
-      return [update('messages', p.messageId, changes)];
+      out.update('messages', p.messageId, changes);
     },
-    'reply.failed': (p, event) => {
+    'reply.failed': (p, event, out) => {
       if (p.ownError === true) {
         const own: Partial<MessageRow> = { prompt: p.text, thinking: p.thinking, status: 'error', hasError: true, error: p.error, cost: p.cost, updatedAt: event.at };
         if (p.text !== '') own.isPartial = true;
         if (p.paymentSource !== null) own.paymentSource = p.paymentSource;
-        return [update('messages', p.messageId, own)];
+        out.update('messages', p.messageId, own);
+        return;
       }
-      const user = update('messages', p.userMessageId, { hasError: true, error: p.error, status: 'error', updatedAt: event.at });
-      if (!p.keepPartial) return [user, remove('messages', p.messageId)];
+      out.update('messages', p.userMessageId, { hasError: true, error: p.error, status: 'error', updatedAt: event.at });
+      if (!p.keepPartial) {
+        out.remove('messages', p.messageId);
+        return;
+      }
       const changes: Partial<MessageRow> = { prompt: p.text, thinking: p.thinking, isPartial: true, status: 'done', cost: p.cost, updatedAt: event.at };
       if (p.paymentSource !== null) changes.paymentSource = p.paymentSource;
-      return [user, update('messages', p.messageId, changes)];
+      out.update('messages', p.messageId, changes);
     },
-    'reply.interrupted': (p, event) => [update('messages', p.messageId, { status: 'error', interrupted: true, error: p.reason, updatedAt: event.at })],
+    'reply.interrupted': (p, event, out) => out.update('messages', p.messageId, { status: 'error', interrupted: true, error: p.reason, updatedAt: event.at }),
+  },
+  materializers: {
     // A deleted conversation keeps its messages through the undo window; they go when it is purged.
     'conversation.purged': (p) => [deleteWhere('messages', 'conversationSlug', p.slug)],
     'message.branched': (p) => [update('messages', p.messageId, { alternativeGroup: p.alternativeGroup, branchIndex: 0, isActiveBranch: false, updatedAt: p.at })],

@@ -6,10 +6,16 @@
  * `version` is bumped whenever a materializer changes meaning: the worker then rebuilds the projection's tables
  * from the log (src/worker/log.ts ensureProjectionsCurrent). A projection writes only to its own `tables`;
  * rebuilding clears exactly those.
+ *
+ * A materializer may also be written as a writer: the same pure function, but it sends its writes to a sink instead
+ * of returning them (`out.put(...)` for `put(...)`). A fold hands writers the memory store itself, so the events of
+ * a replay make no Write objects; the worker's append path gets the same writes as Write ops (a WriteList). The
+ * hot events of the large projections are writers; a projection gives each event one or the other.
  */
 import type { EventPayloads, EventType, NewEvent, StoredEvent } from '../events/catalogue';
 import type { ChatPart } from '../protocol/api';
-import type { TableName, Write } from './writes';
+import { sendWrite, WriteList } from './writes';
+import type { TableName, Write, WriteSink } from './writes';
 
 export type ProjectedEvent = StoredEvent | NewEvent;
 
@@ -22,24 +28,73 @@ export type Materializer<K extends EventType> = (payload: EventPayloads[K], even
 /** Materializers by event name: only the events handled (a misspelt name is a type error). */
 export type Materializers = { readonly [K in EventType]?: Materializer<K> };
 
+/** A materializer that sends the writes of one event of type K to `out`, in order, instead of returning them. */
+export type Writer<K extends EventType> = (payload: EventPayloads[K], event: EventOf<K>, out: WriteSink) => void;
+
+/** Writers by event name. */
+export type Writers = { readonly [K in EventType]?: Writer<K> };
+
 /** A materializer called with an event whose type was looked up at run time. */
 type AnyMaterializer = (payload: ProjectedEvent['payload'], event: ProjectedEvent) => Write[];
+/** A writer called with an event whose type was looked up at run time. */
+export type AnyWriter = (payload: ProjectedEvent['payload'], event: ProjectedEvent, out: WriteSink) => void;
 
 export interface Projection {
   readonly name: string;
   readonly version: number;
   readonly tables: readonly TableName[];
+  /** Every event it handles, as a materializer (a writer given in the spec is wrapped to return its writes). */
   readonly materializers: Materializers;
+  /** Every event it handles, as a writer (a materializer given in the spec is wrapped to send its writes). */
+  readonly writers: Writers;
   /** The writes of any one event ([] for an event it does not handle). */
   apply(event: ProjectedEvent): Write[];
 }
 
 const NONE: Write[] = [];
 
-export function defineProjection(spec: { name: string; version: number; tables: readonly TableName[]; materializers: Materializers }): Projection {
-  const byType = new Map(Object.entries(spec.materializers) as [string, AnyMaterializer][]);
+/** The materializer of a writer: the writes it sends, as a list. */
+function collecting(w: AnyWriter): AnyMaterializer {
+  return (payload, event) => {
+    const out = new WriteList();
+    w(payload, event, out);
+    return out.writes;
+  };
+}
+
+/** The writer of a materializer: its writes, sent in order once it has returned them all. */
+function sending(m: AnyMaterializer): AnyWriter {
+  return (payload, event, out) => {
+    const writes = m(payload, event);
+    for (let i = 0; i < writes.length; i++) sendWrite(out, writes[i] as Write);
+  };
+}
+
+export function defineProjection(spec: {
+  name: string;
+  version: number;
+  tables: readonly TableName[];
+  materializers?: Materializers;
+  writers?: Writers;
+}): Projection {
+  const materializers: Record<string, AnyMaterializer> = {};
+  const writers: Record<string, AnyWriter> = {};
+  for (const [type, m] of Object.entries(spec.materializers ?? {}) as [string, AnyMaterializer][]) {
+    materializers[type] = m;
+    writers[type] = sending(m);
+  }
+  for (const [type, w] of Object.entries(spec.writers ?? {}) as [string, AnyWriter][]) {
+    if (type in materializers) throw new Error(`projection ${spec.name}: '${type}' has both a materializer and a writer`);
+    writers[type] = w;
+    materializers[type] = collecting(w);
+  }
+  const byType = new Map(Object.entries(materializers));
   return {
-    ...spec,
+    name: spec.name,
+    version: spec.version,
+    tables: spec.tables,
+    materializers: materializers as Materializers,
+    writers: writers as Writers,
     apply(event) {
       const m = byType.get(event.type);
       return m === undefined ? NONE : m(event.payload, event);
@@ -65,6 +120,26 @@ export function dispatchOf(projections: readonly Projection[]): Dispatch {
     }
   }
   dispatches.set(projections, (table = out));
+  return table;
+}
+
+/** For each event type, the writers of `projections` that handle it, in projection order (what a fold calls). */
+export type WriterDispatch = ReadonlyMap<string, readonly AnyWriter[]>;
+
+const writerDispatches = new WeakMap<readonly Projection[], WriterDispatch>();
+
+export function writerDispatchOf(projections: readonly Projection[]): WriterDispatch {
+  let table = writerDispatches.get(projections);
+  if (table !== undefined) return table;
+  const out = new Map<string, AnyWriter[]>();
+  for (const p of projections) {
+    for (const [type, w] of Object.entries(p.writers) as [string, AnyWriter][]) {
+      const list = out.get(type);
+      if (list === undefined) out.set(type, [w]);
+      else list.push(w);
+    }
+  }
+  writerDispatches.set(projections, (table = out));
   return table;
 }
 

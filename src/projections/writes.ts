@@ -92,6 +92,60 @@ export function deleteWhere<T extends TableName>(table: T, index: IndexField<T>,
   return { op: 'deleteWhere', table, index, equals } as DeleteWhereWrite<T> as Write;
 }
 
+/**
+ * Where a projection's writer sends its writes (the same five ops as Write, as calls). The memory store is one, so
+ * a fold applies each write as it is made, with no Write object or array per event; WriteList is another, which
+ * records them as Write ops for the Dexie executor. Same semantics as the ops above.
+ */
+export interface WriteSink {
+  put<T extends TableName>(table: T, row: ReadModelRows[T]): void;
+  update<T extends TableName>(table: T, key: RowKey, changes: Partial<ReadModelRows[T]>): void;
+  remove<T extends TableName>(table: T, key: RowKey): void;
+  updateWhere<T extends TableName>(table: T, index: IndexField<T>, equals: IndexValue, changes: Partial<ReadModelRows[T]>): void;
+  deleteWhere<T extends TableName>(table: T, index: IndexField<T>, equals: IndexValue): void;
+}
+
+/** A WriteSink that records the writes, in order, as Write ops (what a materializer returns). */
+export class WriteList implements WriteSink {
+  readonly writes: Write[] = [];
+  put<T extends TableName>(table: T, row: ReadModelRows[T]): void {
+    this.writes.push(put(table, row));
+  }
+  update<T extends TableName>(table: T, key: RowKey, changes: Partial<ReadModelRows[T]>): void {
+    this.writes.push(update(table, key, changes));
+  }
+  remove<T extends TableName>(table: T, key: RowKey): void {
+    this.writes.push(remove(table, key));
+  }
+  updateWhere<T extends TableName>(table: T, index: IndexField<T>, equals: IndexValue, changes: Partial<ReadModelRows[T]>): void {
+    this.writes.push(updateWhere(table, index, equals, changes));
+  }
+  deleteWhere<T extends TableName>(table: T, index: IndexField<T>, equals: IndexValue): void {
+    this.writes.push(deleteWhere(table, index, equals));
+  }
+}
+
+/** Send one Write op to a sink. */
+export function sendWrite(sink: WriteSink, write: Write): void {
+  switch (write.op) {
+    case 'put':
+      sink.put(write.table, write.row);
+      return;
+    case 'update':
+      sink.update(write.table, write.key, write.changes);
+      return;
+    case 'delete':
+      sink.remove(write.table, write.key);
+      return;
+    case 'updateWhere':
+      sink.updateWhere(write.table, write.index as never, write.equals, write.changes);
+      return;
+    case 'deleteWhere':
+      sink.deleteWhere(write.table, write.index as never, write.equals);
+      return;
+  }
+}
+
 /** A row as the stores handle it generically (every read-model row has a numeric id). */
 export type AnyRow = ReadModelRows[TableName];
 

@@ -84,4 +84,27 @@ describe('Inspector', () => {
     });
     expect(live).toEqual({ events: liveCount, conversations: 1 });
   });
+
+  it('decodes a log in its own worker, not on the page, and names the first bad line of a damaged file', async () => {
+    const page = await openApp(await getStack().newContext());
+    const workers: string[] = [];
+    page.on('worker', (w) => workers.push(w.url()));
+    await page.goto(new URL('/inspector', page.url()).href);
+    await page.getByRole('status').filter({ hasText: 'from the live log' }).waitFor();
+    expect(workers.filter((u) => u.includes('decode-worker'))).toHaveLength(1);
+
+    const sample = generateSampleLog({ events: 3000, seed: 9, activeConversations: 3 });
+    const lines = encodeLog(sample, { exportedAt: 1_700_000_000_000 }).split('\n');
+    await page.getByLabel('Open a log file').setInputFiles({ name: 'big.ndjson', mimeType: 'application/x-ndjson', buffer: Buffer.from(lines.join('\n')) });
+    await page.getByText(`${sample.length} events from big.ndjson (read only)`).waitFor();
+    expect(workers.filter((u) => u.includes('decode-worker'))).toHaveLength(2);
+    // Every event arrived, in order: the last one is listed at its position.
+    await page.getByText(`${sample.length} events`, { exact: true }).waitFor();
+
+    lines[5] = '{"type":"message.added"';
+    await page.getByLabel('Open a log file').setInputFiles({ name: 'bad.ndjson', mimeType: 'application/x-ndjson', buffer: Buffer.from(lines.join('\n')) });
+    await expect.poll(() => page.getByRole('alert').textContent(), { timeout: 60_000 }).toMatch(/^bad\.ndjson: line 6: not valid JSON/);
+    // The log shown before stays.
+    await page.getByText(`${sample.length} events from big.ndjson (read only)`).waitFor();
+  });
 });
