@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { migrate } from './migrations';
-import { openPglite } from './pglite-thread';
+import { openPglite } from './pglite';
 import { openPostgres } from './postgres';
 import type { Db } from './types';
 

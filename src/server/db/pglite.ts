@@ -74,12 +74,11 @@ function literal(v: SqlParam): string {
 }
 
 /**
- * Embedded Postgres (PGlite) in the calling thread. `dataDir` undefined = in memory (tests). PGlite runs one
- * statement at a time and serialises transactions, so concurrency here is safe by construction; the ledger still
- * uses conditional updates so the same code is correct on a real server. The gateway runs it in a thread of its
- * own (./pglite-thread.ts); this is what that thread runs.
+ * Embedded Postgres (PGlite). `dataDir` undefined = in memory (tests). PGlite runs one statement at a time and
+ * serialises transactions, so concurrency here is safe by construction; the ledger still uses conditional updates
+ * so the same code is correct on a real server.
  */
-export async function openPgliteHere(dataDir?: string): Promise<Db> {
+export async function openPglite(dataDir?: string): Promise<Db> {
   const pg = dataDir === undefined ? new PGlite() : new PGlite(dataDir);
   await pg.waitReady;
   const wrap = (q: Pick<PGlite, 'query'>): Queryable => ({
