@@ -5,10 +5,11 @@
  *   reply text as plain UTF-8 text, reasoning inside <think>...</think>, and always a final
  *   <metadata>{cost, paymentSource, inputTokens, outputTokens, isPartial, model, ...}</metadata>.
  *
- * Each delta is written as it arrives (the deltas of one network chunk as one write); nothing waits for more. A requestId is bound to one request (../body/request-binding.ts):
- * a different reuse is refused, a true retry replays the reply instead of starting another. A paid reply reserves
- * its maximum cost before the upstream is called (a hold, src/server/money/holds.ts) and settles the actual cost
- * once, after the stream ends and before the metadata tag, so the metadata reports what was charged.
+ * Each delta is written as it arrives (the deltas of one network chunk as one write); nothing waits for more. A
+ * requestId is bound to one request (../body/request-binding.ts): a different reuse is refused, a true retry replays
+ * the reply instead of starting another. A paid reply reserves its maximum cost before the upstream is called (a
+ * hold, src/server/money/holds.ts) and settles the actual cost once, after the stream ends and before the metadata
+ * tag, so the metadata reports what was charged.
  */
 import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
@@ -263,7 +264,7 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
             }
           } else if (ev.type === 'usage') usage = { inputTokens: ev.inputTokens, outputTokens: ev.outputTokens };
           else if (ev.type === 'model') model = ev.model;
-          if (ready() === 0) await flush();
+          if (pending.length > 0 && ready() === 0) await flush();
         }
       } catch (e) {
         if (endReason === null) {
