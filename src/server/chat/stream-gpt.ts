@@ -5,10 +5,11 @@
  *   reply text as plain UTF-8 text, reasoning inside <think>...</think>, and always a final
  *   <metadata>{cost, paymentSource, inputTokens, outputTokens, isPartial, model, ...}</metadata>.
  *
- * Each delta is written as it arrives; nothing is buffered. A requestId is bound to one request (../body/request-binding.ts):
- * a different reuse is refused, a true retry replays the reply instead of starting another. A paid reply reserves
- * its maximum cost before the upstream is called (a hold, src/server/money/holds.ts) and settles the actual cost
- * once, after the stream ends and before the metadata tag, so the metadata reports what was charged.
+ * Each delta is written as it arrives (the deltas of one network chunk as one write); nothing waits for more. A
+ * requestId is bound to one request (../body/request-binding.ts): a different reuse is refused, a true retry replays
+ * the reply instead of starting another. A paid reply reserves its maximum cost before the upstream is called (a
+ * hold, src/server/money/holds.ts) and settles the actual cost once, after the stream ends and before the metadata
+ * tag, so the metadata reports what was charged.
  */
 import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
@@ -23,7 +24,7 @@ import { insufficientBalance, insufficientBalanceMessage, reservePaidCall, type 
 import { planReplyHold } from '../money/reply-hold';
 import { replyCostMicro } from '../money/amounts';
 import { OutputBudget, replyLimitMessage } from '../providers/output-budget';
-import { UpstreamStreamError, type ProviderChatRequest } from '../providers/types';
+import { bufferedCount, UpstreamStreamError, type ProviderChatRequest } from '../providers/types';
 import { passSampling } from '../providers/sampling';
 import type { ReplySink } from './reply-sink';
 import { attachReply, openSink, registerReplyRoutes, replyKey, STREAM_HEADERS, watchClientGone } from './stream-resume';
@@ -208,13 +209,17 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
       let carry = '';
       let carryThink = false;
       const frame = new FrameEscaper();
-      const emit = async (think: boolean, delta: string): Promise<void> => {
+      // The framed text of the events read so far and not yet written: the events of one network chunk (those the
+      // source already holds, bufferedCount) go out as one write, not one write per delta.
+      let pending = '';
+      const ready = bufferedCount(events);
+      const emit = (think: boolean, delta: string): void => {
         let t = delta;
         if (carry) {
           const held = carry;
           carry = '';
           if (carryThink === think) t = held + t;
-          else await emit(carryThink, '\uFFFD'); // the pair was never completed
+          else emit(carryThink, '\uFFFD'); // the pair was never completed
         }
         const last = t.charCodeAt(t.length - 1);
         if (last >= 0xd800 && last <= 0xdbff) {
@@ -226,35 +231,40 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
         if (think) reasoningChars += t.length;
         else textChars += t.length;
         // Model text is escaped so a marker inside it reads as text (src/protocol/stream.ts, FrameEscaper).
-        let out = '';
         if (think !== inThink) {
-          out = frame.flush() + (think ? THINK_OPEN : THINK_CLOSE);
+          pending += frame.flush() + (think ? THINK_OPEN : THINK_CLOSE);
           inThink = think;
         }
-        out += frame.take(t);
-        if (out.length > 0) await s.write(out);
+        pending += frame.take(t);
+      };
+      const flush = async (): Promise<void> => {
+        if (pending.length === 0) return;
+        const out = pending;
+        pending = '';
+        writing = true;
+        try {
+          await s.write(out);
+        } finally {
+          writing = false;
+        }
+        // Waiting on the client is not upstream silence: count from when the write went through.
+        stallTimer.refresh();
       };
       try {
         for await (const ev of events) {
           stallTimer.refresh();
           if (ev.type === 'content' || ev.type === 'reasoning') {
             const text = budget === null ? ev.text : budget.take(ev.text, ev.type === 'content' ? ev.wholeTokens : undefined);
-            writing = true;
-            try {
-              if (text.length > 0) await emit(ev.type === 'reasoning', text);
-            } finally {
-              writing = false;
-            }
+            if (text.length > 0) emit(ev.type === 'reasoning', text);
             if (budget?.exhausted) {
               // Past what was held: relay no more, and stop the upstream generating (and billing us) any further.
               if (endReason === null) endReason = 'limit';
               upstream.abort(new Error('The reply reached its held output budget'));
               break;
             }
-            // Waiting on the client is not upstream silence: count from when the write went through.
-            stallTimer.refresh();
           } else if (ev.type === 'usage') usage = { inputTokens: ev.inputTokens, outputTokens: ev.outputTokens };
           else if (ev.type === 'model') model = ev.model;
+          if (pending.length > 0 && ready() === 0) await flush();
         }
       } catch (e) {
         if (endReason === null) {
@@ -270,10 +280,10 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
       if (carry) {
         const think = carryThink;
         carry = '';
-        await emit(think, '\uFFFD'); // a lone half at the very end: send the replacement character
+        emit(think, '\uFFFD'); // a lone half at the very end: send the replacement character
       }
-      const held = frame.flush() + (inThink ? THINK_CLOSE : '');
-      if (held.length > 0) await s.write(held);
+      pending += frame.flush() + (inThink ? THINK_CLOSE : '');
+      await flush();
 
       const stalled = endReason === 'stall';
       const cut = endReason === 'limit' && budget !== null;

@@ -9,7 +9,7 @@ import { HttpClient, readText, type StreamingResponse } from './http-client';
 import { SseParser, SseTooLargeError, type SseEvent } from './sse';
 import { estimateOutputTokens, IMAGE_OUTPUT_TOKENS } from './output-budget';
 import { samplingJson } from './sampling';
-import { UpstreamStreamError, type OpenStreamResult, type ProviderChatRequest, type ProviderEvent, type TextProvider } from './types';
+import { UpstreamStreamError, type BufferedEvents, type OpenStreamResult, type ProviderChatRequest, type ProviderEvent, type TextProvider } from './types';
 
 export interface OpenAiProviderOptions {
   id: string;
@@ -370,7 +370,7 @@ export class ImageLinesProvider implements TextProvider {
  * callback and a waiting reader is handed the next event at once (a hand-rolled queue rather than the stream's
  * async iterator, which adds event-loop turns per chunk). The body is paused while too many events wait.
  */
-class SseEventQueue implements AsyncIterableIterator<ProviderEvent> {
+class SseEventQueue implements AsyncIterableIterator<ProviderEvent>, BufferedEvents {
   private readonly queue: ProviderEvent[] = [];
   private head = 0;
   private waiter: { resolve: (r: IteratorResult<ProviderEvent>) => void; reject: (e: unknown) => void } | null = null;
@@ -524,6 +524,11 @@ class SseEventQueue implements AsyncIterableIterator<ProviderEvent> {
     this.waiter = null;
     if (this.failure !== null) w.reject(this.failure);
     else w.resolve({ value: undefined, done: true });
+  }
+
+  /** Events parsed and waiting: the relay writes their text as one. */
+  buffered(): number {
+    return this.queue.length - this.head;
   }
 
   next(): Promise<IteratorResult<ProviderEvent>> {

@@ -33,6 +33,20 @@ export type ProviderEvent =
   /** Bytes arrived that carried nothing to show (role chunk, keep-alive comment): the upstream is alive. */
   | { type: 'ping' };
 
+/**
+ * Optional on a provider's event stream: how many events can be read now without waiting (those of network chunks
+ * already parsed). A relay writes the text of all of them as one write (chat/stream-gpt.ts).
+ */
+export interface BufferedEvents {
+  buffered(): number;
+}
+
+/** How many events `events` can give now without waiting: its own count, or 0 when it has none (write each). */
+export function bufferedCount(events: object): () => number {
+  const b = events as Partial<BufferedEvents>;
+  return typeof b.buffered === 'function' ? () => (b as BufferedEvents).buffered() : () => 0;
+}
+
 export type OpenStreamResult =
   | { ok: true; events: AsyncIterable<ProviderEvent> }
   /** The upstream refused before streaming: HTTP status and its error, already normalised. */

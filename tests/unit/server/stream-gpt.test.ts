@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { InFlightReply } from '../../../src/server/chat/reply-registry';
 import { CLEAR_THINKING_MESSAGE } from '../../../src/protocol/stream';
 import { WEB_NOT_RUN_NOTICE } from '../../../src/protocol/web';
 import { runAdmin } from '../../../src/server/admin/cli';
@@ -215,6 +216,24 @@ describe('POST /api/stream-gpt: streaming and framing', () => {
       temperature: 0.5,
       messages: [{ role: 'user', content: 'hi' }],
     });
+  });
+
+  it('the deltas of one network chunk go out as one write, not one write per delta', async () => {
+    // The fake upstream writes its 20 deltas in one turn: they reach the gateway as one network chunk (loopback may
+    // split it once in a while, hence a bound well under one write per delta rather than an exact count).
+    const words = Array.from({ length: 20 }, (_, i) => `w${i} `);
+    up.setScript({ steps: words.map((content) => ({ content })) });
+    const writes = vi.spyOn(InFlightReply.prototype, 'write');
+    try {
+      const s = await newSession(gw.app);
+      const { body, meta } = await readStream(await postStream(gw.app, s.cookie, chatBody('free-model', 'q')));
+      expect(body).toBe(words.join(''));
+      expect(meta).toMatchObject({ isPartial: false, cost: 0 });
+      // The text (one write per network chunk) and the metadata tag.
+      expect(writes.mock.calls.length).toBeLessThan(words.length / 2);
+    } finally {
+      writes.mockRestore();
+    }
   });
 
   it('an emoji split across two deltas (surrogate halves) arrives whole', async () => {
