@@ -8,6 +8,7 @@ import type { ActionResult } from '../../protocol/engine';
 import type { FolderView } from '../../protocol/account';
 import { engine } from '../engine';
 import { folderView, report } from './folder-state';
+import { useMenuItems } from '../components/use-menu-items';
 
 export function NameInput({ initial, label, onDone }: { initial: string; label: string; onDone(name: string | null): void }) {
   const [name, setName] = useState(initial);
@@ -44,16 +45,7 @@ export function NameInput({ initial, label, onDone }: { initial: string; label: 
 
 /** A folder's open actions menu: opens with its first item focused; Escape, a choice or a click elsewhere closes it. */
 export function FolderMenuItems({ folder, root, onClose, onRename, onSubfolder }: { folder: FolderView; root: RefObject<HTMLDivElement | null>; onClose(focusToggle: boolean): void; onRename(): void; onSubfolder(): void }) {
-  const menu = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    menu.current?.querySelector<HTMLElement>('[role=menuitem]')?.focus();
-    const onDown = (e: PointerEvent) => {
-      if (!root.current?.contains(e.target as Node)) onClose(false);
-    };
-    document.addEventListener('pointerdown', onDown);
-    return () => document.removeEventListener('pointerdown', onDown);
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, while the menu is open
-  }, []);
+  const { menu, onKeyDown } = useMenuItems(onClose, root);
   const pick = (fn: () => void) => () => {
     onClose(false);
     fn();
@@ -69,18 +61,7 @@ export function FolderMenuItems({ folder, root, onClose, onRename, onSubfolder }
       role="menu"
       aria-label={`Actions for folder ${folder.name}`}
       className="menu conversation-menu"
-      onKeyDown={(e) => {
-        const items = [...(menu.current?.querySelectorAll<HTMLElement>('[role=menuitem]') ?? [])];
-        const at = items.indexOf(document.activeElement as HTMLElement);
-        if (e.key === 'Escape') {
-          e.preventDefault();
-          e.stopPropagation();
-          onClose(true);
-        } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-          e.preventDefault();
-          items[(at + (e.key === 'ArrowDown' ? 1 : items.length - 1)) % items.length]?.focus();
-        }
-      }}
+      onKeyDown={onKeyDown}
     >
       <button type="button" role="menuitem" onClick={pick(onRename)}>
         Rename

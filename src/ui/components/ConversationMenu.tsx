@@ -3,41 +3,17 @@
  * folder, Delete. Opens with its first item focused; Escape, a choice or a click elsewhere closes it. A chunk of its
  * own, loaded when the row's actions button is pointed at, focused or pressed.
  */
-import { useEffect, useRef } from 'react';
 import type { ActionResult, ConversationSummary } from '../../protocol/engine';
 import { engine } from '../engine';
 import { navigate } from '../router';
 import { view } from '../state';
 import { folderView } from '../account/folder-state';
 import { run } from './conversation-actions';
+import { useMenuItems } from './use-menu-items';
 
 export default function ConversationMenu({ conversation, current, onClose, onRename }: { conversation: ConversationSummary; current: boolean; onClose(focusToggle: boolean): void; onRename(): void }) {
   const { slug, name, pinned } = conversation;
-  const menu = useRef<HTMLDivElement>(null);
-
-  useEffect(() => {
-    menu.current?.querySelector<HTMLElement>('[role=menuitem]')?.focus();
-    const onDown = (e: PointerEvent) => {
-      if (!menu.current?.parentElement?.contains(e.target as Node)) onClose(false);
-    };
-    document.addEventListener('pointerdown', onDown);
-    return () => document.removeEventListener('pointerdown', onDown);
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, while the menu is open
-  }, []);
-
-  function onMenuKey(e: React.KeyboardEvent) {
-    const items = [...(menu.current?.querySelectorAll<HTMLElement>('[role=menuitem]') ?? [])];
-    const at = items.indexOf(document.activeElement as HTMLElement);
-    if (e.key === 'Escape') {
-      e.preventDefault();
-      e.stopPropagation();
-      onClose(true);
-    } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-      e.preventDefault();
-      const next = (at + (e.key === 'ArrowDown' ? 1 : items.length - 1)) % items.length;
-      items[next]?.focus();
-    }
-  }
+  const { menu, onKeyDown: onMenuKey } = useMenuItems(onClose);
 
   async function remove() {
     onClose(false);

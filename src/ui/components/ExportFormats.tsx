@@ -6,10 +6,11 @@
  *
  * A chunk of its own: the header's Export button (./ExportMenu.tsx) loads it when pointed at, focused or pressed.
  */
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import type { ExportFile, ExportFormat } from '../../protocol/engine';
 import { engine } from '../engine';
 import { showLocalNotice } from '../state';
+import { useMenuItems } from './use-menu-items';
 
 const FORMATS: readonly { format: ExportFormat; label: string }[] = [
   { format: 'markdown', label: 'Markdown' },
@@ -45,30 +46,7 @@ async function runExport(make: () => Promise<ExportFile>): Promise<void> {
  * its first item focused; Escape, a choice or a click elsewhere closes it.
  */
 export function ExportFormatMenu({ slug, onClose, onBusy }: { slug: string | null; onClose(focusToggle: boolean): void; onBusy(format: ExportFormat | null): void }) {
-  const menu = useRef<HTMLDivElement>(null);
-
-  useEffect(() => {
-    menu.current?.querySelector<HTMLElement>('[role=menuitem]')?.focus();
-    const onDown = (e: PointerEvent) => {
-      if (!menu.current?.parentElement?.contains(e.target as Node)) onClose(false);
-    };
-    document.addEventListener('pointerdown', onDown);
-    return () => document.removeEventListener('pointerdown', onDown);
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, while the menu is open
-  }, []);
-
-  function onKey(e: React.KeyboardEvent) {
-    const items = [...(menu.current?.querySelectorAll<HTMLElement>('[role=menuitem]') ?? [])];
-    const at = items.indexOf(document.activeElement as HTMLElement);
-    if (e.key === 'Escape') {
-      e.preventDefault();
-      e.stopPropagation();
-      onClose(true);
-    } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-      e.preventDefault();
-      items[(at + (e.key === 'ArrowDown' ? 1 : items.length - 1)) % items.length]?.focus();
-    }
-  }
+  const { menu, onKeyDown: onKey } = useMenuItems(onClose);
 
   async function choose(format: ExportFormat) {
     onClose(true);
