@@ -126,6 +126,8 @@ describe('a Midjourney-style grid', () => {
     expect(crops).toHaveLength(4);
     expect(new Set(crops).size).toBe(4);
 
+    // The first reply asks about automatic titles; the question floats over the bottom of the page, so it is answered.
+    await page.getByRole('dialog', { name: 'Automatic titles' }).getByRole('button', { name: 'No', exact: true }).click();
     await choose.getByRole('button', { name: 'Use image 3 as input' }).click();
     await chooseModel(page, 'parley-offline-image');
     await page.getByRole('button', { name: 'Remove input image 1' }).waitFor();
