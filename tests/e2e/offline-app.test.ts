@@ -41,21 +41,6 @@ describe('installable app', () => {
     }
   });
 
-  it('draws the interface in its own font, served by the app itself (no font from another host)', async () => {
-    const context = await getStack().newContext();
-    const fonts: string[] = [];
-    context.on('request', (r) => {
-      if (r.resourceType() === 'font') fonts.push(r.url());
-    });
-    const page = await openApp(context);
-    await page.evaluate(() => document.fonts.ready);
-    expect(await page.evaluate(() => getComputedStyle(document.body).fontFamily)).toMatch(/^"Inter Variable"/);
-    expect(await page.evaluate(() => document.fonts.check('15px "Inter Variable"', 'Parley'))).toBe(true);
-    expect(await page.evaluate(() => [...document.fonts].some((f) => f.family === 'Inter Variable' && f.status === 'loaded'))).toBe(true);
-    expect(fonts.some((u) => /\/assets\/inter-latin-wght-normal-[\w-]+\.woff2$/.test(u))).toBe(true);
-    for (const u of fonts) expect(new URL(u).origin, u).toBe(new URL(getStack().url).origin);
-  });
-
   it('loaded once, then offline: a reload shows the app shell, the conversations and the offline notice', async () => {
     const context = await getStack().newContext();
     const page = await openApp(context);
