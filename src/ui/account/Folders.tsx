@@ -11,10 +11,11 @@ import type { FolderView } from '../../protocol/account';
 import { folderCounts } from './folder-counts';
 import { engine, useQuery } from '../engine';
 import { folderView, report, treeOrder } from './folder-state';
+import { preloadOn } from '../components/preload-on';
 
 // The name field and the open menu are a chunk of their own (./FolderEdit.tsx), preloaded on pointer or focus.
 const loadEdit = () => import('./FolderEdit');
-const preloadEdit = () => void loadEdit().catch(() => undefined);
+const preloadEdit = preloadOn(loadEdit);
 const LazyNameInput = lazy(() => loadEdit().then((m) => ({ default: m.NameInput })));
 const FolderMenuItems = lazy(() => loadEdit().then((m) => ({ default: m.FolderMenuItems })));
 
@@ -32,7 +33,7 @@ function FolderMenu({ folder, onRename, onSubfolder }: { folder: FolderView; onR
   const button = useRef<HTMLButtonElement>(null);
   return (
     <div className="folder-actions" ref={root}>
-      <button ref={button} type="button" className="conversation-actions-toggle" aria-label="Folder actions" aria-haspopup="menu" aria-expanded={open} onPointerEnter={preloadEdit} onFocus={preloadEdit} onClick={() => setOpen((o) => !o)}>
+      <button ref={button} type="button" className="conversation-actions-toggle" aria-label="Folder actions" aria-haspopup="menu" aria-expanded={open} {...preloadEdit} onClick={() => setOpen((o) => !o)}>
         ⋯
       </button>
       {open && (
@@ -104,7 +105,7 @@ export function Folders() {
     <section className="folders" aria-label="Folders">
       <div className="folders-head">
         <span className="folders-title">Folders</span>
-        <button type="button" className="folders-new" onPointerEnter={preloadEdit} onFocus={preloadEdit} onClick={() => setCreating(null)}>
+        <button type="button" className="folders-new" {...preloadEdit} onClick={() => setCreating(null)}>
           New folder
         </button>
       </div>

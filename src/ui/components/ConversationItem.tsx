@@ -11,10 +11,11 @@ import { Link } from './Link';
 import { useSnapshot } from 'valtio';
 import { folderView, toggleSelected } from '../account/folder-state';
 import { run } from './conversation-actions';
+import { preloadOn } from './preload-on';
 
 // The open actions menu is a chunk of its own (./ConversationMenu.tsx), preloaded on pointer or focus.
 const loadMenu = () => import('./ConversationMenu');
-const preloadMenu = () => void loadMenu().catch(() => undefined);
+const preloadMenu = preloadOn(loadMenu);
 const ConversationMenu = lazy(loadMenu);
 
 export function ConversationItem({ conversation, current }: { conversation: ConversationSummary; current: boolean }) {
@@ -80,8 +81,7 @@ export function ConversationItem({ conversation, current }: { conversation: Conv
           aria-label="Conversation actions"
           aria-haspopup="menu"
           aria-expanded={menuOpen}
-          onPointerEnter={preloadMenu}
-          onFocus={preloadMenu}
+          {...preloadMenu}
           onClick={() => setMenuOpen((o) => !o)}
         >
           ⋯

@@ -5,10 +5,11 @@
  */
 import { lazy, Suspense, useRef, useState } from 'react';
 import type { ExportFormat } from '../../protocol/engine';
+import { preloadOn } from './preload-on';
 
 const loadFormats = () => import('./ExportFormats');
 const ExportFormatMenu = lazy(() => loadFormats().then((m) => ({ default: m.ExportFormatMenu })));
-const preload = () => void loadFormats().catch(() => undefined);
+const preload = preloadOn(loadFormats);
 
 export function ExportMenu({ slug }: { slug: string | null }) {
   const [open, setOpen] = useState(false);
@@ -23,8 +24,7 @@ export function ExportMenu({ slug }: { slug: string | null }) {
         aria-haspopup="menu"
         aria-expanded={open}
         aria-busy={busy !== null}
-        onPointerEnter={preload}
-        onFocus={preload}
+        {...preload}
         onClick={() => setOpen((o) => !o)}
       >
         {busy === null ? 'Export' : 'Exporting…'}

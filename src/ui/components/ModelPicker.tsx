@@ -13,11 +13,12 @@ import type { ModelInfo } from '../../protocol/api';
 import { AUTO_MODEL_ID, AUTO_MODEL_NAME } from '../../protocol/auto-model';
 import { useQuery } from '../engine';
 import { NeedsBalance } from './NeedsBalance';
+import { preloadOn } from './preload-on';
 
 const loadList = () => import('./ModelPickerList');
 const ModelPickerList = lazy(loadList);
 /** Starts loading the open list (pointer over or focus on the button), without waiting on it. */
-const preloadList = () => void loadList().catch(() => undefined);
+const preloadList = preloadOn(loadList);
 
 export interface ModelPickerProps {
   value: string;
@@ -79,8 +80,7 @@ export function ModelPicker({ value, onChange, models, label = 'Model', exclude 
         aria-controls={open ? listId : undefined}
         data-value={value}
         disabled={disabled || models.length === 0}
-        onPointerEnter={preloadList}
-        onFocus={preloadList}
+        {...preloadList}
         onClick={() => setOpen((o) => !o)}
         onKeyDown={(e) => {
           if ((e.key === 'ArrowDown' || e.key === 'ArrowUp') && !open) {

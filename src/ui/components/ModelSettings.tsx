@@ -10,6 +10,7 @@
  */
 import { lazy, Suspense, useRef, useState } from 'react';
 import type { ModelInfo } from '../../protocol/api';
+import { preloadOn } from './preload-on';
 
 const loadForm = () => import('./ModelSettingsForm');
 const ModelSettingsForm = lazy(loadForm);
@@ -25,8 +26,7 @@ export function ModelSettingsButton({ model, className }: { model: ModelInfo | u
         className={`icon model-settings-button ${className ?? ''}`}
         aria-label={`Model settings: ${model.name}`}
         title="Model settings"
-        onPointerEnter={() => void loadForm().catch(() => undefined)}
-        onFocus={() => void loadForm().catch(() => undefined)}
+        {...preloadOn(loadForm)}
         onClick={() => {
           setOpen(true);
           dialog.current?.showModal();

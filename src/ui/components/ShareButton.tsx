@@ -3,6 +3,7 @@
  * loaded when the button is pointed at or pressed.
  */
 import { lazy, Suspense, useState } from 'react';
+import { preloadOn } from './preload-on';
 
 const loadDialog = () => import('./ShareDialog');
 const ShareDialog = lazy(loadDialog);
@@ -14,8 +15,7 @@ export function ShareButton({ slug }: { slug: string | null }) {
       <button
         type="button"
         disabled={slug === null}
-        onPointerEnter={() => void loadDialog().catch(() => undefined)}
-        onFocus={() => void loadDialog().catch(() => undefined)}
+        {...preloadOn(loadDialog)}
         onClick={() => setOpen(true)}
       >
         Share

@@ -13,6 +13,7 @@
  */
 import { lazy, Suspense, useRef, useState } from 'react';
 import { useCurrentInstructions } from './instructions-shared';
+import { preloadOn } from './preload-on';
 
 export { CUSTOM, PERSIST_DEBOUNCE_MS, PresetOptions, saveInstructions, useCurrentInstructions, useDebouncedText } from './instructions-shared';
 
@@ -28,8 +29,7 @@ export function InstructionsButton({ slug, instructions }: { slug: string | null
       <button
         type="button"
         className="instructions-button"
-        onPointerEnter={() => void loadEditor().catch(() => undefined)}
-        onFocus={() => void loadEditor().catch(() => undefined)}
+        {...preloadOn(loadEditor)}
         onClick={() => {
           setOpen(true);
           dialog.current?.showModal();

@@ -20,3 +20,4 @@ export function preloadAfterFirstPaint(): void {
   if (typeof requestAnimationFrame !== 'function') return start();
   requestAnimationFrame(() => setTimeout(start, 0));
 }
+
