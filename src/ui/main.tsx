@@ -3,6 +3,8 @@ import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { connection } from './engine';
 import { shareRouteId } from './router';
+// The UI font, served from the app (issue 16: no font from another host); each script's file loads only when used.
+import '@fontsource-variable/inter';
 import './styles.css';
 import { registerServiceWorker } from './account/pwa';
 import { preloadAfterFirstPaint } from './components/lazy-chunks';

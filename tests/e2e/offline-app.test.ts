@@ -41,6 +41,30 @@ describe('installable app', () => {
     }
   });
 
+  it('draws the interface in its own font, served by the app itself (no font from another host)', async () => {
+    const context = await getStack().newContext();
+    const fonts: string[] = [];
+    context.on('request', (r) => {
+      if (r.resourceType() === 'font') fonts.push(r.url());
+    });
+    const page = await openApp(context);
+    await page.evaluate(() => document.fonts.ready);
+    expect(await page.evaluate(() => getComputedStyle(document.body).fontFamily)).toMatch(/^"Inter Variable"/);
+    expect(await page.evaluate(() => document.fonts.check('15px "Inter Variable"', 'Parley'))).toBe(true);
+    expect(await page.evaluate(() => [...document.fonts].some((f) => f.family === 'Inter Variable' && f.status === 'loaded'))).toBe(true);
+    expect(fonts.some((u) => /\/assets\/inter-latin-wght-normal-[\w-]+\.woff2$/.test(u))).toBe(true);
+    for (const u of fonts) expect(new URL(u).origin, u).toBe(new URL(getStack().url).origin);
+    // Kerning and contextual alternates stay off wherever text shows, the message box included: with them, one long
+    // word of a reply took Chromium 9-25 s to lay out in this font (styles.css).
+    const features = await page.evaluate(() =>
+      [document.body, document.querySelector('textarea')].map((el) => {
+        const style = getComputedStyle(el ?? document.body);
+        return `${style.fontKerning} ${style.fontVariantLigatures}`;
+      }),
+    );
+    expect(features).toEqual(['none none', 'none none']);
+  });
+
   it('loaded once, then offline: a reload shows the app shell, the conversations and the offline notice', async () => {
     const context = await getStack().newContext();
     const page = await openApp(context);
