@@ -106,6 +106,20 @@ describe('Settings in sections', () => {
     // The current tab scrolls into reach and opens with a tap.
     await links.filter({ hasText: 'Developer' }).click();
     await sectionHeading(page, 'Developer').waitFor();
+    // The strip's cut edge fades: on the right where tabs follow.
+    await page.goto('/settings/general');
+    await sectionHeading(page, 'General').waitFor();
+    const strip = sectionNav(page, 'Settings').locator('ul');
+    await expect.poll(() => strip.getAttribute('data-cut')).toBe('right');
+    // A deep link to the last tab shows that tab whole, clear of the faded edge; now the left edge fades.
+    await page.goto('/wallet/recovery');
+    await sectionHeading(page, 'Recovery code').waitFor();
+    const nav = sectionNav(page, 'Wallet');
+    const current = nav.locator('[aria-current="page"]');
+    await expect.poll(() => current.evaluate((el) => el.getBoundingClientRect().right)).toBeLessThanOrEqual(PHONE.width);
+    expect(await current.evaluate((el) => el.getBoundingClientRect().left)).toBeGreaterThanOrEqual(36);
+    expect(await current.textContent()).toBe('Recovery code');
+    await expect.poll(() => nav.locator('ul').getAttribute('data-cut')).toBe('left');
   });
 });
 
