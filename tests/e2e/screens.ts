@@ -196,7 +196,8 @@ export function mainScreens(data: ScreenData): Screen[] {
       async open(p) {
         await goInApp(p, '/wallet');
         await p.getByRole('button', { name: 'Deposit', exact: true }).click();
-        await p.getByRole('dialog', { name: 'Deposit' }).waitFor();
+        await p.getByRole('dialog', { name: 'Deposit' }).getByRole('list', { name: 'Payment steps' }).waitFor();
+        await p.getByRole('dialog', { name: 'Deposit' }).getByRole('status').filter({ hasText: 'Loading' }).waitFor({ state: 'detached' });
         await settle(p);
       },
       async close(p) {

@@ -27,7 +27,22 @@ export function DepositButton({ openInitially = false, onOpened }: { openInitial
       </button>
       <dialog ref={dialog} className="deposit-dialog" aria-label="Deposit" onClose={() => setOpen(false)}>
         {open && (
-          <Suspense fallback={<p className="muted">Loading…</p>}>
+          <Suspense
+            fallback={
+              // The dialog's frame while its steps load: the same header, so the title and Close do not jump in.
+              <div className="deposit">
+                <header className="dialog-header">
+                  <h2>Deposit</h2>
+                  <button type="button" className="dialog-close" aria-label="Close" onClick={() => dialog.current?.close()}>
+                    ×
+                  </button>
+                </header>
+                <p className="muted" role="status">
+                  Loading payment methods…
+                </p>
+              </div>
+            }
+          >
             <DepositSteps onClose={() => dialog.current?.close()} />
           </Suspense>
         )}
