@@ -168,10 +168,20 @@ export class EngineCore implements CoreHandlers {
   }
 
   private storageFailed(error: unknown): void {
+    // The database closed because the engine ended (a leader tab handing over): not a storage failure.
+    if (this.disposed) return;
     const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     console.error('Local database failure', error);
     this.status$.next({ ...this.status$.value, ready: true, storage: 'unavailable' });
     this.notify(classifyModelError({ message: `IndexedDB error: ${detail}` }));
+  }
+
+  /**
+   * The engine was disposed. Work it started that fails after that (its database closed under it) is not an error
+   * to report: the next engine resumes it from the log.
+   */
+  get ended(): boolean {
+    return this.disposed;
   }
 
   /** Resolves once the database is open and orphaned replies are settled. */

@@ -368,4 +368,17 @@ describe('a room stops its loops when the engine is disposed mid-poll', () => {
     expect(asked.slice(before).filter((p) => p === '/api/models')).toEqual([]);
     expect(unhandled).toEqual([]);
   });
+
+  it('work an engine started and its dispose cut short reports no failure: the next engine resumes it', async () => {
+    const reported = [vi.spyOn(console, 'error').mockImplementation(() => undefined), vi.spyOn(console, 'warn').mockImplementation(() => undefined)];
+    // Disposed at once: the library's start-up work (its jobs, the inline image migration) finds the database closing.
+    for (let i = 0; i < 3; i++) {
+      const engine = newEngine();
+      engines.splice(engines.indexOf(engine), 1);
+      await engine.dispose();
+    }
+    await settle();
+    expect(reported.flatMap((spy) => spy.mock.calls.map((args) => args.map(String).join(' ')))).toEqual([]);
+    expect(unhandled).toEqual([]);
+  });
 });

@@ -46,7 +46,9 @@ export function libraryCommands(core: EngineCore, jobs: LibraryJobs = core.room(
   void core.whenStarted().then(async () => {
     if (!core.storageOk) return;
     await jobs.resume();
-    await migrateInlineImages(core).catch((error: unknown) => console.warn('Inline image migration stopped; it resumes at the next start', error));
+    await migrateInlineImages(core).catch((error: unknown) => {
+      if (!core.ended) console.warn('Inline image migration stopped; it resumes at the next start', error);
+    });
   });
 
   const refuse = (title: string, error: string, ext: string, size: number): AddFileResult => {

@@ -55,6 +55,8 @@ export async function migrateInlineImages(core: EngineCore, batch: number = MIGR
   const candidates = await core.db.messages.filter((m) => m.role === 'assistant' && typeof m.prompt === 'string' && m.prompt.includes('data:image/')).primaryKeys();
   let moved = 0;
   for (let i = 0; i < candidates.length; i += batch) {
+    // The engine ended (its database is closing): the next start goes on from what is done.
+    if (core.ended) return moved;
     const rows = await core.db.messages.bulkGet(candidates.slice(i, i + batch));
     const now = Date.now();
     const events: NewEvent[] = [];

@@ -72,7 +72,8 @@ export function queueCommands(core: EngineCore): QueueHandlers {
       }
       await sendEntry(slug, next, next.message.prompt);
     } catch (error) {
-      console.error('Queued message could not be sent', error);
+      // An engine that ended mid-send leaves the message queued: the next engine sends it.
+      if (!core.ended) console.error('Queued message could not be sent', error);
     } finally {
       draining.delete(slug);
     }

@@ -101,7 +101,9 @@ export class LiveReplies implements Room {
     // Offline, the reply waits for the network (its message is saved already); Stop ends the wait.
     void waitForNetwork(reply.controller.signal)
       .then(() => runReply(this.replyHost(), reply, open))
-      .catch((error: unknown) => console.error('Reply failed to record', error))
+      .catch((error: unknown) => {
+        if (!core.ended) console.error('Reply failed to record', error);
+      })
       .finally(() => {
         this.live.delete(reply.messageId);
         this.live$.next(reply.slug);
