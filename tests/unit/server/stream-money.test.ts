@@ -10,10 +10,15 @@ import { parallelPaidRequests } from './money-scenarios';
 
 let up: FakeUpstream;
 let gw: TestGateway;
-/** The same gateway and database with a long stall limit: for many requests at once on a loaded machine. */
+/**
+ * The same gateway and database with a long stall limit: for every test but the two about the stall limit itself.
+ * On a loaded machine the upstream's first chunk can come later than the short limit, and a reply that ends as
+ * stalled (UPSTREAM_STALL) is not the reply a test about money or request ids asks for.
+ */
 let roomy: TestGateway;
 
-const STALL_MS = 250;
+// Short enough for the two tests about it, long enough for a first chunk on a loaded machine (stream-gpt.test.ts too).
+const STALL_MS = 1_500;
 const PRICING = { 'paid-model': { input: '1.5', output: '3' } }; // USD per 1M tokens
 const env = (): Record<string, string> => ({
   PARLEY_PROVIDERS: JSON.stringify([{ name: 'fake', url: up.url, models: ['free-model', 'paid-model'], pricing: PRICING }]),
@@ -46,9 +51,9 @@ describe('requestId binding', () => {
   it('a requestId first used on the free model cannot buy a paid reply: 409, no upstream call, no charge', async () => {
     up.setScript(textReply('free words', { usage: USAGE }));
     const s = await credited(1_000_000n);
-    const first = await readStream(await postStream(gw.app, s.cookie, chatBody('free-model', 'hi', { requestId: 'req-bind-model-1' })));
+    const first = await readStream(await postStream(roomy.app, s.cookie, chatBody('free-model', 'hi', { requestId: 'req-bind-model-1' })));
     expect(first.meta.cost).toBe(0);
-    const res = await postStream(gw.app, s.cookie, chatBody('paid-model', 'hi', { requestId: 'req-bind-model-1' }));
+    const res = await postStream(roomy.app, s.cookie, chatBody('paid-model', 'hi', { requestId: 'req-bind-model-1' }));
     expect(res.status).toBe(409);
     const b = await errorBody(res);
     expect(b.error).toBe('REQUEST_ID_REUSED');
@@ -60,12 +65,12 @@ describe('requestId binding', () => {
   it('a requestId reused with another body is refused with 409, on a paid model too', async () => {
     up.setScript(textReply('paid words', { usage: USAGE }));
     const s = await credited(1_000_000n);
-    await readStream(await postStream(gw.app, s.cookie, chatBody('paid-model', 'first question', { requestId: 'req-bind-body-1' })));
+    await readStream(await postStream(roomy.app, s.cookie, chatBody('paid-model', 'first question', { requestId: 'req-bind-body-1' })));
     for (const other of [
       chatBody('paid-model', 'a much longer second question', { requestId: 'req-bind-body-1' }),
       chatBody('paid-model', 'first question', { requestId: 'req-bind-body-1', maxTokens: 999_999 }),
     ]) {
-      const res = await postStream(gw.app, s.cookie, other);
+      const res = await postStream(roomy.app, s.cookie, other);
       expect(res.status).toBe(409);
       const b = await errorBody(res);
       expect(b).toMatchObject({ error: 'REQUEST_ID_REUSED' });
@@ -79,10 +84,10 @@ describe('requestId binding', () => {
     up.setScript(textReply('one two three four', { usage: USAGE, delayMs: 60 }));
     const s = await credited(1_000_000n);
     const body = chatBody('paid-model', 'hi', { requestId: 'req-retry-live-1' });
-    const firstRes = await postStream(gw.app, s.cookie, body);
+    const firstRes = await postStream(roomy.app, s.cookie, body);
     const reader = (firstRes.body as ReadableStream<Uint8Array>).getReader();
     await reader.read(); // the reply is under way
-    const retry = await readStream(await postStream(gw.app, s.cookie, body));
+    const retry = await readStream(await postStream(roomy.app, s.cookie, body));
     let rest = '';
     for (;;) {
       const r = await reader.read();
@@ -129,9 +134,9 @@ describe('requestId binding', () => {
     up.setScript(textReply('paid once', { usage: USAGE }));
     const s = await credited(1_000_000n);
     const body = chatBody('paid-model', 'hi', { requestId: 'req-lost-binding' });
-    await readStream(await postStream(gw.app, s.cookie, body));
+    await readStream(await postStream(roomy.app, s.cookie, body));
     await gw.db.query('DELETE FROM request_bindings WHERE request_id = $1', ['req-lost-binding']);
-    const res = await postStream(gw.app, s.cookie, body);
+    const res = await postStream(roomy.app, s.cookie, body);
     expect(res.status).toBe(409);
     expect(await errorBody(res)).toMatchObject({ error: 'REQUEST_ALREADY_ANSWERED' });
     expect(up.requests).toHaveLength(1);
@@ -142,10 +147,10 @@ describe('requestId binding', () => {
     const s = await credited(1_000_000n);
     up.setScript({ error: { status: 429 } });
     const body = chatBody('paid-model', 'hi', { requestId: 'req-refused-1' });
-    expect((await postStream(gw.app, s.cookie, body)).status).toBe(429);
+    expect((await postStream(roomy.app, s.cookie, body)).status).toBe(429);
     expect((await getSession(gw.app, s.cookie)).usd_balance).toBe('1.000000');
     up.setScript(textReply('second try', { usage: USAGE }));
-    const { body: text, meta } = await readStream(await postStream(gw.app, s.cookie, body));
+    const { body: text, meta } = await readStream(await postStream(roomy.app, s.cookie, body));
     expect(text).toBe('second try');
     expect(meta.cost).toBe(0.0075);
     expect(up.requests).toHaveLength(2);
@@ -181,14 +186,14 @@ describe('holds', () => {
 
   it('402 says the USD and nano amounts the hold needs; the upstream is told the output budget held', async () => {
     const s = await credited(1_000n);
-    const res = await postStream(gw.app, s.cookie, chatBody('paid-model', 'hello'));
+    const res = await postStream(roomy.app, s.cookie, chatBody('paid-model', 'hello'));
     expect(res.status).toBe(402);
     // 'hello' = 2 tokens x 1.5 + 8192 default output tokens x 3 = 24,579 micro-dollars
     expect(await errorBody(res)).toMatchObject({ error: 'INSUFFICIENT_BALANCE', requiredUsd: '0.024579', requiredBalance: '0.024579' });
     expect(up.requests).toHaveLength(0);
     up.setScript(textReply('ok', { usage: { prompt_tokens: 2, completion_tokens: 1 } }));
     const rich = await credited(1_000_000n);
-    await readStream(await postStream(gw.app, rich.cookie, chatBody('paid-model', 'hello')));
+    await readStream(await postStream(roomy.app, rich.cookie, chatBody('paid-model', 'hello')));
     expect(up.requests[0]?.body?.max_tokens).toBe(8192);
   });
 });
