@@ -29,6 +29,9 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,
+          // Each file's gateway opens an in-memory PGlite: from one initdb per run, as in the unit project.
+          globalSetup: ['tests/unit/setup/pglite-template.global.ts'],
+          setupFiles: ['tests/unit/setup/pglite-template.setup.ts'],
         },
       },
     ],
