@@ -16,6 +16,9 @@ export default defineConfig({
           // Two files at a time on 2 cores (Vitest's default is one fewer than the cores): most unit files wait on
           // sockets, child processes and databases, so two overlap well and the suite takes about half the time.
           maxWorkers: 2,
+          // In-memory PGlite starts from one initdb run per test run instead of one per database (see the files).
+          globalSetup: ['tests/unit/setup/pglite-template.global.ts'],
+          setupFiles: ['tests/unit/setup/pglite-template.setup.ts'],
         },
       },
       {
@@ -26,6 +29,9 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,
+          // Each file's gateway opens an in-memory PGlite: from one initdb per run, as in the unit project.
+          globalSetup: ['tests/unit/setup/pglite-template.global.ts'],
+          setupFiles: ['tests/unit/setup/pglite-template.setup.ts'],
         },
       },
     ],
