@@ -159,6 +159,32 @@ describe('the message tree in the page', () => {
     await expect.poll(texts).toEqual(before);
   });
 
+  it('on a phone a reply\'s "Message actions" menu stays on the screen, and deleting from it leaves the list where it was', async () => {
+    const page = await openApp(await getStack().newContext());
+    await page.setViewportSize({ width: 390, height: 844 });
+    await firstExchange(page, 'An answer to delete.');
+    await page.getByRole('dialog', { name: 'Automatic titles' }).getByRole('button', { name: 'No' }).click();
+    const reply = assistant(page).first();
+    // A second alternative: the branch navigator stands first, so the menu button sits further right.
+    getStack().upstream.setScript(textReply('Another answer to delete.'));
+    await reply.getByRole('button', { name: 'Regenerate', exact: true }).click();
+    await expect.poll(() => reply.textContent()).toContain('Another answer to delete.');
+    await expect.poll(() => reply.getAttribute('data-status')).toBe('done');
+    await reply.getByRole('button', { name: 'Message actions' }).click();
+    const menu = page.getByRole('menu', { name: 'Message actions' });
+    await menu.waitFor();
+    // Every item whole on the screen (at the stylesheet's side it ran 50 px past the right edge).
+    const box = (await menu.boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+    const messages = page.getByRole('region', { name: 'Messages' });
+    expect(await messages.evaluate((el) => el.scrollLeft)).toBe(0);
+    await page.getByRole('menuitem', { name: 'Delete', exact: true }).click();
+    await expect.poll(() => notice(page, 'Message deleted').count()).toBe(1);
+    expect(await messages.evaluate((el) => el.scrollLeft)).toBe(0);
+    expect((await user(page).first().boundingBox())!.x + (await user(page).first().boundingBox())!.width).toBeLessThanOrEqual(390);
+  });
+
   it('the actions show under the last message without a hover; others show theirs on hover', async () => {
     const page = await openApp(await getStack().newContext());
     await firstExchange(page, 'First answer.');

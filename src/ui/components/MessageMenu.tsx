@@ -16,23 +16,31 @@ export interface MessageAction {
 export function MessageMenu({ actions }: { actions: readonly MessageAction[] }) {
   const [open, setOpen] = useState(false);
   const [up, setUp] = useState(false);
+  /** Which side of the button the menu is pinned to, when the stylesheet's side would put it past the list's edge. */
+  const [side, setSide] = useState<'start' | 'end' | null>(null);
   const root = useRef<HTMLDivElement>(null);
   const button = useRef<HTMLButtonElement>(null);
   const menu = useRef<HTMLDivElement>(null);
 
   // It opens downwards, or upwards when the list below has no room for it and the list above has (the last
-  // message's menu, just above the composer), so it is never cut off by the scrolling list.
+  // message's menu, just above the composer), so it is never cut off by the scrolling list. Sideways it keeps to
+  // the list too: on a phone a reply's menu would run past the right edge (and scroll the list sideways).
   useLayoutEffect(() => {
-    if (!open) return setUp(false);
-    const list = root.current?.closest('.messages')?.getBoundingClientRect() ?? { top: 0, bottom: window.innerHeight };
+    if (!open) {
+      setSide(null);
+      return setUp(false);
+    }
+    const list = root.current?.closest('.messages')?.getBoundingClientRect() ?? { top: 0, bottom: window.innerHeight, left: 0, right: window.innerWidth };
     const at = button.current?.getBoundingClientRect();
-    const height = menu.current?.offsetHeight ?? 0;
+    const box = menu.current?.getBoundingClientRect();
+    const height = box?.height ?? 0;
     if (at) setUp(at.bottom + height > list.bottom && at.top - height >= list.top);
+    if (box) setSide(box.right > list.right ? 'end' : box.left < list.left ? 'start' : null);
   }, [open]);
 
   useEffect(() => {
     if (!open) return;
-    menu.current?.querySelector<HTMLButtonElement>('[role="menuitem"]')?.focus();
+    menu.current?.querySelector<HTMLButtonElement>('[role="menuitem"]')?.focus({ preventScroll: true });
     const outside = (e: PointerEvent) => {
       if (root.current && !root.current.contains(e.target as Node)) setOpen(false);
     };
@@ -87,7 +95,7 @@ export function MessageMenu({ actions }: { actions: readonly MessageAction[] }) 
         }}
       />
       {open && (
-        <div role="menu" aria-label="Message actions" className={up ? 'menu menu-up' : 'menu'} ref={menu} onKeyDown={onKeyDown}>
+        <div role="menu" aria-label="Message actions" className={`menu${up ? ' menu-up' : ''}${side ? ` menu-${side}` : ''}`} ref={menu} onKeyDown={onKeyDown}>
           {actions.map((a) => (
             <button
               key={a.label}
