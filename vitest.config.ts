@@ -16,6 +16,9 @@ export default defineConfig({
           // Two files at a time on 2 cores (Vitest's default is one fewer than the cores): most unit files wait on
           // sockets, child processes and databases, so two overlap well and the suite takes about half the time.
           maxWorkers: 2,
+          // expect.poll waits for a condition; its 1 s default is a clock a loaded machine misses (a reload, a
+          // worker starting). A longer one only makes a real failure slower to report.
+          expect: { poll: { timeout: 30_000 } },
           // In-memory PGlite starts from one initdb run per test run instead of one per database (see the files).
           globalSetup: ['tests/unit/setup/pglite-template.global.ts'],
           setupFiles: ['tests/unit/setup/pglite-template.setup.ts'],
@@ -29,6 +32,8 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,
+          // As in the unit project: a reload or an engine start under load takes more than the 1 s default.
+          expect: { poll: { timeout: 30_000 } },
           // Each file's gateway opens an in-memory PGlite: from one initdb per run, as in the unit project.
           globalSetup: ['tests/unit/setup/pglite-template.global.ts'],
           setupFiles: ['tests/unit/setup/pglite-template.setup.ts'],
