@@ -50,8 +50,13 @@ describe('the parse pool', () => {
 
   it("one session's flood does not hold back another's small item: it finishes before the flood's third item", async () => {
     const p = pool();
+    // Both threads up first. a0 and a1 take both threads and end 2.5 s apart, the rest are short: when a thread
+    // frees (one may first load pdf.js at the lowest priority, for as long as a loaded machine makes it), a still has
+    // an item running and b has none, so b's turn comes before a2. With equal items a0 and a1 ended together under
+    // CPU hogs, and at that tie the turn went to the longest waiting, a2.
+    await Promise.all([item(p, 'warm', 'echo:1'), item(p, 'warm', 'echo:2')]);
     const finished: string[] = [];
-    const flood = Array.from({ length: 8 }, (_, i) => item(p, 'session-a', `sleep:400:a${i}`).then((v) => void finished.push(v)));
+    const flood = Array.from({ length: 8 }, (_, i) => item(p, 'session-a', `sleep:${i === 0 ? 1500 : i === 1 ? 4000 : 50}:a${i}`).then((v) => void finished.push(v)));
     const small = item(p, 'session-b', 'echo:b').then((v) => void finished.push(v));
     await Promise.all([...flood, small]);
     expect(finished).toHaveLength(9);
