@@ -53,10 +53,11 @@ describe('nano deposit websocket', () => {
     const w = watch([slow.wsUrl, good.wsUrl]);
     const t0 = Date.now();
     w.socket.start();
-    await until(() => w.states.some(([s]) => s === 'connected'), 9000);
+    await until(() => w.states.some(([s]) => s === 'connected'), 25_000);
     const took = Date.now() - t0;
     expect(took).toBeGreaterThanOrEqual(4900);
-    expect(took).toBeLessThan(8000);
+    // Well before the slow node's 30 s handshake: it moved on at 5 s (the margin is for a machine under CPU hogs).
+    expect(took).toBeLessThan(20_000);
     expect(w.states.slice(0, 3)).toEqual([['connecting', slow.wsUrl], ['connecting', good.wsUrl], ['connected', good.wsUrl]]);
     await until(() => good.subscriptions.length > 0);
     expect(good.subscriptions[0]).toEqual({ action: 'subscribe', topic: 'confirmation', ack: true, options: { accounts: [ACCOUNT] } });
