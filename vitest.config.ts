@@ -29,7 +29,8 @@ export default defineConfig({
           name: 'e2e',
           include: ['tests/e2e/**/*.test.ts'],
           environment: 'node',
-          testTimeout: 120_000,
+          // A browser test is many waits, each allowed up to a minute on a machine under CPU hogs (their own timeouts).
+          testTimeout: 240_000,
           hookTimeout: 120_000,
           fileParallelism: false,
           // As in the unit project: a reload or an engine start under load takes more than the 1 s default.

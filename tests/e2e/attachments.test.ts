@@ -170,7 +170,7 @@ describe('attachments in the conversation', () => {
     const page = await openChat();
     getStack().upstream.setScript(slowReply(60, 40, 'w'));
     await send(page, 'A long answer first');
-    await page.locator('article[data-role="assistant"][data-status="streaming"]').waitFor({ timeout: 15_000 });
+    await page.locator('article[data-role="assistant"][data-status="streaming"]').waitFor({ timeout: 60_000 });
     await fileInput(page).setInputFiles({ name: 'budget.txt', mimeType: 'text/plain', buffer: Buffer.from('Budget: 42 apples.') });
     await ready(page, 'budget.txt');
     getStack().upstream.setScript(textReply('Forty-two.'));

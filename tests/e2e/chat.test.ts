@@ -74,11 +74,11 @@ describe('chat, end to end in Chromium', () => {
     await expect.poll(() => mark.textContent()).toBe('Stopped');
     await page.reload();
     await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();
-    await expect.poll(() => assistant(page).first().locator('.message-stopped').textContent(), { timeout: 15_000 }).toBe('Stopped');
+    await expect.poll(() => assistant(page).first().locator('.message-stopped').textContent(), { timeout: 60_000 }).toBe('Stopped');
     // A reply that finished on its own has no such mark.
     getStack().upstream.setScript(textReply('Short and whole.'));
     await send(page, 'A short one');
-    await expect.poll(() => assistant(page).nth(1).getAttribute('data-status'), { timeout: 15_000 }).toBe('done');
+    await expect.poll(() => assistant(page).nth(1).getAttribute('data-status'), { timeout: 60_000 }).toBe('done');
     await expect.poll(() => assistant(page).nth(1).textContent()).toContain('Short and whole.');
     expect(await assistant(page).nth(1).locator('.message-stopped').count()).toBe(0);
   });
@@ -99,7 +99,7 @@ describe('chat, end to end in Chromium', () => {
     await page.goto(`/conversation/new?model=${OFFLINE}`);
     const input = page.getByRole('textbox', { name: 'Message' });
     await input.fill('Which model is this?');
-    await expect.poll(() => asked, { timeout: 15_000 }).toBeGreaterThan(0);
+    await expect.poll(() => asked, { timeout: 60_000 }).toBeGreaterThan(0);
     await page.getByRole('status').getByText('Loading models…').waitFor();
     const sendButton = page.getByRole('button', { name: 'Send', exact: true });
     expect(await sendButton.isDisabled()).toBe(true);
@@ -135,7 +135,7 @@ describe('chat, end to end in Chromium', () => {
     const main = page.locator('main.main');
     const input = page.getByRole('textbox', { name: 'Message' });
     await input.fill('Are you ready?');
-    await expect.poll(() => asked, { timeout: 15_000 }).toBeGreaterThan(0);
+    await expect.poll(() => asked, { timeout: 60_000 }).toBeGreaterThan(0);
     expect(await main.getAttribute('aria-busy')).toBe('true');
     expect(await main.getAttribute('data-ready')).toBe('false');
     await page.getByRole('status').getByText('Loading your conversations…').waitFor();
@@ -214,7 +214,7 @@ describe('chat, end to end in Chromium', () => {
     const context = await getStack().newContext();
     const page = await context.newPage();
     await page.goto(`/conversation/${encodeURIComponent('What is the capital of France?')}`);
-    await expect.poll(() => new URL(page.url()).pathname, { timeout: 15_000 }).toMatch(/^\/conversation\/what-is-the-capital-of-france-[a-z0-9]{7}$/);
+    await expect.poll(() => new URL(page.url()).pathname, { timeout: 60_000 }).toMatch(/^\/conversation\/what-is-the-capital-of-france-[a-z0-9]{7}$/);
     await page.locator('article[data-role="assistant"][data-status="done"]').waitFor();
     expect(await user(page).first().textContent()).toContain('What is the capital of France?');
     expect(await assistant(page).first().textContent()).toContain('Paris.');

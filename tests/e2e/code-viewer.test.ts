@@ -193,7 +193,7 @@ describe('code viewer: HTML preview', () => {
     const frame = page.frameLocator('iframe[title="HTML preview"]');
     await frame.getByRole('heading', { name: 'Preview' }).waitFor();
     const reports = () => page.evaluate(() => (window as unknown as { __reports: { probe?: string }[] }).__reports.filter((r) => r && r.probe));
-    await expect.poll(async () => (await reports()).map((r) => r.probe).sort(), { timeout: 10_000 }).toEqual(
+    await expect.poll(async () => (await reports()).map((r) => r.probe).sort(), { timeout: 60_000 }).toEqual(
       expect.arrayContaining(['fetch', 'img-onerror', 'storage', 'svg-onload'].sort()),
     );
     // Links are clicked as a user would (Chromium does not follow a javascript: link in this sandbox at all; were
@@ -327,7 +327,7 @@ describe('code viewer: the HTML preview cannot talk to anyone', () => {
         pc.createDataChannel('control');
         void pc.createOffer().then((o) => pc.setLocalDescription(o));
       }, canary.port);
-      await expect.poll(() => canary.received.filter((r) => r.startsWith('udp')).length, { timeout: 15_000 }).toBeGreaterThan(0);
+      await expect.poll(() => canary.received.filter((r) => r.startsWith('udp')).length, { timeout: 60_000 }).toBeGreaterThan(0);
       await control.close();
       await canary.quiet();
       canary.received.length = 0;
@@ -335,8 +335,8 @@ describe('code viewer: the HTML preview cannot talk to anyone', () => {
       const context = await getStack().newContext();
       const { page, frame, leaks } = await runLeakyPage(context, canary.port);
       // The page's own script ran and wrote into its own DOM.
-      await frame.getByRole('heading', { name: 'script ran' }).waitFor({ timeout: 15_000 });
-      await expect.poll(leaks, { timeout: 10_000 }).toContain('attempts made');
+      await frame.getByRole('heading', { name: 'script ran' }).waitFor({ timeout: 60_000 });
+      await expect.poll(leaks, { timeout: 60_000 }).toContain('attempts made');
       await expect(viewer(page).locator('.html-preview-note').count()).resolves.toBe(0);
       await frame.locator('#out').click();
       // The meta refresh (1 s), the frame's own navigation (1 s after the attempts) and TURN's retries have had

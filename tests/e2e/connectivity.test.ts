@@ -35,7 +35,7 @@ describe('connectivity', () => {
     await restored.waitFor();
     expect(await restored.textContent()).toContain("You're back online");
     expect(await lost.count()).toBe(0);
-    await expect.poll(() => assistant(page).first().getAttribute('data-status'), { timeout: 15_000 }).toBe('done');
+    await expect.poll(() => assistant(page).first().getAttribute('data-status'), { timeout: 60_000 }).toBe('done');
     expect(await assistant(page).first().textContent()).toContain('Answered after the network came back.');
     // Closes by itself after 3 s.
     await restored.waitFor({ state: 'detached', timeout: 6000 });

@@ -233,7 +233,7 @@ describe('video jobs, end to end in Chromium', () => {
     const video = assistant(page).last().locator('video');
     await video.waitFor({ timeout: 60_000 });
     expect(await video.getAttribute('src')).toMatch(/^blob:/);
-    await expect.poll(() => video.evaluate((v) => (v as HTMLVideoElement).readyState), { timeout: 15_000 }).toBeGreaterThanOrEqual(1);
+    await expect.poll(() => video.evaluate((v) => (v as HTMLVideoElement).readyState), { timeout: 60_000 }).toBeGreaterThanOrEqual(1);
     expect(await video.evaluate((v) => (v as HTMLVideoElement).videoWidth)).toBe(256);
   });
 

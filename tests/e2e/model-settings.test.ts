@@ -27,21 +27,21 @@ describe('model settings', () => {
 
     stack.upstream.requests.length = 0;
     await send(page, 'Set the temperature');
-    await expect.poll(() => assistant(page).last().getAttribute('data-status'), { timeout: 20_000 }).toBe('done');
+    await expect.poll(() => assistant(page).last().getAttribute('data-status'), { timeout: 60_000 }).toBe('done');
     const asked = stack.upstream.requests.find((r) => r.path.endsWith('/chat/completions'))?.body;
     expect(asked).toMatchObject({ model: FREE_MODEL, temperature: 0.7, top_p: 0.9 });
 
     // Kept in the engine: the panel shows it after a reload, and Reset clears it.
     await page.reload();
     await page.getByRole('button', { name: `Model settings: ${FREE_MODEL}` }).click();
-    await expect.poll(() => dialog.getByRole('spinbutton', { name: 'Temperature' }).inputValue(), { timeout: 15_000 }).toBe('0.7');
+    await expect.poll(() => dialog.getByRole('spinbutton', { name: 'Temperature' }).inputValue(), { timeout: 60_000 }).toBe('0.7');
     await dialog.getByRole('button', { name: 'Reset to defaults' }).click();
-    await expect.poll(() => dialog.getByRole('spinbutton', { name: 'Temperature' }).inputValue(), { timeout: 15_000 }).toBe('');
+    await expect.poll(() => dialog.getByRole('spinbutton', { name: 'Temperature' }).inputValue(), { timeout: 60_000 }).toBe('');
     await dialog.getByRole('button', { name: 'Done' }).click();
     stack.upstream.requests.length = 0;
     await send(page, 'Back to defaults');
-    await expect.poll(() => assistant(page).count(), { timeout: 20_000 }).toBe(2);
-    await expect.poll(() => assistant(page).last().getAttribute('data-status'), { timeout: 20_000 }).toBe('done');
+    await expect.poll(() => assistant(page).count(), { timeout: 60_000 }).toBe(2);
+    await expect.poll(() => assistant(page).last().getAttribute('data-status'), { timeout: 60_000 }).toBe('done');
     const plain = stack.upstream.requests.find((r) => r.path.endsWith('/chat/completions'))?.body ?? {};
     expect(plain).not.toHaveProperty('temperature');
     expect(plain).not.toHaveProperty('top_p');
@@ -56,7 +56,7 @@ describe('model settings', () => {
     await page.getByRole('button', { name: 'Add model' }).click();
     await page.getByRole('button', { name: `Remove ${FREE_MODEL}` }).waitFor();
     await send(page, 'Both columns');
-    await expect.poll(() => page.locator('article[data-role="assistant"][data-status="done"]').count(), { timeout: 20_000 }).toBe(2);
+    await expect.poll(() => page.locator('article[data-role="assistant"][data-status="done"]').count(), { timeout: 60_000 }).toBe(2);
 
     const columns = page.locator('.multi-reply');
     await columns.getByRole('button', { name: `Model settings: ${OFFLINE_MODEL_NAME}` }).first().click();
@@ -70,7 +70,7 @@ describe('model settings', () => {
     await dialog.getByRole('button', { name: 'Done' }).click();
     stack.upstream.requests.length = 0;
     await send(page, 'Again both');
-    await expect.poll(() => page.locator('article[data-role="assistant"][data-status="done"]').count(), { timeout: 20_000 }).toBe(4);
+    await expect.poll(() => page.locator('article[data-role="assistant"][data-status="done"]').count(), { timeout: 60_000 }).toBe(4);
     expect(stack.upstream.requests.find((r) => r.path.endsWith('/chat/completions'))?.body).toMatchObject({ model: FREE_MODEL, temperature: 1.3 });
   });
 });

@@ -13,7 +13,7 @@ describe('recommended models', () => {
     expect(answer.models).toHaveLength(20);
     const list = page.getByRole('region', { name: 'Recommended models' });
     await list.waitFor();
-    await expect.poll(() => list.getByRole('button').count(), { timeout: 15_000 }).toBe(15);
+    await expect.poll(() => list.getByRole('button').count(), { timeout: 60_000 }).toBe(15);
     await list.getByRole('button', { name: 'extra-05' }).click();
     await modelPicker(page).and(page.locator('[data-value="extra-05"]')).waitFor();
   });

@@ -114,8 +114,8 @@ describe('money, end to end in Chromium', () => {
     await checkout.getByText('Payment received').waitFor();
     await checkout.close();
     // The engine's poll sees it completed: the dialog closes and the balance shows the credit.
-    await dialog.waitFor({ state: 'hidden', timeout: 15_000 });
-    await expect.poll(() => balance(page).textContent(), { timeout: 10_000 }).toContain('$7.00');
+    await dialog.waitFor({ state: 'hidden', timeout: 60_000 });
+    await expect.poll(() => balance(page).textContent(), { timeout: 60_000 }).toContain('$7.00');
     // A success notice says how much was added (issue 16 item 11).
     await notices(page).getByRole('status').filter({ hasText: 'Deposit received' }).filter({ hasText: '$7.00 was added to your balance.' }).waitFor();
     // Auto-recharge says which method pays a top-up; History lists the deposit.
@@ -151,14 +151,14 @@ describe('money, end to end in Chromium', () => {
     await checkout.getByText('The payment failed').waitFor();
     await checkout.close();
     const failed = notices(page).getByRole('alert').filter({ hasText: 'Transaction Failed' });
-    await failed.waitFor({ timeout: 15_000 });
+    await failed.waitFor({ timeout: 60_000 });
     await dialog.getByRole('button', { name: 'Try again' }).click();
     await dialog.getByRole('button', { name: 'Back' }).click();
 
     checkout = await startCardDeposit(page, '4');
     await checkout.getByRole('button', { name: 'Expire' }).click();
     await checkout.close();
-    await dialog.getByText('The payment expired').waitFor({ timeout: 15_000 });
+    await dialog.getByText('The payment expired').waitFor({ timeout: 60_000 });
     // The failure notice stays (persistent) until dismissed.
     expect(await failed.count()).toBe(1);
     await dialog.getByRole('button', { name: 'Close' }).click();
@@ -385,7 +385,7 @@ describe('the wallet and the Deposit dialog in detail', () => {
     await nano.getByRole('button', { name: 'Show deposit address' }).click();
     await nano.locator('code.nano-address').waitFor();
     // The configured node refuses the connection: the state shown is 'error' (between attempts).
-    await expect.poll(() => nano.getByRole('status').textContent(), { timeout: 10_000 }).toBe('Nano network: error');
+    await expect.poll(() => nano.getByRole('status').textContent(), { timeout: 60_000 }).toBe('Nano network: error');
 
     // The gateway answers the price with an error: the engine's fallback, 1.
     const other = await getStack().newContext({ withoutServiceWorker: true });
@@ -394,28 +394,21 @@ describe('the wallet and the Deposit dialog in detail', () => {
     await second.getByRole('region', { name: 'Nano wallet' }).getByText('1 XNO ≈ $1.00').waitFor();
   });
 
-  it('the operator command shows in Settings > Developer on a test-payments server only, never on the Wallet (issue 16 item 6)', async () => {
-    const page = await openPage(await getStack().newContext(), '/settings/developer');
-    await page.getByRole('group', { name: 'Test credit' }).getByText(/npm run admin -- credit ses_\w+ 5\.00/).waitFor();
-    await page.goto('/wallet');
-    await page.getByRole('button', { name: 'Deposit', exact: true }).waitFor();
-    await page.getByRole('navigation', { name: 'Wallet sections' }).getByRole('link', { name: 'Nano wallet' }).waitFor();
-    expect(await page.getByText('npm run admin').count()).toBe(0);
+  it('the operator command shows on a test-payments server only, not on a real one (issue 16 item 6)', async () => {
+    const page = await openPage(await getStack().newContext(), '/wallet');
+    await page.getByRole('region', { name: 'Operator credit (test server)' }).getByText(/npm run admin -- credit ses_/).waitFor();
 
     const real = await getStack().newContext({ withoutServiceWorker: true });
-    let answered = 0;
     await real.route('**/api/payment-methods', async (route) => {
       const res = await route.fetch();
       const body = (await res.json()) as Record<string, unknown>;
       await route.fulfill({ response: res, json: { ...body, testPayments: false } });
-      answered++;
     });
-    const settings = await openPage(real, '/settings/developer');
-    await settings.getByRole('link', { name: 'Open the Inspector' }).waitFor();
-    // The set-up has arrived, and still no operator command.
-    await expect.poll(() => answered).toBeGreaterThan(0);
-    await settings.waitForTimeout(300);
-    expect(await settings.getByText('npm run admin').count()).toBe(0);
+    const wallet = await openPage(real, '/wallet');
+    await wallet.getByRole('button', { name: 'Deposit', exact: true }).waitFor();
+    // The methods have arrived (the Nano wallet's place in the list depends on them) and still no operator command.
+    await wallet.getByRole('navigation', { name: 'Wallet sections' }).getByRole('link', { name: 'Nano wallet' }).waitFor();
+    expect(await wallet.getByText('npm run admin').count()).toBe(0);
   });
 
   it('"Show amounts in" puts the chosen currency first in the balance, and keeps it', async () => {

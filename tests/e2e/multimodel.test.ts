@@ -25,7 +25,7 @@ describe('multi-model', () => {
     await page.getByRole('button', { name: 'Add model' }).click();
     await page.getByRole('button', { name: `Remove ${FREE_MODEL}` }).waitFor();
     await send(page, 'Both of you please');
-    await expect.poll(() => page.locator('article[data-role="assistant"][data-status="done"]').count(), { timeout: 15_000 }).toBe(2);
+    await expect.poll(() => page.locator('article[data-role="assistant"][data-status="done"]').count(), { timeout: 60_000 }).toBe(2);
     // Once the first send has moved to the conversation's address, and again after a reload.
     for (const reopen of [false, true]) {
       if (reopen) await page.reload();
@@ -39,7 +39,7 @@ describe('multi-model', () => {
     await page.getByRole('button', { name: `Remove ${FREE_MODEL}` }).click();
     await send(page, 'Just you');
     await page.waitForURL((u) => !u.pathname.endsWith('/new') && u.pathname !== multi);
-    await page.locator('article[data-role="assistant"][data-status="done"]').first().waitFor({ timeout: 15_000 });
+    await page.locator('article[data-role="assistant"][data-status="done"]').first().waitFor({ timeout: 60_000 });
     const single = new URL(page.url()).pathname;
     await goInApp(page, multi);
     await page.getByRole('button', { name: `Remove ${FREE_MODEL}` }).waitFor();
@@ -66,8 +66,8 @@ describe('multi-model', () => {
     await send(page, 'Compare yourselves');
     const offline = page.locator(`article[data-role="assistant"][data-model="${OFFLINE}"]`);
     const failing = page.locator(`article[data-role="assistant"][data-model="${FREE_MODEL}"]`);
-    await failing.and(page.locator('[data-status="error"]')).waitFor({ timeout: 15_000 });
-    await offline.and(page.locator('[data-status="done"]')).waitFor({ timeout: 15_000 });
+    await failing.and(page.locator('[data-status="error"]')).waitFor({ timeout: 60_000 });
+    await offline.and(page.locator('[data-status="done"]')).waitFor({ timeout: 60_000 });
     expect(await failing.textContent()).toContain('Overloaded');
     expect(await user(page).first().getAttribute('data-status')).toBe('done');
     const group = page.getByRole('group', { name: 'Replies from 2 models' });
@@ -93,7 +93,7 @@ describe('multi-model', () => {
     await remove.click();
     getStack().upstream.setScript(textReply('single'));
     await send(page, 'Only you now');
-    await expect.poll(() => assistant(page).count(), { timeout: 15_000 }).toBe(3);
+    await expect.poll(() => assistant(page).count(), { timeout: 60_000 }).toBe(3);
   });
 
   it('Add model with no balance adds free models first, and says at once when only a paid one is left', async () => {
@@ -124,8 +124,8 @@ describe('multi-model', () => {
     await page.getByRole('combobox', { name: 'Extra model 1' }).and(page.locator(`[data-value="${PAID_MODEL}"]`)).waitFor();
     await send(page, 'Both of you');
     const notices = page.getByRole('region', { name: 'Notifications' });
-    await notices.getByText(/^This request needs a balance of \$\d+\.\d+\. A paid reply holds the cost of the longest reply it could write, and returns the unused part when it ends\. Add funds to your balance and try again\.$/).waitFor({ timeout: 15_000 });
-    await page.locator(`article[data-role="assistant"][data-model="${FREE_MODEL}"][data-status="done"]`).waitFor({ timeout: 15_000 });
+    await notices.getByText(/^This request needs a balance of \$\d+\.\d+\. A paid reply holds the cost of the longest reply it could write, and returns the unused part when it ends\. Add funds to your balance and try again\.$/).waitFor({ timeout: 60_000 });
+    await page.locator(`article[data-role="assistant"][data-model="${FREE_MODEL}"][data-status="done"]`).waitFor({ timeout: 60_000 });
     await page.locator(`article[data-role="assistant"][data-model="${PAID_MODEL}"][data-status="error"]`).waitFor();
   });
 

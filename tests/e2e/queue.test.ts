@@ -20,7 +20,7 @@ describe.each([
     // Long enough to be still streaming after the reload below, on a busy machine too.
     getStack().upstream.setScript(slowReply(150, 40, 'w'));
     await send(page, 'First, a long one');
-    await page.locator('article[data-role="assistant"][data-status="streaming"]').waitFor({ timeout: 15_000 });
+    await page.locator('article[data-role="assistant"][data-status="streaming"]').waitFor({ timeout: 60_000 });
 
     await send(page, 'Queued second');
     await send(page, 'Queued third');
@@ -40,7 +40,7 @@ describe.each([
 
     // Reload mid-reply: the queue is engine data, so it is still there, and it is sent once the reply ends.
     await page.reload();
-    await page.getByRole('list', { name: 'Queued messages' }).getByText('Queued second').waitFor({ timeout: 15_000 });
+    await page.getByRole('list', { name: 'Queued messages' }).getByText('Queued second').waitFor({ timeout: 60_000 });
     getStack().upstream.setScript(slowReply(3, 10, 'next'));
     // The queue is part of the conversation's view: the moment the queued message shows as sent, it has left the queue.
     const sentAndQueued = await page.evaluate(
@@ -61,7 +61,7 @@ describe.each([
     );
     expect(sentAndQueued).toEqual([]);
     await expect.poll(() => user(page).allTextContents(), { timeout: 30_000 }).toEqual([expect.stringContaining('First, a long one'), expect.stringContaining('Queued second')]);
-    await expect.poll(() => assistant(page).nth(1).getAttribute('data-status'), { timeout: 15_000 }).toBe('done');
+    await expect.poll(() => assistant(page).nth(1).getAttribute('data-status'), { timeout: 60_000 }).toBe('done');
     expect(await assistant(page).first().textContent()).toContain('w150');
     expect(await page.getByRole('list', { name: 'Queued messages' }).count()).toBe(0);
     expect(await user(page).count()).toBe(2);
@@ -75,10 +75,10 @@ describe('queue: the next message goes through the input', () => {
     await chooseModel(page, FREE_MODEL);
     getStack().upstream.setScript(slowReply(60, 40, 'w'));
     await send(page, 'First, a long one');
-    await page.locator('article[data-role="assistant"][data-status="streaming"]').waitFor({ timeout: 15_000 });
+    await page.locator('article[data-role="assistant"][data-status="streaming"]').waitFor({ timeout: 60_000 });
     await send(page, 'Queued via the input');
     const queue = page.getByRole('list', { name: 'Queued messages' });
-    await queue.getByText('Queued via the input').waitFor({ timeout: 15_000 });
+    await queue.getByText('Queued via the input').waitFor({ timeout: 60_000 });
     // The queued message's reply is a long one, to be stopped.
     getStack().upstream.setScript(slowReply(400, 50, 'q'));
     const input = page.getByRole('textbox', { name: 'Message' });
@@ -101,9 +101,9 @@ describe('queue: the next message goes through the input', () => {
     expect(await shown).toEqual(['half-typed draft', 'Queued via the input', 'half-typed draft']);
     expect(await queue.count()).toBe(0);
     // Its reply streams like any other, and Stop ends it.
-    await expect.poll(() => assistant(page).nth(1).getAttribute('data-status'), { timeout: 15_000 }).toBe('streaming');
+    await expect.poll(() => assistant(page).nth(1).getAttribute('data-status'), { timeout: 60_000 }).toBe('streaming');
     await page.getByRole('button', { name: 'Stop' }).click();
-    await expect.poll(() => assistant(page).nth(1).getAttribute('data-status'), { timeout: 15_000 }).toBe('done');
+    await expect.poll(() => assistant(page).nth(1).getAttribute('data-status'), { timeout: 60_000 }).toBe('done');
     const text = (await assistant(page).nth(1).textContent()) ?? '';
     expect(text).toContain('q1');
     expect(text).not.toContain('q400');

@@ -132,7 +132,7 @@ describe('speech playback', () => {
     expect(speechCalls().length - before).toBe(1);
     expect(speechCalls().at(-1)?.body).toMatchObject({ model: 'kokoro', voice: 'bm_george', speed: 1.5, input: 'Hello from the Audio mode.' });
     await reply.getByRole('button', { name: 'Play audio' }).click();
-    await expect.poll(() => playerRegion(page).getAttribute('data-played'), { timeout: 20_000 }).toBe('0');
+    await expect.poll(() => playerRegion(page).getAttribute('data-played'), { timeout: 60_000 }).toBe('0');
 
     expect(await page.getByRole('radio', { name: 'Audio' }).isChecked()).toBe(true);
     await modelSelect.selectOption('tts-1');
@@ -150,7 +150,7 @@ describe('speech playback', () => {
     await header.and(page.locator(`[data-value="${FREE_MODEL}"]`)).waitFor();
     stack.upstream.setScript(textReply('Words for the chat turn.'));
     await send(page, 'And now in words');
-    await assistant(page).last().getByText('Words for the chat turn.').waitFor({ timeout: 20_000 });
+    await assistant(page).last().getByText('Words for the chat turn.').waitFor({ timeout: 60_000 });
   });
 });
 
@@ -194,14 +194,14 @@ describe('autoplay and voice', () => {
     });
     await assistant(page).and(page.locator('[data-status="done"]')).waitFor({ timeout: 30_000 });
     const notice = page.getByRole('region', { name: 'Notifications' }).locator('.notice-blue', { hasText: 'Audio Ready' });
-    await notice.waitFor({ timeout: 20_000 });
+    await notice.waitFor({ timeout: 60_000 });
     await notice.getByText('Click here to play the audio response').waitFor();
     expect(await playerRegion(page).getAttribute('data-state')).toBe('paused');
     // Persistent: still there a while later.
     await page.waitForTimeout(1500);
     expect(await notice.count()).toBe(1);
     await notice.getByText('Click here to play the audio response').click();
-    await expect.poll(() => playerRegion(page).getAttribute('data-played'), { timeout: 20_000 }).toBe('0');
+    await expect.poll(() => playerRegion(page).getAttribute('data-played'), { timeout: 60_000 }).toBe('0');
     expect(await notice.count()).toBe(0);
   });
 
@@ -234,13 +234,13 @@ describe('autoplay and voice', () => {
       const transcriptions = () => fake.calls.filter((c) => c.path.startsWith('/v1/audio/transcriptions')).length;
       const before = transcriptions();
       await voice.getByRole('button', { name: 'Done speaking' }).click();
-      await user(page).getByText('What is the weather like').waitFor({ timeout: 20_000 });
+      await user(page).getByText('What is the weather like').waitFor({ timeout: 60_000 });
       expect(transcriptions()).toBe(before + 1);
       expect(fake.calls.filter((c) => c.path.startsWith('/v1/audio/transcriptions')).at(-1)?.bytes).toBeGreaterThan(1000);
-      await assistant(page).getByText('Sunny with a light breeze.').waitFor({ timeout: 20_000 });
+      await assistant(page).getByText('Sunny with a light breeze.').waitFor({ timeout: 60_000 });
       // The reply is spoken, then it listens again.
-      await expect.poll(() => speechCalls().at(-1)?.body?.input, { timeout: 20_000 }).toBe('Sunny with a light breeze.');
-      await voice.getByText('Listening…').waitFor({ timeout: 20_000 });
+      await expect.poll(() => speechCalls().at(-1)?.body?.input, { timeout: 60_000 }).toBe('Sunny with a light breeze.');
+      await voice.getByText('Listening…').waitFor({ timeout: 60_000 });
       expect(page.url()).toContain('/conversation/');
       // Listening, then Thinking while the reply comes, Speaking while it is read, and Listening again.
       const states = await page.evaluate(() => (window as unknown as { voiceStates: string[] }).voiceStates);
@@ -264,17 +264,17 @@ describe('autoplay and voice', () => {
       const voice = page.getByRole('group', { name: 'Voice conversation' });
       await voice.getByRole('button', { name: 'Start voice conversation' }).click();
       const advice = voice.getByRole('alert');
-      await advice.getByText('The microphone is blocked').waitFor({ timeout: 20_000 });
+      await advice.getByText('The microphone is blocked').waitFor({ timeout: 60_000 });
       expect(await advice.textContent()).toContain("Allow the microphone for this site in the browser's settings");
       expect(await page.getByText(/Speech recognition failed|not-allowed|NotAllowedError/).count()).toBe(0);
       // The typed conversation goes on.
       stack.upstream.setScript(textReply('Typed reply arrives.'));
       await send(page, 'Typed instead');
-      await assistant(page).last().getByText('Typed reply arrives.').waitFor({ timeout: 20_000 });
+      await assistant(page).last().getByText('Typed reply arrives.').waitFor({ timeout: 60_000 });
       // Allowed now: Retry listens.
       await context.grantPermissions(['microphone']);
       await voice.getByRole('button', { name: 'Retry' }).click();
-      await voice.getByText('Listening…').waitFor({ timeout: 20_000 });
+      await voice.getByText('Listening…').waitFor({ timeout: 60_000 });
       expect(await advice.count()).toBe(0);
       await voice.getByRole('button', { name: 'End voice conversation' }).click();
     } finally {
@@ -292,9 +292,9 @@ describe('autoplay and voice', () => {
       const voice = page.getByRole('group', { name: 'Voice conversation' });
       await voice.getByRole('button', { name: 'Start voice conversation' }).click();
       const advice = voice.getByRole('alert');
-      await advice.getByText('No microphone found').waitFor({ timeout: 20_000 });
+      await advice.getByText('No microphone found').waitFor({ timeout: 60_000 });
       await advice.getByRole('button', { name: 'Retry' }).click();
-      await advice.getByText('No microphone found').waitFor({ timeout: 20_000 });
+      await advice.getByText('No microphone found').waitFor({ timeout: 60_000 });
       expect(await page.getByRole('textbox', { name: 'Message' }).isEditable()).toBe(true);
     } finally {
       await browser.close();
@@ -314,7 +314,7 @@ describe('autoplay and voice', () => {
       await voice.getByText('Listening…').waitFor();
       await page.waitForTimeout(500);
       await voice.getByRole('button', { name: 'Done speaking' }).click();
-      await expect.poll(() => page.getByRole('textbox', { name: 'Message' }).inputValue(), { timeout: 20_000 }).toBe('Draft this for me');
+      await expect.poll(() => page.getByRole('textbox', { name: 'Message' }).inputValue(), { timeout: 60_000 }).toBe('Draft this for me');
       expect(await page.getByRole('radio', { name: 'Chat' }).isChecked()).toBe(true);
       expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
       expect(await user(page).count()).toBe(0);

@@ -68,6 +68,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     browser,
     async newContext(options = {}) {
       const context = await browser.newContext({ baseURL: gateway.url, serviceWorkers: options.withoutServiceWorker ? 'block' : 'allow' });
+      // A wait with no timeout of its own: a minute, not Playwright's 30 s (a machine under CPU hogs misses that).
+      context.setDefaultTimeout(60_000);
       if (options.withoutSharedWorker) {
         await context.addInitScript(() => {
           Reflect.deleteProperty(globalThis, 'SharedWorker');

@@ -132,7 +132,7 @@ describe('web search and scraping in the browser', () => {
     await chooseModel(page, FREE_MODEL);
     getStack().upstream.setScript(slowReply(60, 40, 'w'));
     await send(page, 'A long answer first');
-    await page.locator('article[data-role="assistant"][data-status="streaming"]').waitFor({ timeout: 15_000 });
+    await page.locator('article[data-role="assistant"][data-status="streaming"]').waitFor({ timeout: 60_000 });
     const toggle = page.getByRole('switch', { name: 'Web search' });
     await page.locator('[role="switch"][aria-label="Web search"]:enabled').waitFor();
     await toggle.click();
@@ -152,7 +152,7 @@ describe('web search and scraping in the browser', () => {
     expect(await toggle.getAttribute('aria-checked')).toBe('false');
     getStack().upstream.setScript(textReply('Found it [1].'));
     await expect.poll(() => assistant(page).count(), { timeout: 30_000 }).toBe(2);
-    await page.locator('article[data-role="assistant"][data-status="done"]').nth(1).waitFor({ timeout: 15_000 });
+    await page.locator('article[data-role="assistant"][data-status="done"]').nth(1).waitFor({ timeout: 60_000 });
     expect(search.queries.at(-1)).toMatchObject({ api: 'linkup', q: 'Queued with a search' });
     await page.locator('article[data-role="user"]', { hasText: 'Queued with a search' }).getByText(/^Searched the web: \d+ sources?/).waitFor();
     expect(await assistant(page).nth(1).locator('a.citation', { hasText: '[1]' }).getAttribute('href')).toBe('https://bread.example/basics');
@@ -332,7 +332,7 @@ describe('web search and scraping in the browser', () => {
     const notices = page.getByRole('region', { name: 'Notifications' });
     await notices.getByText('At most 25 URLs can be scraped for one message').waitFor();
     const chips = page.getByRole('list', { name: 'Scraped pages' }).getByRole('listitem');
-    await expect.poll(() => chips.count(), { timeout: 15_000 }).toBe(25);
+    await expect.poll(() => chips.count(), { timeout: 60_000 }).toBe(25);
     await page.waitForTimeout(500);
     expect(await chips.count()).toBe(25);
     // The 5 left out are not offered again for this message.
