@@ -11,6 +11,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chooseModel, FREE_MODEL, openApp, startStack } from '../e2e/stack';
+import { LONG_TASK_RECORDER } from './long-tasks';
 import { needChromium, size } from './smoke';
 import type { Bench } from './types';
 
@@ -19,13 +20,6 @@ const WIDTH = size(4000, 400);
 const HEIGHT = size(3000, 300);
 const ROUNDS = size(3, 1);
 const IDLE_MS = size(3000, 300);
-
-/** Installed before the app's code: every long task of the page, as [start, duration]. */
-const RECORDER = `(() => {
-  const tasks = [];
-  window.__longTasks = tasks;
-  new PerformanceObserver((list) => { for (const e of list.getEntries()) tasks.push([e.startTime, e.duration]); }).observe({ type: 'longtask', buffered: true });
-})()`;
 
 /** A photo-like JPEG (gradients with noise, quality 0.97, so it needs compressing) made in a blank page; base64. */
 const MAKE_JPEG = `async ([w, h, seed0]) => {
@@ -76,7 +70,7 @@ const bench: Bench = async () => {
     for (const file of files) {
       // A new browser session each round: its own engine and an empty composer.
       const context = await stack.newContext();
-      await context.addInitScript(RECORDER);
+      await context.addInitScript(LONG_TASK_RECORDER);
       const page = await openApp(context);
       await chooseModel(page, VISION_MODEL);
       const longest = async (since: number) =>

@@ -20,6 +20,7 @@ import { slugsOf } from '../../src/inspect';
 import { startGateway } from '../../src/server/start';
 import { launchChromium } from '../e2e/browser';
 import { generateSampleLog, mulberry32 } from './log-append/sample-log';
+import { LONG_TASK_RECORDER } from './long-tasks';
 import { needChromium, size } from './smoke';
 import type { Bench, BenchResult } from './types';
 
@@ -29,13 +30,6 @@ const SCRUB_STEPS = size(40, 5);
 const IDLE_MS = size(3000, 500);
 const WHEELS = size(30, 3);
 const JUMPS = size(20, 2);
-
-/** Installed before the app's code: long tasks since the page opened, and a clock to cut them into phases. */
-const RECORDER = `(() => {
-  const tasks = [];
-  window.__longTasks = tasks;
-  new PerformanceObserver((list) => { for (const e of list.getEntries()) tasks.push([e.startTime, e.duration]); }).observe({ type: 'longtask', buffered: true });
-})()`;
 
 /** Longest long task (ms) starting at or after `since` (page clock), and how many; 0 when none. */
 const TASKS_SINCE = `(since) => { const t = window.__longTasks.filter(([s]) => s >= since); return { longest: t.reduce((m, [, d]) => Math.max(m, d), 0), count: t.length }; }`;
@@ -98,7 +92,7 @@ const bench: Bench = async () => {
   const browser = await launchChromium();
   try {
     const context = await browser.newContext({ baseURL: gateway.url, viewport: { width: 1366, height: 900 } });
-    await context.addInitScript(RECORDER);
+    await context.addInitScript(LONG_TASK_RECORDER);
     const page = await context.newPage();
     const now = async () => (await page.evaluate(`(${NEXT_FRAME})()`)) as number;
     const tasksSince = async (t: number) => (await page.evaluate(`(${TASKS_SINCE})(${t})`)) as { longest: number; count: number };
