@@ -165,6 +165,12 @@ export async function readAloud(messageId: number, choice: SpeechChoice & { mode
   void playAll(mine);
   const r: ReadAloudResult = await engine<ReadAloudResult>((api) => api.readAloud(messageId, choice)).catch((e: unknown) => ({ ok: false as const, error: e instanceof Error ? e.message : String(e) }));
   if (mine !== run) return;
+  // The run's own answer holds every chunk it made; the `speech` query may bring them later than this return, and
+  // the player must not take "the engine is done and nothing is known" for a message with no audio.
+  if (r.ok) {
+    speech = { generating: false, error: speech?.error ?? null, audio: r.audio };
+    player.chunkCount = r.audio.chunkCount;
+  }
   engineDone = true;
   wake?.();
   if (!r.ok) {
