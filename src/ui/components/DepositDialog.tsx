@@ -8,24 +8,21 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { DEPOSIT_TEXT, validateDeposit } from '../../protocol/money-text';
 import type { ActionResult, MoneyResult, NanoReceiving } from '../../protocol/engine';
-import { currencyOptions, DEPOSIT_METHODS, FIAT_CURRENCIES, fiatEquivalent, networkLabel, usdEquivalent, type DepositMethod, type FiatCurrency, type PaymentLimits, type PaymentMethodsResponse, type PaymentTransaction } from '../../protocol/payments';
+import { currencyOptions, DEPOSIT_METHODS, FIAT_CURRENCIES, fiatEquivalent, networkLabel, usdEquivalent, type DepositMethod, type FiatCurrency, type PaymentLimits, type PaymentTransaction } from '../../protocol/payments';
 import { engine, useQuery } from '../engine';
 import { MethodLogo } from './MethodLogo';
+import { usePaymentMethods } from './payment-setup';
 
 type Step = 'method' | 'amount' | 'pay';
 
 /** The dialog's content (a lazy chunk: ./DepositButton.tsx loads it when the dialog opens). */
 export function DepositSteps({ onClose }: { onClose(): void }) {
   const wallet = useQuery({ kind: 'wallet' });
-  const [available, setAvailable] = useState<PaymentMethodsResponse | null>(null);
+  const available = usePaymentMethods();
   const [method, setMethod] = useState<DepositMethod | null>(null);
   const [step, setStep] = useState<Step>('method');
   const [paymentId, setPaymentId] = useState<string | null>(null);
   const depositsBefore = useRef<number | null>(null);
-
-  useEffect(() => {
-    void engine((api) => api.paymentMethods()).then(setAvailable);
-  }, []);
 
   // The payment store's transactionData (the engine's, shared by every tab): shown once this dialog made or resumed it.
   const transaction = wallet?.transactionData ?? null;

@@ -18,6 +18,7 @@ import { Link } from './Link';
 import { LogTools } from './LogTools';
 import { ComposingSettings, LayoutSettings, PrivacySettings, Switch } from '../account/AccountSettings';
 import { SectionedPage, SettingsGroup, type PageSection } from './SectionedPage';
+import { usePaymentSetup } from './payment-setup';
 
 /** Bounds of the max-tokens setting: a positive whole number no larger than the biggest context we know. */
 export const MAX_TOKENS_MIN = 1;
@@ -53,6 +54,8 @@ export function SettingsPage({ section }: { section: string | null }) {
   const catalogueDefault = models?.models.find((m) => m.id === models.defaultModel)?.name ?? models?.defaultModel ?? '';
   const loading = <p className="muted">Loading…</p>;
   const p = preferences;
+  const setup = usePaymentSetup();
+  const sessionId = useQuery({ kind: 'session' })?.session?.id ?? null;
 
   const sections: PageSection[] = [
     {
@@ -167,6 +170,24 @@ export function SettingsPage({ section }: { section: string | null }) {
               Open the Inspector
             </Link>
           </div>
+          <div className="setting" role="group" aria-labelledby="session-id">
+            <span className="setting-label" id="session-id">
+              Session ID
+            </span>
+            <p className="setting-hint muted">What the server's operator needs to find this browser's balance.</p>
+            <code className="session-id">{sessionId ?? '…'}</code>
+          </div>
+          {setup?.testPayments && (
+            // An operator's command for a server that runs test payments (development); docs/gateway.md has it.
+            <div className="setting" role="group" aria-labelledby="operator-credit">
+              <span className="setting-label" id="operator-credit">
+                Test credit
+              </span>
+              <p className="setting-hint muted">
+                This server runs test payments: its operator can add to this session's balance with <code>npm run admin -- credit {sessionId ?? 'SESSION_ID'} 5.00</code>
+              </p>
+            </div>
+          )}
         </SettingsGroup>
       ),
     },

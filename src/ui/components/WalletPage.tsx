@@ -11,7 +11,8 @@ import { formatMoney, formatUsd, formatXno, nanoShown, usdExact } from '../../pr
 import { networkLabel, shownPaymentStatus } from '../../protocol/payments';
 import { DepositButton } from './DepositButton';
 import { RecoveryCode } from './RecoveryCode';
-import { AutoRecharge, FreeNano, NanoWallet, usePaymentSetup } from './WalletSections';
+import { AutoRecharge, FreeNano, NanoWallet } from './WalletSections';
+import { usePaymentSetup } from './payment-setup';
 import { SectionedPage, type PageSection } from './SectionedPage';
 import { Coins, History, KeyRound, RefreshCw, Wallet } from 'lucide-react';
 import type { WalletView } from '../../protocol/engine';
@@ -78,15 +79,6 @@ export function WalletPage({ section }: { section: string | null }) {
         </button>
       </div>
       <FreeNano />
-      {setup?.testPayments && (
-        // An operator's command, shown only on a server that runs test payments (development); docs/gateway.md has it.
-        <section aria-labelledby="operator-title" className="wallet-footnote">
-          <h3 id="operator-title">Operator credit (test server)</h3>
-          <p className="muted">
-            On this test server the operator can credit this session: <code>npm run admin -- credit {data?.id ?? 'SESSION_ID'} 5.00</code>
-          </p>
-        </section>
-      )}
     </>
   );
 

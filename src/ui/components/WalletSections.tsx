@@ -15,23 +15,6 @@ export function formatNanoPrice(price: number): string {
   return floored.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 6, useGrouping: false });
 }
 
-/**
- * The server's payment set-up: whether nano deposits are configured (an XNO method with a provider) and whether it
- * runs test payments; null while unknown. Asked once the session exists (a call racing the first session can fail);
- * a failed answer stays unknown, never "not set up".
- */
-export function usePaymentSetup(): { nanoDeposits: boolean; testPayments: boolean } | null {
-  const [setup, setSetup] = useState<{ nanoDeposits: boolean; testPayments: boolean } | null>(null);
-  const sessionId = useQuery({ kind: 'session' })?.session?.id ?? null;
-  useEffect(() => {
-    if (sessionId === null) return;
-    void engine((api) => api.paymentMethods()).then((m) =>
-      setSetup(m === null ? null : { nanoDeposits: m.methods.some((x) => x.ticker === 'XNO' && x.provider !== null), testPayments: m.testPayments }),
-    );
-  }, [sessionId]);
-  return setup;
-}
-
 /** The nano section, shown where nano is in use for the session or set up on the server (WalletPage). */
 export function NanoWallet({ address, nano, deposits }: { address: string | null; nano: WalletView['nano'] | null; deposits: boolean | null }) {
   const [rep, setRep] = useState('');
