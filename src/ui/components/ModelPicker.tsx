@@ -89,7 +89,9 @@ export function ModelPicker({ value, onChange, models, label = 'Model', exclude 
           }
         }}
       >
-        <span id={valueId}>{models.length === 0 ? 'Loading models…' : (current?.name ?? (value === '' && noneLabel ? noneLabel : auto && value === AUTO_MODEL_ID ? AUTO_MODEL_NAME : value))}</span>
+        <span id={valueId}>
+          <ModelName name={models.length === 0 ? 'Loading models…' : (current?.name ?? (value === '' && noneLabel ? noneLabel : auto && value === AUTO_MODEL_ID ? AUTO_MODEL_NAME : value))} />
+        </span>
         {current?.free && <span className="badge badge-free">Free</span>}
         {locked && current && !current.free && <NeedsBalance />}
         <span aria-hidden="true" className="chevron">
@@ -116,5 +118,20 @@ export function ModelPicker({ value, onChange, models, label = 'Model', exclude 
         </Suspense>
       )}
     </div>
+  );
+}
+
+/**
+ * A model's name; an id-like name's publisher ("meta-llama/") in a span of its own, which a phone's header hides
+ * from sight (still read out), so the row keeps the part that tells models apart.
+ */
+function ModelName({ name }: { name: string }) {
+  const cut = name.lastIndexOf('/') + 1;
+  if (cut <= 0 || cut >= name.length) return name;
+  return (
+    <>
+      <span className="model-publisher">{name.slice(0, cut)}</span>
+      {name.slice(cut)}
+    </>
   );
 }
