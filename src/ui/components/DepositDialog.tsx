@@ -8,7 +8,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { DEPOSIT_TEXT, validateDeposit } from '../../protocol/money-text';
 import type { ActionResult, MoneyResult, NanoReceiving } from '../../protocol/engine';
-import { currencyOptions, DEPOSIT_METHODS, FIAT_CURRENCIES, fiatEquivalent, networkLabel, usdEquivalent, type DepositMethod, type FiatCurrency, type PaymentLimits, type PaymentTransaction } from '../../protocol/payments';
+import { currencyOptions, DEPOSIT_METHODS, FIAT_CURRENCIES, fiatEquivalent, networkLabel, usdEquivalent, type DepositMethod, type FiatCurrency, type PaymentLimits, type PaymentMethodsResponse, type PaymentTransaction } from '../../protocol/payments';
 import { engine, useQuery } from '../engine';
 import { MethodLogo } from './MethodLogo';
 import { usePaymentMethods } from './payment-setup';
@@ -90,6 +90,7 @@ export function DepositSteps({ onClose }: { onClose(): void }) {
       {step === 'amount' && method && (
         <AmountStep
           method={method}
+          methods={available?.methods ?? []}
           onBack={() => setStep('method')}
           onMethod={setMethod}
           onCreated={(id) => {
@@ -185,22 +186,20 @@ function MethodList({ loading, providerOf, onChoose }: { loading: boolean; provi
   );
 }
 
-function AmountStep({ method, onBack, onCreated, onMethod }: { method: DepositMethod; onBack(): void; onCreated(id: string): void; onMethod(m: DepositMethod): void }) {
+function AmountStep({ method, methods, onBack, onCreated, onMethod }: { method: DepositMethod; methods: PaymentMethodsResponse['methods']; onBack(): void; onCreated(id: string): void; onMethod(m: DepositMethod): void }) {
   const [limits, setLimits] = useState<PaymentLimits | null | undefined>(undefined);
   const [value, setValue] = useState(method.defaultAmount ?? '');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [rates, setRates] = useState<{ eurPerUsd: number; gbpPerUsd: number } | null>(null);
   const selected: FiatCurrency = useQuery({ kind: 'wallet' })?.selectedCurrency ?? 'USD';
-  const [options, setOptions] = useState<DepositMethod[]>([]);
+  // The networks the coin is offered on here, from the methods the dialog already has.
+  const options = useMemo(() => currencyOptions(method.ticker, methods), [method.ticker, methods]);
 
-  // Changing the ticker reloads the minimum amount, the currency options (the networks the coin is offered on
-  // here) and the fiat rates (spec 001 section 4).
+  // Changing the ticker reloads the minimum amount and the fiat rates (spec 001 section 4).
   useEffect(() => {
     setLimits(undefined);
-    setOptions([]);
     void engine((api) => api.paymentLimits(method.ticker)).then(setLimits);
-    void engine((api) => api.paymentMethods()).then((r) => setOptions(r ? currencyOptions(method.ticker, r.methods) : []));
     void engine((api) => api.fiatRates()).then((r) => setRates(r.state === 'loaded' ? { eurPerUsd: r.eurPerUsd, gbpPerUsd: r.gbpPerUsd } : null));
   }, [method.ticker]);
 
