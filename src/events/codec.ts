@@ -146,8 +146,9 @@ function* eventLines(body: string, from: number, end: number, count: number): Ge
       if (e instanceof UpcastError) throw new LogFormatError(n, e.message);
       throw e;
     }
-    if (seen.has(event.id)) throw new LogFormatError(n, `duplicate event id '${event.id}' (first on line ${lineOfId(body, from, event.id)})`);
-    seen.add(event.id);
+    // One hash lookup: an id already there leaves the size as it was.
+    const known = seen.size;
+    if (seen.add(event.id).size === known) throw new LogFormatError(n, `duplicate event id '${event.id}' (first on line ${lineOfId(body, from, event.id)})`);
     decoded++;
     yield event;
   }
