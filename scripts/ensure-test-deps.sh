@@ -2,7 +2,8 @@
 # System packages the tests need, from Debian, installed when missing:
 #  - chromium: browser tests drive it with playwright-core (no browser download is possible here);
 #  - postgresql: the Postgres tests start a throwaway server from its binaries;
-#  - poppler-utils: pdftotext reads the exported PDFs back as an independent reader would.
+#  - poppler-utils: pdftotext reads the exported PDFs back as an independent reader would;
+#  - nginx-light: the relay and gateway-scale benchmarks (their smoke runs too) hold the gateway to nginx.
 # PARLEY_CHROMIUM may point at another Chromium binary.
 set -euo pipefail
 chromium_bin="${PARLEY_CHROMIUM:-/usr/bin/chromium}"
@@ -10,6 +11,7 @@ missing=()
 [ -x "$chromium_bin" ] || missing+=(chromium)
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
 command -v pdftotext >/dev/null || missing+=(poppler-utils)
+[ -x /usr/sbin/nginx ] || missing+=(nginx-light)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "Installing Debian packages for the tests: ${missing[*]}" >&2

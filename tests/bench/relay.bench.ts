@@ -21,20 +21,19 @@
  * and times it as the paths free-base and priced-base in the same rounds: a change's CPU per reply against its base
  * under the same machine load, which on a shared machine moves the absolute figures more than most changes do.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { createServer } from 'node:net';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { SMOKE, size } from './smoke';
+import { ensureNginx, startNginx, type Nginx } from './nginx';
 import type { BenchResult } from './types';
 import { percentile } from './stats';
 
-const FREE = 'relay-free';
+export const FREE = 'relay-free';
 const PAID = 'relay-paid';
 const CHUNKS = 20;
 /** The first content chunk's text: its first byte is what the clock stops on. */
@@ -150,14 +149,14 @@ const role = process.env.PARLEY_BENCH_RELAY;
 if (role !== undefined && entry !== undefined && import.meta.url === pathToFileURL(entry).href) await serveChild(role);
 
 /** A server in a child process (or, in a smoke run, in this one), driven by lines. */
-interface Child {
+export interface Child {
   url: string;
   ask(line: string): Promise<string>;
   stop(): Promise<void>;
 }
 
 /** `checkout`: run this file of another checkout (BENCH_RELAY_BASE), from that folder. */
-function startChild(which: 'upstream' | 'gateway', env: Record<string, string>, nodeArgs: string[] = [], checkout?: string): Promise<Child> {
+export function startChild(which: 'upstream' | 'gateway', env: Record<string, string>, nodeArgs: string[] = [], checkout?: string): Promise<Child> {
   const file = checkout === undefined ? fileURLToPath(import.meta.url) : join(checkout, 'tests/bench/relay.bench.ts');
   const proc = spawn(process.execPath, [...nodeArgs, ...process.execArgv, file], {
     ...(checkout === undefined ? {} : { cwd: checkout }),
@@ -209,114 +208,6 @@ function inProcess(server: Server): Child {
       return 'credited';
     },
     stop: () => server.close(),
-  };
-}
-
-// ---- nginx ---------------------------------------------------------------------------------------------------------
-
-const NGINX_PATHS = ['/usr/sbin/nginx', '/usr/bin/nginx'];
-const findNginx = (): string | null => NGINX_PATHS.find((p) => existsSync(p)) ?? null;
-
-/** nginx's binary; installed from Debian's packages in a full run when missing; null in a smoke run without it. */
-function ensureNginx(): string | null {
-  const found = findNginx();
-  if (found || SMOKE) return found;
-  console.log('relay: nginx is not installed; installing it (apt-get install nginx-light)');
-  const asRoot = process.getuid?.() === 0 ? [] : ['sudo', '-n'];
-  for (const pkg of ['nginx-light', 'nginx']) {
-    try {
-      const [cmd, ...args] = [...asRoot, 'apt-get', 'install', '-y', pkg];
-      execFileSync(cmd as string, args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-    } catch {
-      continue;
-    }
-    const now = findNginx();
-    if (now) return now;
-  }
-  throw new Error('nginx is missing and could not be installed (apt-get install nginx-light)');
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-interface Nginx {
-  url: string;
-  stop(): Promise<void>;
-}
-
-async function startNginx(bin: string, upstreamUrl: string): Promise<Nginx> {
-  const dir = mkdtempSync(join(tmpdir(), 'parley-relay-nginx-'));
-  mkdirSync(join(dir, 'logs'));
-  const port = await freePort();
-  const up = new URL(upstreamUrl);
-  // One worker, as the gateway is one process; a plain streaming proxy with keep-alive on both sides.
-  const conf = `worker_processes 1;
-daemon off;
-master_process on;
-pid ${dir}/nginx.pid;
-error_log ${dir}/logs/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
-  keepalive_requests 1000000;
-  upstream relay_upstream { server ${up.hostname}:${up.port}; keepalive 256; }
-  server {
-    listen 127.0.0.1:${port};
-    location / {
-      proxy_pass http://relay_upstream;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_buffering off;
-      proxy_request_buffering off;
-    }
-  }
-}
-`;
-  writeFileSync(join(dir, 'nginx.conf'), conf);
-  const proc = spawn(bin, ['-p', dir, '-c', join(dir, 'nginx.conf')], { stdio: ['ignore', 'inherit', 'inherit'] });
-  const url = `http://127.0.0.1:${port}`;
-  // Ready when it answers (any status).
-  const until = Date.now() + 30_000;
-  for (;;) {
-    if (proc.exitCode !== null) throw new Error(`nginx exited with ${proc.exitCode} (config in ${dir})`);
-    const ok = await new Promise<boolean>((r) => {
-      const req = request(`${url}/`, { method: 'GET' }, (res) => {
-        res.resume();
-        r(true);
-      });
-      req.on('error', () => r(false));
-      req.end();
-    });
-    if (ok) break;
-    if (Date.now() > until) throw new Error('nginx did not answer within 30 s');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return {
-    url,
-    stop: () =>
-      new Promise<void>((r) => {
-        const done = (): void => {
-          rmSync(dir, { recursive: true, force: true });
-          r();
-        };
-        if (proc.exitCode !== null) return done();
-        proc.once('exit', done);
-        proc.kill('SIGQUIT'); // graceful stop of the master and its worker
-        setTimeout(() => proc.kill('SIGKILL'), 5_000).unref();
-      }),
   };
 }
 
@@ -372,7 +263,7 @@ async function concurrent(t: Target, clients: number, perClient: number, into: n
 }
 
 export default async function bench(): Promise<BenchResult[]> {
-  const nginxBin = ensureNginx();
+  const nginxBin = ensureNginx('relay');
   if (nginxBin === null) console.log('relay (smoke): nginx is not installed; the nginx path is skipped and ratios are to direct');
   const profDir = process.env.BENCH_CPU_PROF_DIR;
   const upstream = SMOKE ? inProcess(await makeUpstream()) : await startChild('upstream', {});
@@ -388,7 +279,7 @@ export default async function bench(): Promise<BenchResult[]> {
       ? inProcess(await makeGateway(upstream.url))
       : await startChild('gateway', { BENCH_UPSTREAM_URL: upstream.url }, profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []);
     if (baseDir !== undefined) base = await startChild('gateway', { BENCH_UPSTREAM_URL: upstream.url }, [], baseDir);
-    if (nginxBin !== null) nginx = await startNginx(nginxBin, upstream.url);
+    if (nginxBin !== null) nginx = await startNginx(nginxBin, [upstream.url]);
     console.log(`relay: upstream, gateway${base ? `, the gateway of ${baseDir}` : ''}${nginx ? ' and nginx' : ''} started (${since()})`);
 
     /** A session of this gateway, credited: its cookie. */
