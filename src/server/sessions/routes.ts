@@ -27,6 +27,7 @@ export function registerSessionRoutes(app: Hono<AppEnv>, ctx: RouteContext, opts
     // session with replies in flight here is in the token cache).
     const known = token ? cache.get(token) : undefined;
     if (known) await ctx.ledger.freeReplies.flushFor(known.id);
+    const generation = cache.generation;
     const found = token ? await findSessionByToken(ctx.db, token) : null;
     if (found === TOKEN_SIGNED_OUT) {
       // Said once: the cookie goes too, so the browser's next call starts a new session (the engine says why).
@@ -53,7 +54,10 @@ export function registerSessionRoutes(app: Hono<AppEnv>, ctx: RouteContext, opts
       const cached = cache.get(token);
       if (cached === undefined || cached.id !== session.id || Date.now() - cached.touchedAt >= touchMs) {
         await touchSession(ctx.db, session.id);
-        cache.set(token, { id: session.id, touchedAt: Date.now() });
+        // As in requireSession: a sign-out after the token was looked up means this answer is from before it, and
+        // the token is not kept (the next call asks the database, which says it is signed out).
+        if (cache.generation === generation) cache.set(token, { id: session.id, touchedAt: Date.now() });
+        else cache.delete(token);
       }
     }
     c.header('Cache-Control', 'no-store');

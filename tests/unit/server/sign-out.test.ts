@@ -155,24 +155,27 @@ describe('recovery revokes, embedded PGlite', () => {
     await racesLeaveNoThief(gw, gw.app);
   });
 
-  it('a thief whose token is being looked up while the owner signs it out is not remembered as signed in', async () => {
-    // A database whose token lookups wait at a gate the test opens: the thief's call starts its lookup, the owner
-    // signs the others out meanwhile, then the lookup answers (from before the sign-out).
+  /**
+   * A gateway whose token lookups wait at a gate the test opens, a session and a thief signed in with its code.
+   * `lookUp(call)` starts the thief's call, waits until its token lookup is held, has the owner sign the other
+   * browsers out meanwhile, then lets the lookup answer (from before the sign-out): the call's own answer.
+   */
+  async function thiefLookedUpDuringSignOut<T>(thiefCall: (app: App, thief: string) => Promise<T>): Promise<{ answer: T; app: App; thief: string }> {
     const base = gw.db;
     let gate: Promise<void> | null = null;
     let entered: () => void = () => {};
     const lookupStarted = new Promise<void>((r) => (entered = r));
     const gated: Db = {
       kind: base.kind,
-      async query<T extends Row = Row>(sql: string, params?: readonly SqlParam[]): Promise<T[]> {
-        const result = await base.query<T>(sql, params);
+      async query<R extends Row = Row>(sql: string, params?: readonly SqlParam[]): Promise<R[]> {
+        const result = await base.query<R>(sql, params);
         if (gate && sql.includes('UNION ALL') && sql.includes('session_tokens')) {
           entered();
           await gate;
         }
         return result;
       },
-      transaction: <T>(fn: (tx: Queryable) => Promise<T>) => base.transaction(fn),
+      transaction: <R>(fn: (tx: Queryable) => Promise<R>) => base.transaction(fn),
       close: () => base.close(),
     };
     const slow = await moneyGateway(ENV, { db: gated });
@@ -181,14 +184,27 @@ describe('recovery revokes, embedded PGlite', () => {
     const thief = (await recover(slow.app, code))!;
     let open: () => void = () => {};
     gate = new Promise<void>((r) => (open = r));
-    const first = apiStatus(slow.app, thief);
+    const first = thiefCall(slow.app, thief);
     await lookupStarted;
     expect((await call(slow.app, 'POST', '/api/session/sign-out-others', s.cookie)).status).toBe(200);
     gate = null;
     open();
+    return { answer: await first, app: slow.app, thief };
+  }
+
+  it('a thief whose token is being looked up while the owner signs it out is not remembered as signed in', async () => {
+    const { answer, app, thief } = await thiefLookedUpDuringSignOut(apiStatus);
     // That call began before the sign-out; the next one is after it.
-    expect(await first).toBe(200);
-    expect(await apiStatus(slow.app, thief)).toBe(401);
+    expect(answer).toBe(200);
+    expect(await apiStatus(app, thief)).toBe(401);
+  });
+
+  it('a thief reading the balance while the owner signs it out is not remembered as signed in either', async () => {
+    // GET /auth/local-session keeps the token it found, as the /api check does: not when a sign-out came between.
+    const { answer, app, thief } = await thiefLookedUpDuringSignOut(balance);
+    expect(answer).toMatchObject({ status: 200, usd: '0.000000' });
+    expect(await apiStatus(app, thief)).toBe(401);
+    expect(await balance(app, thief)).toMatchObject({ status: 401, error: SIGNED_OUT });
   });
 });
 
