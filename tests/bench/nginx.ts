@@ -5,9 +5,9 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../unit/server/pg-server';
 import { SMOKE } from './smoke';
 
 const NGINX_PATHS = ['/usr/sbin/nginx', '/usr/bin/nginx'];
@@ -30,17 +30,6 @@ export function ensureNginx(who: string): string | null {
     if (now) return now;
   }
   throw new Error('nginx is missing and could not be installed (apt-get install nginx-light)');
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export interface Nginx {

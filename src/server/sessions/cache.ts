@@ -50,6 +50,15 @@ export class SessionCache {
     this.map.delete(token);
   }
 
+  /**
+   * Keeps what a lookup found that began at `generation` (read before it): unless a sign-out committed since, when
+   * the answer is from before it and the token is forgotten instead (the next call asks the database again).
+   */
+  keepFound(token: string, entry: CacheEntry, generation: number): void {
+    if (this.generation === generation) this.set(token, entry);
+    else this.map.delete(token);
+  }
+
   /** A sign-out of this session committed: its tokens but `keep` are looked up again. */
   dropSession(sessionId: string, keep: string): void {
     this.generation++;

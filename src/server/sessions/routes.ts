@@ -54,10 +54,7 @@ export function registerSessionRoutes(app: Hono<AppEnv>, ctx: RouteContext, opts
       const cached = cache.get(token);
       if (cached === undefined || cached.id !== session.id || Date.now() - cached.touchedAt >= touchMs) {
         await touchSession(ctx.db, session.id);
-        // As in requireSession: a sign-out after the token was looked up means this answer is from before it, and
-        // the token is not kept (the next call asks the database, which says it is signed out).
-        if (cache.generation === generation) cache.set(token, { id: session.id, touchedAt: Date.now() });
-        else cache.delete(token);
+        cache.keepFound(token, { id: session.id, touchedAt: Date.now() }, generation);
       }
     }
     c.header('Cache-Control', 'no-store');
@@ -83,7 +80,7 @@ export function registerSessionRoutes(app: Hono<AppEnv>, ctx: RouteContext, opts
         await touchSession(ctx.db, found.sessionId);
         entry = { id: found.sessionId, touchedAt: now };
         // A sign-out while the token was looked up: this call was before it, the next one asks again.
-        if (cache.generation === generation) cache.set(token, entry);
+        cache.keepFound(token, entry, generation);
       }
     }
     if (now - entry.touchedAt >= touchMs) {

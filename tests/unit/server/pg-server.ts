@@ -22,7 +22,8 @@ function binDir(): string {
   throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql: run scripts/ensure-test-deps.sh');
 }
 
-function freePort(): Promise<number> {
+/** A free loopback TCP port (also the benchmarks' nginx, tests/bench/nginx.ts). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once('error', reject);
