@@ -33,13 +33,21 @@ const ROUNDS = size(4, 2);
 const WARMUP_MS = size(3000, 300);
 const TARGET = 1.6;
 
-interface Load {
+/** What the rounds of one set-up added up to. */
+interface Totals {
   replies: number;
   errors: number;
   /** Whole replies, request sent to last byte, ms. */
   times: number[];
   firstError: string | null;
+  /** Wall ms of the rounds; the gateways' CPU seconds; the machine's busy and total CPU time (from /proc/stat). */
+  ms: number;
+  cpu: number;
+  busy: number;
+  all: number;
 }
+
+const noTotals = (): Totals => ({ replies: 0, errors: 0, times: [], firstError: null, ms: 0, cpu: 0, busy: 0, all: 0 });
 
 /** One reply, read to its end: ms, or throws with what came back. */
 function oneReply(base: URL, agent: Agent, cookie: string): Promise<number> {
@@ -64,9 +72,8 @@ function oneReply(base: URL, agent: Agent, cookie: string): Promise<number> {
   });
 }
 
-/** CLIENTS clients, each asking for one reply after another for `ms`. */
-async function load(base: URL, agent: Agent, cookies: readonly string[], ms: number): Promise<Load> {
-  const out: Load = { replies: 0, errors: 0, times: [], firstError: null };
+/** CLIENTS clients, each asking for one reply after another for `ms`; added to `out`. */
+async function load(base: URL, agent: Agent, cookies: readonly string[], ms: number, out: Totals): Promise<void> {
   const until = performance.now() + ms;
   await Promise.all(
     Array.from({ length: CLIENTS }, async (_, i) => {
@@ -82,7 +89,6 @@ async function load(base: URL, agent: Agent, cookies: readonly string[], ms: num
       }
     }),
   );
-  return out;
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc. */
@@ -147,46 +153,42 @@ export default async function bench(): Promise<BenchResult[]> {
       await res.arrayBuffer();
       cookies.push((res.headers.get('set-cookie') ?? '').split(';')[0] ?? '');
     }
-    const setups: Record<'one' | 'two', { base: URL; pids: (number | undefined)[] }> = { one: { base: new URL(one.url), pids: [gateways[0]?.child.pid] }, two: { base: new URL(two.url), pids: gateways.map((g) => g.child.pid) } };
     const agentFor = (): Agent => {
       const a = new Agent({ keepAlive: true, maxSockets: CLIENTS, maxFreeSockets: CLIENTS });
       agents.push(a);
       return a;
     };
-    const agentOf = { one: agentFor(), two: agentFor() };
-    for (const k of ['one', 'two'] as const) await load(setups[k].base, agentOf[k], cookies, WARMUP_MS);
+    const setups: Record<'one' | 'two', { base: URL; pids: (number | undefined)[]; agent: Agent; total: Totals }> = {
+      one: { base: new URL(one.url), pids: [gateways[0]?.child.pid], agent: agentFor(), total: noTotals() },
+      two: { base: new URL(two.url), pids: gateways.map((g) => g.child.pid), agent: agentFor(), total: noTotals() },
+    };
+    for (const s of Object.values(setups)) await load(s.base, s.agent, cookies, WARMUP_MS, noTotals());
 
     const load0 = loadavg()[0] ?? Number.NaN;
-    const total = { one: { replies: 0, errors: 0, ms: 0, cpu: 0, times: [] as number[], firstError: null as string | null, busy: 0, all: 0 }, two: { replies: 0, errors: 0, ms: 0, cpu: 0, times: [] as number[], firstError: null as string | null, busy: 0, all: 0 } };
     for (let r = 0; r < ROUNDS; r++) {
       for (const k of r % 2 === 0 ? (['one', 'two'] as const) : (['two', 'one'] as const)) {
-        const s = setups[k];
-        const cpu0 = cpuOf(s.pids);
+        const { base, pids, agent, total: t } = setups[k];
+        const cpu0 = cpuOf(pids);
         const m0 = machineCpu();
         const t0 = performance.now();
-        const got = await load(s.base, agentOf[k], cookies, ROUND_MS);
-        const t = total[k];
+        await load(base, agent, cookies, ROUND_MS, t);
         t.ms += performance.now() - t0;
-        t.cpu += cpuOf(s.pids) - cpu0;
+        t.cpu += cpuOf(pids) - cpu0;
         const m1 = machineCpu();
         t.busy += m1.busy - m0.busy;
         t.all += m1.total - m0.total;
-        t.replies += got.replies;
-        t.errors += got.errors;
-        t.times.push(...got.times);
-        t.firstError ??= got.firstError;
       }
     }
     const load1 = loadavg()[0] ?? Number.NaN;
-    const rate = (k: 'one' | 'two'): number => total[k].replies / (total[k].ms / 1000);
+    const rate = (k: 'one' | 'two'): number => setups[k].total.replies / (setups[k].total.ms / 1000);
     const describe = (k: 'one' | 'two'): string => {
-      const t = total[k];
+      const t = setups[k].total;
       t.times.sort((a, b) => a - b);
       return `${k === 'one' ? '1 process' : '2 processes'}: ${rate(k).toFixed(0)} replies/s, whole reply p50 ${percentile(t.times, 50).toFixed(1)} p99 ${percentile(t.times, 99).toFixed(1)} ms, gateway CPU ${((t.cpu * 1000) / Math.max(1, t.replies)).toFixed(2)} ms per reply, the machine's cores ${((100 * t.busy) / Math.max(1, t.all)).toFixed(0)}% busy, ${t.errors} errors${t.firstError ? ` (first: ${t.firstError})` : ''}`;
     };
     const notes = `${describe('one')}; ${describe('two')}; ${CLIENTS} clients, ${SESSIONS} sessions, ${ROUNDS} rounds of ${ROUND_MS / 1000} s each; load ${load0.toFixed(2)} at the start, ${load1.toFixed(2)} at the end, ${cpus().length} CPUs`;
     console.log(`gateway-scale: ${notes}`);
-    const errors = total.one.errors + total.two.errors;
+    const errors = setups.one.total.errors + setups.two.total.errors;
     return [
       {
         name: 'gateway scale: two gateway processes on one PostgreSQL behind nginx vs one, free replies per second',
