@@ -112,13 +112,15 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const address = deps.clientAddress ?? clientAddressResolver(settings.guards.trustedProxyHeader);
   const costlyLimit = createLimiter(deps.db, 'costly', settings.guards.costlyRate, address, 'requests', log);
   const sessionLimit = createLimiter(deps.db, 'sessions', settings.guards.sessionRate, address, 'new sessions', log);
-  const bindings = new RequestBinder(deps.db);
+  const bindings = new RequestBinder(deps.db, log);
+  // On the embedded database bindings are written behind: a free reply's $0 entry never goes before its binding.
+  ledger.freeReplies.writeAfter(() => bindings.written());
   const bodies = new BodyParsePool(log);
   const parse = new ParsePool(deps.parse ?? loadParseConfig({}), log);
   if (deps.warmReaders) parse.warmUp(); // so that the first PDF after a start does not wait seconds for pdf.js
   const uploads = deps.uploads ?? new UploadBudget(loadUploadLimits({}));
   deps.onClose?.(async () => {
-    await Promise.all([costlyLimit.close(), sessionLimit.close(), bodies.close(), parse.close()]);
+    await Promise.all([costlyLimit.close(), sessionLimit.close(), bodies.close(), parse.close(), bindings.written()]);
   });
   const ctx: RouteContext = { db: deps.db, ledger, catalogue: deps.catalogue, settings, replies, costlyLimit, bindings, bodies, parse, uploads, clientAddress: address, log };
   const app = new Hono<AppEnv>();

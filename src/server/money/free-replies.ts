@@ -1,26 +1,26 @@
 /**
  * The $0 ledger entries of free replies, written behind in batches (docs/gateway.md "What is charged"). A free
  * reply moves no money: its entry only records the reply and counts it (`num_replies`), so it need not sit on
- * the reply's path. Replies record it here and go on; every FLUSH_MS (or at MAX_BATCH entries) one statement
- * writes a batch of at most MAX_BATCH: the entries (`ON CONFLICT (idempotency_key) DO NOTHING`, so a key is counted
+ * the reply's path. Replies record it here and go on; every 100 ms (or at 128 entries) one statement
+ * writes a batch of at most 128 (db/write-behind.ts): the entries (`ON CONFLICT (idempotency_key) DO NOTHING`, so a key is counted
  * once) and the reply counts of their sessions. Batches stay small and the event loop runs between two of them:
  * on PGlite a statement holds the gateway's only thread (about 3 ms for 128 entries, 64 ms was seen for 2,000).
  *
  * What this keeps:
  *  - money: none moves; balances and holds never wait on this;
- *  - a key is still never reused: the requestId binding (body/request-binding.ts) is written before the reply
- *    starts, and it refuses a reuse with another model or body whether or not the $0 entry is written yet;
+ *  - a key is still never reused: the requestId binding (body/request-binding.ts) is decided before the reply
+ *    starts, and it refuses a reuse with another model or body whether or not the $0 entry is written yet. On the
+ *    embedded database a binding is itself written behind: a batch of entries waits until the bindings decided
+ *    before it are in the database (`writeAfter`), so no $0 entry is ever there without its binding (which would
+ *    let a later paid reply under the same key settle against that $0 entry, unpaid);
  *  - a session reads its own replies: GET /auth/local-session flushes that session's pending entries first;
  *  - a failed write is retried with the next batch (the entries stay queued, at most MAX_QUEUED of them);
  *  - an entry of a session deleted meanwhile (expiry) is dropped (the JOIN on sessions);
- *  - on close, what is queued is written. A gateway killed outright loses at most FLUSH_MS of $0 entries: reply
+ *  - on close, what is queued is written. A gateway killed outright loses at most 100 ms of $0 entries: reply
  *    counts, never money.
  */
 import type { Queryable } from '../db/types';
-
-export const FLUSH_MS = 100;
-/** Entries per statement, and how many queued start a write before the timer. */
-export const MAX_BATCH = 128;
+import { WRITE_BEHIND_BATCH, WRITE_BEHIND_MS, WriteBehind } from '../db/write-behind';
 /** Past this many queued entries (the database is failing), the oldest are dropped and logged. */
 const MAX_QUEUED = 100_000;
 
@@ -45,108 +45,58 @@ const WRITE_SQL = `WITH x AS (
   UPDATE sessions SET num_replies = sessions.num_replies + c.n FROM c WHERE sessions.id = c.session_id`;
 
 export class FreeReplyLog {
-  private queued = new Map<string, Entry>();
-  private timer: ReturnType<typeof setTimeout> | null = null;
-  private writing: Promise<void> | null = null;
-  /** A flush asked for while one writes: runs once after it. */
-  private again: Promise<void> | null = null;
-  private closed = false;
-  /** After a failed write, batches wait for the retry timer rather than going at MAX_BATCH. */
-  private backoffUntil = 0;
+  private readonly queue: WriteBehind<Entry>;
+  /** What must be in the database before a batch of entries is (the requestId bindings of their replies). */
+  private readonly before: (() => Promise<boolean>)[] = [];
 
   constructor(
     private readonly db: Queryable,
     private readonly log: (line: string) => void = () => {},
-    private readonly flushMs = FLUSH_MS,
-  ) {}
+    flushMs = WRITE_BEHIND_MS,
+  ) {
+    this.queue = new WriteBehind((batch) => this.write(batch), { name: 'free replies', what: '$0 entries', flushMs, maxBatch: WRITE_BEHIND_BATCH, log });
+  }
+
+  /**
+   * `written` is awaited before each batch and must say true, else the batch waits for the next try: a $0 entry
+   * never reaches the database before the binding of its requestId (see the file comment).
+   */
+  writeAfter(written: () => Promise<boolean>): void {
+    this.before.push(written);
+  }
 
   /** Records a free reply under its charge key; written with the next batch. */
   record(sessionId: string, key: string, note: string | null): void {
-    if (this.queued.has(key)) return;
-    this.queued.set(key, { k: key, s: sessionId, n: note });
-    if (this.queued.size > MAX_QUEUED) {
-      const oldest = this.queued.keys().next().value as string;
-      this.queued.delete(oldest);
+    this.queue.add(key, { k: key, s: sessionId, n: note });
+    if (this.queue.size > MAX_QUEUED) {
+      const oldest = this.queue.dropOldest();
       this.log(`free replies: dropped the $0 entry '${oldest}' (over ${MAX_QUEUED} queued; is the database down?)`);
-    }
-    if (this.closed) return;
-    if (this.queued.size >= MAX_BATCH && Date.now() >= this.backoffUntil) void this.flush();
-    else if (this.timer === null) {
-      this.timer = setTimeout(() => {
-        this.timer = null;
-        void this.flush();
-      }, this.flushMs);
-      this.timer.unref?.();
     }
   }
 
   /** Whether a reply of this session waits to be written. */
   pendingFor(sessionId: string): boolean {
-    for (const e of this.queued.values()) if (e.s === sessionId) return true;
+    for (const e of this.queue.values()) if (e.s === sessionId) return true;
     return false;
   }
 
-  /** Writes what is queued now (after a write under way); failures are logged and the entries kept. */
-  flush(): Promise<void> {
-    if (this.writing) {
-      // After the write under way, and after the event loop has run once (a batch holds PGlite's thread).
-      this.again ??= this.writing
-        .then(() => new Promise<void>((r) => setImmediate(r)))
-        .then(() => {
-          this.again = null;
-          return this.flush();
-        });
-      return this.again;
-    }
-    if (this.timer !== null) {
-      clearTimeout(this.timer);
-      this.timer = null;
-    }
-    if (this.queued.size === 0) return Promise.resolve();
-    const batch: Entry[] = [];
-    for (const e of this.queued.values()) {
-      batch.push(e);
-      if (batch.length >= MAX_BATCH) break;
-    }
-    for (const e of batch) this.queued.delete(e.k);
-    const writing = this.write(batch).finally(() => {
-      this.writing = null;
-    });
-    this.writing = writing;
-    return writing;
+  /** Writes one batch of what is queued now (after a write under way); failures are logged and the entries kept. */
+  async flush(): Promise<void> {
+    await this.queue.flush();
   }
 
   private async write(batch: Entry[]): Promise<void> {
-    try {
-      await this.db.query(WRITE_SQL, [JSON.stringify(batch)]);
-    } catch (e) {
-      this.log(`free replies: writing ${batch.length} $0 entries failed (kept for the next batch): ${e instanceof Error ? e.message : String(e)}`);
-      const rest = this.queued;
-      this.queued = new Map(batch.map((b) => [b.k, b]));
-      for (const [k, v] of rest) this.queued.set(k, v);
-      this.backoffUntil = Date.now() + this.flushMs * 10;
-      if (!this.closed && this.timer === null) {
-        this.timer = setTimeout(() => {
-          this.timer = null;
-          void this.flush();
-        }, this.flushMs * 10);
-        this.timer.unref?.();
-      }
-    }
+    for (const written of this.before) if (!(await written())) throw new Error('the requestId bindings of these replies are not written yet');
+    await this.db.query(WRITE_SQL, [JSON.stringify(batch)]);
   }
 
-  /** Writes queued entries, batch by batch, until none of this session's is left (or a write fails). */
+  /** Writes queued entries until none queued before the call is left (or a write fails), when this session has one. */
   async flushFor(sessionId: string): Promise<void> {
-    if (this.writing) await this.writing;
-    while (this.pendingFor(sessionId) && Date.now() >= this.backoffUntil) await this.flush();
+    if (this.pendingFor(sessionId)) await this.queue.drain();
   }
 
   /** Writes what is left; later records are written by a last flush only. */
-  async close(): Promise<void> {
-    this.closed = true;
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
-    const failedBefore = this.backoffUntil;
-    while (this.queued.size > 0 && this.backoffUntil === failedBefore) await this.flush();
+  close(): Promise<void> {
+    return this.queue.close();
   }
 }

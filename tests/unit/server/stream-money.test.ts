@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeUpstream, textReply, type FakeUpstream } from './fake-upstream';
 import { chatBody, errorBody, getSession, newSession, postStream, readStream, splitStream, testGateway, type TestGateway, type TestSession } from './helpers';
 import { expectLedgerBalanced } from './money-checks';
+import { RequestBinder } from '../../../src/server/body/request-binding';
 import { parallelPaidRequests } from './money-scenarios';
 
 let up: FakeUpstream;
@@ -135,7 +136,9 @@ describe('requestId binding', () => {
     const s = await credited(1_000_000n);
     const body = chatBody('paid-model', 'hi', { requestId: 'req-lost-binding' });
     await readStream(await postStream(roomy.app, s.cookie, body));
-    await gw.db.query('DELETE FROM request_bindings WHERE request_id = $1', ['req-lost-binding']);
+    // The binding is written behind on PGlite (a binder on the same database writes what waits), then lost.
+    expect(await new RequestBinder(gw.db).written()).toBe(true);
+    expect(await gw.db.query('DELETE FROM request_bindings WHERE request_id = $1 RETURNING request_id', ['req-lost-binding'])).toHaveLength(1);
     const res = await postStream(roomy.app, s.cookie, body);
     expect(res.status).toBe(409);
     expect(await errorBody(res)).toMatchObject({ error: 'REQUEST_ALREADY_ANSWERED' });
