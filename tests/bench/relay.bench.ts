@@ -6,7 +6,9 @@
  *  - nginx: Debian's nginx as a plain streaming proxy (its own temporary config, one worker, proxy_buffering off,
  *    keep-alive to the upstream), the floor any relay can be held to;
  *  - free: through the gateway on a free model (requestId bound, $0 entry written behind);
- *  - priced: through the gateway on a priced model (hold reserved before the upstream is called, settled after).
+ *  - priced: through the gateway on a priced model (hold reserved before the upstream is called, settled after);
+ *  - node (informational): a bare Node streaming proxy (node:http in and out, a keep-alive agent, bytes passed on
+ *    as they come, nothing parsed): what any relay written for Node costs before it does anything of its own.
  * The figure is the time to the first content byte (request sent to the first byte of the reply's text), p50 and p99,
  * sequential (one request at a time) and at 50 concurrent clients. The paths alternate in rounds, in a rotating
  * order, so machine noise hits all alike.
@@ -23,7 +25,8 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { Agent, request } from 'node:http';
+import { Agent, createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -45,7 +48,7 @@ const SEQUENTIAL = size(30, 3);
 const PER_CLIENT = size(4, 1);
 const WARMUP = size(300, 5);
 
-type Path = 'direct' | 'nginx' | 'free' | 'priced' | 'free-base' | 'priced-base';
+type Path = 'direct' | 'nginx' | 'node' | 'free' | 'priced' | 'free-base' | 'priced-base';
 const GATEWAY_PATHS: readonly Path[] = ['free', 'priced', 'free-base', 'priced-base'];
 
 // ---- child processes -------------------------------------------------------------------------------------------
@@ -67,6 +70,40 @@ async function makeUpstream(): Promise<Server> {
       clearInterval(trim);
       return up.close();
     },
+  };
+}
+
+/** The bare Node streaming proxy (the node path): POST anything, relayed to the upstream's chat completions. */
+async function makeNodeProxy(upstreamUrl: string): Promise<Server> {
+  const up = new URL(`${upstreamUrl.replace(/\/$/, '')}/chat/completions`);
+  const upstreamAgent = new Agent({ keepAlive: true, maxSockets: 256 });
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const out = request(
+        { host: up.hostname, port: up.port, path: up.pathname, method: 'POST', agent: upstreamAgent, headers: { 'content-type': 'application/json', 'content-length': body.length } },
+        (upRes) => {
+          res.writeHead(upRes.statusCode ?? 502, { 'content-type': upRes.headers['content-type'] ?? 'text/event-stream' });
+          upRes.on('data', (d: Buffer) => res.write(d));
+          upRes.on('end', () => res.end());
+        },
+      );
+      out.on('error', () => res.destroy());
+      out.end(body);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((r) => {
+        upstreamAgent.destroy();
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -130,7 +167,8 @@ async function makeGateway(upstreamUrl: string): Promise<GatewayServer> {
 
 /** Child side: prints the server's URL, answers 'cpu' and session ids (credited), exits when stdin ends. */
 async function serveChild(which: string): Promise<void> {
-  const server = which === 'upstream' ? await makeUpstream() : await makeGateway(process.env.BENCH_UPSTREAM_URL ?? '');
+  const upstreamUrl = process.env.BENCH_UPSTREAM_URL ?? '';
+  const server = which === 'upstream' ? await makeUpstream() : which === 'node' ? await makeNodeProxy(upstreamUrl) : await makeGateway(upstreamUrl);
   process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
   const rl = createInterface({ input: process.stdin });
   rl.on('line', (line) => {
@@ -156,7 +194,7 @@ export interface Child {
 }
 
 /** `checkout`: run this file of another checkout (BENCH_RELAY_BASE), from that folder. */
-export function startChild(which: 'upstream' | 'gateway', env: Record<string, string>, nodeArgs: string[] = [], checkout?: string): Promise<Child> {
+export function startChild(which: 'upstream' | 'gateway' | 'node', env: Record<string, string>, nodeArgs: string[] = [], checkout?: string): Promise<Child> {
   const file = checkout === undefined ? fileURLToPath(import.meta.url) : join(checkout, 'tests/bench/relay.bench.ts');
   const proc = spawn(process.execPath, [...nodeArgs, ...process.execArgv, file], {
     ...(checkout === undefined ? {} : { cwd: checkout }),
@@ -269,6 +307,7 @@ export default async function bench(): Promise<BenchResult[]> {
   const upstream = SMOKE ? inProcess(await makeUpstream()) : await startChild('upstream', {});
   let gateway: Child | null = null;
   let base: Child | null = null;
+  let nodeProxy: Child | null = null;
   const baseDir = SMOKE ? undefined : process.env.BENCH_RELAY_BASE;
   let nginx: Nginx | null = null;
   const agents: Agent[] = [];
@@ -279,6 +318,7 @@ export default async function bench(): Promise<BenchResult[]> {
       ? inProcess(await makeGateway(upstream.url))
       : await startChild('gateway', { BENCH_UPSTREAM_URL: upstream.url }, profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []);
     if (baseDir !== undefined) base = await startChild('gateway', { BENCH_UPSTREAM_URL: upstream.url }, [], baseDir);
+    nodeProxy = SMOKE ? inProcess(await makeNodeProxy(upstream.url)) : await startChild('node', { BENCH_UPSTREAM_URL: upstream.url });
     if (nginxBin !== null) nginx = await startNginx(nginxBin, [upstream.url]);
     console.log(`relay: upstream, gateway${base ? `, the gateway of ${baseDir}` : ''}${nginx ? ' and nginx' : ''} started (${since()})`);
 
@@ -315,9 +355,10 @@ export default async function bench(): Promise<BenchResult[]> {
       targets['free-base'] = viaGateway(FREE, base, baseCookie);
       targets['priced-base'] = viaGateway(PAID, base, baseCookie);
     }
+    targets.node = { url: new URL(`${nodeProxy.url}/chat/completions`), agent: agent(), headers: upstreamHeaders, body: () => directBody };
     if (nginx) targets.nginx = { url: new URL(`${nginx.url}${new URL(upstream.url).pathname.replace(/\/$/, '')}/chat/completions`), agent: agent(), headers: upstreamHeaders, body: () => directBody };
     const only = process.env.BENCH_RELAY_PATHS?.split(',').map((p) => p.trim());
-    const paths = (['direct', 'nginx', 'free', 'priced', 'free-base', 'priced-base'] as const).filter((p) => targets[p] !== undefined && (only === undefined || only.includes(p)));
+    const paths = (['direct', 'nginx', 'node', 'free', 'priced', 'free-base', 'priced-base'] as const).filter((p) => targets[p] !== undefined && (only === undefined || only.includes(p)));
 
     // Warm-up: JIT, connections, PGlite's prepared statements.
     for (const p of paths) {
@@ -333,9 +374,9 @@ export default async function bench(): Promise<BenchResult[]> {
       seq[p] = [];
       conc[p] = [];
     }
-    /** Per gateway path: its gateway's CPU ms over the rounds, and the replies. */
+    /** Per relay path: its relay's CPU ms over the rounds, and the replies. */
     const cpu: Record<string, { ms: number; n: number }> = {};
-    const gatewayOf = (p: Path): Child | null => (!GATEWAY_PATHS.includes(p) ? null : p.endsWith('-base') ? base : gateway);
+    const gatewayOf = (p: Path): Child | null => (p === 'node' ? nodeProxy : !GATEWAY_PATHS.includes(p) ? null : p.endsWith('-base') ? base : gateway);
     const load0 = loadavg()[0] ?? Number.NaN;
     for (let r = 0; r < ROUNDS; r++) {
       // Rotate the order each round: no path always runs right after the same other one.
@@ -344,14 +385,14 @@ export default async function bench(): Promise<BenchResult[]> {
         const t = targets[p] as Target;
         const gw = gatewayOf(p);
         const c0 = gw ? Number(await gw.ask('cpu')) : 0;
-        if (gw) await gw.ask('stats');
+        if (gw && gw !== nodeProxy) await gw.ask('stats');
         await sequential(t, SEQUENTIAL, seq[p] as number[]);
         await concurrent(t, CONCURRENCY, PER_CLIENT, conc[p] as number[]);
         if (gw) {
           const c = (cpu[p] ??= { ms: 0, n: 0 });
           c.ms += (Number(await gw.ask('cpu')) - c0) / 1000;
           c.n += SEQUENTIAL + CONCURRENCY * PER_CLIENT;
-          if (process.env.BENCH_DB_STATS === '1' && r === 0) console.log(`relay: ${p}: statements for ${SEQUENTIAL + CONCURRENCY * PER_CLIENT} replies: ${await gw.ask('stats')}`);
+          if (process.env.BENCH_DB_STATS === '1' && r === 0 && gw !== nodeProxy) console.log(`relay: ${p}: statements for ${SEQUENTIAL + CONCURRENCY * PER_CLIENT} replies: ${await gw.ask('stats')}`);
         }
       }
     }
@@ -370,7 +411,7 @@ export default async function bench(): Promise<BenchResult[]> {
       .join(' | ');
     console.log(`relay: ${table}`);
     console.log(
-      `relay: gateway CPU per reply: ${Object.entries(cpu)
+      `relay: CPU per reply of the gateway (the node proxy's for node): ${Object.entries(cpu)
         .map(([p, c]) => `${p} ${(c.ms / c.n).toFixed(3)} ms`)
         .join(', ')}; ${ROUNDS} rounds of ${SEQUENTIAL} sequential + ${CONCURRENCY}x${PER_CLIENT} concurrent per path; ${load}`,
     );
@@ -411,6 +452,27 @@ export default async function bench(): Promise<BenchResult[]> {
     vsFloor('free', 99, 1.5);
     vsFloor('priced', 50, 2);
     vsFloor('priced', 99, 2);
+    const cpuOf = (p: Path): number => (cpu[p] ? cpu[p].ms / cpu[p].n : Number.NaN);
+    results.push({
+      name: `relay (informational): a bare Node streaming proxy, ${CONCURRENCY} concurrent, time to first content byte, p50 vs ${floor}`,
+      unit: 'ms',
+      value: q(conc, 'node', 50),
+      baseline: q(conc, floor, 50),
+      ratio: q(conc, 'node', 50) / q(conc, floor, 50),
+      target: 'informational: the floor of any relay written for Node',
+      pass: true,
+      notes: `p99 ${q(conc, 'node', 99).toFixed(2)} ms vs ${floor} ${q(conc, floor, 99).toFixed(2)} ms (${(q(conc, 'node', 99) / q(conc, floor, 99)).toFixed(2)}x); sequential p50 ${q(seq, 'node', 50).toFixed(3)} ms`,
+    });
+    results.push({
+      name: 'relay (informational): gateway CPU per free reply vs the bare Node proxy',
+      unit: 'ms',
+      value: cpuOf('free'),
+      baseline: cpuOf('node'),
+      ratio: cpuOf('free') / cpuOf('node'),
+      target: 'informational',
+      pass: true,
+      notes: `priced ${cpuOf('priced').toFixed(3)} ms; ${load}`,
+    });
     if (nginx) {
       results.push({
         name: `relay (informational): nginx, ${CONCURRENCY} concurrent, p50 vs direct`,
@@ -426,6 +488,6 @@ export default async function bench(): Promise<BenchResult[]> {
     return results;
   } finally {
     for (const a of agents) a.destroy();
-    await Promise.all([gateway?.stop(), base?.stop(), nginx?.stop(), upstream.stop()]);
+    await Promise.all([gateway?.stop(), base?.stop(), nodeProxy?.stop(), nginx?.stop(), upstream.stop()]);
   }
 }
