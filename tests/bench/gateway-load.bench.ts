@@ -10,7 +10,8 @@
  * the client more CPU than the gateway on this 2-core machine). Each reply carries a requestId, as the engine's do.
  *
  * Targets (issue 18, tighter than issue 5's): at least half the direct figure with no error, p99 within 2x of
- * direct, heap back to its start.
+ * direct, heap back to its start. The same client also runs through a bare Node streaming proxy (./node-proxy.ts,
+ * a fourth process) for the same time: what any relay written for Node reaches on this machine (informational).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:http';
@@ -22,6 +23,7 @@ import { createInterface, type Interface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startGateway } from '../../src/server/start';
 import { startFakeUpstream } from '../unit/server/fake-upstream';
+import { startNodeProxy } from './node-proxy';
 import { size } from './smoke';
 import type { BenchResult } from './types';
 import { percentile } from './stats';
@@ -40,7 +42,7 @@ interface Child {
   stop(): Promise<void>;
 }
 
-function startChild(role: 'gateway' | 'upstream', env: Record<string, string>): Promise<Child> {
+function startChild(role: 'gateway' | 'upstream' | 'node', env: Record<string, string>): Promise<Child> {
   const proc = spawn(process.execPath, [...process.execArgv, '--expose-gc', fileURLToPath(import.meta.url)], {
     env: { ...process.env, ...env, PARLEY_BENCH_ROLE: role },
     stdio: ['pipe', 'pipe', 'inherit'],
@@ -177,10 +179,17 @@ async function runGateway(): Promise<void> {
   serveCommands(() => gw.close(), probe);
 }
 
+async function runNodeProxy(): Promise<void> {
+  const proxy = await startNodeProxy(process.env.BENCH_UPSTREAM_URL ?? '');
+  process.stdout.write(`${JSON.stringify({ url: proxy.url })}\n`);
+  serveCommands(() => proxy.close());
+}
+
 const entry = process.argv[1];
 const role = process.env.PARLEY_BENCH_ROLE;
 if (role !== undefined && entry !== undefined && import.meta.url === pathToFileURL(entry).href) {
   if (role === 'upstream') await runUpstream();
+  else if (role === 'node') await runNodeProxy();
   else await runGateway();
 }
 
@@ -266,6 +275,7 @@ async function load(url: URL, headers: Record<string, string>, body: (i: number)
 export default async function bench(): Promise<BenchResult[]> {
   const upstream = await startChild('upstream', {});
   const gateway = await startChild('gateway', { BENCH_UPSTREAM_URL: upstream.ready.url ?? '' });
+  const nodeProxy = await startChild('node', { BENCH_UPSTREAM_URL: upstream.ready.url ?? '' });
   try {
     const gwUrl = gateway.ready.url ?? '';
     const ls = await fetch(`${gwUrl}/auth/local-session`);
@@ -285,8 +295,12 @@ export default async function bench(): Promise<BenchResult[]> {
     const direct = (seconds: number): Promise<RunResult> =>
       load(new URL(`${upstream.ready.url}/chat/completions`), { 'content-type': 'application/json', accept: 'text/event-stream' }, () => directBody, '[DONE]', seconds);
 
-    // Warm-up of both paths (JIT, connections), then the heap the gateway starts from.
+    const viaNode = (seconds: number): Promise<RunResult> =>
+      load(new URL(`${nodeProxy.ready.url}/chat/completions`), { 'content-type': 'application/json', accept: 'text/event-stream' }, () => directBody, '[DONE]', seconds);
+
+    // Warm-up of the paths (JIT, connections), then the heap the gateway starts from.
     await direct(1);
+    await viaNode(1);
     await viaGateway(2);
     await new Promise((r) => setTimeout(r, RETAIN_MS + 1000));
     const heapStart = Number(await gateway.ask('heap'));
@@ -309,6 +323,9 @@ export default async function bench(): Promise<BenchResult[]> {
     // By now (the direct run took SECONDS) the finished replies are past their retention time.
     await new Promise((r) => setTimeout(r, RETAIN_MS + 1000));
     const heapSettled = Number(await gateway.ask('heap'));
+    const nodeCpu0 = await cpuOf(nodeProxy);
+    const n = await viaNode(SECONDS);
+    const nodeCpuMs = (await cpuOf(nodeProxy)) - nodeCpu0;
 
     const load1 = `load ${loadavg()[0]?.toFixed(2)} on ${cpus().length} CPUs`;
     const setup = `${CONCURRENCY} concurrent for ${SECONDS} s; ${load1}`;
@@ -354,10 +371,20 @@ export default async function bench(): Promise<BenchResult[]> {
         pass: gatewayCpuMs / g.replies < 1,
         notes: `gateway ${gatewayCpuMs.toFixed(0)} ms CPU over ${g.replies} replies; the upstream used ${(upstreamCpuMs / g.replies).toFixed(3)} ms per reply during the gateway run; load ${loadDuring.toFixed(2)} at the start of the run`,
       },
+      {
+        name: 'gateway load (informational): a bare Node streaming proxy, replies per second vs straight to the upstream',
+        unit: 'replies/s',
+        value: n.perSecond,
+        baseline: d.perSecond,
+        ratio: n.perSecond / d.perSecond,
+        target: 'informational: what any relay written for Node reaches here',
+        pass: true,
+        notes: `p99 ${n.p99.toFixed(1)} ms (${(n.p99 / d.p99).toFixed(2)}x direct), p50 ${n.p50.toFixed(1)} ms; ${n.errors} errors; the proxy's CPU per reply ${(nodeCpuMs / n.replies).toFixed(3)} ms; the gateway: ${(g.perSecond / n.perSecond).toFixed(2)}x its replies/s; ${setup}`,
+      },
     ];
   } finally {
     for (const a of agents.values()) a.destroy();
     agents.clear();
-    await Promise.all([gateway.stop(), upstream.stop()]);
+    await Promise.all([gateway.stop(), nodeProxy.stop(), upstream.stop()]);
   }
 }

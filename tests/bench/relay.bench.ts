@@ -25,14 +25,14 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { Agent, createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Agent, request } from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { SMOKE, size } from './smoke';
 import { ensureNginx, startNginx, type Nginx } from './nginx';
+import { startNodeProxy } from './node-proxy';
 import type { BenchResult } from './types';
 import { percentile } from './stats';
 
@@ -70,40 +70,6 @@ async function makeUpstream(): Promise<Server> {
       clearInterval(trim);
       return up.close();
     },
-  };
-}
-
-/** The bare Node streaming proxy (the node path): POST anything, relayed to the upstream's chat completions. */
-async function makeNodeProxy(upstreamUrl: string): Promise<Server> {
-  const up = new URL(`${upstreamUrl.replace(/\/$/, '')}/chat/completions`);
-  const upstreamAgent = new Agent({ keepAlive: true, maxSockets: 256 });
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const out = request(
-        { host: up.hostname, port: up.port, path: up.pathname, method: 'POST', agent: upstreamAgent, headers: { 'content-type': 'application/json', 'content-length': body.length } },
-        (upRes) => {
-          res.writeHead(upRes.statusCode ?? 502, { 'content-type': upRes.headers['content-type'] ?? 'text/event-stream' });
-          upRes.on('data', (d: Buffer) => res.write(d));
-          upRes.on('end', () => res.end());
-        },
-      );
-      out.on('error', () => res.destroy());
-      out.end(body);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((r) => {
-        upstreamAgent.destroy();
-        server.close(() => r());
-        server.closeAllConnections();
-      }),
   };
 }
 
@@ -168,7 +134,7 @@ async function makeGateway(upstreamUrl: string): Promise<GatewayServer> {
 /** Child side: prints the server's URL, answers 'cpu' and session ids (credited), exits when stdin ends. */
 async function serveChild(which: string): Promise<void> {
   const upstreamUrl = process.env.BENCH_UPSTREAM_URL ?? '';
-  const server = which === 'upstream' ? await makeUpstream() : which === 'node' ? await makeNodeProxy(upstreamUrl) : await makeGateway(upstreamUrl);
+  const server = which === 'upstream' ? await makeUpstream() : which === 'node' ? await startNodeProxy(upstreamUrl) : await makeGateway(upstreamUrl);
   process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
   const rl = createInterface({ input: process.stdin });
   rl.on('line', (line) => {
@@ -318,7 +284,7 @@ export default async function bench(): Promise<BenchResult[]> {
       ? inProcess(await makeGateway(upstream.url))
       : await startChild('gateway', { BENCH_UPSTREAM_URL: upstream.url }, profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []);
     if (baseDir !== undefined) base = await startChild('gateway', { BENCH_UPSTREAM_URL: upstream.url }, [], baseDir);
-    nodeProxy = SMOKE ? inProcess(await makeNodeProxy(upstream.url)) : await startChild('node', { BENCH_UPSTREAM_URL: upstream.url });
+    nodeProxy = SMOKE ? inProcess(await startNodeProxy(upstream.url)) : await startChild('node', { BENCH_UPSTREAM_URL: upstream.url });
     if (nginxBin !== null) nginx = await startNginx(nginxBin, [upstream.url]);
     console.log(`relay: upstream, gateway${base ? `, the gateway of ${baseDir}` : ''}${nginx ? ' and nginx' : ''} started (${since()})`);
 
