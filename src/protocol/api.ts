@@ -4,6 +4,7 @@
  */
 import type { ImageSettingName } from './media';
 import { z } from 'zod';
+import { RequestIdSchema } from './request-id';
 import { samplingShape, type SamplingName } from './sampling';
 
 /** Error body of every non-2xx JSON answer. */
@@ -40,7 +41,7 @@ export const StreamGptRequestSchema = z.object({
   messages: z.array(ChatMessageSchema).min(1).max(1000),
   conversationUUID: z.string().min(1).max(100),
   /** Idempotency key of the charge; the engine sends the pending assistant message's request id. */
-  requestId: z.string().min(8).max(100).optional(),
+  requestId: RequestIdSchema.optional(),
   recommendedTier: z.string().max(50).optional(),
   transactionDetails: z.object({ linkupDepth: z.string().max(50).optional() }).optional(),
   scrapedUrls: z.array(z.string().max(2000)).max(25).optional(),

@@ -4,6 +4,7 @@
  * edge; the engine imports the types. Pure: no DOM, no Node.
  */
 import { z } from 'zod';
+import { RequestIdSchema } from './request-id';
 import type { PaymentSource } from './stream';
 import { NEGATIVE_PROMPT_MAX_CHARS, type ImageSettingName } from './media-limits';
 
@@ -56,7 +57,7 @@ export const GenerateImageRequestSchema = ImageSettingsSchema.extend({
   model: z.string().min(1).max(200),
   conversationUUID: z.string().min(1).max(100),
   /** Idempotency key of the charge: the same id twice is one generation, one charge. */
-  requestId: z.string().min(8).max(100).optional(),
+  requestId: RequestIdSchema.optional(),
   showExplicitContent: z.boolean().optional(),
   negative_prompt: z.string().max(NEGATIVE_PROMPT_MAX_CHARS).optional(),
   imageDataUrl: DataUrl.optional(),
@@ -112,7 +113,7 @@ export const GenerateVideoRequestSchema = VideoSettingsSchema.extend({
   prompt: z.string().trim().min(1, 'Message is required').max(MEDIA_PROMPT_MAX_CHARS),
   model: z.string().min(1).max(200),
   conversationUUID: z.string().min(1).max(100),
-  requestId: z.string().min(8).max(100).optional(),
+  requestId: RequestIdSchema.optional(),
   showExplicitContent: z.boolean().optional(),
   settings: VideoSettingsSchema.optional(),
   imageAttachmentId: z.string().max(100).optional(),
@@ -129,7 +130,7 @@ export type GenerateVideoRequest = z.infer<typeof GenerateVideoRequestSchema>;
  * and charged once; a request the gateway never saw is marked cancelled, so it is never run if it arrives late.
  */
 export const CancelVideoRequestSchema = z.object({
-  requestId: z.string().min(8).max(100),
+  requestId: RequestIdSchema,
   model: z.string().min(1).max(200).optional(),
 });
 export type CancelVideoRequest = z.infer<typeof CancelVideoRequestSchema>;

@@ -4,6 +4,7 @@
  * src/server/chat/talk-to-gpt-multi.ts and the engine's parser src/worker/rooms/multimodel/multi-stream.ts.
  */
 import { z } from 'zod';
+import { RequestIdSchema } from './request-id';
 import { ChatMessageSchema } from './api';
 import { SamplingSchema, samplingShape } from './sampling';
 import type { StreamMetadata } from './stream';
@@ -37,7 +38,7 @@ export const TalkToGptMultiRequestSchema = z
     modelPayloads: z.array(ModelPayloadSchema).max(MAX_MULTI_MODELS).optional(),
     prompt: z.string().max(1_000_000).optional(),
     instructions: z.string().max(100_000).optional(),
-    requestId: z.string().min(8).max(100).optional(),
+    requestId: RequestIdSchema.optional(),
     /** Settings for every model (src/protocol/sampling.ts); `modelSettings` overrides them per model id. */
     ...samplingShape,
     response_format: z.record(z.string(), z.unknown()).optional(),

@@ -4,6 +4,7 @@
  * Zod schemas so the gateway validates at the edge; the worker imports only the types.
  */
 import { z } from 'zod';
+import { RequestIdSchema } from './request-id';
 
 const unit = z.number().min(0).max(1);
 
@@ -21,7 +22,7 @@ export const TtsRequestSchema = z.object({
   style: unit.optional(),
   /** gpt-4o-mini-tts's free-text voice instructions. */
   instructions: z.string().max(2000).optional(),
-  requestId: z.string().min(8).max(100).optional(),
+  requestId: RequestIdSchema.optional(),
 });
 export type TtsRequest = z.infer<typeof TtsRequestSchema>;
 

@@ -3,6 +3,7 @@
  * suggestions"). Shared by the gateway (src/server/search, scrape, suggestions) and the engine.
  */
 import { z } from 'zod';
+import { RequestIdSchema } from './request-id';
 import type { SuggestionKind } from './web-limits';
 
 export { LOW_BALANCE_FREQUENCY, LOW_BALANCE_NANO, LOW_BALANCE_USD, MAX_SCRAPE_URLS, NO_BALANCE_FREQUENCY, SCRAPE_PRICE_MICRO_PER_PAGE, SEARCH_STATUS_UNKNOWN, SUGGESTION_COUNTS, TOO_MANY_SCRAPE_URLS, type SuggestionKind, MODEL_SUGGESTION_COUNTS, rankModelSuggestions, shownModelSuggestions, type ModelSuggestionsResponse } from './web-limits';
@@ -17,12 +18,10 @@ export type SearchDepth = 'standard' | 'deep';
 /** Spec 001 section 9 (feed facts): web search costs $0.006 standard and $0.06 deep. Micro-USD. */
 export const SEARCH_PRICE_MICRO: Record<SearchDepth, number> = { standard: 6_000, deep: 60_000 };
 
-const requestId = z.string().min(8).max(100);
-
 export const WebSearchRequestSchema = z.strictObject({
   query: z.string().trim().min(1).max(MAX_SEARCH_QUERY_CHARS),
   depth: z.enum(['standard', 'deep']).default('standard'),
-  requestId,
+  requestId: RequestIdSchema,
 });
 export type WebSearchRequest = z.input<typeof WebSearchRequestSchema>;
 
@@ -55,7 +54,7 @@ export interface WebSearchStatus {
 
 export const ScrapeRequestSchema = z.strictObject({
   urls: z.array(z.string().trim().min(1).max(MAX_URL_CHARS)).min(1),
-  requestId,
+  requestId: RequestIdSchema,
 });
 export type ScrapeRequest = z.input<typeof ScrapeRequestSchema>;
 

@@ -9,6 +9,7 @@
 import type { Context, Hono } from 'hono';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { z } from 'zod';
+import { RequestIdSchema } from '../../protocol/request-id';
 import { type RouteContext } from '../context';
 import { describeIssues, jsonError, readJson, type AppEnv } from '../http';
 import type { ReplyRegistry } from './reply-registry';
@@ -89,7 +90,7 @@ export async function attachReply(c: Context<AppEnv>, replies: ReplyRegistry, ke
   return opened.response;
 }
 
-const ReplyRefSchema = z.object({ requestId: z.string().min(8).max(100) });
+const ReplyRefSchema = z.object({ requestId: RequestIdSchema });
 
 /** The reply key a resume or cancel body names (or the 400/413 answer for a bad body). */
 async function namedKey(c: Context<AppEnv>): Promise<{ ok: true; key: string } | { ok: false; response: Response }> {

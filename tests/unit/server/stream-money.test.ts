@@ -63,6 +63,27 @@ describe('requestId binding', () => {
     expect((await getSession(gw.app, s.cookie)).usd_balance).toBe('1.000000');
   });
 
+  it('a requestId that is not storable text (a lone surrogate, a NUL) is refused with 400 and holds up nothing', async () => {
+    up.setScript(textReply('free words', { usage: USAGE }));
+    const s = await credited(1_000_000n);
+    for (const requestId of ['req-lone-\ud800', 'req-nul-\u0000x', 'req-low-\udc00-x']) {
+      const res = await postStream(roomy.app, s.cookie, chatBody('free-model', 'hi', { requestId }));
+      expect(res.status).toBe(400);
+      expect((await errorBody(res)).message).toMatch(/requestId: must be well-formed text without NUL characters/);
+    }
+    expect(up.requests).toHaveLength(0);
+    // Had one been taken, its row would fail every batch it is in: the next replies' bindings and $0 entries too.
+    const ok = await readStream(await postStream(roomy.app, s.cookie, chatBody('free-model', 'hi', { requestId: 'req-after-odd-ones' })));
+    expect(ok.meta.cost).toBe(0);
+    expect(await new RequestBinder(gw.db).written()).toBe(true);
+    await roomy.ledger.freeReplies.flushFor(s.data.id);
+    const rows = await gw.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_entries WHERE session_id = $1 AND kind = 'charge'`, [s.data.id]);
+    expect(rows[0]?.n).toBe(1);
+    expect(roomy.logs.filter((l) => /failed/.test(l))).toEqual([]);
+    // Whole surrogate pairs are well-formed text.
+    expect((await postStream(roomy.app, s.cookie, chatBody('free-model', 'hi', { requestId: 'req-emoji-\u{1F600}-ok' }))).status).toBe(200);
+  });
+
   it('a requestId reused with another body is refused with 409, on a paid model too', async () => {
     up.setScript(textReply('paid words', { usage: USAGE }));
     const s = await credited(1_000_000n);
