@@ -6,11 +6,11 @@
  */
 import { z } from 'zod';
 
-/** A NUL, or a UTF-16 surrogate without its other half. */
-const NOT_STORABLE = /\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/** A NUL, or a UTF-16 surrogate without its other half: what PostgreSQL text cannot hold. */
+export const NOT_STORABLE_TEXT = /\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 export const RequestIdSchema = z
   .string()
   .min(8)
   .max(100)
-  .refine((s) => !NOT_STORABLE.test(s), { message: 'must be well-formed text without NUL characters' });
+  .refine((s) => !NOT_STORABLE_TEXT.test(s), { message: 'must be well-formed text without NUL characters' });

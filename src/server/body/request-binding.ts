@@ -24,6 +24,7 @@ import { Batcher } from '../db/batcher';
 import { KeyFilter } from '../db/key-filter';
 import type { Db } from '../db/types';
 import { WRITE_BEHIND_BATCH, WRITE_BEHIND_MS, WriteBehind } from '../db/write-behind';
+import { jsonParam } from '../db/json-param';
 
 export type BindResult =
   | { kind: 'new' }
@@ -86,7 +87,7 @@ class LocalBindings {
     private readonly log: (line: string) => void,
   ) {
     this.queue = new WriteBehind(
-      (batch) => this.db.query(WRITE_SQL, [JSON.stringify(batch.map((b) => ({ s: b.sessionId, r: b.requestId, m: b.model, h: b.bodyHash, t: b.at })))]).then(() => {}),
+      (batch) => this.db.query(WRITE_SQL, [jsonParam(batch.map((b) => ({ s: b.sessionId, r: b.requestId, m: b.model, h: b.bodyHash, t: b.at })))]).then(() => {}),
       { name: 'request bindings', what: 'bindings', flushMs: WRITE_BEHIND_MS, maxBatch: WRITE_BEHIND_BATCH, log },
     );
     this.loaded = this.load();

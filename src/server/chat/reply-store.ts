@@ -26,6 +26,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/types';
 import type { InFlightReply, SharedReplies } from './reply-registry';
 import type { ReplySink } from './reply-sink';
+import { jsonParam } from '../db/json-param';
 
 export const FLUSH_MS = 150;
 export const CANCEL_POLL_MS = 500;
@@ -157,21 +158,21 @@ export class PgReplyStore implements SharedReplies {
                     now() + make_interval(secs => CASE WHEN x.state = 'finished' THEN $3::double precision ELSE $4::double precision END)
              FROM jsonb_to_recordset($1::text::jsonb) AS x(reply_key text, state text)
              ON CONFLICT (reply_key) DO UPDATE SET state = EXCLUDED.state, owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at`,
-            [JSON.stringify(rows), this.owner, this.options.retainMs / 1000, LEASE_MS / 1000],
+            [jsonParam(rows), this.owner, this.options.retainMs / 1000, LEASE_MS / 1000],
           );
         }
         if (fresh.length > 0) {
           // A key used again (a requestId freed and retried) starts from an empty text, never after the old one's.
           await tx.query(
             `DELETE FROM inflight_reply_chunks c USING jsonb_to_recordset($1::text::jsonb) AS x(reply_key text) WHERE c.reply_key = x.reply_key`,
-            [JSON.stringify(fresh)],
+            [jsonParam(fresh)],
           );
         }
         if (chunks.length > 0) {
           await tx.query(
             `INSERT INTO inflight_reply_chunks (reply_key, seq, body)
              SELECT x.reply_key, x.seq, x.body FROM jsonb_to_recordset($1::text::jsonb) AS x(reply_key text, seq integer, body text)`,
-            [JSON.stringify(chunks)],
+            [jsonParam(chunks)],
           );
         }
       })

@@ -21,6 +21,7 @@
  */
 import type { Queryable } from '../db/types';
 import { WRITE_BEHIND_BATCH, WRITE_BEHIND_MS, WriteBehind } from '../db/write-behind';
+import { jsonParam } from '../db/json-param';
 /** Past this many queued entries (the database is failing), the oldest are dropped and logged. */
 const MAX_QUEUED = 100_000;
 
@@ -87,7 +88,7 @@ export class FreeReplyLog {
 
   private async write(batch: Entry[]): Promise<void> {
     for (const written of this.before) if (!(await written())) throw new Error('the requestId bindings of these replies are not written yet');
-    await this.db.query(WRITE_SQL, [JSON.stringify(batch)]);
+    await this.db.query(WRITE_SQL, [jsonParam(batch)]);
   }
 
   /** Writes queued entries until none queued before the call is left (or a write fails), when this session has one. */

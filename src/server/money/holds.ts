@@ -22,6 +22,7 @@
 import type { Queryable } from '../db/types';
 import { usdMicroToNanoRaw } from './amounts';
 import type { Balance } from './ledger';
+import { jsonParam } from '../db/json-param';
 
 export type HoldSource = 'USD' | 'nano';
 export type HoldStatus = 'held' | 'settled' | 'released' | 'expired';
@@ -210,7 +211,7 @@ export async function reserveHoldsInUsd(q: Queryable, items: readonly BatchedRes
      SELECT c.i, c.bal::text AS usd_before, c.nano::text AS nano_before
      FROM c JOIN h ON h.hold_key = c.k
      ORDER BY c.i`,
-    [JSON.stringify(rows), nanoPriceUsdMicro.toString()],
+    [jsonParam(rows), nanoPriceUsdMicro.toString()],
   );
   const out: (ReserveResult | null)[] = items.map(() => null);
   // The balance after each taken hold: the locked balance less the session's taken holds so far, in order.
@@ -372,7 +373,7 @@ export async function settleHolds(q: Queryable, items: readonly BatchedSettle[])
        w.nano_price_usd_micro::text AS nano_price_usd_micro, w.usd_after::text AS usd_after, w.nano_after::text AS nano_after,
        e.id::text AS entry_id
      FROM w JOIN e ON e.idempotency_key = w.k`,
-    [JSON.stringify(rows)],
+    [jsonParam(rows)],
   );
   const out: (SettleOutcome | null)[] = items.map(() => null);
   for (const d of done) {
@@ -422,7 +423,7 @@ export async function renewHolds(q: Queryable, keys: readonly string[], ttlMs: n
   await q.query(
     `UPDATE ledger_holds SET expires_at = now() + $2::bigint * interval '1 millisecond'
      WHERE hold_key IN (SELECT jsonb_array_elements_text($1::text::jsonb)) AND status = 'held'`,
-    [JSON.stringify(keys), String(Math.max(0, Math.round(ttlMs)))],
+    [jsonParam(keys), String(Math.max(0, Math.round(ttlMs)))],
   );
 }
 

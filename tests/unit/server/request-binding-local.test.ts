@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { memoryDatabase } from './helpers';
 import { RequestBinder } from '../../../src/server/body/request-binding';
+import { jsonParam } from '../../../src/server/db/json-param';
 import { KeyFilter } from '../../../src/server/db/key-filter';
 import type { Db, Row, SqlParam } from '../../../src/server/db/types';
 import { WriteBehind } from '../../../src/server/db/write-behind';
@@ -53,6 +54,26 @@ describe('KeyFilter', () => {
     expect(wrong).toBeLessThan(50);
     expect(f.size).toBe(5000);
     expect(() => new KeyFilter(1000)).toThrow(RangeError);
+  });
+});
+
+describe('jsonParam', () => {
+  it('makes every string of a batch storable, so that one odd value cannot fail the statement of the whole batch', async () => {
+    const batch = [
+      { k: 'nul\u0000here', n: 'lone high \ud800 end', t: 1 },
+      { k: 'lone low \udc00', n: 'pair \u{1F600} and a literal \\u0000', t: 2 },
+    ];
+    expect(() => JSON.parse(jsonParam(batch))).not.toThrow();
+    const back = await database().query<{ k: string; n: string; t: number }>(
+      'SELECT k, n, t FROM jsonb_to_recordset($1::text::jsonb) AS x(k text, n text, t int) ORDER BY t',
+      [jsonParam(batch)],
+    );
+    expect(back).toEqual([
+      { k: 'nul\uFFFDhere', n: 'lone high \uFFFD end', t: 1 },
+      { k: 'lone low \uFFFD', n: 'pair \u{1F600} and a literal \\u0000', t: 2 },
+    ]);
+    // What it replaces: JSON.stringify's own text is refused.
+    await expect(database().query('SELECT count(*) FROM jsonb_to_recordset($1::text::jsonb) AS x(k text)', [JSON.stringify(batch)])).rejects.toThrow();
   });
 });
 
