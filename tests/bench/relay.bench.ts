@@ -342,23 +342,25 @@ export default async function bench(): Promise<BenchResult[]> {
     }
     /** Per relay path: its relay's CPU ms over the rounds, and the replies. */
     const cpu: Record<string, { ms: number; n: number }> = {};
-    const gatewayOf = (p: Path): Child | null => (p === 'node' ? nodeProxy : !GATEWAY_PATHS.includes(p) ? null : p.endsWith('-base') ? base : gateway);
+    /** The process that relays a path (its CPU is measured), or null for direct and nginx. */
+    const relayOf = (p: Path): Child | null => (p === 'node' ? nodeProxy : !GATEWAY_PATHS.includes(p) ? null : p.endsWith('-base') ? base : gateway);
     const load0 = loadavg()[0] ?? Number.NaN;
     for (let r = 0; r < ROUNDS; r++) {
       // Rotate the order each round: no path always runs right after the same other one.
       const order = paths.map((_, i) => paths[(i + r) % paths.length] as Path);
       for (const p of order) {
         const t = targets[p] as Target;
-        const gw = gatewayOf(p);
+        const gw = relayOf(p);
+        const isGateway = GATEWAY_PATHS.includes(p);
         const c0 = gw ? Number(await gw.ask('cpu')) : 0;
-        if (gw && gw !== nodeProxy) await gw.ask('stats');
+        if (gw && isGateway) await gw.ask('stats');
         await sequential(t, SEQUENTIAL, seq[p] as number[]);
         await concurrent(t, CONCURRENCY, PER_CLIENT, conc[p] as number[]);
         if (gw) {
           const c = (cpu[p] ??= { ms: 0, n: 0 });
           c.ms += (Number(await gw.ask('cpu')) - c0) / 1000;
           c.n += SEQUENTIAL + CONCURRENCY * PER_CLIENT;
-          if (process.env.BENCH_DB_STATS === '1' && r === 0 && gw !== nodeProxy) console.log(`relay: ${p}: statements for ${SEQUENTIAL + CONCURRENCY * PER_CLIENT} replies: ${await gw.ask('stats')}`);
+          if (process.env.BENCH_DB_STATS === '1' && r === 0 && isGateway) console.log(`relay: ${p}: statements for ${SEQUENTIAL + CONCURRENCY * PER_CLIENT} replies: ${await gw.ask('stats')}`);
         }
       }
     }

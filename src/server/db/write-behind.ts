@@ -58,8 +58,10 @@ export class WriteBehind<T> {
     return (this.queued.get(key) ?? this.inFlight.get(key))?.item;
   }
 
+  /** The items not yet in the database: queued, and those of the batch being written. */
   *values(): IterableIterator<T> {
     for (const q of this.queued.values()) yield q.item;
+    for (const q of this.inFlight.values()) yield q.item;
   }
 
   /** Queues `item` under `key` (ignored when the key is queued already); written with the next batch. */

@@ -75,7 +75,7 @@ export class FreeReplyLog {
     }
   }
 
-  /** Whether a reply of this session waits to be written. */
+  /** Whether a reply of this session waits to be written (or is being written). */
   pendingFor(sessionId: string): boolean {
     for (const e of this.queue.values()) if (e.s === sessionId) return true;
     return false;
