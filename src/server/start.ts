@@ -53,6 +53,12 @@ export interface StartGatewayOptions {
   dataDir?: string;
   /** Embedded PGlite in memory: nothing is written to disk. Wins over dataDir and DATABASE_URL. */
   memory?: boolean;
+  /**
+   * Embedded PGlite in a thread of its own (db/pglite-thread.ts), so that no statement holds the event loop.
+   * Default: on a PGlite folder yes (the deployed gateway), in memory no (tests, where the thread would run
+   * initdb again for every gateway).
+   */
+  dbThread?: boolean;
   /** A Postgres server; wins over dataDir. */
   databaseUrl?: string;
   /** Environment overrides (PARLEY_UPSTREAM_URL, PARLEY_STALL_MS, ...), applied over process.env. */
@@ -143,11 +149,11 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
   const port = options.port ?? config.port;
 
   let target: DbTarget;
-  if (options.memory) target = { kind: 'memory' };
+  if (options.memory) target = { kind: 'memory', thread: options.dbThread ?? false };
   else if (options.databaseUrl) target = { kind: 'postgres', url: options.databaseUrl };
-  else if (options.dataDir !== undefined) target = { kind: 'pglite', dataDir: options.dataDir };
+  else if (options.dataDir !== undefined) target = { kind: 'pglite', dataDir: options.dataDir, thread: options.dbThread ?? true };
   else if (config.databaseUrl) target = { kind: 'postgres', url: config.databaseUrl };
-  else target = { kind: 'pglite', dataDir: config.dataDir };
+  else target = { kind: 'pglite', dataDir: config.dataDir, thread: options.dbThread ?? true };
 
   if (target.kind === 'pglite') {
     const live = readLiveLock(target.dataDir);

@@ -55,6 +55,8 @@ async function serveChild(): Promise<void> {
   const gw = await startGateway({
     port: 0,
     memory: true,
+    // The database in its own thread, as the deployed gateway runs it (an in-memory one would share the event loop).
+    dbThread: process.env.BENCH_DB_THREAD !== '0',
     inheritEnv: false,
     clientDir: null,
     env: {

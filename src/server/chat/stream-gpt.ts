@@ -313,8 +313,8 @@ export function registerStreamGptRoute(app: Hono<AppEnv>, ctx: RouteContext): vo
       // Charged unless the upstream stalled or nothing at all was produced (docs/gateway.md, "What is charged").
       if (!stalled && textChars + reasoningChars > 0) {
         if (hold !== null) {
-          // Let the text written so far reach the socket before the database work of the settle (PGlite runs on
-          // this thread): a short reply's text must not wait for its own billing.
+          // Let the text written so far reach the socket before the database work of the settle (an in-memory PGlite
+          // runs on this thread, db/pglite-thread.ts): a short reply's text must not wait for its own billing.
           await new Promise<void>((r) => setImmediate(r));
           // Settled once, at most what was held; a failed settle is a billing error (not charged).
           const settled = await hold.settle(replyCostMicro(entry.price as NonNullable<typeof entry.price>, inputTokens, outputTokens), { countReply: true });

@@ -3,7 +3,7 @@
  * statement of theirs runs) go into one statement. An item starts a statement at the end of the turn it arrived
  * in (setImmediate: after the I/O callbacks of that turn, which under load are many requests), so a lone request
  * waits only for that turn, and under load the fixed cost of a statement (on PGlite, mostly parsing and planning on
- * the gateway's only thread) is shared by every request of the batch.
+ * its one thread) is shared by every request of the batch.
  *
  * `run` gets the items in arrival order and returns one result per item in the same order; if it throws, every
  * item of the batch is rejected with the error.

@@ -1,6 +1,6 @@
 /**
  * Rows written behind: recorded in memory under a key and written in batches, one statement per batch, so the
- * request that recorded one does not wait on the database (on PGlite a statement holds the gateway's only thread).
+ * request that recorded one does not wait on the database (a statement holds PGlite's thread, ./pglite-thread.ts).
  * Used for the $0 entries of free replies (money/free-replies.ts) and, on the embedded database, for request
  * bindings (body/request-binding.ts).
  *
@@ -93,7 +93,7 @@ export class WriteBehind<T> {
   /** Writes one batch of what is queued now (after the write under way); false when that write failed. */
   flush(): Promise<boolean> {
     if (this.writing) {
-      // After the write under way, and after the event loop has run once (a batch may hold PGlite's thread).
+      // After the write under way, and after the event loop has run once (an in-memory PGlite runs on this thread).
       this.again ??= this.writing
         .then(() => new Promise<void>((r) => setImmediate(r)))
         .then(() => {

@@ -4,7 +4,8 @@
  * the reply's path. Replies record it here and go on; every 100 ms (or at 128 entries) one statement
  * writes a batch of at most 128 (db/write-behind.ts): the entries (`ON CONFLICT (idempotency_key) DO NOTHING`, so a key is counted
  * once) and the reply counts of their sessions. Batches stay small and the event loop runs between two of them:
- * on PGlite a statement holds the gateway's only thread (about 3 ms for 128 entries, 64 ms was seen for 2,000).
+ * a statement holds PGlite's thread (about 3 ms for 128 entries, 64 ms was seen for 2,000), which is the event loop's
+ * when PGlite runs in memory (db/pglite-thread.ts).
  *
  * What this keeps:
  *  - money: none moves; balances and holds never wait on this;

@@ -61,6 +61,18 @@ describe('startGateway: a real server on loopback', () => {
     expect(gw.catalogue.defaultModel).toBe('fake-model');
   });
 
+  it('runs the PGlite folder in a thread of its own: a long statement leaves the event loop free', async () => {
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    try {
+      await gw.db.query('SELECT count(*) FROM generate_series(1, 3000000) AS g WHERE g % 7 = 3');
+    } finally {
+      clearInterval(timer);
+    }
+    // On the event loop's thread the statement is one synchronous call (tests/unit/server/pglite-thread.test.ts).
+    expect(ticks).toBeGreaterThanOrEqual(3);
+  });
+
   it('streams without buffering: the first delta arrives long before the upstream finishes', async () => {
     // The upstream waits 3 s between its two deltas: a gateway that buffered could not hand over the first before the
     // upstream wrote the second. Checked by what the upstream had written, not by a clock (the machine may be busy).
