@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { textReply } from '../unit/server/fake-upstream';
 import { FREE_MODEL, PAID_MODEL, assistant, chooseModel, openApp, send, slowReply, user, useStack, waitForModels } from './stack';
 
-const getStack = useStack();
+// The database as deployed: a folder's PGlite in its own thread.
+const getStack = useStack(() => ({ onDisk: true }));
 
 describe('chat, end to end in Chromium', () => {
   it('sends a prompt, streams the reply with thinking, and lands on the new conversation route', async () => {

@@ -1,11 +1,15 @@
 /**
  * The whole product on loopback for browser tests: a fake OpenAI-compatible upstream, the gateway in process
- * (in-memory PGlite) serving the built client, and Debian's Chromium. Each test takes a fresh browser context:
+ * (in-memory PGlite, or a folder's PGlite in its own thread as deployed: `onDisk`) serving the built client, and
+ * Debian's Chromium. Each test takes a fresh browser context:
  * its own IndexedDB, cookies and so session.
  */
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
+import { openDatabase } from '../../src/server/db/open';
 import { startGateway, type RunningGateway, type StartGatewayOptions } from '../../src/server/start';
 import { startFakeUpstream, textReply, type FakeUpstream } from '../unit/server/fake-upstream';
 import { launchChromium } from './browser';
@@ -31,13 +35,23 @@ export const PAID_MODEL = 'fake-paid';
 export interface StackOptions {
   env?: Record<string, string>;
   scrapeTest?: StartGatewayOptions['scrapeTest'];
+  /**
+   * The database as the deployed gateway has it: PGlite in a temporary folder, in its own thread
+   * (src/server/db/pglite-thread.ts). About 8 s more per file than in memory, so only the files on the main paths
+   * (chat, money) ask for it.
+   */
+  onDisk?: boolean;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const upstream = await startFakeUpstream(textReply('Hello from the fake model.'), { models: [FREE_MODEL, PAID_MODEL] });
+  // The folder gets its cluster on this thread first, from the test run's template (tests/unit/setup), so that the
+  // gateway's database thread opens it instead of running initdb.
+  const dataDir = options.onDisk === true ? mkdtempSync(join(tmpdir(), 'parley-e2e-')) : null;
+  if (dataDir !== null) await (await openDatabase({ kind: 'pglite', dataDir })).close();
   const gateway = await startGateway({
     port: 0,
-    memory: true,
+    ...(dataDir === null ? { memory: true } : { dataDir }),
     inheritEnv: false,
     clientDir: resolve(process.env.PARLEY_E2E_CLIENT_DIR ?? 'dist/client'),
     log: () => undefined,
@@ -83,6 +97,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       await browser.close();
       await gateway.close();
       await upstream.close();
+      if (dataDir !== null) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

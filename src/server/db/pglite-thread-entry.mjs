@@ -13,7 +13,14 @@ try {
 if (jobs) {
   // Requests are handled as they come, like calls on one PGlite in one thread: PGlite queues its own statements.
   parentPort.on('message', (req) => {
-    void jobs.handle(req).then((reply) => parentPort.postMessage(reply));
+    void jobs.handle(req).then((reply) => {
+      try {
+        parentPort.postMessage(reply);
+      } catch (e) {
+        // A value that cannot cross threads: that call fails, the thread goes on.
+        parentPort.postMessage({ id: req.id, error: errorFields(e) });
+      }
+    });
   });
   parentPort.postMessage({ ready: true });
 }
