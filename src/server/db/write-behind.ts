@@ -7,7 +7,8 @@
  *  - A key is queued once (a second record of it is ignored); `delete` takes one back, also while its batch is
  *    being written (a failed write then does not queue it again).
  *  - Every `flushMs` after the first record, or once `maxBatch` are queued, one batch of at most `maxBatch` is
- *    written. Batches never overlap, and the event loop runs between two of them.
+ *    written. Batches never overlap, and the event loop runs between two of them. What is left queued after a
+ *    batch is written next (at once if a full batch waits, else after `flushMs`), with no further record needed.
  *  - A failed write is logged and its items go back to the front of the queue; batches then wait for the retry
  *    timer (10 x `flushMs`) rather than starting at `maxBatch`.
  *  - `drain()` writes until nothing queued before it is left and says whether that worked; `close()` writes what is
@@ -116,6 +117,8 @@ export class WriteBehind<T> {
     this.inFlight = batch;
     const writing = this.writeBatch(batch).finally(() => {
       this.writing = null;
+      // What was queued past this batch is written next, whether or not more items come to trigger it.
+      if (this.queued.size > 0) this.arm(this.queued.size >= this.options.maxBatch ? 0 : this.options.flushMs);
     });
     this.writing = writing;
     return writing;

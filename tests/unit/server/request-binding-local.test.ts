@@ -90,6 +90,25 @@ describe('WriteBehind', () => {
     expect(q.size).toBe(0);
   });
 
+  it('what a burst queued past the batch being written is written without any further record', async () => {
+    // A slow database: records keep coming while the first batch is written, then stop. What is left was written
+    // only when the next record came (a quiet gateway kept it in memory, unwritten, for as long as it stayed quiet).
+    const written: string[] = [];
+    let release: () => void = () => {};
+    let slow = true;
+    const q = new WriteBehind<string>(async (b) => {
+      if (slow) await new Promise<void>((r) => (release = r));
+      written.push(...b);
+    }, { ...opts(), flushMs: 20 });
+    for (let i = 0; i < 4; i++) q.add(`k${i}`, `k${i}`); // a full batch: its write starts
+    for (let i = 4; i < 14; i++) q.add(`k${i}`, `k${i}`); // queued behind it
+    slow = false;
+    release();
+    await expect.poll(() => written.length).toBe(14);
+    expect(written).toEqual(Array.from({ length: 14 }, (_, i) => `k${i}`));
+    expect(q.size).toBe(0);
+  });
+
   it('a failed write is logged and kept; a key deleted while its batch was written is not queued again', async () => {
     const log: string[] = [];
     let release: (() => void) | null = null;
