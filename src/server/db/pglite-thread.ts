@@ -60,7 +60,7 @@ class DbThread {
     worker.on('exit', (code) => stop(new Error(`The database thread stopped (exit code ${code})`)));
   }
 
-  call(ask: Ask): Promise<DbReply> {
+  private call(ask: Ask): Promise<DbReply> {
     if (this.dead) return Promise.reject(this.dead);
     const id = this.nextId++;
     return new Promise<DbReply>((resolve, reject) => {
@@ -70,15 +70,20 @@ class DbThread {
     });
   }
 
-  async rows<T extends Row>(sql: string, params: readonly SqlParam[], tx: number | null): Promise<T[]> {
-    const reply = await this.call({ op: 'query', sql, params: params as SqlParam[], tx });
+  /** The reply to `ask`; an error reply is thrown. */
+  private async answer(ask: Ask): Promise<DbReply> {
+    const reply = await this.call(ask);
     if ('error' in reply) throw new DbThreadError(reply.error);
+    return reply;
+  }
+
+  async rows<T extends Row>(sql: string, params: readonly SqlParam[], tx: number | null): Promise<T[]> {
+    const reply = await this.answer({ op: 'query', sql, params: params as SqlParam[], tx });
     return 'rows' in reply ? (reply.rows as T[]) : [];
   }
 
   async value(ask: Ask): Promise<number | null> {
-    const reply = await this.call(ask);
-    if ('error' in reply) throw new DbThreadError(reply.error);
+    const reply = await this.answer(ask);
     return 'value' in reply ? reply.value : null;
   }
 
